@@ -1,0 +1,24 @@
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+#include "attn/status.h"
+
+namespace attn::cli {
+
+/// Each command registers its subcommand and returns the action to run when
+/// it was chosen; the action returns the process exit status.
+using Action = std::function<int()>;
+Action addRunCommand(CLI::App& app);
+Action addExportCommand(CLI::App& app, int argc, char** argv);
+
+Action addMetricsCommand(CLI::App& app);
+
+/// Refuses to replace an existing file unless --force was given.
+Status checkOverwrite(const std::string& path, bool force);
+
+/// One-line error on stderr, exit status 1.
+int fail(const std::string& message);
+
+}  // namespace attn::cli

@@ -1,0 +1,61 @@
+#include "options.h"
+
+#include <fmt/format.h>
+
+#include "attn/tokenizer.h"
+
+namespace attn::cli {
+
+void addCommonOptions(CLI::App& cmd, CommonOptions& o) {
+  cmd.add_option("--text", o.text, "Query text (self-attention over its tokens)")->required();
+  cmd.add_option("--key-text", o.keyText, "Key/value text for cross-attention");
+  cmd.add_option("--mechanism", o.mechanism, "Score function: dot, scaled_dot")->capture_default_str();
+  cmd.add_option("--heads", o.heads, "Number of heads")->capture_default_str();
+  cmd.add_option("--d-model", o.dModel, "Embedding width d_model")->capture_default_str();
+  cmd.add_option("--d-k", o.dK, "Per-head width (default d_model / heads)");
+  cmd.add_option("--mask", o.mask, "Mask spec: none, causal")->capture_default_str();
+  cmd.add_option("--temperature", o.temperature, "Logits are divided by this")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "Seed for embeddings and weights")->capture_default_str();
+  cmd.add_option("--init", o.init, "Weight init: xavier, kaiming, orthogonal")->capture_default_str();
+  cmd.add_option("--exec", o.exec, "Execution path: naive, tiled, auto")->capture_default_str();
+  cmd.add_option("--backend", o.backend, "Backend: cpu, cuda, auto")->capture_default_str();
+}
+
+Result<std::pair<AttentionInput, AttentionSpec>> buildRequest(const CommonOptions& o) {
+  AttentionSpec spec;
+  auto mech = parseMechanism(o.mechanism);
+  if (!mech) return Error{fmt::format("--mechanism: unknown mechanism '{}'", o.mechanism)};
+  spec.mechanism = *mech;
+  spec.heads = o.heads;
+  spec.dModel = o.dModel;
+  spec.dK = o.dK;
+  spec.temperature = o.temperature;
+  spec.seed = o.seed;
+  auto init = parseInitScheme(o.init);
+  if (!init) return Error{fmt::format("--init: unknown scheme '{}'", o.init)};
+  spec.init = *init;
+  auto backend = parseBackend(o.backend);
+  if (!backend) return Error{fmt::format("--backend: unknown backend '{}'", o.backend)};
+  spec.backend = *backend;
+  if (o.exec == "naive") spec.exec = ExecPath::Naive;
+  else if (o.exec == "tiled") spec.exec = ExecPath::Tiled;
+  else if (o.exec == "auto") spec.exec = ExecPath::Auto;
+  else return Error{fmt::format("--exec: unknown path '{}'", o.exec)};
+  auto mask = Mask::parse(o.mask);
+  if (!mask) return Error{"--mask: " + mask.error().message};
+  spec.mask = std::move(mask).value();
+
+  auto tokens = tokenizeWords(o.text);
+  if (tokens.empty()) return Error{"--text: the text has no tokens"};
+  std::vector<std::string> keyTokens;
+  if (!o.keyText.empty()) {
+    keyTokens = tokenizeWords(o.keyText);
+    if (keyTokens.empty()) return Error{"--key-text: the text has no tokens"};
+  }
+  if (spec.dModel <= 0) return Error{fmt::format("--d-model must be at least 1 (got {})", spec.dModel)};
+  if (spec.dModel > 65536) return Error{fmt::format("--d-model {} is too large (at most 65536)", spec.dModel)};
+  auto input = inputFromTokens(std::move(tokens), spec.dModel, spec.seed, std::move(keyTokens));
+  return std::pair{std::move(input), std::move(spec)};
+}
+
+}  // namespace attn::cli

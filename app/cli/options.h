@@ -1,0 +1,30 @@
+#pragma once
+// Options shared by run, metrics and export: the input and the attention spec.
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "attn/engine.h"
+
+namespace attn::cli {
+
+struct CommonOptions {
+  std::string text;
+  std::string keyText;
+  std::string mechanism = "scaled_dot";
+  int heads = 4;
+  int dModel = 64;
+  int dK = 0;
+  std::string mask = "none";
+  float temperature = 1.0f;
+  uint64_t seed = 42;
+  std::string init = "xavier";
+  std::string exec = "auto";
+  std::string backend = "cpu";
+};
+
+void addCommonOptions(CLI::App& cmd, CommonOptions& o);
+
+/// The engine input and spec the options describe; errors name the option.
+Result<std::pair<AttentionInput, AttentionSpec>> buildRequest(const CommonOptions& o);
+
+}  // namespace attn::cli

@@ -1,0 +1,15 @@
+# Warnings as an INTERFACE target: link it PRIVATE to opt a target in.
+add_library(attnscope_warnings INTERFACE)
+add_library(attnscope::warnings ALIAS attnscope_warnings)
+target_compile_options(attnscope_warnings INTERFACE
+  $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor
+    -Wno-unused-parameter>
+  $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>)
+
+# Engine optimisation: -O3 and the host's vector units for the numeric core;
+# ATTNSCOPE_NATIVE=OFF keeps a portable baseline build for packaging.
+add_library(attnscope_fast_math INTERFACE)
+add_library(attnscope::fast_math ALIAS attnscope_fast_math)
+target_compile_options(attnscope_fast_math INTERFACE
+  $<$<AND:$<CXX_COMPILER_ID:GNU,Clang>,$<NOT:$<CONFIG:Debug>>>:-O3>
+  $<$<AND:$<CXX_COMPILER_ID:GNU,Clang>,$<BOOL:${ATTNSCOPE_NATIVE}>>:-march=native>)

@@ -1,0 +1,62 @@
+#pragma once
+// Engine::run: embeddings or projected Q/K/V in, per-head logits, weights,
+// outputs and the intermediates the step-through view shows out.
+#include <string>
+#include <vector>
+
+#include "attn/spec.h"
+#include "attn/status.h"
+#include "attn/tensor.h"
+
+namespace attn {
+
+/// What the engine attends over. Either embeddings `x` (self) / `x` + `xKv`
+/// (cross), projected with loaded or seeded W_Q/W_K/W_V/W_O; or per-head
+/// projected `q`, `k`, `v` used as they are.
+struct AttentionInput {
+  std::vector<std::string> queryTokens;
+  std::vector<std::string> keyTokens;  // empty for self-attention
+  Mat x;                               // [Nq, d_model]
+  Mat xKv;                             // [Nk, d_model]; empty for self-attention
+  std::vector<Mat> q, k, v;            // per head [Nq, dk], [Nk, dk], [Nk, dv]
+  // Loaded projections ([d_in, d_out]); empty = seeded init from the spec.
+  Mat wQ, wK, wV, wO;
+
+  bool isProjected() const { return !q.empty(); }
+  bool isCross() const { return xKv.size() > 0 || !keyTokens.empty(); }
+};
+
+/// One head's computation, every step kept.
+struct HeadResult {
+  Mat q, k, v;          // the head's projected inputs
+  Mat rawLogits;        // score(q, k)
+  Mat scaledLogits;     // after 1/sqrt(d_k) (scaled_dot) and temperature
+  Mat maskedLogits;     // scaled logits with -inf where masked
+  Mat weights;          // softmax rows; exactly 0 where masked
+  Mat output;           // weights * v  [Nq, dv]
+  Vec entropy;          // per row, nats, over unmasked keys
+  std::vector<int> fullyMaskedRows;  // rows whose every key is masked (all-zero weights)
+};
+
+struct AttentionResult {
+  std::vector<std::string> queryTokens;
+  std::vector<std::string> keyTokens;  // equals queryTokens for self-attention
+  std::vector<HeadResult> heads;
+  Mat concatOutput;  // [Nq, H * dv]
+  Mat output;        // concatOutput * W_O  [Nq, d_model]
+  std::string backendUsed;
+  std::vector<std::string> warnings;
+
+  int numHeads() const { return static_cast<int>(heads.size()); }
+  int nq() const { return heads.empty() ? 0 : static_cast<int>(heads[0].weights.rows()); }
+  int nk() const { return heads.empty() ? 0 : static_cast<int>(heads[0].weights.cols()); }
+};
+
+/// Builds the engine input for a sentence: tokens, seeded embeddings.
+AttentionInput inputFromTokens(std::vector<std::string> tokens, int dModel, uint64_t seed,
+                               std::vector<std::string> keyTokens = {});
+
+/// Runs attention. Errors name the array or option and the fault.
+Result<AttentionResult> runAttention(const AttentionInput& input, const AttentionSpec& spec);
+
+}  // namespace attn

@@ -1,0 +1,33 @@
+#pragma once
+// NumPy .npy (format 1.0) and .npz (a zip of .npy members, stored) writers.
+// Format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attn/status.h"
+#include "attn/tensor.h"
+
+namespace attn {
+
+/// Little-endian float32 array, C order.
+std::string encodeNpy(const Tensor& t);
+/// A 1-D numpy unicode array ('<U{maxlen}', UTF-32LE), as np.array(list_of_str).
+std::string encodeNpyStrings(const std::vector<std::string>& strings);
+
+/// Collects named .npy members and writes them as one .npz, atomically.
+class NpzWriter {
+ public:
+  void add(std::string name, const Tensor& t) { members_.emplace_back(std::move(name), encodeNpy(t)); }
+  void addStrings(std::string name, const std::vector<std::string>& s) {
+    members_.emplace_back(std::move(name), encodeNpyStrings(s));
+  }
+  /// The .npz bytes (zip, stored members, CRC-32 from zlib).
+  std::string bytes() const;
+  Status write(const std::string& path) const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> members_;  // name (no .npy), npy bytes
+};
+
+}  // namespace attn

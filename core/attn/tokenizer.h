@@ -1,0 +1,12 @@
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attn {
+
+/// Splits on whitespace; each ASCII punctuation character becomes its own token.
+/// Multi-byte UTF-8 sequences are kept whole inside words.
+std::vector<std::string> tokenizeWords(std::string_view text);
+
+}  // namespace attn

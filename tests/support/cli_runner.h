@@ -1,0 +1,55 @@
+#pragma once
+// Runs attnscope-cli as a subprocess and captures exit status, stdout, stderr.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace attn::test {
+
+struct CliResult {
+  int status = -1;
+  std::string out, err;
+};
+
+inline std::string shellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+inline std::string readFile(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+inline CliResult runCli(const std::vector<std::string>& args) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("attn_cli_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string cmd = shellQuote(ATTN_CLI);
+  for (const auto& a : args) cmd += " " + shellQuote(a);
+  cmd += " >" + shellQuote((dir / "out").string()) + " 2>" + shellQuote((dir / "err").string()) + " </dev/null";
+  const int raw = std::system(cmd.c_str());
+  CliResult r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  r.out = readFile(dir / "out");
+  r.err = readFile(dir / "err");
+  return r;
+}
+
+/// A fresh empty folder for one test's outputs.
+inline std::filesystem::path scratchDir(const std::string& name) {
+  auto d = std::filesystem::temp_directory_path() / ("attn_e2e_" + std::to_string(::getpid())) / name;
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+}  // namespace attn::test
