@@ -6,6 +6,7 @@
 
 #include "attn/backend.h"
 #include "attn/init.h"
+#include "attn/positions.h"
 
 namespace attn {
 namespace {
@@ -80,11 +81,11 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
     }
   } else {
     if (auto st = validateSpec(spec); !st) return st.error();
-    const Mat& xq = in.x;
-    const Mat& xkv = in.xKv.size() > 0 ? in.xKv : in.x;
+    const Mat xq = addPositionsToEmbeddings(in.x, spec);
+    const Mat xkv = in.xKv.size() > 0 ? addPositionsToEmbeddings(in.xKv, spec) : xq;
     if (xq.rows() == 0 || xkv.rows() == 0) return Error{"empty sequence: no tokens to attend over"};
-    if (xq.cols() != spec.dModel || xkv.cols() != spec.dModel)
-      return Error{fmt::format("embeddings have {} columns but d_model is {}", xq.cols(), spec.dModel)};
+    if (in.x.cols() != spec.dModel || (in.xKv.size() > 0 && in.xKv.cols() != spec.dModel))
+      return Error{fmt::format("embeddings have {} columns but d_model is {}", in.x.cols(), spec.dModel)};
     if (auto st = checkFinite(xq, "x"); !st) return st.error();
     if (auto st = checkFinite(xkv, "x_kv"); !st) return st.error();
     const int dk = spec.headDim();
@@ -108,6 +109,11 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
   if (auto st = spec.mask.validate(nq, nk); !st) return st.error();
   if (!in.queryTokens.empty() && static_cast<int>(in.queryTokens.size()) != nq)
     return Error{fmt::format("{} query tokens for {} query rows", in.queryTokens.size(), nq)};
+
+  for (int i = 0; i < static_cast<int>(heads.size()); ++i) {
+    applyPositionsToQK(heads[i].q, heads[i].k, i, spec);
+    heads[i].logitBias = positionalLogitBias(i, nq, nk, spec);
+  }
 
   auto backend = selectBackend(spec.backend, res.warnings);
   res.backendUsed = std::string(backend->name());

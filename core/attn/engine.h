@@ -31,7 +31,8 @@ struct HeadResult {
   Mat q, k, v;          // the head's projected inputs
   Mat rawLogits;        // score(q, k)
   Mat scaledLogits;     // after 1/sqrt(d_k) (scaled_dot) and temperature
-  Mat maskedLogits;     // scaled logits with -inf where masked
+  Mat logitBias;        // positional bias added to scaled logits (empty: none)
+  Mat maskedLogits;     // scaled logits (+ bias) with -inf where masked
   Mat weights;          // softmax rows; exactly 0 where masked
   Mat output;           // weights * v  [Nq, dv]
   Vec entropy;          // per row, nats, over unmasked keys

@@ -8,6 +8,7 @@
 
 #include "attn/init.h"
 #include "attn/mask.h"
+#include "attn/positions.h"
 
 namespace attn {
 
@@ -31,6 +32,7 @@ struct AttentionSpec {
   int dK = 0;  // 0: d_model / heads
   float temperature = 1.0f;
   Mask mask;
+  PositionalEncoding positional = PositionalEncoding::None;
   InitScheme init = InitScheme::XavierUniform;
   uint64_t seed = 42;
   ExecPath exec = ExecPath::Auto;

@@ -20,6 +20,7 @@ class CpuBackend final : public Backend {
 
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
     h.maskedLogits = h.scaledLogits;
+    if (h.logitBias.size() > 0) h.maskedLogits += h.logitBias;
     h.weights.setZero(nq, nk);
     h.fullyMaskedRows.clear();
     for (Eigen::Index i = 0; i < nq; ++i) {
@@ -28,7 +29,7 @@ class CpuBackend final : public Backend {
         if (!spec.mask.allowed(static_cast<int>(i), static_cast<int>(j))) {
           h.maskedLogits(i, j) = kNegInf;
         } else {
-          rowMax = std::max(rowMax, h.scaledLogits(i, j));
+          rowMax = std::max(rowMax, h.maskedLogits(i, j));
         }
       }
       if (rowMax == kNegInf) {  // every key masked: all-zero weights, flagged
