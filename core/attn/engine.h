@@ -21,6 +21,11 @@ struct AttentionInput {
   std::vector<Mat> q, k, v;            // per head [Nq, dk], [Nk, dk], [Nk, dv]
   // Loaded projections ([d_in, d_out]); empty = seeded init from the spec.
   Mat wQ, wK, wV, wO;
+  // Loaded per-head score parameters (empty = seeded init from the spec):
+  std::vector<Mat> wBilinear;  // general: [dk_q, dk_k] per head, score q^T W k
+  std::vector<Mat> wAddQ;      // additive: [dk_q, hidden] per head
+  std::vector<Mat> wAddK;      // additive: [dk_k, hidden] per head
+  std::vector<Vec> vAdd;       // additive: [hidden] per head
 
   bool isProjected() const { return !q.empty(); }
   bool isCross() const { return xKv.size() > 0 || !keyTokens.empty(); }
