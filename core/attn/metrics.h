@@ -1,11 +1,10 @@
 #pragma once
-// Per-row and per-head measures of attention weights.
-#include "attn/tensor.h"
-
-namespace attn {
-
-/// Row entropy H_i = -sum_j a_ij log a_ij in nats (Clark et al. 2019);
-/// zero weights (masked keys) contribute nothing; an all-zero row gives 0.
-Vec rowEntropy(const Eigen::Ref<const Mat>& weights);
-
-}  // namespace attn
+// Per-row and per-head measures of attention weights: umbrella header over
+// attn/analysis/ (one small header per role).
+#include "attn/analysis/approximation.h"
+#include "attn/analysis/entropy.h"
+#include "attn/analysis/head_analysis.h"
+#include "attn/analysis/head_similarity.h"
+#include "attn/analysis/layers.h"
+#include "attn/analysis/measure_table.h"
+#include "attn/analysis/row_measures.h"

@@ -1,0 +1,230 @@
+#include "attn/analysis/head_analysis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "attn/analysis/head_similarity.h"
+#include "attn/engine.h"
+
+namespace attn {
+namespace {
+
+constexpr int kListedRows = 5;  // rows named in one warning before "and N more"
+
+// Non-finite or negative entries -> 0, rows off 1 -> rescaled; warns about both.
+Mat sanitize(const Mat& w, const AnalysisOptions& opt, const std::string& what,
+             std::vector<std::string>& warnings) {
+  Mat out = w;
+  int bad = 0;
+  for (Eigen::Index i = 0; i < out.rows(); ++i)
+    for (Eigen::Index j = 0; j < out.cols(); ++j)
+      if (!std::isfinite(out(i, j)) || out(i, j) < 0.0f) {
+        out(i, j) = 0.0f;
+        ++bad;
+      }
+  if (bad > 0)
+    warnings.push_back(fmt::format("{}: {} weight(s) negative or not finite, counted as 0", what, bad));
+  if (auto msg = rowSumWarning(out, opt.rowSumTolerance, what); !msg.empty()) {
+    warnings.push_back(std::move(msg));
+    for (Eigen::Index i = 0; i < out.rows(); ++i) {
+      const double s = out.row(i).cast<double>().sum();
+      if (s > 0.0) out.row(i) = (out.row(i).cast<double>() / s).cast<float>();
+    }
+  }
+  return out;
+}
+
+struct RowStats {
+  double sum = 0, min = 0, max = 0;
+  int n = 0;
+  void add(double v) {
+    min = n == 0 ? v : std::min(min, v);
+    max = n == 0 ? v : std::max(max, v);
+    sum += v;
+    ++n;
+  }
+  double mean() const { return n > 0 ? sum / n : 0.0; }
+};
+
+HeadAnalysis analyzeHead(const Mat& w, const KeepMask& keep, const std::vector<bool>& sepKeys,
+                         const AnalysisOptions& opt) {
+  HeadAnalysis a;
+  a.rows = static_cast<int>(w.rows());
+  a.cols = static_cast<int>(w.cols());
+  auto& r = a.perRow;
+  r.entropy = rowEntropy(w, opt.unit);
+  r.normalizedEntropy = normalizedRowEntropy(w, keep);
+  r.maxWeight = rowMaxWeight(w);
+  r.maxMinGap = rowMaxMinGap(w, keep);
+  r.maxMinRatio = rowMaxMinRatio(w, keep);
+  r.meanDistance = rowMeanDistance(w);
+  r.coverageK = rowCoverageK(w, opt.coverageLevel);
+  r.keptKeys = keptKeyCounts(w, keep);
+  a.offsets = relativeOffsetProfile(w);
+  a.shares = patternShares(w, sepKeys);
+
+  RowStats h, hn, conf, gap, logRatio, dist, k, kFrac;
+  int uniformRows = 0, oneHotRows = 0;
+  for (int i = 0; i < a.rows; ++i) {
+    const int n = r.keptKeys[static_cast<size_t>(i)];
+    // A row with no mass is fully masked whatever a mask says.
+    if (n == 0 || !(w.row(i).maxCoeff() > 0.0f)) {
+      a.emptyRows.push_back(i);
+      continue;
+    }
+    h.add(r.entropy[i]);
+    hn.add(r.normalizedEntropy[i]);
+    conf.add(r.maxWeight[i]);
+    gap.add(r.maxMinGap[i]);
+    logRatio.add(std::log(static_cast<double>(r.maxMinRatio[i])));
+    dist.add(r.meanDistance[i]);
+    k.add(r.coverageK[i]);
+    kFrac.add(r.coverageK[i] / n);
+    if (n >= 2) {
+      ++a.collapse.rowsCounted;
+      uniformRows += r.normalizedEntropy[i] > opt.collapse.uniformEntropy ? 1 : 0;
+      oneHotRows += r.maxWeight[i] > opt.collapse.oneHotMass ? 1 : 0;
+    }
+  }
+  a.entropyMean = h.mean();
+  a.entropyMin = h.min;
+  a.entropyMax = h.max;
+  a.normalizedEntropyMean = hn.mean();
+  a.confidence = conf.mean();
+  a.maxMinGap = gap.mean();
+  a.maxMinRatio = std::exp(logRatio.mean());
+  a.meanDistance = dist.mean();
+  a.coverageK = k.mean();
+  a.coverageFraction = kFrac.mean();
+  if (a.collapse.rowsCounted > 0) {
+    a.collapse.uniformRowShare = static_cast<double>(uniformRows) / a.collapse.rowsCounted;
+    a.collapse.oneHotRowShare = static_cast<double>(oneHotRows) / a.collapse.rowsCounted;
+    a.collapse.nearUniform = a.collapse.uniformRowShare > opt.collapse.rowShare;
+    a.collapse.nearOneHot = a.collapse.oneHotRowShare > opt.collapse.rowShare;
+  }
+  return a;
+}
+
+std::string listRows(const std::vector<int>& rows) {
+  std::string s;
+  for (size_t r = 0; r < rows.size() && r < kListedRows; ++r) s += fmt::format("{}{}", r ? ", " : "", rows[r]);
+  if (rows.size() > kListedRows) s += fmt::format(" and {} more", rows.size() - kListedRows);
+  return s;
+}
+
+}  // namespace
+
+std::string rowSumWarning(const Eigen::Ref<const Mat>& weights, double tolerance, const std::string& what) {
+  std::vector<std::string> listed;
+  int off = 0, worst = -1;
+  double worstDev = 0.0, worstSum = 0.0;
+  for (Eigen::Index i = 0; i < weights.rows(); ++i) {
+    const double s = weights.row(i).cast<double>().sum();
+    if (s == 0.0) continue;  // fully masked: expected, reported elsewhere
+    const double dev = std::abs(s - 1.0);
+    if (!(dev > tolerance)) continue;
+    if (off++ < kListedRows) listed.push_back(fmt::format("row {} sums to {:.4g}", i, s));
+    if (dev > worstDev) {
+      worstDev = dev;
+      worst = static_cast<int>(i);
+      worstSum = s;
+    }
+  }
+  if (off == 0) return {};
+  std::string msg = fmt::format("{}: {} row(s) do not sum to 1 (", what, off);
+  for (size_t k = 0; k < listed.size(); ++k) msg += (k ? ", " : "") + listed[k];
+  if (off > kListedRows) msg += fmt::format(", and {} more", off - kListedRows);
+  msg += fmt::format("; largest deviation {:.4g} at row {}, sum {:.4g}); measures use them rescaled to 1", worstDev,
+                     worst, worstSum);
+  return msg;
+}
+
+Analysis analyzeHeads(const std::vector<Mat>& heads, const std::vector<std::string>& keyTokens,
+                      const std::vector<KeepMask>& keep, const AnalysisOptions& options, const std::string& label) {
+  Analysis out;
+  out.options = options;
+  for (const Mat& w : heads)
+    if (w.size() > 0) {
+      out.nq = static_cast<int>(w.rows());
+      out.nk = static_cast<int>(w.cols());
+      break;
+    }
+  out.uniformBound = uniformEntropy(out.nk, options.unit);
+  const auto sepKeys = separatorKeys(keyTokens, out.nk);
+  std::vector<Mat> clean;
+  clean.reserve(heads.size());
+  for (size_t h = 0; h < heads.size(); ++h) {
+    const std::string what = fmt::format("{}head {}", label, h + 1);
+    const Mat& w = heads[h];
+    if (w.size() == 0) {
+      out.warnings.push_back(fmt::format("{} is empty ({}x{}): its measures are 0", what, w.rows(), w.cols()));
+      clean.emplace_back();
+      out.heads.emplace_back();
+      out.heads.back().rows = static_cast<int>(w.rows());
+      out.heads.back().cols = static_cast<int>(w.cols());
+      continue;
+    }
+    clean.push_back(sanitize(w, options, what, out.warnings));
+    const KeepMask none;
+    const KeepMask& k = h < keep.size() ? keep[h] : none;
+    out.heads.push_back(analyzeHead(clean.back(), k, sepKeys, options));
+    const auto& empty = out.heads.back().emptyRows;
+    if (!empty.empty())
+      out.warnings.push_back(fmt::format("{}: {} fully masked row(s) ({}) have no weights; "
+                                         "left out of the head's means",
+                                         what, empty.size(), listRows(empty)));
+  }
+  bool sameShape = true;
+  for (const Mat& w : clean) sameShape = sameShape && (w.size() == 0 || (w.rows() == out.nq && w.cols() == out.nk));
+  if (options.headSimilarity) {
+    out.headDivergence = headSimilarityMatrix(clean, options.unit);
+    out.headOrder = similarityOrder(out.headDivergence);
+    if (!sameShape && heads.size() > 1)
+      out.warnings.push_back(label + "heads differ in shape: divergence between them is left at 0");
+  }
+  return out;
+}
+
+Analysis analyzeResult(const AttentionResult& result, const AnalysisOptions& options) {
+  std::vector<Mat> weights;
+  std::vector<KeepMask> keep;
+  for (const auto& h : result.heads) {
+    weights.push_back(h.weights);
+    keep.push_back(h.maskedLogits.size() == h.weights.size() ? keepMaskFromLogits(h.maskedLogits) : KeepMask{});
+  }
+  return analyzeHeads(weights, result.keyTokens, keep, options);
+}
+
+LayeredAnalysis analyzeLayers(const LayeredWeights& layers, const std::vector<std::string>& keyTokens,
+                              const AnalysisOptions& options) {
+  LayeredAnalysis out;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    out.layers.push_back(analyzeHeads(layers[l], keyTokens, {}, options, fmt::format("layer {} ", l + 1)));
+    const auto& w = out.layers.back().warnings;
+    out.warnings.insert(out.warnings.end(), w.begin(), w.end());
+  }
+  // Rollout and flow run on the same rescaled rows the per-head measures use.
+  LayeredWeights clean(layers.size());
+  for (size_t l = 0; l < layers.size(); ++l)
+    for (const Mat& w : layers[l]) {
+      std::vector<std::string> ignored;  // already reported above
+      clean[l].push_back(w.size() > 0 ? sanitize(w, options, "", ignored) : w);
+    }
+  if (auto r = attentionRollout(clean)) {
+    out.rollout = std::move(r).value();
+  } else {
+    out.warnings.push_back("rollout: " + r.error().message);
+  }
+  if (out.rollout.empty()) {
+    out.flowNote = "no rollout, so no flow";
+  } else if (auto f = attentionFlow(clean)) {
+    out.flow = std::move(f).value();
+  } else {
+    out.flowNote = f.error().message;
+  }
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,164 @@
+#include "attn/analysis/layers.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+
+namespace attn {
+namespace {
+
+Status checkLayers(const LayeredWeights& layers) {
+  if (layers.empty()) return Error{"attention layers: no layers given"};
+  Eigen::Index n = -1;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    if (layers[l].empty()) return Error{fmt::format("attention layers: layer {} has no heads", l + 1)};
+    for (size_t h = 0; h < layers[l].size(); ++h) {
+      const Mat& a = layers[l][h];
+      if (a.rows() != a.cols() || a.rows() == 0)
+        return Error{fmt::format("attention layers: layer {} head {} is {}x{}; rollout needs square "
+                                 "self-attention weights",
+                                 l + 1, h + 1, a.rows(), a.cols())};
+      if (n >= 0 && a.rows() != n)
+        return Error{fmt::format("attention layers: layer {} head {} is {}x{}, others are {}x{}", l + 1, h + 1,
+                                 a.rows(), a.cols(), n, n)};
+      n = a.rows();
+    }
+  }
+  return okStatus();
+}
+
+// Dinic's max-flow on a small dense-ish graph; capacities in double.
+class MaxFlow {
+ public:
+  explicit MaxFlow(int nodes) : head_(static_cast<size_t>(nodes), -1), level_(head_.size()), it_(head_.size()) {}
+
+  void addEdge(int u, int v, double cap) {
+    edges_.push_back({v, head_[static_cast<size_t>(u)], cap});
+    head_[static_cast<size_t>(u)] = static_cast<int>(edges_.size()) - 1;
+    edges_.push_back({u, head_[static_cast<size_t>(v)], 0.0});
+    head_[static_cast<size_t>(v)] = static_cast<int>(edges_.size()) - 1;
+  }
+
+  void reset() {
+    // Restores the original capacities: even edges are forward, odd residual.
+    for (size_t e = 0; e < edges_.size(); e += 2) {
+      edges_[e].cap += edges_[e + 1].cap;
+      edges_[e + 1].cap = 0.0;
+    }
+  }
+
+  double run(int s, int t) {
+    double flow = 0.0;
+    while (bfs(s, t)) {
+      std::copy(head_.begin(), head_.end(), it_.begin());
+      while (const double f = dfs(s, t, std::numeric_limits<double>::infinity())) flow += f;
+    }
+    return flow;
+  }
+
+ private:
+  struct Edge {
+    int to, next;
+    double cap;
+  };
+  static constexpr double kEps = 1e-12;  // capacities below this count as saturated
+
+  bool bfs(int s, int t) {
+    std::fill(level_.begin(), level_.end(), -1);
+    std::queue<int> q;
+    level_[static_cast<size_t>(s)] = 0;
+    q.push(s);
+    while (!q.empty()) {
+      const int u = q.front();
+      q.pop();
+      for (int e = head_[static_cast<size_t>(u)]; e >= 0; e = edges_[static_cast<size_t>(e)].next) {
+        const Edge& ed = edges_[static_cast<size_t>(e)];
+        if (ed.cap > kEps && level_[static_cast<size_t>(ed.to)] < 0) {
+          level_[static_cast<size_t>(ed.to)] = level_[static_cast<size_t>(u)] + 1;
+          q.push(ed.to);
+        }
+      }
+    }
+    return level_[static_cast<size_t>(t)] >= 0;
+  }
+
+  double dfs(int u, int t, double pushed) {
+    if (u == t) return pushed;
+    for (int& e = it_[static_cast<size_t>(u)]; e >= 0; e = edges_[static_cast<size_t>(e)].next) {
+      Edge& ed = edges_[static_cast<size_t>(e)];
+      if (ed.cap <= kEps || level_[static_cast<size_t>(ed.to)] != level_[static_cast<size_t>(u)] + 1) continue;
+      const double f = dfs(ed.to, t, std::min(pushed, ed.cap));
+      if (f > 0.0) {
+        ed.cap -= f;
+        edges_[static_cast<size_t>(e ^ 1)].cap += f;
+        return f;
+      }
+    }
+    return 0.0;
+  }
+
+  std::vector<Edge> edges_;
+  std::vector<int> head_, level_, it_;
+};
+
+}  // namespace
+
+Mat residualAttention(const std::vector<Mat>& heads) {
+  const auto n = heads.front().rows();
+  Eigen::MatrixXd mean = Eigen::MatrixXd::Zero(n, n);
+  for (const Mat& a : heads) mean += a.cast<double>();
+  mean /= static_cast<double>(heads.size());
+  Eigen::MatrixXd r = 0.5 * mean + 0.5 * Eigen::MatrixXd::Identity(n, n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double s = r.row(i).sum();
+    if (s > 0.0) r.row(i) /= s;
+  }
+  return r.cast<float>();
+}
+
+Result<std::vector<Mat>> attentionRollout(const LayeredWeights& layers) {
+  if (auto st = checkLayers(layers); !st) return st.error();
+  std::vector<Mat> out;
+  Eigen::MatrixXd r;
+  for (const auto& heads : layers) {
+    const Eigen::MatrixXd a = residualAttention(heads).cast<double>();
+    r = out.empty() ? a : Eigen::MatrixXd(a * r);
+    out.push_back(r.cast<float>());
+  }
+  return out;
+}
+
+Result<Mat> attentionFlow(const LayeredWeights& layers) {
+  if (auto st = checkLayers(layers); !st) return st.error();
+  const int n = static_cast<int>(layers.front().front().rows());
+  const int nl = static_cast<int>(layers.size());
+  const double work = static_cast<double>(nl) * std::pow(static_cast<double>(n), 4);
+  if (work > kMaxAttentionFlowWork)
+    return Error{fmt::format("attention flow: {} layers of {} tokens is too large for exact max-flow "
+                             "(layers * N^4 = {:.3g} > {:.3g}); use rollout",
+                             nl, n, work, kMaxAttentionFlowWork)};
+  // Node (l, i) = l * n + i, l = 0 is the input embedding layer.
+  MaxFlow g((nl + 1) * n);
+  for (int l = 1; l <= nl; ++l) {
+    const Mat a = residualAttention(layers[static_cast<size_t>(l - 1)]);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (a(i, j) > 0.0f) g.addEdge((l - 1) * n + j, l * n + i, a(i, j));
+  }
+  Eigen::MatrixXd f(n, n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      g.reset();
+      f(i, j) = g.run(j, nl * n + i);
+    }
+  for (int i = 0; i < n; ++i) {
+    const double s = f.row(i).sum();
+    if (s > 0.0) f.row(i) /= s;
+  }
+  return Mat(f.cast<float>());
+}
+
+}  // namespace attn
