@@ -1,8 +1,11 @@
 #include "attn_ui/explorer_model.h"
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 
 #include "attn/tokenizer.h"
 
@@ -10,32 +13,72 @@ namespace attn::ui {
 
 struct ExplorerModel::Job {
   quint64 generation = 0;
-  std::string text;
+  std::string text, keyText;
+  std::shared_ptr<const attn::AttentionInput> loaded;
   attn::AttentionSpec spec;
+  int maxTokens = 0;
   std::shared_ptr<attn::AttentionResult> result;
   QString error;
   double ms = 0.0;
 };
 
-ExplorerModel::ExplorerModel(QObject* parent) : QObject(parent) {}
+ExplorerModel::ExplorerModel(QObject* parent) : QObject(parent) {
+  coalesce_.setSingleShot(true);
+  coalesce_.setInterval(8);
+  connect(&coalesce_, &QTimer::timeout, this, &ExplorerModel::launch);
+}
 
-// Worker lambdas own their job (not `this`), so a pending job may outlive the model.
+// Worker lambdas own their job (not `this`), so a running job may outlive the model.
 ExplorerModel::~ExplorerModel() = default;
 
 void ExplorerModel::setText(const QString& text) {
-  if (text == text_) return;
+  if (text == text_ && !loaded_) return;
   text_ = text;
+  loaded_.reset();
+  loadedSource_.clear();
+  emit inputChanged();
+  recompute();
+}
+
+void ExplorerModel::setKeyText(const QString& text) {
+  if (text == keyText_) return;
+  keyText_ = text;
+  emit inputChanged();
+  if (!loaded_) recompute();
+}
+
+void ExplorerModel::setLoadedInput(std::shared_ptr<const attn::AttentionInput> input,
+                                   const QString& source) {
+  loaded_ = std::move(input);
+  loadedSource_ = source;
+  emit inputChanged();
+  recompute();
+}
+
+void ExplorerModel::clearLoadedInput() {
+  if (!loaded_) return;
+  loaded_.reset();
+  loadedSource_.clear();
+  emit inputChanged();
   recompute();
 }
 
 void ExplorerModel::setSpec(const attn::AttentionSpec& spec) {
   spec_ = spec;
+  emit specChanged();
   recompute();
 }
 
 void ExplorerModel::setCausal(bool causal) {
-  spec_.mask = causal ? attn::Mask::causal() : attn::Mask();
-  recompute();
+  auto s = spec_;
+  s.mask = causal ? attn::Mask::causal() : attn::Mask();
+  setSpec(s);
+}
+
+void ExplorerModel::setTemperature(float t) {
+  auto s = spec_;
+  s.temperature = t;
+  setSpec(s);
 }
 
 void ExplorerModel::setCurrentHead(int head) {
@@ -45,9 +88,22 @@ void ExplorerModel::setCurrentHead(int head) {
   emit resultChanged();
 }
 
+void ExplorerModel::setPinnedRow(int row) {
+  if (result_ && row >= result_->nq()) row = -1;
+  if (row < -1) row = -1;
+  if (row == pinnedRow_) return;
+  pinnedRow_ = row;
+  emit pinnedRowChanged(row);
+}
+
 attn::Mat ExplorerModel::currentWeights() const {
-  if (!result_) return {};
-  return result_->heads[static_cast<size_t>(currentHead_)].weights;
+  const auto* h = currentHeadResult();
+  return h ? h->weights : attn::Mat();
+}
+
+const attn::HeadResult* ExplorerModel::currentHeadResult() const {
+  if (!result_ || result_->heads.empty()) return nullptr;
+  return &result_->heads[static_cast<size_t>(currentHead_)];
 }
 
 static QStringList toQStrings(const std::vector<std::string>& v) {
@@ -66,29 +122,61 @@ QStringList ExplorerModel::keyLabels() const {
 }
 
 void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
-    QElapsedTimer timer;
-    timer.start();
+  QElapsedTimer timer;
+  timer.start();
+  attn::AttentionInput built;
+  const attn::AttentionInput* input = job->loaded.get();
+  if (!input) {
     auto tokens = attn::tokenizeWords(job->text);
     if (tokens.empty()) {
       job->error = QObject::tr("The text has no tokens; type a sentence.");
       return;
     }
-    auto input = attn::inputFromTokens(std::move(tokens), job->spec.dModel, job->spec.seed);
-    auto res = attn::runAttention(input, job->spec);
-    if (!res) {
-      job->error = QString::fromStdString(res.error().message);
-      return;
-    }
-    job->result = std::make_shared<attn::AttentionResult>(std::move(res).value());
-    job->ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    auto keyTokens = attn::tokenizeWords(job->keyText);
+    built = attn::inputFromTokens(std::move(tokens), job->spec.dModel, job->spec.seed,
+                                  std::move(keyTokens));
+    input = &built;
+  }
+  const long long nq = input->isProjected() ? input->q.front().rows() : input->x.rows();
+  const long long nk = input->isProjected()             ? input->k.front().rows()
+                       : input->xKv.size() > 0 ? input->xKv.rows()
+                                               : nq;
+  if (std::max(nq, nk) > job->maxTokens) {
+    const double gb = 5.0 * 4.0 * static_cast<double>(nq) * static_cast<double>(nk) *
+                      std::max(1, job->spec.heads) / 1e9;
+    job->error = QObject::tr("%1 x %2 tokens: the full N x N attention would need about %3 GB "
+                             "(limit: %4 tokens, set in Preferences); use the metrics-only view.")
+                     .arg(nq).arg(nk).arg(gb, 0, 'f', 1).arg(job->maxTokens);
+    return;
+  }
+  auto res = attn::runAttention(*input, job->spec);
+  if (!res) {
+    job->error = QString::fromStdString(res.error().message);
+    return;
+  }
+  job->result = std::make_shared<attn::AttentionResult>(std::move(res).value());
+  job->ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 
 void ExplorerModel::recompute() {
+  ++generation_;
+  if (!busySignalled_) {
+    busySignalled_ = true;
+    emit busyChanged(true);
+  }
+  if (!inFlight_ && !coalesce_.isActive()) coalesce_.start();
+}
+
+void ExplorerModel::launch() {
+  if (inFlight_) return;  // deliver() launches the newest request when the running job ends
   auto job = std::make_shared<Job>();
-  job->generation = ++generation_;
+  job->generation = generation_;
   job->text = text_.toStdString();
+  job->keyText = keyText_.toStdString();
+  job->loaded = loaded_;
   job->spec = spec_;
-  if (pending_++ == 0) emit busyChanged(true);
+  job->maxTokens = maxTokens_;
+  inFlight_ = true;
   auto* watcher = new QFutureWatcher<void>(this);
   connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
     watcher->deleteLater();
@@ -98,23 +186,40 @@ void ExplorerModel::recompute() {
 }
 
 void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
-  if (--pending_ == 0) emit busyChanged(false);
-  if (job->generation != generation_) return;  // a newer request supersedes this one
-  if (!job->error.isEmpty()) {
-    emit errorOccurred(job->error);  // the previous result stays on screen
-    return;
+  inFlight_ = false;
+  const bool newest = job->generation == generation_;
+  // Jobs run one at a time in request order, so a result is always newer than
+  // the one on screen; the check keeps that true should that ever change.
+  if (job->generation > shownGeneration_) {
+    if (job->result) {
+      result_ = job->result;
+      shownGeneration_ = job->generation;
+      lastMs_ = job->ms;
+      lastError_.clear();
+      if (currentHead_ >= result_->numHeads()) {
+        currentHead_ = 0;
+        emit currentHeadChanged(0);
+      }
+      if (pinnedRow_ >= result_->nq()) {
+        pinnedRow_ = -1;
+        emit pinnedRowChanged(-1);
+      }
+      emit resultChanged();
+    } else if (newest) {
+      lastError_ = job->error;
+      emit errorOccurred(job->error);  // the previous result stays on screen
+    }
   }
-  result_ = job->result;
-  lastMs_ = job->ms;
-  if (currentHead_ >= result_->numHeads()) {
-    currentHead_ = 0;
-    emit currentHeadChanged(0);
+  if (!newest) {
+    launch();  // the newest request waited for this job
+  } else if (!coalesce_.isActive() && busySignalled_) {
+    busySignalled_ = false;
+    emit busyChanged(false);
   }
-  emit resultChanged();
 }
 
 void ExplorerModel::waitForIdle() {
-  while (pending_ > 0) QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+  while (busy()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
 }
 
 }  // namespace attn::ui

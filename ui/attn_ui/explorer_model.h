@@ -1,10 +1,11 @@
 #pragma once
-// The explorer's view-model: holds the input text and configuration, runs the
-// engine on a worker thread, drops stale results, and publishes the newest.
-#include <QElapsedTimer>
-#include <QFutureWatcher>
+// The explorer's view-model: holds the input (text or a loaded file) and the
+// configuration, runs the engine on a worker thread, coalesces rapid changes,
+// never lets an older result replace a newer one, and publishes the newest.
+// Every panel observes this object; panels never talk to each other.
 #include <QObject>
 #include <QStringList>
+#include <QTimer>
 #include <memory>
 
 #include "attn/engine.h"
@@ -17,46 +18,87 @@ class ExplorerModel : public QObject {
   explicit ExplorerModel(QObject* parent = nullptr);
   ~ExplorerModel() override;
 
+  // --- input -------------------------------------------------------------
   void setText(const QString& text);
+  /// Key sequence for cross-attention; empty = self-attention.
+  void setKeyText(const QString& text);
+  /// A loaded input (from a file); replaces the text input until cleared.
+  void setLoadedInput(std::shared_ptr<const attn::AttentionInput> input, const QString& source);
+  void clearLoadedInput();
+  const QString& text() const { return text_; }
+  const QString& keyText() const { return keyText_; }
+  bool hasLoadedInput() const { return loaded_ != nullptr; }
+  const QString& loadedSource() const { return loadedSource_; }
+  const attn::AttentionInput* loadedInput() const { return loaded_.get(); }
+
+  // --- configuration -----------------------------------------------------
   void setSpec(const attn::AttentionSpec& spec);
   void setCausal(bool causal);
-  void setCurrentHead(int head);
-
-  const QString& text() const { return text_; }
+  void setTemperature(float t);
   const attn::AttentionSpec& spec() const { return spec_; }
+  /// Sequences longer than this are not materialized as N x N (see issue 6).
+  void setMaxMaterializedTokens(int n) { maxTokens_ = n; }
+  int maxMaterializedTokens() const { return maxTokens_; }
+  /// Delay that merges bursts of changes (slider drags) into one job.
+  void setCoalesceMs(int ms) { coalesce_.setInterval(ms); }
+
+  // --- view state shared by every panel -----------------------------------
+  void setCurrentHead(int head);
   int currentHead() const { return currentHead_; }
+  /// Pinned query row, -1 for none.
+  void setPinnedRow(int row);
+  int pinnedRow() const { return pinnedRow_; }
+
+  // --- result ------------------------------------------------------------
   bool hasResult() const { return result_ != nullptr; }
   const attn::AttentionResult& result() const { return *result_; }
+  std::shared_ptr<const attn::AttentionResult> resultPtr() const { return result_; }
   /// Weights of the current head (empty when there is no result).
   attn::Mat currentWeights() const;
+  const attn::HeadResult* currentHeadResult() const;
   QStringList queryLabels() const;
   QStringList keyLabels() const;
   double lastComputeMs() const { return lastMs_; }
-  bool busy() const { return pending_ > 0; }
+  /// The message of the newest failed request; empty after a success.
+  const QString& lastError() const { return lastError_; }
+  bool busy() const { return inFlight_ || coalesce_.isActive(); }
+  quint64 shownGeneration() const { return shownGeneration_; }
 
-  /// Starts a recomputation now (changes call it themselves).
+  /// Schedules a recomputation (changes call it themselves).
   void recompute();
-  /// Blocks until the newest computation has been delivered (tests, CLI).
+  /// Blocks until the newest request has been delivered (tests, CLI).
   void waitForIdle();
 
  signals:
   void resultChanged();
+  void inputChanged();
+  void specChanged();
   void currentHeadChanged(int head);
+  void pinnedRowChanged(int row);
   void errorOccurred(const QString& message);
   void busyChanged(bool busy);
 
  private:
   struct Job;
   static void runJob(const std::shared_ptr<Job>& job);  // on a worker thread
+  void launch();
   void deliver(const std::shared_ptr<Job>& job);
 
-  QString text_;
+  QString text_, keyText_;
+  std::shared_ptr<const attn::AttentionInput> loaded_;
+  QString loadedSource_;
   attn::AttentionSpec spec_;
   int currentHead_ = 0;
+  int pinnedRow_ = -1;
+  int maxTokens_ = 4096;
   std::shared_ptr<const attn::AttentionResult> result_;
-  quint64 generation_ = 0;  // id of the newest request; older results are dropped
-  int pending_ = 0;
+  QTimer coalesce_;
+  quint64 generation_ = 0;       // id of the newest request
+  quint64 shownGeneration_ = 0;  // id of the request whose result is shown
+  bool inFlight_ = false;        // at most one job runs; the newest request follows it
+  bool busySignalled_ = false;
   double lastMs_ = 0.0;
+  QString lastError_;
 };
 
 }  // namespace attn::ui

@@ -1,81 +1,106 @@
 #include "attn_ui/main_window.h"
 
-#include <QCheckBox>
-#include <QLabel>
-#include <QLineEdit>
-#include <QSpinBox>
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
 #include <QStatusBar>
-#include <QToolBar>
 
-#include "attn/spec.h"
+#include "attn_ui/config_panel.h"
 #include "attn_ui/examples.h"
 #include "attn_ui/explorer_model.h"
-#include "attn_ui/heatmap_widget.h"
+#include "attn_ui/heatmap_panel.h"
+#include "attn_ui/input_panel.h"
+#include "attn_ui/status_summary.h"
 
 namespace attn::ui {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       model_(new ExplorerModel(this)),
-      heatmap_(new HeatmapWidget(this)),
-      text_(new QLineEdit(this)),
-      head_(new QSpinBox(this)),
-      causal_(new QCheckBox(tr("Causal mask"), this)) {
+      heatmapPanel_(new HeatmapPanel(model_, this)),
+      inputPanel_(new InputPanel(model_, this)),
+      configPanel_(new ConfigPanel(model_, this)) {
   setWindowTitle(tr("AttnScope"));
-  resize(1100, 800);
-  setCentralWidget(heatmap_);
-  heatmap_->setColorScaleLabel(tr("weight"));
+  resize(1280, 820);
+  setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
+  setCentralWidget(heatmapPanel_);
+  buildMenus();
+  addPanel(tr("Input"), inputPanel_, Qt::LeftDockWidgetArea);
+  addPanel(tr("Configuration"), configPanel_, Qt::LeftDockWidgetArea);
+  statusBar()->addWidget(new StatusSummary(model_, this), 1);
 
-  auto* bar = addToolBar(tr("Input"));
-  bar->setMovable(false);
-  bar->addWidget(new QLabel(tr("Text: "), this));
-  text_->setToolTip(tr("The sentence to attend over; press Enter to recompute."));
-  text_->setMinimumWidth(420);
-  bar->addWidget(text_);
-  bar->addSeparator();
-  bar->addWidget(new QLabel(tr("Head: "), this));
-  head_->setToolTip(tr("Which attention head the heatmap shows."));
-  head_->setRange(1, 1);
-  bar->addWidget(head_);
-  bar->addSeparator();
-  causal_->setToolTip(tr("Hide future tokens: query i may only attend to keys j <= i."));
-  bar->addWidget(causal_);
-
-  status_ = new QLabel(this);
-  statusBar()->addWidget(status_, 1);
-
-  connect(text_, &QLineEdit::returnPressed, this, [this] { model_->setText(text_->text()); });
-  connect(head_, &QSpinBox::valueChanged, this, [this](int h) { model_->setCurrentHead(h - 1); });
-  connect(causal_, &QCheckBox::toggled, model_, &ExplorerModel::setCausal);
-  connect(model_, &ExplorerModel::resultChanged, this, &MainWindow::showResult);
-  connect(model_, &ExplorerModel::errorOccurred, this,
-          [this](const QString& msg) { statusBar()->showMessage(tr("Error: %1").arg(msg), 8000); });
-
-  attn::AttentionSpec spec;
-  spec.heads = 4;
-  spec.dModel = 64;
-  model_->setSpec(spec);
-  text_->setText(exampleSentence());
-  model_->setText(exampleSentence());
+  installExtraPanels(*this);
+  restoreLayout();
+  configPanel_->applyToModel();
+  inputPanel_->setQueryText(exampleSentence());
 }
 
-void MainWindow::showResult() {
-  const auto& res = model_->result();
-  head_->setRange(1, res.numHeads());
-  head_->setValue(model_->currentHead() + 1);
-  const int h = model_->currentHead();
-  heatmap_->setMatrix(model_->currentWeights(), model_->queryLabels(), model_->keyLabels(),
-                      tr("Head %1 of %2 — %3 — mask: %4")
-                          .arg(h + 1)
-                          .arg(res.numHeads())
-                          .arg(QString::fromUtf8(attn::mechanismName(model_->spec().mechanism).data()))
-                          .arg(QString::fromStdString(model_->spec().mask.spec())),
-                      0.0, 1.0);
-  status_->setText(tr("N = %1   heads = %2   %3 ms   %4")
-                       .arg(res.nq())
-                       .arg(res.numHeads())
-                       .arg(model_->lastComputeMs(), 0, 'f', 2)
-                       .arg(res.warnings.empty() ? QString() : QString::fromStdString(res.warnings.front())));
+MainWindow::~MainWindow() = default;
+
+HeatmapWidget* MainWindow::heatmap() const { return heatmapPanel_->heatmap(); }
+
+QDockWidget* MainWindow::addPanel(const QString& title, QWidget* panel, Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  const QString name = panel->objectName().isEmpty()
+                           ? QString::fromLatin1(panel->metaObject()->className())
+                           : panel->objectName();
+  dock->setObjectName(name + QStringLiteral("Dock"));
+  dock->setWidget(panel);
+  addDockWidget(area, dock);
+  panelsMenu_->addAction(dock->toggleViewAction());
+  return dock;
+}
+
+QMenu* MainWindow::menu(const QString& title) {
+  for (QAction* a : menuBar()->actions())
+    if (a->menu() && a->text() == title) return a->menu();
+  auto* m = new QMenu(title, this);
+  if (helpMenu_)
+    menuBar()->insertMenu(helpMenu_->menuAction(), m);
+  else
+    menuBar()->addMenu(m);
+  return m;
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = fileMenu();
+  QMenu* view = viewMenu();
+  helpMenu_ = menuBar()->addMenu(tr("&Help"));
+
+  auto* exportFig = file->addAction(tr("&Export Figure…"), heatmapPanel_, &HeatmapPanel::exportFigureDialog);
+  exportFig->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  file->addSeparator();
+  auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+  quit->setMenuRole(QAction::QuitRole);
+
+  panelsMenu_ = view->addMenu(tr("&Panels"));
+  view->addSeparator();
+  for (QAction* a : heatmapPanel_->viewActions()) view->addAction(a);
+
+  helpMenu_->addAction(tr("&About AttnScope"), this, [this] {
+    QMessageBox::about(this, tr("About AttnScope"),
+                       tr("AttnScope %1 — an attention visualizer.")
+                           .arg(QApplication::applicationVersion()));
+  });
+}
+
+void MainWindow::restoreLayout() {
+  QSettings s;
+  restoreGeometry(s.value("window/geometry").toByteArray());
+  restoreState(s.value("window/state").toByteArray());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings s;
+  s.setValue("window/geometry", saveGeometry());
+  s.setValue("window/state", saveState());
+  QMainWindow::closeEvent(event);
 }
 
 }  // namespace attn::ui

@@ -1,36 +1,66 @@
 #pragma once
+// The explorer window. It only builds panels over the shared view-model and
+// wires menus; panels live in their own classes (STYLE.md: no god object).
+//
+// Adding a panel (other features): construct it over model() and call
+//   window.addPanel(tr("Metrics"), new MetricsPanel(window.model()), Qt::RightDockWidgetArea);
+// from installExtraPanels() in panel_registry.cpp. The dock is listed in the
+// View menu and its place is remembered with the window layout. Menu entries go
+// in menu("&File") / menu("&Export") / ... (created on first use, before Help).
 #include <QMainWindow>
+#include <QString>
 
-class QCheckBox;
-class QLabel;
-class QLineEdit;
-class QSpinBox;
+class QDockWidget;
+class QMenu;
 
 namespace attn::ui {
 
+class ConfigPanel;
 class ExplorerModel;
+class HeatmapPanel;
 class HeatmapWidget;
+class InputPanel;
+class SessionActions;
 
-/// Builds and connects the explorer's widgets; the model does the work.
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
 
   ExplorerModel* model() const { return model_; }
-  HeatmapWidget* heatmap() const { return heatmap_; }
-  QCheckBox* causalToggle() const { return causal_; }
-  QSpinBox* headSelector() const { return head_; }
+  HeatmapPanel* heatmapPanel() const { return heatmapPanel_; }
+  HeatmapWidget* heatmap() const;
+  InputPanel* inputPanel() const { return inputPanel_; }
+  ConfigPanel* configPanel() const { return configPanel_; }
+
+  /// Puts `panel` in a dock titled `title`, lists it in the View menu, and
+  /// returns the dock. The dock's object name (for the saved layout) is the
+  /// panel's class name unless the panel has an object name.
+  QDockWidget* addPanel(const QString& title, QWidget* panel,
+                        Qt::DockWidgetArea area = Qt::RightDockWidgetArea);
+  /// The top-level menu with this title, created (before Help) on first use.
+  QMenu* menu(const QString& title);
+  QMenu* fileMenu() { return menu(tr("&File")); }
+  QMenu* viewMenu() { return menu(tr("&View")); }
+
+ protected:
+  void closeEvent(class QCloseEvent* event) override;
 
  private:
-  void showResult();
+  void buildMenus();
+  void restoreLayout();
 
   ExplorerModel* model_;
-  HeatmapWidget* heatmap_;
-  QLineEdit* text_;
-  QSpinBox* head_;
-  QCheckBox* causal_;
-  QLabel* status_;
+  HeatmapPanel* heatmapPanel_;
+  InputPanel* inputPanel_;
+  ConfigPanel* configPanel_;
+  QMenu* helpMenu_ = nullptr;
+  QMenu* panelsMenu_ = nullptr;
 };
+
+/// Adds the panels other features contribute (metrics, step-through, ...).
+/// Defined in panel_registry.cpp so that adding a panel touches one line there.
+void installExtraPanels(MainWindow& window);
 
 }  // namespace attn::ui

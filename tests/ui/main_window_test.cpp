@@ -1,0 +1,145 @@
+// Widget smoke tests (offscreen): the window opens on the example, controls
+// reach the model, the heatmap holds exactly the model's numbers.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QImage>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTemporaryDir>
+
+#include "attn_ui/config_panel.h"
+#include "attn_ui/explorer_model.h"
+#include "attn_ui/figure_export.h"
+#include "attn_ui/heatmap_panel.h"
+#include "attn_ui/heatmap_widget.h"
+#include "attn_ui/input_panel.h"
+#include "attn_ui/main_window.h"
+
+namespace attn::ui {
+namespace {
+
+void settle(MainWindow& w) {
+  w.model()->waitForIdle();
+  QCoreApplication::processEvents();
+}
+
+TEST(MainWindow, StartsOnTheExampleAndShowsAHeatmap) {
+  MainWindow w;
+  w.show();
+  settle(w);
+  ASSERT_TRUE(w.model()->hasResult());
+  const auto& m = w.heatmap()->matrix();
+  EXPECT_EQ(m.rows(), 14);  // the bundled sentence has 14 tokens
+  EXPECT_EQ(m.cols(), 14);
+  EXPECT_EQ(w.heatmapPanel()->headSelector()->maximum(), w.model()->result().numHeads());
+  EXPECT_EQ(m, w.model()->result().heads[0].weights);
+}
+
+TEST(MainWindow, ChoosingTheCausalMaskChangesTheHeatmap) {
+  MainWindow w;
+  settle(w);
+  const attn::Mat before = w.heatmap()->matrix();
+  EXPECT_GT(before(0, before.cols() - 1), 0.0f);
+  auto* mask = w.configPanel()->maskSelector();
+  mask->setCurrentIndex(mask->findData("causal"));
+  settle(w);
+  const attn::Mat after = w.heatmap()->matrix();
+  ASSERT_EQ(after.rows(), before.rows());
+  EXPECT_EQ(after(0, after.cols() - 1), 0.0f);  // masked: exactly zero
+  EXPECT_EQ(after(0, 0), 1.0f);
+  EXPECT_EQ(after, w.model()->result().heads[0].weights);
+  EXPECT_DOUBLE_EQ(w.heatmap()->colorMap()->data()->cell(0, 0), 1.0);
+}
+
+TEST(MainWindow, HeadSelectorAndTemperatureReachTheModel) {
+  MainWindow w;
+  settle(w);
+  w.heatmapPanel()->headSelector()->setValue(3);
+  QCoreApplication::processEvents();
+  EXPECT_EQ(w.model()->currentHead(), 2);
+  EXPECT_EQ(w.heatmap()->matrix(), w.model()->result().heads[2].weights);
+
+  auto* t = w.configPanel()->temperatureSlider();
+  t->setValue(ConfigPanel::temperatureToSlider(0.5));
+  settle(w);
+  EXPECT_NEAR(w.model()->spec().temperature, 0.5, 0.01);
+  EXPECT_EQ(w.heatmap()->matrix(), w.model()->result().heads[2].weights);
+}
+
+TEST(MainWindow, QuantitySelectorDrawsLogitsWithMaskedCellsAsNaN) {
+  MainWindow w;
+  settle(w);
+  auto* mask = w.configPanel()->maskSelector();
+  mask->setCurrentIndex(mask->findData("causal"));
+  settle(w);
+  auto* q = w.heatmapPanel()->quantitySelector();
+  q->setCurrentIndex(q->findData(int(HeatmapQuantity::ScaledLogits)));
+  const auto& head = w.model()->result().heads[0];
+  const attn::Mat& m = w.heatmap()->matrix();
+  EXPECT_EQ(m(1, 0), head.scaledLogits(1, 0));
+  EXPECT_TRUE(std::isnan(m(0, 1)));
+  q->setCurrentIndex(q->findData(int(HeatmapQuantity::Mask)));
+  EXPECT_EQ(w.heatmap()->matrix()(0, 1), 0.0f);
+  EXPECT_EQ(w.heatmap()->matrix()(1, 0), 1.0f);
+  const QString hover = w.heatmapPanel()->hoverText(0, 1);
+  EXPECT_TRUE(hover.contains("masked")) << hover.toStdString();
+  EXPECT_TRUE(hover.contains("weight 0")) << hover.toStdString();
+}
+
+TEST(MainWindow, BadInputShowsAMessageAndKeepsTheView) {
+  MainWindow w;
+  settle(w);
+  const attn::Mat before = w.heatmap()->matrix();
+  w.inputPanel()->queryEdit()->setPlainText("   ");
+  settle(w);
+  EXPECT_FALSE(w.heatmapPanel()->errorBanner()->isHidden());
+  EXPECT_TRUE(w.heatmapPanel()->errorBanner()->text().contains("no tokens"));
+  EXPECT_EQ(w.heatmap()->matrix(), before);
+  w.inputPanel()->queryEdit()->setPlainText("back to work");
+  settle(w);
+  EXPECT_TRUE(w.heatmapPanel()->errorBanner()->isHidden());
+  EXPECT_EQ(w.heatmap()->matrix().rows(), 3);
+}
+
+TEST(MainWindow, PanelsAreListedInTheViewMenu) {
+  MainWindow w;
+  auto* extra = new QLabel("extra");
+  extra->setObjectName("ExtraPanel");
+  QDockWidget* dock = w.addPanel("Extra", extra, Qt::BottomDockWidgetArea);
+  EXPECT_EQ(dock->objectName(), "ExtraPanelDock");
+  bool listed = false;
+  for (QAction* a : w.viewMenu()->findChildren<QMenu*>().value(0)->actions())
+    listed |= a == dock->toggleViewAction();
+  EXPECT_TRUE(listed);
+  QMenu* exp = w.menu("&Export");
+  EXPECT_EQ(w.menu("&Export"), exp);  // found, not created twice
+  EXPECT_EQ(w.menuBar()->actions().last()->text(), "&Help");  // new menus go before Help
+}
+
+TEST(FigureExport, PngHasRequestedSizeAndContent) {
+  QTemporaryDir dir;
+  attn::Mat v(3, 3);
+  v << 1, 0, 0, 0.5, 0.5, 0, 0.2, 0.3, 0.5;
+  FigureOptions o;
+  o.size = QSize(400, 300);
+  const QString path = dir.filePath("f.png");
+  ASSERT_TRUE(exportHeatmap(v, {"a", "b", "c"}, {"a", "b", "c"}, path, o).ok());
+  QImage img(path);
+  ASSERT_FALSE(img.isNull());
+  EXPECT_EQ(img.size(), QSize(400, 300));
+  QSet<QRgb> colours;
+  for (int y = 0; y < img.height(); y += 5)
+    for (int x = 0; x < img.width(); x += 5) colours.insert(img.pixel(x, y));
+  EXPECT_GT(colours.size(), 5);
+  EXPECT_FALSE(exportHeatmap(v, {}, {}, dir.filePath("f.bmpx"), o).ok());
+}
+
+}  // namespace
+}  // namespace attn::ui

@@ -1,0 +1,190 @@
+#include "attn_ui/config_panel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSlider>
+#include <QSpinBox>
+#include <cmath>
+
+#include "attn_ui/explorer_model.h"
+
+namespace attn::ui {
+namespace {
+
+constexpr double kTMin = 0.05, kTMax = 20.0;
+constexpr int kSliderSteps = 400;
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+void selectData(QComboBox* box, const QString& data) {
+  const int i = box->findData(data);
+  if (i >= 0) box->setCurrentIndex(i);
+}
+
+}  // namespace
+
+double ConfigPanel::sliderToTemperature(int pos) {
+  const double f = static_cast<double>(pos) / kSliderSteps;
+  return std::exp(std::log(kTMin) + f * (std::log(kTMax) - std::log(kTMin)));
+}
+
+int ConfigPanel::temperatureToSlider(double t) {
+  t = std::clamp(t, kTMin, kTMax);
+  return static_cast<int>(std::lround((std::log(t) - std::log(kTMin)) /
+                                      (std::log(kTMax) - std::log(kTMin)) * kSliderSteps));
+}
+
+ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
+    : QWidget(parent),
+      model_(model),
+      mechanism_(new QComboBox(this)),
+      heads_(new QSpinBox(this)),
+      dModel_(new QSpinBox(this)),
+      dK_(new QSpinBox(this)),
+      temperature_(new QSlider(Qt::Horizontal, this)),
+      temperatureValue_(new QLabel(this)),
+      init_(new QComboBox(this)),
+      seed_(new QSpinBox(this)),
+      mask_(new QComboBox(this)),
+      maskSpec_(new QLineEdit(this)),
+      positional_(new QComboBox(this)),
+      exec_(new QComboBox(this)),
+      backend_(new QComboBox(this)),
+      problem_(new QLabel(this)) {
+  for (auto m : {attn::Mechanism::ScaledDot, attn::Mechanism::Dot})
+    mechanism_->addItem(qs(attn::mechanismName(m)), qs(attn::mechanismName(m)));
+  mechanism_->setToolTip(tr("The score function that compares each query with each key."));
+  heads_->setRange(1, 64);
+  heads_->setValue(4);
+  heads_->setToolTip(tr("Number of attention heads, each with its own projections."));
+  dModel_->setRange(1, 4096);
+  dModel_->setValue(64);
+  dModel_->setToolTip(tr("Width of the token embeddings (d_model); with d_k on auto it must divide by the heads."));
+  dK_->setRange(0, 1024);
+  dK_->setSpecialValueText(tr("auto (d_model / heads)"));
+  dK_->setToolTip(tr("Width of each head's queries and keys (d_k); auto uses d_model / heads."));
+  temperature_->setRange(0, kSliderSteps);
+  temperature_->setValue(temperatureToSlider(1.0));
+  temperature_->setToolTip(tr("Divides the logits before softmax: below 1 sharpens attention, above 1 flattens it."));
+  temperatureValue_->setMinimumWidth(44);
+  for (auto s : {attn::InitScheme::XavierUniform, attn::InitScheme::KaimingNormal, attn::InitScheme::Orthogonal})
+    init_->addItem(qs(attn::initSchemeName(s)), qs(attn::initSchemeName(s)));
+  init_->setToolTip(tr("How the seeded projection matrices W_Q, W_K, W_V, W_O are drawn."));
+  seed_->setRange(0, 1 << 30);
+  seed_->setValue(42);
+  seed_->setToolTip(tr("Seed for embeddings and weights: the same seed gives the same numbers."));
+  mask_->addItem(tr("none"), "none");
+  mask_->addItem(tr("causal"), "causal");
+  mask_->addItem(tr("custom spec…"), "custom");
+  mask_->setToolTip(tr("Which keys each query may attend to; masked cells get weight exactly 0."));
+  maskSpec_->setPlaceholderText(tr("e.g. causal"));
+  maskSpec_->setToolTip(tr("A mask spec as the command line takes it, e.g. 'causal'; terms combine with '+'."));
+  maskSpec_->setEnabled(false);
+  positional_->addItem(qs(attn::positionalName(attn::PositionalEncoding::None)), "none");
+  positional_->setToolTip(tr("How token positions enter attention (added to embeddings, rotated into q and k, or a logit bias)."));
+  exec_->addItem(tr("auto"), int(attn::ExecPath::Auto));
+  exec_->addItem(tr("naive (materialized)"), int(attn::ExecPath::Naive));
+  exec_->addItem(tr("tiled (online softmax)"), int(attn::ExecPath::Tiled));
+  exec_->setToolTip(tr("How attention is evaluated: the full N x N matrix, or in tiles with an online softmax."));
+  for (auto b : {attn::BackendKind::Cpu, attn::BackendKind::Cuda, attn::BackendKind::Auto})
+    backend_->addItem(qs(attn::backendName(b)), qs(attn::backendName(b)));
+  backend_->setToolTip(tr("Where attention runs; an unavailable backend falls back to the CPU with a warning."));
+  problem_->setWordWrap(true);
+  problem_->setStyleSheet("color: #c03030;");
+  problem_->hide();
+
+  auto* tRow = new QHBoxLayout;
+  tRow->addWidget(temperature_, 1);
+  tRow->addWidget(temperatureValue_);
+  auto* form = new QFormLayout(this);
+  form->addRow(tr("Mechanism"), mechanism_);
+  form->addRow(tr("Heads"), heads_);
+  form->addRow(tr("d_model"), dModel_);
+  form->addRow(tr("d_k"), dK_);
+  form->addRow(tr("Temperature"), tRow);
+  form->addRow(tr("Init"), init_);
+  form->addRow(tr("Seed"), seed_);
+  form->addRow(tr("Mask"), mask_);
+  form->addRow(QString(), maskSpec_);
+  form->addRow(tr("Positions"), positional_);
+  form->addRow(tr("Execution"), exec_);
+  form->addRow(tr("Backend"), backend_);
+  form->addRow(problem_);
+
+  auto apply = [this] { applyToModel(); };
+  for (QComboBox* b : {mechanism_, init_, mask_, positional_, exec_, backend_})
+    connect(b, &QComboBox::currentIndexChanged, this, apply);
+  for (QSpinBox* s : {heads_, dModel_, dK_, seed_}) connect(s, &QSpinBox::valueChanged, this, apply);
+  connect(temperature_, &QSlider::valueChanged, this, apply);
+  connect(maskSpec_, &QLineEdit::editingFinished, this, apply);
+  connect(mask_, &QComboBox::currentIndexChanged, this,
+          [this] { maskSpec_->setEnabled(mask_->currentData().toString() == "custom"); });
+  temperatureValue_->setText(QString::number(sliderToTemperature(temperature_->value()), 'g', 3));
+}
+
+attn::Result<attn::AttentionSpec> ConfigPanel::specFromControls() const {
+  attn::AttentionSpec s = model_->spec();
+  s.mechanism = attn::parseMechanism(mechanism_->currentData().toString().toStdString()).value_or(s.mechanism);
+  s.heads = heads_->value();
+  s.dModel = dModel_->value();
+  s.dK = dK_->value();
+  s.temperature = static_cast<float>(sliderToTemperature(temperature_->value()));
+  s.init = attn::parseInitScheme(init_->currentData().toString().toStdString()).value_or(s.init);
+  s.seed = static_cast<uint64_t>(seed_->value());
+  QString maskText = mask_->currentData().toString();
+  if (maskText == "custom") maskText = maskSpec_->text().trimmed();
+  auto mask = attn::Mask::parse(maskText.isEmpty() ? "none" : maskText.toStdString());
+  if (!mask) return attn::Error{"mask: " + mask.error().message};
+  s.mask = *mask;
+  s.positional = attn::parsePositional(positional_->currentData().toString().toStdString()).value_or(s.positional);
+  s.exec = static_cast<attn::ExecPath>(exec_->currentData().toInt());
+  s.backend = attn::parseBackend(backend_->currentData().toString().toStdString()).value_or(s.backend);
+  return s;
+}
+
+void ConfigPanel::applyToModel() {
+  if (loading_) return;
+  temperatureValue_->setText(QString::number(sliderToTemperature(temperature_->value()), 'g', 3));
+  auto spec = specFromControls();
+  if (!spec) {
+    problem_->setText(QString::fromStdString(spec.error().message));
+    problem_->show();
+    return;
+  }
+  problem_->hide();
+  model_->setSpec(*spec);
+}
+
+void ConfigPanel::setSpec(const attn::AttentionSpec& spec) {
+  loading_ = true;
+  selectData(mechanism_, qs(attn::mechanismName(spec.mechanism)));
+  heads_->setValue(spec.heads);
+  dModel_->setValue(spec.dModel);
+  dK_->setValue(spec.dK);
+  temperature_->setValue(temperatureToSlider(spec.temperature));
+  selectData(init_, qs(attn::initSchemeName(spec.init)));
+  seed_->setValue(static_cast<int>(spec.seed));
+  const QString m = QString::fromStdString(spec.mask.spec());
+  if (mask_->findData(m) >= 0) {
+    selectData(mask_, m);
+  } else {
+    selectData(mask_, "custom");
+    maskSpec_->setText(m);
+  }
+  selectData(positional_, qs(attn::positionalName(spec.positional)));
+  exec_->setCurrentIndex(exec_->findData(int(spec.exec)));
+  selectData(backend_, qs(attn::backendName(spec.backend)));
+  loading_ = false;
+  maskSpec_->setEnabled(mask_->currentData().toString() == "custom");
+  applyToModel();
+  // Exact values (the slider quantizes temperature) come from the spec itself.
+  if (std::abs(sliderToTemperature(temperature_->value()) - spec.temperature) > 1e-6) {
+    model_->setTemperature(spec.temperature);
+    temperatureValue_->setText(QString::number(spec.temperature, 'g', 3));
+  }
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,61 @@
+#pragma once
+// The attention configuration: mechanism, dims, temperature, init and seed,
+// mask, positional encoding, execution path and backend. Each control edits
+// the model's AttentionSpec; the model recomputes on its worker.
+#include <QWidget>
+
+#include "attn/spec.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSlider;
+class QSpinBox;
+
+namespace attn::ui {
+
+class ExplorerModel;
+
+class ConfigPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ConfigPanel(ExplorerModel* model, QWidget* parent = nullptr);
+
+  /// Builds the spec from the controls and hands it to the model.
+  void applyToModel();
+  /// Sets the controls from `spec` (sessions) and applies it.
+  void setSpec(const attn::AttentionSpec& spec);
+
+  QComboBox* mechanismSelector() const { return mechanism_; }
+  QSpinBox* headsSpin() const { return heads_; }
+  QSpinBox* dModelSpin() const { return dModel_; }
+  QSlider* temperatureSlider() const { return temperature_; }
+  QComboBox* maskSelector() const { return mask_; }
+  QLineEdit* maskSpecEdit() const { return maskSpec_; }
+
+  /// Temperature <-> slider position (logarithmic, 0.05 .. 20).
+  static double sliderToTemperature(int pos);
+  static int temperatureToSlider(double t);
+
+ private:
+  attn::Result<attn::AttentionSpec> specFromControls() const;
+
+  ExplorerModel* model_;
+  QComboBox* mechanism_;
+  QSpinBox* heads_;
+  QSpinBox* dModel_;
+  QSpinBox* dK_;
+  QSlider* temperature_;
+  QLabel* temperatureValue_;
+  QComboBox* init_;
+  QSpinBox* seed_;
+  QComboBox* mask_;
+  QLineEdit* maskSpec_;
+  QComboBox* positional_;
+  QComboBox* exec_;
+  QComboBox* backend_;
+  QLabel* problem_;
+  bool loading_ = false;
+};
+
+}  // namespace attn::ui

@@ -1,0 +1,205 @@
+#include "attn_ui/heatmap_panel.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QLabel>
+#include <QSettings>
+#include <QSpinBox>
+#include <QToolBar>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+
+#include "attn/engine.h"
+#include "attn/spec.h"
+#include "attn_ui/colormaps.h"
+#include "attn_ui/explorer_model.h"
+#include "attn_ui/figure_export.h"
+#include "attn_ui/heatmap_widget.h"
+
+namespace attn::ui {
+
+attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q) {
+  const attn::Mat& masked = head.maskedLogits;
+  const bool haveMask = masked.rows() == head.weights.rows() && masked.cols() == head.weights.cols();
+  auto isMasked = [&](Eigen::Index i, Eigen::Index j) {
+    return haveMask && std::isinf(masked(i, j)) && masked(i, j) < 0;
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  switch (q) {
+    case HeatmapQuantity::Weights: return head.weights;
+    case HeatmapQuantity::Mask: {
+      attn::Mat m(head.weights.rows(), head.weights.cols());
+      for (Eigen::Index i = 0; i < m.rows(); ++i)
+        for (Eigen::Index j = 0; j < m.cols(); ++j) m(i, j) = isMasked(i, j) ? 0.f : 1.f;
+      return m;
+    }
+    case HeatmapQuantity::ScaledLogits:
+    case HeatmapQuantity::RawLogits: {
+      attn::Mat m = q == HeatmapQuantity::RawLogits ? head.rawLogits : head.scaledLogits;
+      for (Eigen::Index i = 0; i < m.rows(); ++i)
+        for (Eigen::Index j = 0; j < m.cols(); ++j)
+          if (isMasked(i, j)) m(i, j) = nan;
+      return m;
+    }
+  }
+  return head.weights;
+}
+
+HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
+    : QWidget(parent),
+      model_(model),
+      heatmap_(new HeatmapWidget(this)),
+      head_(new QSpinBox(this)),
+      quantity_(new QComboBox(this)),
+      colormap_(new QComboBox(this)),
+      banner_(new QLabel(this)) {
+  auto* bar = new QToolBar(this);
+  bar->addWidget(new QLabel(tr("Head "), this));
+  head_->setRange(1, 1);
+  head_->setToolTip(tr("Which attention head the heatmap shows (Ctrl+PgDown / Ctrl+PgUp step through heads)."));
+  bar->addWidget(head_);
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr("Show "), this));
+  quantity_->addItem(tr("Weights"), int(HeatmapQuantity::Weights));
+  quantity_->addItem(tr("Scaled logits"), int(HeatmapQuantity::ScaledLogits));
+  quantity_->addItem(tr("Raw logits"), int(HeatmapQuantity::RawLogits));
+  quantity_->addItem(tr("Mask"), int(HeatmapQuantity::Mask));
+  quantity_->setToolTip(tr("What the heatmap draws: softmax weights, logits before softmax, or which cells the mask keeps."));
+  bar->addWidget(quantity_);
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr("Colours "), this));
+  for (const QString& n : colormapNames()) colormap_->addItem(n, n);
+  colormap_->setToolTip(tr("Colormap; 'diverging' centres logits and differences on white."));
+  bar->addWidget(colormap_);
+
+  auto makeAction = [&](const QString& text, const QKeySequence& key, auto&& fn) {
+    auto* a = new QAction(text, this);
+    a->setShortcut(key);
+    connect(a, &QAction::triggered, this, fn);
+    this->addAction(a);  // shortcuts work while the panel's window is active
+    actions_ << a;
+    return a;
+  };
+  makeAction(tr("Zoom &In"), QKeySequence::ZoomIn, [this] { heatmap_->zoomBy(0.8); });
+  makeAction(tr("Zoom &Out"), QKeySequence::ZoomOut, [this] { heatmap_->zoomBy(1.25); });
+  bar->addAction(makeAction(tr("&Reset View"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { heatmap_->resetView(); }));
+  makeAction(tr("&Next Head"), QKeySequence(Qt::CTRL | Qt::Key_PageDown), [this] { head_->stepUp(); });
+  makeAction(tr("&Previous Head"), QKeySequence(Qt::CTRL | Qt::Key_PageUp), [this] { head_->stepDown(); });
+  makeAction(tr("Unpin Row"), QKeySequence(Qt::Key_Escape), [this] { model_->setPinnedRow(-1); });
+  for (QAction* a : actions_) a->setShortcutContext(Qt::WindowShortcut);
+
+  banner_->setWordWrap(true);
+  banner_->setStyleSheet("QLabel { background: #fde2e1; color: #7a1010; padding: 6px; border-radius: 3px; }");
+  banner_->hide();
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  layout->addWidget(bar);
+  layout->addWidget(banner_);
+  layout->addWidget(heatmap_, 1);
+
+  setColormapName(QSettings().value("view/colormap", "viridis").toString());
+  connect(colormap_, &QComboBox::currentIndexChanged, this, [this] {
+    const QString name = colormap_->currentData().toString();
+    QSettings().setValue("view/colormap", name);
+    heatmap_->setColormap(name);
+  });
+  connect(quantity_, &QComboBox::currentIndexChanged, this, [this] {
+    const auto q = quantity();
+    heatmap_->setPooling(q == HeatmapQuantity::Weights || q == HeatmapQuantity::Mask
+                             ? HeatmapWidget::Pooling::Max : HeatmapWidget::Pooling::Mean);
+    redraw();
+  });
+  connect(head_, &QSpinBox::valueChanged, this, [this](int h) { model_->setCurrentHead(h - 1); });
+  connect(model_, &ExplorerModel::resultChanged, this, &HeatmapPanel::redraw);
+  connect(model_, &ExplorerModel::errorOccurred, this, &HeatmapPanel::showError);
+  connect(model_, &ExplorerModel::pinnedRowChanged, heatmap_, &HeatmapWidget::setPinnedRow);
+  connect(heatmap_, &HeatmapWidget::cellClicked, this, [this](int row, int) {
+    model_->setPinnedRow(row == model_->pinnedRow() ? -1 : row);
+  });
+  connect(heatmap_, &HeatmapWidget::cellHovered, this, [this](int r, int c, const QPoint& at) {
+    QToolTip::showText(at, hoverText(r, c), heatmap_);
+  });
+  connect(heatmap_, &HeatmapWidget::hoverLeft, this, [] { QToolTip::hideText(); });
+}
+
+HeatmapQuantity HeatmapPanel::quantity() const {
+  return static_cast<HeatmapQuantity>(quantity_->currentData().toInt());
+}
+
+void HeatmapPanel::setColormapName(const QString& name) {
+  const int i = colormap_->findData(isColormapName(name) ? name : QStringLiteral("viridis"));
+  colormap_->setCurrentIndex(i);
+  heatmap_->setColormap(colormap_->currentData().toString());
+}
+
+QString HeatmapPanel::hoverText(int row, int col) const {
+  const auto* h = model_->currentHeadResult();
+  if (!h || row < 0 || col < 0 || row >= h->weights.rows() || col >= h->weights.cols()) return {};
+  const auto& r = model_->result();
+  const bool masked = h->maskedLogits.size() == h->weights.size() && std::isinf(h->maskedLogits(row, col));
+  const QString stride = heatmap_->poolStride() > 1
+                             ? tr("<br><i>zoom in to see single cells (each drawn cell pools %1×%1)</i>")
+                                   .arg(heatmap_->poolStride())
+                             : QString();
+  return tr("<b>%1</b> → <b>%2</b><br>query %3, key %4<br>raw logit %5<br>scaled logit %6<br>"
+            "weight %7<br>%8%9")
+      .arg(QString::fromStdString(r.queryTokens[static_cast<size_t>(row)]).toHtmlEscaped(),
+           QString::fromStdString(r.keyTokens[static_cast<size_t>(col)]).toHtmlEscaped())
+      .arg(row).arg(col)
+      .arg(h->rawLogits(row, col), 0, 'g', 5)
+      .arg(h->scaledLogits(row, col), 0, 'g', 5)
+      .arg(h->weights(row, col), 0, 'g', 5)
+      .arg(masked ? tr("masked") : tr("not masked"), stride);
+}
+
+void HeatmapPanel::redraw() {
+  banner_->hide();
+  const auto* h = model_->currentHeadResult();
+  if (!h) return;
+  const auto& r = model_->result();
+  {
+    QSignalBlocker block(head_);
+    head_->setRange(1, r.numHeads());
+    head_->setValue(model_->currentHead() + 1);
+  }
+  const auto q = quantity();
+  const QString what = quantity_->currentText();
+  heatmap_->setColorScaleLabel(what.toLower());
+  const double lo = q == HeatmapQuantity::Mask ? 0.0 : 0.0;
+  const double hi = q == HeatmapQuantity::Mask ? 1.0 : 0.0;
+  heatmap_->setMatrix(heatmapValues(*h, q), model_->queryLabels(), model_->keyLabels(),
+                      tr("%1 — head %2 of %3 — %4 — mask: %5")
+                          .arg(what)
+                          .arg(model_->currentHead() + 1)
+                          .arg(r.numHeads())
+                          .arg(QString::fromUtf8(attn::mechanismName(model_->spec().mechanism).data()))
+                          .arg(QString::fromStdString(model_->spec().mask.spec())),
+                      lo, hi);
+  heatmap_->setPinnedRow(model_->pinnedRow());
+}
+
+void HeatmapPanel::showError(const QString& message) {
+  banner_->setText(tr("%1 — the previous view is kept.").arg(message));
+  banner_->show();
+}
+
+void HeatmapPanel::exportFigureDialog() {
+  QSettings s;
+  const QString dir = s.value("paths/lastFolder").toString();
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Figure"), dir + "/attention.png",
+                                                    tr("PNG image (*.png)"));
+  if (path.isEmpty()) return;
+  s.setValue("paths/lastFolder", QFileInfo(path).absolutePath());
+  FigureOptions o;
+  o.colormap = colormap_->currentData().toString();
+  o.title = heatmap_->property("title").toString();
+  auto st = exportHeatmap(heatmap_->matrix(), model_->queryLabels(), model_->keyLabels(), path, o);
+  if (!st) showError(QString::fromStdString(st.error().message));
+}
+
+}  // namespace attn::ui

@@ -1,0 +1,58 @@
+#pragma once
+// The central view: a toolbar (head, what to draw, colormap, reset) over the
+// heatmap, an error banner, hover read-out and row pinning through the model.
+#include <QList>
+#include <QWidget>
+
+#include "attn/engine.h"
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QSpinBox;
+
+namespace attn::ui {
+
+class ExplorerModel;
+class HeatmapWidget;
+
+enum class HeatmapQuantity { Weights, ScaledLogits, RawLogits, Mask };
+
+/// The matrix a quantity draws for one head: weights as computed; logits with
+/// NaN where masked (drawn in the masked colour); the mask as 1 = keep, 0 = masked.
+attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q);
+
+class HeatmapPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit HeatmapPanel(ExplorerModel* model, QWidget* parent = nullptr);
+
+  HeatmapWidget* heatmap() const { return heatmap_; }
+  QSpinBox* headSelector() const { return head_; }
+  QComboBox* quantitySelector() const { return quantity_; }
+  QComboBox* colormapSelector() const { return colormap_; }
+  QLabel* errorBanner() const { return banner_; }
+  /// Zoom, reset and head navigation, for the View menu.
+  QList<QAction*> viewActions() const { return actions_; }
+  HeatmapQuantity quantity() const;
+  /// Text shown when hovering cell (row, col) of the current head.
+  QString hoverText(int row, int col) const;
+
+ public slots:
+  void exportFigureDialog();
+  void setColormapName(const QString& name);
+
+ private:
+  void redraw();
+  void showError(const QString& message);
+
+  ExplorerModel* model_;
+  HeatmapWidget* heatmap_;
+  QSpinBox* head_;
+  QComboBox* quantity_;
+  QComboBox* colormap_;
+  QLabel* banner_;
+  QList<QAction*> actions_;
+};
+
+}  // namespace attn::ui

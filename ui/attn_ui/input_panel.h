@@ -1,0 +1,37 @@
+#pragma once
+// What to attend over: query text, optional key text (cross-attention),
+// tokenizer, bundled examples, and a list of what was loaded with its shapes.
+#include <QWidget>
+
+class QComboBox;
+class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
+
+namespace attn::ui {
+
+class ExplorerModel;
+
+class InputPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit InputPanel(ExplorerModel* model, QWidget* parent = nullptr);
+
+  void setQueryText(const QString& text);
+  QPlainTextEdit* queryEdit() const { return query_; }
+  QLineEdit* keyEdit() const { return key_; }
+  QComboBox* exampleSelector() const { return examples_; }
+  QListWidget* loadedList() const { return loaded_; }
+
+ private:
+  void refreshLoaded();
+
+  ExplorerModel* model_;
+  QPlainTextEdit* query_;
+  QLineEdit* key_;
+  QComboBox* tokenizer_;
+  QComboBox* examples_;
+  QListWidget* loaded_;
+};
+
+}  // namespace attn::ui
