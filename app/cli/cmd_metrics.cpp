@@ -1,56 +1,234 @@
-// attnscope-cli metrics: per-head measures, as text or JSON.
+// attnscope-cli metrics: every per-head measure (core/attn/analysis), for an
+// engine run (--text ...) or precomputed weights (--attn FILE), as a text
+// table, JSON (--json) or CSV (--csv FILE).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "attn/engine.h"
+#include "attn/io/atomic_file.h"
+#include "attn/io/npy_reader.h"
+#include "attn/metrics.h"
 #include "commands.h"
+#include "metrics_report.h"
 #include "options.h"
 
 namespace attn::cli {
+namespace {
+
+struct MetricsOptions {
+  std::string attnFile;
+  std::string csv;
+  bool json = false;
+  bool bits = false;
+  bool force = false;
+  AnalysisOptions analysis;
+};
+
+struct Precomputed {
+  LayeredWeights layers;  // [L][H], L = 1 for 2-D and 3-D arrays
+  bool hasLayerAxis = false;
+  std::vector<std::string> tokens, keyTokens;
+};
+
+// Precomputed weights: an .npy, or an .npz holding `attn` (the input contract)
+// or `weights` (what `run` writes), shaped [Nq,Nk], [H,Nq,Nk] or [L,H,Nq,Nk].
+Result<Precomputed> loadPrecomputed(const std::string& path) {
+  std::vector<NpyArray> arrays;
+  if (path.ends_with(".npz")) {
+    auto r = readNpzFile(path);
+    if (!r) return r.error();
+    arrays = std::move(r).value();
+  } else if (path.ends_with(".npy")) {
+    auto r = readNpyFile(path);
+    if (!r) return r.error();
+    r->name = "attn";
+    arrays.push_back(std::move(r).value());
+  } else {
+    return Error{fmt::format("{}: --attn takes an .npy or .npz file", path)};
+  }
+  const NpyArray* attn = nullptr;
+  Precomputed p;
+  for (const auto& a : arrays) {
+    if ((a.name == "attn" || (a.name == "weights" && !attn)) && !a.isText) attn = &a;
+    if (a.name == "tokens" && a.isText) p.tokens = a.strings;
+    if (a.name == "key_tokens" && a.isText) p.keyTokens = a.strings;
+  }
+  if (!attn) return Error{fmt::format("{}: no numeric array named 'attn' or 'weights'", path)};
+  const auto& shape = attn->shape;
+  if (shape.size() < 2 || shape.size() > 4)
+    return Error{fmt::format("{}: '{}' has shape {}; expected [Nq,Nk], [H,Nq,Nk] or [L,H,Nq,Nk]", path,
+                             attn->name, attn->shapeString())};
+  const int64_t nl = shape.size() == 4 ? shape[0] : 1;
+  const int64_t nh = shape.size() >= 3 ? shape[shape.size() - 3] : 1;
+  const int64_t nq = shape[shape.size() - 2], nk = shape[shape.size() - 1];
+  if (nl == 0) return Error{fmt::format("{}: '{}' has no layers (shape {})", path, attn->name, attn->shapeString())};
+  const float* v = attn->values.data.data();
+  for (int64_t k = 0; k < attn->values.size(); ++k)
+    if (!std::isfinite(v[k])) {
+      const int64_t j = k % std::max<int64_t>(nk, 1), i = k / std::max<int64_t>(nk, 1) % std::max<int64_t>(nq, 1);
+      return Error{fmt::format("{}: '{}' has a non-finite value at flat index {} (row {}, column {})", path,
+                               attn->name, k, i, j)};
+    }
+  p.hasLayerAxis = shape.size() == 4;
+  p.layers.resize(static_cast<size_t>(nl));
+  for (int64_t l = 0; l < nl; ++l)
+    for (int64_t h = 0; h < nh; ++h)
+      p.layers[static_cast<size_t>(l)].push_back(
+          ConstMatMap(v + (l * nh + h) * nq * nk, static_cast<Eigen::Index>(nq), static_cast<Eigen::Index>(nk)));
+  if (p.keyTokens.empty()) p.keyTokens = p.tokens;
+  return p;
+}
+
+Status checkOptions(MetricsOptions& o) {
+  o.analysis.unit = o.bits ? EntropyUnit::Bits : EntropyUnit::Nats;
+  const double c = o.analysis.coverageLevel;
+  if (!(c > 0.0 && c <= 1.0)) return Error{fmt::format("--coverage must be in (0, 1] (got {:g})", c)};
+  for (auto [name, value] : {std::pair{"--collapse-entropy", o.analysis.collapse.uniformEntropy},
+                             std::pair{"--collapse-mass", o.analysis.collapse.oneHotMass},
+                             std::pair{"--collapse-share", o.analysis.collapse.rowShare}})
+    if (!(value >= 0.0 && value <= 1.0)) return Error{fmt::format("{} must be in [0, 1] (got {:g})", name, value)};
+  if (!o.csv.empty()) {
+    if (!o.csv.ends_with(".csv")) return Error{fmt::format("{}: --csv must name a .csv file", o.csv)};
+    if (auto st = checkOverwrite(o.csv, o.force); !st) return st;
+  }
+  return okStatus();
+}
+
+void printWarnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) fmt::print(stderr, "warning: {}\n", w);
+}
+
+int finish(const MetricsOptions& o, const nlohmann::json& doc, const std::string& text, const std::string& csv) {
+  if (!o.csv.empty())
+    if (auto st = writeFileAtomic(o.csv, csvHeader() + csv); !st) return fail(st.error().message);
+  if (o.json) {
+    fmt::print("{}\n", doc.dump(2));
+  } else {
+    fmt::print("{}", text);
+  }
+  return 0;
+}
+
+int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
+  auto req = buildRequest(common);
+  if (!req) return fail(req.error().message);
+  auto res = runAttention(req->first, req->second);
+  if (!res) return fail(res.error().message);
+  const Analysis an = analyzeResult(*res, o.analysis);
+
+  nlohmann::json doc = optionsJson(o.analysis);
+  doc["n_query"] = res->nq();
+  doc["n_key"] = res->nk();
+  doc["mechanism"] = common.mechanism;
+  doc["mask"] = req->second.mask.spec();
+  auto warnings = res->warnings;
+  warnings.insert(warnings.end(), an.warnings.begin(), an.warnings.end());
+  doc["warnings"] = warnings;
+  addAnalysisJson(doc, an);
+  printWarnings(warnings);
+  const std::string title = fmt::format("{} x {} tokens, mechanism {}, mask {}, entropy in {}", res->nq(), res->nk(),
+                                        common.mechanism, req->second.mask.spec(), unitName(o.analysis.unit));
+  return finish(o, doc, analysisText(an, title), csvRows(an, 0));
+}
+
+int runOnFile(const MetricsOptions& o) {
+  auto pre = loadPrecomputed(o.attnFile);
+  if (!pre) return fail(pre.error().message);
+  nlohmann::json doc = optionsJson(o.analysis);
+  doc["source"] = o.attnFile;
+  const auto& first = pre->layers.front();
+  doc["n_heads"] = first.size();
+  doc["n_query"] = first.empty() ? 0 : first.front().rows();
+  doc["n_key"] = first.empty() ? 0 : first.front().cols();
+  std::string text, csv;
+  if (!pre->hasLayerAxis) {
+    const Analysis an = analyzeHeads(first, pre->keyTokens, {}, o.analysis);
+    doc["warnings"] = an.warnings;
+    addAnalysisJson(doc, an);
+    printWarnings(an.warnings);
+    text = analysisText(an, fmt::format("{}: {} heads, entropy in {}", o.attnFile, first.size(),
+                                        unitName(o.analysis.unit)));
+    return finish(o, doc, text, csvRows(an, 0));
+  }
+  const LayeredAnalysis an = analyzeLayers(pre->layers, pre->keyTokens, o.analysis);
+  doc["n_layers"] = an.layers.size();
+  doc["warnings"] = an.warnings;
+  auto& layers = doc["layers"] = nlohmann::json::array();
+  for (size_t l = 0; l < an.layers.size(); ++l) {
+    nlohmann::json layer{{"layer", l + 1}};
+    addAnalysisJson(layer, an.layers[l]);
+    layers.push_back(std::move(layer));
+    text += analysisText(an.layers[l], fmt::format("{}: layer {} of {}, entropy in {}", o.attnFile, l + 1,
+                                                   an.layers.size(), unitName(o.analysis.unit))) + "\n";
+    csv += csvRows(an.layers[l], static_cast<int>(l) + 1);
+  }
+  auto matrixJson = [](const Mat& m) {
+    auto rows = nlohmann::json::array();
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+      const Eigen::RowVectorXf r = m.row(i);
+      rows.push_back(std::vector<float>(r.data(), r.data() + r.size()));
+    }
+    return rows;
+  };
+  constexpr Eigen::Index kPrintedTokens = 16;  // larger matrices go to --json only
+  if (!an.rollout.empty()) {
+    doc["rollout"] = matrixJson(an.rollout.back());
+    text += an.rollout.back().rows() <= kPrintedTokens
+                ? matrixText(an.rollout.back(), "attention rollout (Abnar & Zuidema 2020), row = token after the "
+                                                "last layer, column = input token:")
+                : "attention rollout: see --json\n";
+  }
+  if (an.flow.size() > 0) {
+    doc["flow"] = matrixJson(an.flow);
+    text += an.flow.rows() <= kPrintedTokens ? matrixText(an.flow, "attention flow (max-flow, rows normalized):")
+                                             : "attention flow: see --json\n";
+  } else {
+    doc["flow_note"] = an.flowNote;
+    text += "attention flow: not computed: " + an.flowNote + "\n";
+  }
+  printWarnings(an.warnings);
+  return finish(o, doc, text, csv);
+}
+
+}  // namespace
 
 Action addMetricsCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand("metrics", "Per-head entropy and other measures");
-  auto opts = std::make_shared<CommonOptions>();
-  auto json = std::make_shared<bool>(false);
-  addCommonOptions(*cmd, *opts);
-  cmd->add_flag("--json", *json, "Print JSON instead of a table");
-  return [cmd, opts, json]() -> int {
+  auto* cmd = app.add_subcommand("metrics", "Per-head entropy and the other attention measures");
+  auto common = std::make_shared<CommonOptions>();
+  auto o = std::make_shared<MetricsOptions>();
+  addCommonOptions(*cmd, *common);
+  // Precomputed weights replace the text input.
+  auto* text = cmd->get_option("--text");
+  text->required(false);
+  cmd->add_option("--attn", o->attnFile,
+                  "Precomputed weights to analyze: .npy, or .npz with 'attn' (or 'weights') "
+                  "[Nq,Nk], [H,Nq,Nk] or [L,H,Nq,Nk] and optional 'tokens'")
+      ->excludes(text);
+  cmd->add_flag("--json", o->json, "Print JSON instead of a table");
+  cmd->add_option("--csv", o->csv, "Also write one CSV line per head (and layer) to this file");
+  cmd->add_flag("--force", o->force, "Overwrite an existing --csv file");
+  cmd->add_flag("--bits", o->bits, "Entropy in bits instead of nats");
+  cmd->add_option("--coverage", o->analysis.coverageLevel,
+                  "Sparsity: share of a row's mass its k largest weights must cover")
+      ->capture_default_str();
+  cmd->add_option("--collapse-entropy", o->analysis.collapse.uniformEntropy,
+                  "A row is near-uniform above this normalized entropy")
+      ->capture_default_str();
+  cmd->add_option("--collapse-mass", o->analysis.collapse.oneHotMass,
+                  "A row is near-one-hot when one key holds more than this")
+      ->capture_default_str();
+  cmd->add_option("--collapse-share", o->analysis.collapse.rowShare,
+                  "A head is flagged when more than this share of its rows qualify")
+      ->capture_default_str();
+  return [cmd, common, o]() -> int {
     if (!cmd->parsed()) return -1;
-    auto req = buildRequest(*opts);
-    if (!req) return fail(req.error().message);
-    auto res = runAttention(req->first, req->second);
-    if (!res) return fail(res.error().message);
-
-    nlohmann::json doc;
-    doc["n_query"] = res->nq();
-    doc["n_key"] = res->nk();
-    doc["mechanism"] = opts->mechanism;
-    doc["mask"] = req->second.mask.spec();
-    doc["entropy_unit"] = "nats";
-    doc["warnings"] = res->warnings;
-    auto& heads = doc["heads"] = nlohmann::json::array();
-    for (int h = 0; h < res->numHeads(); ++h) {
-      const auto& e = res->heads[static_cast<size_t>(h)].entropy;
-      heads.push_back({{"head", h + 1},
-                       {"entropy_mean", e.mean()},
-                       {"entropy_min", e.minCoeff()},
-                       {"entropy_max", e.maxCoeff()},
-                       {"row_entropy", std::vector<float>(e.data(), e.data() + e.size())}});
-    }
-    if (*json) {
-      fmt::print("{}\n", doc.dump(2));
-    } else {
-      fmt::print("{} x {} tokens, mechanism {}, mask {}\n", res->nq(), res->nk(), opts->mechanism,
-                 req->second.mask.spec());
-      fmt::print("{:>5} {:>14} {:>12} {:>12}\n", "head", "entropy mean", "min", "max");
-      for (const auto& h : heads)
-        fmt::print("{:>5} {:>14.4f} {:>12.4f} {:>12.4f}\n", h["head"].get<int>(),
-                   h["entropy_mean"].get<double>(), h["entropy_min"].get<double>(),
-                   h["entropy_max"].get<double>());
-    }
-    return 0;
+    if (auto st = checkOptions(*o); !st) return fail(st.error().message);
+    if (!o->attnFile.empty()) return runOnFile(*o);
+    if (common->text.empty()) return fail("metrics: give --text \"...\" or --attn FILE");
+    return runOnEngine(*common, *o);
   };
 }
 

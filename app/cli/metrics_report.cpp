@@ -1,0 +1,131 @@
+#include "metrics_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace attn::cli {
+namespace {
+
+std::vector<float> toVector(const Vec& v) { return {v.data(), v.data() + v.size()}; }
+
+nlohmann::json matrixJson(const Mat& m) {
+  auto rows = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    const Eigen::RowVectorXf r = m.row(i);
+    rows.push_back(std::vector<float>(r.data(), r.data() + r.size()));
+  }
+  return rows;
+}
+
+std::string unitOf(const HeadMeasure& m, const AnalysisOptions& o) {
+  return m.unit == "nats" ? std::string(unitName(o.unit)) : std::string(m.unit);
+}
+
+}  // namespace
+
+nlohmann::json headJson(const HeadAnalysis& h, int headNumber) {
+  nlohmann::json j;
+  j["head"] = headNumber;
+  for (const auto& m : headMeasures()) j[std::string(m.key)] = m.value(h);
+  j["row_entropy"] = toVector(h.perRow.entropy);
+  j["row_normalized_entropy"] = toVector(h.perRow.normalizedEntropy);
+  j["row_max_weight"] = toVector(h.perRow.maxWeight);
+  j["row_max_min_gap"] = toVector(h.perRow.maxMinGap);
+  j["row_max_min_ratio"] = toVector(h.perRow.maxMinRatio);
+  j["row_mean_distance"] = toVector(h.perRow.meanDistance);
+  j["row_coverage_k"] = toVector(h.perRow.coverageK);
+  j["offset_profile"] = {{"min_offset", h.offsets.minOffset}, {"mass", toVector(h.offsets.mass)}};
+  j["separator_keys"] = h.shares.separatorKeys;
+  j["fully_masked_rows"] = h.emptyRows;
+  j["collapse"] = {{"near_uniform", h.collapse.nearUniform},
+                   {"near_one_hot", h.collapse.nearOneHot},
+                   {"uniform_row_share", h.collapse.uniformRowShare},
+                   {"one_hot_row_share", h.collapse.oneHotRowShare},
+                   {"rows_counted", h.collapse.rowsCounted}};
+  return j;
+}
+
+void addAnalysisJson(nlohmann::json& doc, const Analysis& an) {
+  auto& heads = doc["heads"] = nlohmann::json::array();
+  for (size_t h = 0; h < an.heads.size(); ++h) heads.push_back(headJson(an.heads[h], static_cast<int>(h) + 1));
+  doc["uniform_bound"] = an.uniformBound;
+  doc["head_divergence"] = matrixJson(an.headDivergence);
+  auto order = an.headOrder;
+  for (int& h : order) ++h;  // heads are numbered from 1 everywhere users see them
+  doc["head_order"] = order;
+}
+
+nlohmann::json optionsJson(const AnalysisOptions& o) {
+  return {{"entropy_unit", unitName(o.unit)},
+          {"coverage_level", o.coverageLevel},
+          {"row_sum_tolerance", o.rowSumTolerance},
+          {"collapse_thresholds",
+           {{"uniform_normalized_entropy", o.collapse.uniformEntropy},
+            {"one_hot_max_weight", o.collapse.oneHotMass},
+            {"row_share", o.collapse.rowShare}}}};
+}
+
+std::string analysisText(const Analysis& an, const std::string& title) {
+  const auto& o = an.options;
+  std::string s = title + "\n";
+  s += fmt::format("{:<40}", "measure \\ head");
+  for (size_t h = 0; h < an.heads.size(); ++h) s += fmt::format("{:>10}", h + 1);
+  s += "\n";
+  for (const auto& m : headMeasures()) {
+    const std::string unit = unitOf(m, o);
+    const std::string label = m.key == "coverage_k" ? fmt::format("keys covering {:g}% of mass", o.coverageLevel * 100)
+                              : unit.empty()        ? std::string(m.label)
+                                                    : fmt::format("{} ({})", m.label, unit);
+    s += fmt::format("{:<40}", label);
+    for (const auto& h : an.heads) s += fmt::format("{:>10.4f}", m.value(h));
+    s += "\n";
+  }
+  s += fmt::format("uniform bound log N = {:.4f} {}\n", an.uniformBound, unitName(o.unit));
+  for (size_t h = 0; h < an.heads.size(); ++h) {
+    const auto& c = an.heads[h].collapse;
+    if (c.nearUniform)
+      s += fmt::format("head {}: NEAR-UNIFORM: {:.0f}% of rows have normalized entropy > {:g} (flag above {:.0f}%)\n",
+                       h + 1, c.uniformRowShare * 100, o.collapse.uniformEntropy, o.collapse.rowShare * 100);
+    if (c.nearOneHot)
+      s += fmt::format("head {}: NEAR-ONE-HOT: {:.0f}% of rows give one key > {:g} of the mass (flag above {:.0f}%)\n",
+                       h + 1, c.oneHotRowShare * 100, o.collapse.oneHotMass, o.collapse.rowShare * 100);
+  }
+  if (an.heads.size() > 1 && an.headDivergence.rows() == static_cast<Eigen::Index>(an.heads.size()))
+    s += matrixText(an.headDivergence,
+                    fmt::format("head divergence (mean row Jensen-Shannon, {}; 0 = identical):", unitName(o.unit)));
+  if (!an.headOrder.empty()) {
+    s += "heads ordered by similarity (Jensen-Shannon):";
+    for (int h : an.headOrder) s += fmt::format(" {}", h + 1);
+    s += "\n";
+  }
+  return s;
+}
+
+std::string matrixText(const Mat& m, const std::string& title) {
+  std::string s = title + "\n";
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) s += fmt::format("{:>8.4f}", m(i, j));
+    s += "\n";
+  }
+  return s;
+}
+
+std::string csvHeader() {
+  std::string s = "layer,head";
+  for (const auto& m : headMeasures()) s += fmt::format(",{}", m.key);
+  return s + ",near_uniform,near_one_hot,fully_masked_rows\n";
+}
+
+std::string csvRows(const Analysis& an, int layer) {
+  std::string s;
+  for (size_t h = 0; h < an.heads.size(); ++h) {
+    const auto& a = an.heads[h];
+    s += fmt::format("{},{}", layer, h + 1);
+    for (const auto& m : headMeasures()) s += fmt::format(",{:.9g}", m.value(a));
+    s += fmt::format(",{},{},{}\n", a.collapse.nearUniform ? 1 : 0, a.collapse.nearOneHot ? 1 : 0, a.emptyRows.size());
+  }
+  return s;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,27 @@
+#pragma once
+// attnscope-cli metrics output: the core analysis as JSON, a text table, CSV.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "attn/metrics.h"
+
+namespace attn::cli {
+
+/// One head's measures; keeps the keys e2e tests and scripts rely on
+/// (head, entropy_mean, entropy_min, entropy_max, row_entropy).
+nlohmann::json headJson(const HeadAnalysis& h, int headNumber);
+/// Heads, divergence matrix and order of one analysis (one layer).
+void addAnalysisJson(nlohmann::json& doc, const Analysis& an);
+/// Unit, thresholds and coverage level: what the numbers mean.
+nlohmann::json optionsJson(const AnalysisOptions& o);
+
+/// Human-readable report: measures as rows, heads as columns.
+std::string analysisText(const Analysis& an, const std::string& title);
+std::string matrixText(const Mat& m, const std::string& title);
+
+/// CSV, one line per (layer, head) and one column per measure plus the
+/// collapse flags. `layer` 0 means "no layers".
+std::string csvHeader();
+std::string csvRows(const Analysis& an, int layer);
+
+}  // namespace attn::cli
