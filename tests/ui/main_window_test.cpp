@@ -21,6 +21,7 @@
 #include "attn_ui/heatmap_widget.h"
 #include "attn_ui/input_panel.h"
 #include "attn_ui/main_window.h"
+#include "attn_ui/session_controller.h"
 
 namespace attn::ui {
 namespace {
@@ -139,6 +140,51 @@ TEST(FigureExport, PngHasRequestedSizeAndContent) {
     for (int x = 0; x < img.width(); x += 5) colours.insert(img.pixel(x, y));
   EXPECT_GT(colours.size(), 5);
   EXPECT_FALSE(exportHeatmap(v, {}, {}, dir.filePath("f.bmpx"), o).ok());
+}
+
+}  // namespace
+}  // namespace attn::ui
+
+namespace attn::ui {
+namespace {
+
+TEST(SessionController, SaveThenOpenRestoresInputConfigurationAndView) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("s.json");
+  {
+    MainWindow w;
+    settle(w);
+    w.inputPanel()->queryEdit()->setPlainText("alpha beta gamma delta");
+    auto* mask = w.configPanel()->maskSelector();
+    mask->setCurrentIndex(mask->findData("causal"));
+    w.configPanel()->headsSpin()->setValue(8);
+    settle(w);
+    w.model()->setCurrentHead(5);
+    w.model()->setPinnedRow(2);
+    w.heatmapPanel()->setQuantityKey("raw_logits");
+    w.heatmapPanel()->setColormapName("magma");
+    ASSERT_TRUE(w.sessions()->savePath(path));
+  }
+  MainWindow w;
+  settle(w);
+  ASSERT_TRUE(w.sessions()->openPath(path));
+  settle(w);
+  EXPECT_EQ(w.model()->text(), "alpha beta gamma delta");
+  EXPECT_EQ(w.model()->spec().heads, 8);
+  EXPECT_EQ(w.model()->spec().mask.spec(), "causal");
+  EXPECT_EQ(w.model()->currentHead(), 5);
+  EXPECT_EQ(w.model()->pinnedRow(), 2);
+  EXPECT_EQ(w.heatmapPanel()->quantityKey(), "raw_logits");
+  EXPECT_EQ(w.heatmapPanel()->colormapSelector()->currentData().toString(), "magma");
+  EXPECT_EQ(w.heatmap()->matrix().rows(), 4);
+
+  // A broken file: message, nothing changes.
+  QFile bad(dir.filePath("bad.json"));
+  ASSERT_TRUE(bad.open(QIODevice::WriteOnly));
+  bad.write(R"({"format":"attnscope-session","version":1,"config":{"heads":-3}})");
+  bad.close();
+  EXPECT_FALSE(w.sessions()->openPath(bad.fileName()));
+  EXPECT_EQ(w.model()->spec().heads, 8);
 }
 
 }  // namespace

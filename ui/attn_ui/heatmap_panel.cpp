@@ -131,6 +131,19 @@ HeatmapQuantity HeatmapPanel::quantity() const {
   return static_cast<HeatmapQuantity>(quantity_->currentData().toInt());
 }
 
+namespace {
+const char* const kQuantityKeys[] = {"weights", "scaled_logits", "raw_logits", "mask"};
+}
+
+QString HeatmapPanel::quantityKey() const {
+  return QString::fromLatin1(kQuantityKeys[static_cast<int>(quantity())]);
+}
+
+void HeatmapPanel::setQuantityKey(const QString& key) {
+  for (int i = 0; i < 4; ++i)
+    if (key == QLatin1String(kQuantityKeys[i])) quantity_->setCurrentIndex(quantity_->findData(i));
+}
+
 void HeatmapPanel::setColormapName(const QString& name) {
   const int i = colormap_->findData(isColormapName(name) ? name : QStringLiteral("viridis"));
   colormap_->setCurrentIndex(i);

@@ -35,6 +35,9 @@ class HeatmapPanel : public QWidget {
   /// Zoom, reset and head navigation, for the View menu.
   QList<QAction*> viewActions() const { return actions_; }
   HeatmapQuantity quantity() const;
+  /// Quantity as saved in sessions: weights, scaled_logits, raw_logits, mask.
+  QString quantityKey() const;
+  void setQuantityKey(const QString& key);
   /// Text shown when hovering cell (row, col) of the current head.
   QString hoverText(int row, int col) const;
 

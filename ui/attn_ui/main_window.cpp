@@ -4,6 +4,9 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -15,6 +18,7 @@
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/heatmap_panel.h"
 #include "attn_ui/input_panel.h"
+#include "attn_ui/session_controller.h"
 #include "attn_ui/status_summary.h"
 
 namespace attn::ui {
@@ -30,6 +34,8 @@ MainWindow::MainWindow(QWidget* parent)
   setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
   setCentralWidget(heatmapPanel_);
   buildMenus();
+  sessions_ = new SessionController(this);
+  setAcceptDrops(true);
   addPanel(tr("Input"), inputPanel_, Qt::LeftDockWidgetArea);
   addPanel(tr("Configuration"), configPanel_, Qt::LeftDockWidgetArea);
   statusBar()->addWidget(new StatusSummary(model_, this), 1);
@@ -94,6 +100,22 @@ void MainWindow::restoreLayout() {
   QSettings s;
   restoreGeometry(s.value("window/geometry").toByteArray());
   restoreState(s.value("window/state").toByteArray());
+}
+
+bool MainWindow::openFile(const QString& path) {
+  if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) return sessions_->openPath(path);
+  statusBar()->showMessage(tr("%1: only session files (.json) can be opened here so far").arg(path), 8000);
+  return false;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls())
+    if (url.isLocalFile()) openFile(url.toLocalFile());
+  event->acceptProposedAction();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -20,7 +20,7 @@ class ExplorerModel;
 class HeatmapPanel;
 class HeatmapWidget;
 class InputPanel;
-class SessionActions;
+class SessionController;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -33,12 +33,15 @@ class MainWindow : public QMainWindow {
   HeatmapWidget* heatmap() const;
   InputPanel* inputPanel() const { return inputPanel_; }
   ConfigPanel* configPanel() const { return configPanel_; }
+  SessionController* sessions() const { return sessions_; }
 
   /// Puts `panel` in a dock titled `title`, lists it in the View menu, and
   /// returns the dock. The dock's object name (for the saved layout) is the
   /// panel's class name unless the panel has an object name.
   QDockWidget* addPanel(const QString& title, QWidget* panel,
                         Qt::DockWidgetArea area = Qt::RightDockWidgetArea);
+  /// Opens a dropped or command-line file: a .json session, else an input file.
+  bool openFile(const QString& path);
   /// The top-level menu with this title, created (before Help) on first use.
   QMenu* menu(const QString& title);
   QMenu* fileMenu() { return menu(tr("&File")); }
@@ -46,6 +49,8 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(class QCloseEvent* event) override;
+  void dragEnterEvent(class QDragEnterEvent* event) override;
+  void dropEvent(class QDropEvent* event) override;
 
  private:
   void buildMenus();
@@ -55,6 +60,7 @@ class MainWindow : public QMainWindow {
   HeatmapPanel* heatmapPanel_;
   InputPanel* inputPanel_;
   ConfigPanel* configPanel_;
+  SessionController* sessions_ = nullptr;
   QMenu* helpMenu_ = nullptr;
   QMenu* panelsMenu_ = nullptr;
 };
