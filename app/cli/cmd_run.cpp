@@ -41,10 +41,24 @@ Action addRunCommand(CLI::App& app) {
     npz.add("weights", Tensor::stack(weights));
     npz.add("output", Tensor::stack(output));
     npz.add("entropy", Tensor::fromMat(entropy));
+    if (res->numHeads() > 0 && res->heads[0].approxError) {
+      Mat err(res->numHeads(), 3);  // weights Frobenius, mean row KL, output rel. error
+      for (int h = 0; h < res->numHeads(); ++h) {
+        const auto& e = *res->heads[static_cast<size_t>(h)].approxError;
+        err.row(h) << static_cast<float>(e.weightsFrobenius), static_cast<float>(e.meanRowKl),
+            static_cast<float>(e.outputRelError);
+      }
+      npz.add("approx_error", Tensor::fromMat(err));
+    }
     npz.addStrings("tokens", res->queryTokens);
     npz.addStrings("key_tokens", res->keyTokens);
     if (auto st = npz.write(*out); !st) return fail(st.error().message);
     for (const auto& w : res->warnings) fmt::print(stderr, "warning: {}\n", w);
+    fmt::print("exec: {}{}\n", res->execUsed, req->second.exec == ExecPath::Auto ? " (picked by auto)" : "");
+    for (int h = 0; h < res->numHeads(); ++h)
+      if (const auto& e = res->heads[static_cast<size_t>(h)].approxError)
+        fmt::print("head {}: vs exact softmax: weights Frobenius {:.4g}, mean row KL {:.4g}, output rel. error {:.4g}\n",
+                   h, e->weightsFrobenius, e->meanRowKl, e->outputRelError);
     fmt::print("wrote {} ({} heads, {} x {})\n", *out, res->numHeads(), res->nq(), res->nk());
     return 0;
   };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/exec_path.h"
 #include "attn/tokenizer.h"
 
 namespace attn::cli {
@@ -17,13 +18,24 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--temperature", o.temperature, "Logits are divided by this")->capture_default_str();
   cmd.add_option("--seed", o.seed, "Seed for embeddings and weights")->capture_default_str();
   cmd.add_option("--init", o.init, "Weight init: xavier, kaiming, orthogonal")->capture_default_str();
-  cmd.add_option("--exec", o.exec, "Execution path: naive, tiled, auto")->capture_default_str();
+  cmd.add_option("--exec", o.exec,
+                 "Execution path: naive, tiled, sparse, auto (exact); performer, linear_elu, "
+                 "linformer (approximate, error reported)")->capture_default_str();
+  cmd.add_option("--features", o.features, "Performer random features m (0: 4 * d_k)")->capture_default_str();
+  cmd.add_option("--slots", o.slots, "Linformer sequence slots k (0: min(N, 32))")->capture_default_str();
   cmd.add_option("--backend", o.backend, "Backend: cpu, cuda, auto")->capture_default_str();
 }
 
 Result<std::pair<AttentionInput, AttentionSpec>> buildRequest(const CommonOptions& o) {
   AttentionSpec spec;
   auto mech = parseMechanism(o.mechanism);
+  // The approximate variants are execution paths of scaled-dot attention; accept
+  // them as --mechanism names too.
+  std::string exec = o.exec;
+  if (auto approx = parseExecPath(o.mechanism); !mech && approx && isApproximate(*approx)) {
+    mech = Mechanism::ScaledDot;
+    exec = o.mechanism;
+  }
   if (!mech) return Error{fmt::format("--mechanism: unknown mechanism '{}'", o.mechanism)};
   spec.mechanism = *mech;
   spec.heads = o.heads;
@@ -37,10 +49,15 @@ Result<std::pair<AttentionInput, AttentionSpec>> buildRequest(const CommonOption
   auto backend = parseBackend(o.backend);
   if (!backend) return Error{fmt::format("--backend: unknown backend '{}'", o.backend)};
   spec.backend = *backend;
-  if (o.exec == "naive") spec.exec = ExecPath::Naive;
-  else if (o.exec == "tiled") spec.exec = ExecPath::Tiled;
-  else if (o.exec == "auto") spec.exec = ExecPath::Auto;
-  else return Error{fmt::format("--exec: unknown path '{}'", o.exec)};
+  auto path = parseExecPath(exec);
+  if (!path) return Error{fmt::format("--exec: unknown path '{}'", exec)};
+  spec.exec = *path;
+  if (o.features < 0 || o.features > 65536)
+    return Error{fmt::format("--features must be between 0 and 65536 (got {})", o.features)};
+  if (o.slots < 0 || o.slots > 65536)
+    return Error{fmt::format("--slots must be between 0 and 65536 (got {})", o.slots)};
+  spec.randomFeatures = o.features;
+  spec.linformerSlots = o.slots;
   auto mask = Mask::parse(o.mask);
   if (!mask) return Error{"--mask: " + mask.error().message};
   spec.mask = std::move(mask).value();

@@ -19,6 +19,8 @@ struct CommonOptions {
   uint64_t seed = 42;
   std::string init = "xavier";
   std::string exec = "auto";
+  int features = 0;
+  int slots = 0;
   std::string backend = "cpu";
 };
 

@@ -14,6 +14,14 @@ class Backend {
   virtual std::string_view name() const = 0;
   /// Fills out.rawLogits .. out.fullyMaskedRows from out.q, out.k, out.v.
   virtual Status computeHead(const AttentionSpec& spec, HeadResult& out) const = 0;
+  /// Every head on a resolved execution path (never Auto). A backend may run
+  /// heads in parallel; the default runs computeHead one head at a time.
+  virtual Status computeHeads(const AttentionSpec& spec, ExecPath path,
+                              std::vector<HeadResult>& heads) const {
+    for (auto& h : heads)
+      if (auto st = computeHead(spec, h); !st) return st;
+    return okStatus();
+  }
 };
 
 /// The backend for a request; an absent backend (e.g. cuda without the

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "attn/backend.h"
+#include "attn/exec_path.h"
 #include "attn/init.h"
 #include "attn/positions.h"
 
@@ -117,8 +118,13 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
 
   auto backend = selectBackend(spec.backend, res.warnings);
   res.backendUsed = std::string(backend->name());
-  for (auto& h : heads)
-    if (auto st = backend->computeHead(spec, h); !st) return st.error();
+  const ExecPath path = resolveExecPath(spec, nq, nk);
+  res.execUsed = std::string(execPathName(path));
+  if (spec.exec != ExecPath::Auto && path != spec.exec)
+    res.warnings.push_back(fmt::format("exec '{}' does not cover mechanism '{}'; ran '{}'",
+                                       execPathName(spec.exec), mechanismName(spec.mechanism),
+                                       res.execUsed));
+  if (auto st = backend->computeHeads(spec, path, heads); !st) return st.error();
 
   // Concatenate head outputs and project with W_O.
   Eigen::Index dvTotal = 0;
@@ -143,6 +149,8 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
     for (int i = 0; i < nq; ++i) res.queryTokens.push_back(std::to_string(i));
   if (res.keyTokens.empty())
     for (int j = 0; j < nk; ++j) res.keyTokens.push_back(std::to_string(j));
+  if (path == ExecPath::Linformer)  // the map's columns are the k projected slots
+    res.keyTokens = linformerSlotLabels(static_cast<int>(heads[0].weights.cols()));
   for (const auto& h : heads)
     if (!h.fullyMaskedRows.empty()) {
       res.warnings.push_back(fmt::format("{} query row(s) have every key masked; their weights are 0",

@@ -1,6 +1,7 @@
 #pragma once
 // Engine::run: embeddings or projected Q/K/V in, per-head logits, weights,
 // outputs and the intermediates the step-through view shows out.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,13 @@ struct AttentionInput {
   bool isCross() const { return xKv.size() > 0 || !keyTokens.empty(); }
 };
 
+/// How far an approximate execution path is from exact softmax attention.
+struct ApproxError {
+  double weightsFrobenius = 0;  // ||A - A_exact||_F (NaN for linformer's N x k map)
+  double meanRowKl = 0;         // mean_i KL(exact_i || approx_i) in nats (NaN for linformer)
+  double outputRelError = 0;    // ||O - O_exact||_F / ||O_exact||_F
+};
+
 /// One head's computation, every step kept.
 struct HeadResult {
   Mat q, k, v;          // the head's projected inputs
@@ -42,6 +50,9 @@ struct HeadResult {
   Mat output;           // weights * v  [Nq, dv]
   Vec entropy;          // per row, nats, over unmasked keys
   std::vector<int> fullyMaskedRows;  // rows whose every key is masked (all-zero weights)
+  // Tiled/sparse paths fill only weights (or none: metrics only), output, entropy and rowMax.
+  Vec rowMax;                        // tiled/sparse: max allowed score per row
+  std::optional<ApproxError> approxError;  // performer, linear_elu, linformer
 };
 
 struct AttentionResult {
@@ -51,10 +62,11 @@ struct AttentionResult {
   Mat concatOutput;  // [Nq, H * dv]
   Mat output;        // concatOutput * W_O  [Nq, d_model]
   std::string backendUsed;
+  std::string execUsed;  // the execution path that ran (what `auto` picked)
   std::vector<std::string> warnings;
 
   int numHeads() const { return static_cast<int>(heads.size()); }
-  int nq() const { return heads.empty() ? 0 : static_cast<int>(heads[0].weights.rows()); }
+  int nq() const { return heads.empty() ? 0 : static_cast<int>(heads[0].output.rows()); }
   int nk() const { return heads.empty() ? 0 : static_cast<int>(heads[0].weights.cols()); }
 };
 

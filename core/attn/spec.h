@@ -20,7 +20,10 @@ enum class Mechanism {
 std::string_view mechanismName(Mechanism m);
 std::optional<Mechanism> parseMechanism(std::string_view name);
 
-enum class ExecPath { Naive, Tiled, Auto };
+// How softmax attention is executed. Naive/Tiled/Sparse are exact; Performer,
+// LinearElu and Linformer approximate it (error reported per head). Names and
+// Auto's choice: core/attn/exec_path.h.
+enum class ExecPath { Naive, Tiled, Auto, Sparse, Performer, LinearElu, Linformer };
 enum class BackendKind { Cpu, Cuda, Auto };
 std::string_view backendName(BackendKind b);
 std::optional<BackendKind> parseBackend(std::string_view name);
@@ -36,6 +39,9 @@ struct AttentionSpec {
   InitScheme init = InitScheme::XavierUniform;
   uint64_t seed = 42;
   ExecPath exec = ExecPath::Auto;
+  int randomFeatures = 0;  // performer: random features m; 0 = 4 * d_k
+  int linformerSlots = 0;  // linformer: sequence slots k; 0 = min(N, 32)
+  int weightsHead = -1;    // tiled/sparse: -1 every head's weights; h only head h's; -2 none
   BackendKind backend = BackendKind::Cpu;
 
   int headDim() const { return dK > 0 ? dK : (heads > 0 ? dModel / heads : 0); }

@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "attn/backend.h"
+#include "attn/cpu/efficient_exec.h"
 #include "attn/metrics.h"
 
 namespace attn {
@@ -10,6 +11,13 @@ namespace {
 class CpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
+
+  Status computeHeads(const AttentionSpec& spec, ExecPath path,
+                      std::vector<HeadResult>& heads) const override {
+    if (path == ExecPath::Naive) return Backend::computeHeads(spec, path, heads);
+    return computeHeadsEfficient(spec, path, heads,
+                                 [this](const AttentionSpec& s, HeadResult& h) { return computeHead(s, h); });
+  }
 
   Status computeHead(const AttentionSpec& spec, HeadResult& h) const override {
     const auto nq = h.q.rows(), nk = h.k.rows();

@@ -1,0 +1,179 @@
+#include "attn/cpu/efficient_exec.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "attn/cpu/linear_attention.h"
+#include "attn/cpu/linformer_attention.h"
+#include "attn/cpu/tiled_attention.h"
+#include "attn/exec_path.h"
+#include "attn/metrics.h"
+#include "attn/random.h"
+
+namespace attn {
+namespace {
+
+// Sparse execution uses small tiles so that band/dilated/block masks skip most
+// of the Nq x Nk plane; the cost then follows the allowed cells.
+constexpr TileConfig kSparseTiles{64, 64};
+
+TileScratch& scratchForThread() {
+  static thread_local TileScratch s;
+  return s;
+}
+
+HeadView viewOf(const AttentionSpec& spec, const HeadResult& h) {
+  HeadView in;
+  in.q = &h.q;
+  in.k = &h.k;
+  in.v = &h.v;
+  in.scale = softmaxScale(spec, static_cast<int>(h.q.cols()));
+  in.bias = h.logitBias.size() > 0 ? &h.logitBias : nullptr;
+  in.mask = &spec.mask;
+  return in;
+}
+
+void clearIntermediates(HeadResult& h) {
+  h.rawLogits.resize(0, 0);
+  h.scaledLogits.resize(0, 0);
+  h.maskedLogits.resize(0, 0);
+}
+
+Status runTiled(const AttentionSpec& spec, ExecPath path, std::vector<HeadResult>& heads) {
+  const TileConfig cfg = path == ExecPath::Sparse ? kSparseTiles : TileConfig{};
+  const int n = static_cast<int>(heads.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int i = 0; i < n; ++i) {
+    HeadResult& h = heads[static_cast<size_t>(i)];
+    const HeadView in = viewOf(spec, h);
+    RowStats st;
+    clearIntermediates(h);
+    if (spec.weightsHead == -1 || spec.weightsHead == i) {
+      blockedAttentionWithWeights(in, cfg, h.weights, h.output, st, 1);
+    } else {
+      h.weights.resize(0, 0);
+      flashAttention(in, cfg, scratchForThread(), h.output, st);
+    }
+    h.entropy = std::move(st.entropy);
+    h.rowMax = std::move(st.max);
+    h.fullyMaskedRows = std::move(st.fullyMaskedRows);
+  }
+  return okStatus();
+}
+
+double frobenius(const Mat& a, const Mat& b) { return (a - b).cast<double>().norm(); }
+
+double meanRowKl(const Mat& exact, const Mat& approx) {
+  double total = 0;
+  for (Eigen::Index i = 0; i < exact.rows(); ++i)
+    for (Eigen::Index j = 0; j < exact.cols(); ++j) {
+      const double p = exact(i, j), q = approx(i, j);
+      if (p <= 0) continue;
+      if (q <= 0) return std::numeric_limits<double>::infinity();
+      total += p * std::log(p / q);
+    }
+  return exact.rows() > 0 ? total / static_cast<double>(exact.rows()) : 0.0;
+}
+
+double relError(const Mat& a, const Mat& exact) {
+  const double den = exact.cast<double>().norm();
+  const double num = frobenius(a, exact);
+  return den > 0 ? num / den : num;
+}
+
+bool isCausalOnly(const Mask& m) { return !m.isNone() && m.spec() == "causal"; }
+
+Status checkApproximable(const AttentionSpec& spec, ExecPath path, const HeadResult& h) {
+  const auto name = execPathName(path);
+  if (path != ExecPath::LinearElu && !tiledSupports(spec.mechanism))
+    return Error{fmt::format("exec {} approximates dot-product softmax; mechanism '{}' is not supported",
+                             name, mechanismName(spec.mechanism))};
+  if (h.logitBias.size() > 0)
+    return Error{fmt::format("exec {} cannot apply a positional logit bias; use naive or tiled", name)};
+  if (path == ExecPath::Linformer && !spec.mask.isNone())
+    return Error{fmt::format("exec linformer supports mask 'none' only (projecting along the sequence "
+                             "mixes all keys); got '{}'", spec.mask.spec())};
+  if (!spec.mask.isNone() && !isCausalOnly(spec.mask))
+    return Error{fmt::format("exec {} supports mask 'none' or 'causal'; got '{}'", name, spec.mask.spec())};
+  if (spec.randomFeatures < 0 || spec.randomFeatures > 65536)
+    return Error{fmt::format("random features must be between 1 and 65536 (got {})", spec.randomFeatures)};
+  if (spec.linformerSlots < 0 || spec.linformerSlots > 65536)
+    return Error{fmt::format("linformer slots must be between 1 and 65536 (got {})", spec.linformerSlots)};
+  return okStatus();
+}
+
+Status runApproximate(const AttentionSpec& spec, ExecPath path, std::vector<HeadResult>& heads,
+                      const HeadFn& naive) {
+  for (size_t i = 0; i < heads.size(); ++i) {
+    HeadResult& h = heads[i];
+    if (auto st = checkApproximable(spec, path, h); !st) return st;
+    // Exact reference first (fills weights/output/entropy and the intermediates).
+    if (auto st = naive(spec, h); !st) return st;
+    const Mat exactWeights = std::move(h.weights);
+    const Mat exactOutput = std::move(h.output);
+    clearIntermediates(h);
+    h.rowMax.resize(0);
+    const int dk = static_cast<int>(h.q.cols());
+    const float scale = softmaxScale(spec, dk);
+    const bool causal = isCausalOnly(spec.mask);
+    const std::string stream = fmt::format("{}/head/{}", execPathName(path), i);
+    ApproxError err;
+    if (path == ExecPath::Linformer) {
+      const int nk = static_cast<int>(h.k.rows());
+      const int slots = spec.linformerSlots > 0 ? spec.linformerSlots : std::min(nk, 32);
+      const Mat e = linformerProjection(slots, nk, streamSeed(spec.seed, stream + "/E"));
+      const Mat f = linformerProjection(slots, nk, streamSeed(spec.seed, stream + "/F"));
+      linformerAttention(h.q, h.k, h.v, scale, e, f, h.weights, h.output);
+      err.weightsFrobenius = std::numeric_limits<double>::quiet_NaN();
+      err.meanRowKl = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      Mat phiQ, phiK;
+      if (path == ExecPath::Performer) {
+        const int m = spec.randomFeatures > 0 ? spec.randomFeatures : 4 * dk;
+        const Mat w = orthogonalRandomFeatures(m, dk, streamSeed(spec.seed, stream));
+        const float root = std::sqrt(scale);  // exp(scale q.k) = exp((root q).(root k))
+        phiQ = favorFeatures(h.q * root, w, true);
+        phiK = favorFeatures(h.k * root, w, false);
+      } else {
+        phiQ = eluFeatures(h.q);
+        phiK = eluFeatures(h.k);
+      }
+      h.output = linearAttentionOutput(phiQ, phiK, h.v, causal);
+      h.weights = linearAttentionWeights(phiQ, phiK, causal);
+      err.weightsFrobenius = frobenius(h.weights, exactWeights);
+      err.meanRowKl = meanRowKl(exactWeights, h.weights);
+    }
+    err.outputRelError = relError(h.output, exactOutput);
+    h.entropy = rowEntropy(h.weights);
+    h.approxError = err;
+  }
+  return okStatus();
+}
+
+}  // namespace
+
+float softmaxScale(const AttentionSpec& spec, int dk) {
+  float scale = 1.0f / spec.temperature;
+  if (spec.mechanism == Mechanism::ScaledDot) scale /= std::sqrt(static_cast<float>(dk));
+  return scale;
+}
+
+Status computeHeadsEfficient(const AttentionSpec& spec, ExecPath path,
+                             std::vector<HeadResult>& heads, const HeadFn& naive) {
+  switch (path) {
+    case ExecPath::Tiled:
+    case ExecPath::Sparse: return runTiled(spec, path, heads);
+    case ExecPath::Performer:
+    case ExecPath::LinearElu:
+    case ExecPath::Linformer: return runApproximate(spec, path, heads, naive);
+    case ExecPath::Naive:
+    case ExecPath::Auto: break;
+  }
+  for (auto& h : heads)
+    if (auto st = naive(spec, h); !st) return st;
+  return okStatus();
+}
+
+}  // namespace attn

@@ -1,0 +1,311 @@
+#include "attn/cpu/tiled_attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace attn {
+namespace {
+
+// Masked scores hold a large finite negative value rather than -inf so that
+// (s - m) stays finite and e * (s - m) is 0, not NaN; their e is then forced to
+// exactly 0 (a vectorized exp of a huge negative argument returns ~1e-39).
+constexpr float kMasked = -1e30f;
+constexpr float kMaskedBelow = -1e29f;
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+struct MaskInfo {
+  const Mask* mask = nullptr;
+  bool none = true;
+  bool causalOnly = false;
+};
+
+MaskInfo maskInfo(const Mask* m) {
+  MaskInfo mi;
+  mi.mask = m;
+  mi.none = m == nullptr || m->isNone();
+  mi.causalOnly = !mi.none && m->spec() == "causal";
+  return mi;
+}
+
+TileState tileState(const MaskInfo& mi, int i0, int i1, int j0, int j1) {
+  if (mi.none) return TileState::AllAllowed;
+  if (mi.causalOnly) {  // allowed iff j <= i
+    if (j0 > i1 - 1) return TileState::AllMasked;
+    if (j1 - 1 <= i0) return TileState::AllAllowed;
+    return TileState::Mixed;
+  }
+  bool anyAllowed = false, anyMasked = false;
+  for (int i = i0; i < i1; ++i)
+    for (int j = j0; j < j1; ++j) {
+      (mi.mask->allowed(i, j) ? anyAllowed : anyMasked) = true;
+      if (anyAllowed && anyMasked) return TileState::Mixed;
+    }
+  return anyAllowed ? TileState::AllAllowed : TileState::AllMasked;
+}
+
+// Scores of tile [i0, i0+r) x [j0, j0+c) into s(0..r, 0..c); masked cells = kMasked.
+void scoreTile(const HeadView& in, const MaskInfo& mi, TileState state, const Mat& qs, int i0,
+               int r, int j0, int c, Mat& s) {
+  auto tile = s.topLeftCorner(r, c);
+  tile.noalias() = qs.topLeftCorner(r, in.q->cols()) * in.k->middleRows(j0, c).transpose();
+  if (in.bias) tile += in.bias->block(i0, j0, r, c);
+  if (state == TileState::Mixed)
+    for (int a = 0; a < r; ++a)
+      for (int b = 0; b < c; ++b)
+        if (!mi.mask->allowed(i0 + a, j0 + b)) tile(a, b) = kMasked;
+}
+
+// e = exp(s - m) over n cells, 0 where masked; s is left holding s - m.
+// Returns sum e and sum e (s - m) (the entropy numerator t).
+inline void expRow(float* s, float* e, int n, float m, bool mayMask, double& l, double& t) {
+  Eigen::Map<Eigen::ArrayXf> S(s, n), E(e, n);
+  S -= m;
+  E = S.exp();
+  if (mayMask)
+    for (int j = 0; j < n; ++j)
+      if (s[j] < kMaskedBelow) e[j] = s[j] = 0.0f;  // also a -inf bias: no 0 * -inf below
+  l = E.sum();
+  t = (E * S).sum();
+}
+
+void prepareStats(RowStats& st, int nq) {
+  st.entropy.resize(nq);
+  st.max.resize(nq);
+  st.sum.resize(nq);
+  st.fullyMaskedRows.clear();
+}
+
+void collectFullyMasked(RowStats& st) {
+  for (int i = 0; i < st.sum.size(); ++i)
+    if (st.sum[i] == 0.0f) st.fullyMaskedRows.push_back(i);
+}
+
+template <class M>
+void ensureSize(M& m, Eigen::Index rows, Eigen::Index cols) {
+  if (m.rows() < rows || m.cols() < cols) m.resize(std::max(m.rows(), rows), std::max(m.cols(), cols));
+}
+
+TileScratch& threadScratch() {
+  static thread_local TileScratch s;
+  return s;
+}
+
+}  // namespace
+
+TileState maskTileState(const Mask& mask, int i0, int i1, int j0, int j1) {
+  return tileState(maskInfo(&mask), i0, i1, j0, j1);
+}
+
+void flashAttention(const HeadView& in, const TileConfig& cfg, TileScratch& sc, Mat& output,
+                    RowStats& st) {
+  const int nq = static_cast<int>(in.q->rows()), nk = static_cast<int>(in.k->rows());
+  const int dk = static_cast<int>(in.q->cols()), dv = static_cast<int>(in.v->cols());
+  const int bq = std::min(cfg.queryBlock, nq), bk = std::min(cfg.keyBlock, nk);
+  const MaskInfo mi = maskInfo(in.mask);
+  output.resize(nq, dv);
+  prepareStats(st, nq);
+  if (sc.qs.rows() < bq || sc.qs.cols() != dk) sc.qs.resize(bq, dk);
+  ensureSize(sc.s, bq, bk);
+  ensureSize(sc.tmp, bq, bk);
+  ensureSize(sc.acc, bq, dv);
+  if (sc.m.size() < bq) sc.m.resize(bq), sc.l.resize(bq), sc.t.resize(bq);
+
+  for (int i0 = 0; i0 < nq; i0 += bq) {
+    const int r = std::min(bq, nq - i0);
+    sc.qs.topLeftCorner(r, dk) = in.q->middleRows(i0, r) * in.scale;
+    auto acc = sc.acc.topLeftCorner(r, dv);
+    acc.setZero();
+    sc.m.head(r).setConstant(kNegInf);
+    sc.l.head(r).setZero();
+    sc.t.head(r).setZero();
+    for (int j0 = 0; j0 < nk; j0 += bk) {
+      const int c = std::min(bk, nk - j0);
+      const TileState state = tileState(mi, i0, i0 + r, j0, j0 + c);
+      if (state == TileState::AllMasked) continue;  // cost follows the allowed tiles
+      scoreTile(in, mi, state, sc.qs, i0, r, j0, c, sc.s);
+      const bool mayMask = state == TileState::Mixed || in.bias;
+      for (int a = 0; a < r; ++a) {
+        float* srow = &sc.s(a, 0);
+        float* erow = &sc.tmp(a, 0);
+        const float tileMax = Eigen::Map<Eigen::ArrayXf>(srow, c).maxCoeff();
+        if (tileMax < kMaskedBelow) {  // the row sees nothing in this tile
+          std::fill(erow, erow + c, 0.0f);
+          continue;
+        }
+        const double mOld = sc.m[a], mNew = std::max(mOld, static_cast<double>(tileMax));
+        double bl, bt;
+        expRow(srow, erow, c, static_cast<float>(mNew), mayMask, bl, bt);
+        if (mOld == kNegInf) {
+          sc.l[a] = bl;
+          sc.t[a] = bt;
+        } else {
+          if (mNew > mOld) {  // rescale what was accumulated against the old max
+            const double alpha = std::exp(mOld - mNew);
+            sc.t[a] = alpha * (sc.t[a] + (mOld - mNew) * sc.l[a]);
+            sc.l[a] *= alpha;
+            acc.row(a) *= static_cast<float>(alpha);
+          }
+          sc.l[a] += bl;
+          sc.t[a] += bt;
+        }
+        sc.m[a] = mNew;
+      }
+      acc.noalias() += sc.tmp.topLeftCorner(r, c) * in.v->middleRows(j0, c);
+    }
+    for (int a = 0; a < r; ++a) {
+      const int i = i0 + a;
+      const double l = sc.l[a];
+      if (l > 0) {
+        output.row(i) = acc.row(a) * static_cast<float>(1.0 / l);
+        st.entropy[i] = static_cast<float>(std::max(0.0, std::log(l) - sc.t[a] / l));
+        st.max[i] = static_cast<float>(sc.m[a]);
+        st.sum[i] = static_cast<float>(l);
+      } else {
+        output.row(i).setZero();
+        st.entropy[i] = 0.0f;
+        st.max[i] = -std::numeric_limits<float>::infinity();
+        st.sum[i] = 0.0f;
+      }
+    }
+  }
+  collectFullyMasked(st);
+}
+
+void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat& weights,
+                                 Mat& output, RowStats& st, int threads) {
+  const int nq = static_cast<int>(in.q->rows()), nk = static_cast<int>(in.k->rows());
+  const int dk = static_cast<int>(in.q->cols()), dv = static_cast<int>(in.v->cols());
+  const int bq = std::min(cfg.queryBlock, nq), bk = std::min(cfg.keyBlock, nk);
+  const MaskInfo mi = maskInfo(in.mask);
+  if (weights.rows() != nq || weights.cols() != nk) weights.resize(nq, nk);
+  if (output.rows() != nq || output.cols() != dv) output.resize(nq, dv);
+  prepareStats(st, nq);
+  const int numBlocks = (nq + bq - 1) / bq;
+
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && numBlocks > 1)
+  for (int b = 0; b < numBlocks; ++b) {
+    TileScratch& sc = threadScratch();
+    if (sc.qs.rows() < bq || sc.qs.cols() != dk) sc.qs.resize(bq, dk);
+    ensureSize(sc.tmp, 1, nk);
+    const int i0 = b * bq, r = std::min(bq, nq - i0);
+    sc.qs.topLeftCorner(r, dk) = in.q->middleRows(i0, r) * in.scale;
+    auto w = weights.middleRows(i0, r);  // row-major: r contiguous rows
+    bool mayMask = in.bias != nullptr;
+    for (int j0 = 0; j0 < nk; j0 += bk) {
+      const int c = std::min(bk, nk - j0);
+      const TileState state = tileState(mi, i0, i0 + r, j0, j0 + c);
+      if (state == TileState::AllMasked) {
+        w.middleCols(j0, c).setConstant(kMasked);
+        mayMask = true;
+        continue;
+      }
+      auto tile = w.middleCols(j0, c);
+      tile.noalias() = sc.qs.topLeftCorner(r, dk) * in.k->middleRows(j0, c).transpose();
+      if (in.bias) tile += in.bias->block(i0, j0, r, c);
+      if (state == TileState::Mixed) {
+        mayMask = true;
+        for (int a = 0; a < r; ++a)
+          for (int bb = 0; bb < c; ++bb)
+            if (!mi.mask->allowed(i0 + a, j0 + bb)) tile(a, bb) = kMasked;
+      }
+    }
+    float* e = sc.tmp.data();
+    for (int a = 0; a < r; ++a) {
+      const int i = i0 + a;
+      float* s = &w(a, 0);
+      Eigen::Map<Eigen::ArrayXf> S(s, nk), E(e, nk);
+      const float m = S.maxCoeff();
+      if (m < kMaskedBelow) {  // every key masked: all-zero weights, flagged
+        S.setZero();
+        st.entropy[i] = 0.0f;
+        st.max[i] = -std::numeric_limits<float>::infinity();
+        st.sum[i] = 0.0f;
+        continue;
+      }
+      double l, t;
+      expRow(s, e, nk, m, mayMask, l, t);
+      S = E * static_cast<float>(1.0 / l);
+      st.entropy[i] = static_cast<float>(std::max(0.0, std::log(l) - t / l));
+      st.max[i] = m;
+      st.sum[i] = static_cast<float>(l);
+    }
+    output.middleRows(i0, r).noalias() = w * *in.v;
+  }
+  collectFullyMasked(st);
+}
+
+int BlockSchedule::computedTiles() const {
+  return static_cast<int>(std::count_if(states.begin(), states.end(),
+                                        [](TileState s) { return s != TileState::AllMasked; }));
+}
+
+BlockSchedule blockSchedule(const Mask& mask, int nq, int nk, const TileConfig& cfg) {
+  BlockSchedule bs;
+  bs.queryBlock = std::max(1, std::min(cfg.queryBlock, nq));
+  bs.keyBlock = std::max(1, std::min(cfg.keyBlock, nk));
+  bs.numQueryBlocks = (nq + bs.queryBlock - 1) / bs.queryBlock;
+  bs.numKeyBlocks = (nk + bs.keyBlock - 1) / bs.keyBlock;
+  const MaskInfo mi = maskInfo(&mask);
+  for (int b = 0; b < bs.numQueryBlocks; ++b)
+    for (int kb = 0; kb < bs.numKeyBlocks; ++kb) {
+      const int i0 = b * bs.queryBlock, j0 = kb * bs.keyBlock;
+      bs.states.push_back(tileState(mi, i0, std::min(nq, i0 + bs.queryBlock), j0,
+                                    std::min(nk, j0 + bs.keyBlock)));
+    }
+  return bs;
+}
+
+RowTrace traceRow(const HeadView& in, const TileConfig& cfg, int row) {
+  const int nq = static_cast<int>(in.q->rows()), nk = static_cast<int>(in.k->rows());
+  const int bq = std::max(1, std::min(cfg.queryBlock, nq)), bk = std::max(1, std::min(cfg.keyBlock, nk));
+  const MaskInfo mi = maskInfo(in.mask);
+  RowTrace tr;
+  tr.row = row;
+  tr.queryBlock = row / bq;
+  const int i0 = tr.queryBlock * bq, i1 = std::min(nq, i0 + bq);
+  double m = kNegInf, l = 0, t = 0;
+  for (int j0 = 0; j0 < nk; j0 += bk) {
+    const int j1 = std::min(nk, j0 + bk);
+    TileStep step;
+    step.keyBegin = j0;
+    step.keyEnd = j1;
+    step.state = tileState(mi, i0, i1, j0, j1);
+    std::vector<double> s;
+    for (int j = j0; j < j1; ++j) {
+      if (step.state == TileState::AllMasked || (!mi.none && !in.mask->allowed(row, j))) continue;
+      double v = in.scale * static_cast<double>(in.q->row(row).dot(in.k->row(j)));
+      if (in.bias) v += (*in.bias)(row, j);
+      s.push_back(v);
+    }
+    double tileMax = kNegInf;
+    for (double v : s) tileMax = std::max(tileMax, v);
+    step.tileMax = static_cast<float>(tileMax);
+    if (!s.empty()) {
+      const double mNew = std::max(m, tileMax);
+      if (m != kNegInf && mNew > m) {
+        step.rescale = std::exp(m - mNew);
+        t = step.rescale * (t + (m - mNew) * l);
+        l *= step.rescale;
+      }
+      for (double v : s) {
+        const double e = std::exp(v - mNew);
+        l += e;
+        t += e * (v - mNew);
+      }
+      m = mNew;
+    }
+    step.runningMax = m;
+    step.runningSum = l;
+    step.entropySoFar = l > 0 ? std::log(l) - t / l : 0.0;
+    tr.steps.push_back(step);
+  }
+  tr.finalEntropy = tr.steps.empty() ? 0.0 : tr.steps.back().entropySoFar;
+  return tr;
+}
+
+}  // namespace attn

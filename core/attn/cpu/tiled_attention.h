@@ -1,0 +1,93 @@
+#pragma once
+// Exact softmax attention computed in blocks, FlashAttention-style (Dao et al.
+// 2022, alg. 1): scores for a query block x key block tile, an online softmax
+// that rescales the running normalizer and output when the row max grows
+// (Milakov & Gimelshein 2018), and the row entropy kept online too:
+//   H = log l - t / l,  l = sum e^(s - m),  t = sum e^(s - m) (s - m),
+// so no per-element log and no Nq x Nk storage unless the weights are asked for.
+#include <cstdint>
+#include <vector>
+
+#include "attn/mask.h"
+#include "attn/tensor.h"
+
+namespace attn {
+
+/// Whether a tile [i0, i1) x [j0, j1) of the mask is all masked, all allowed
+/// or mixed. Lets the kernels skip fully masked tiles and avoid per-cell tests.
+enum class TileState { AllMasked, AllAllowed, Mixed };
+TileState maskTileState(const Mask& mask, int i0, int i1, int j0, int j1);
+
+struct TileConfig {
+  int queryBlock = 256;  // PERFORMANCE.md: 256 x 512 keeps the tile in L2
+  int keyBlock = 512;
+};
+
+/// One head's inputs, as views. Scores are s_ij = scale * q_i . k_j + bias_ij,
+/// -inf where the mask forbids (i, j).
+struct HeadView {
+  const Mat* q = nullptr;     // [Nq, dk]
+  const Mat* k = nullptr;     // [Nk, dk]
+  const Mat* v = nullptr;     // [Nk, dv]
+  float scale = 1.0f;
+  const Mat* bias = nullptr;  // [Nq, Nk] or null
+  const Mask* mask = nullptr; // null: nothing masked
+};
+
+/// Per-thread buffers, grown on demand and reused across calls (first touch of
+/// fresh pages is expensive on this machine; see PERFORMANCE.md).
+struct TileScratch {
+  Mat qs;                     // scaled query block
+  Mat s;                      // score / probability tile
+  Mat acc;                    // running output of a query block
+  Mat tmp;                    // exp workspace, one row per query of the block
+  Eigen::VectorXd m, l, t;    // running max, normalizer, entropy numerator
+};
+
+/// Per-row results of a pass. Fully masked rows get output 0, entropy 0,
+/// max -inf, normalizer 0 and are listed in fullyMaskedRows.
+struct RowStats {
+  Vec entropy;  // nats
+  Vec max;      // max score over the row's allowed keys
+  Vec sum;      // softmax normalizer l relative to that max
+  std::vector<int> fullyMaskedRows;
+};
+
+/// Outputs and row statistics without materializing any Nq x Nk array: extra
+/// memory is the scratch (a few hundred KB), whatever N is.
+void flashAttention(const HeadView& in, const TileConfig& cfg, TileScratch& scratch, Mat& output,
+                    RowStats& stats);
+
+/// Same pass, but writes the normalized weights too. `weights` keeps its
+/// storage when it already has the right shape (callers reuse it per head).
+/// With `threads` > 1 the query blocks are shared among OpenMP threads (use it
+/// for a single head; across heads the caller parallelizes instead).
+void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat& weights,
+                                 Mat& output, RowStats& stats, int threads = 1);
+
+/// Teaching view: how the online softmax of one query row evolves, tile by tile.
+struct TileStep {
+  int keyBegin = 0, keyEnd = 0;  // [keyBegin, keyEnd)
+  TileState state = TileState::Mixed;
+  float tileMax = 0;             // max score of the row within the tile (-inf: none allowed)
+  double runningMax = 0;         // m after the tile
+  double runningSum = 0;         // l after the tile, relative to runningMax
+  double rescale = 1;            // e^(m_old - m_new) applied to l and the output
+  double entropySoFar = 0;       // log l - t / l over the keys seen so far
+};
+struct RowTrace {
+  int row = 0;
+  int queryBlock = 0;            // index of the query block holding the row
+  std::vector<TileStep> steps;
+  double finalEntropy = 0;
+};
+/// The block schedule: for each query block, the state of every key tile.
+struct BlockSchedule {
+  int queryBlock = 0, keyBlock = 0, numQueryBlocks = 0, numKeyBlocks = 0;
+  std::vector<TileState> states;  // row-major [numQueryBlocks, numKeyBlocks]
+  int computedTiles() const;
+};
+BlockSchedule blockSchedule(const Mask& mask, int nq, int nk, const TileConfig& cfg);
+RowTrace traceRow(const HeadView& in, const TileConfig& cfg, int row);
+
+}  // namespace attn
