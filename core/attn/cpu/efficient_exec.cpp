@@ -9,6 +9,7 @@
 #include "attn/cpu/linformer_attention.h"
 #include "attn/cpu/tiled_attention.h"
 #include "attn/exec_path.h"
+#include "attn/analysis/approximation.h"
 #include "attn/metrics.h"
 #include "attn/random.h"
 
@@ -63,23 +64,9 @@ Status runTiled(const AttentionSpec& spec, ExecPath path, std::vector<HeadResult
   return okStatus();
 }
 
-double frobenius(const Mat& a, const Mat& b) { return (a - b).cast<double>().norm(); }
-
-double meanRowKl(const Mat& exact, const Mat& approx) {
-  double total = 0;
-  for (Eigen::Index i = 0; i < exact.rows(); ++i)
-    for (Eigen::Index j = 0; j < exact.cols(); ++j) {
-      const double p = exact(i, j), q = approx(i, j);
-      if (p <= 0) continue;
-      if (q <= 0) return std::numeric_limits<double>::infinity();
-      total += p * std::log(p / q);
-    }
-  return exact.rows() > 0 ? total / static_cast<double>(exact.rows()) : 0.0;
-}
-
 double relError(const Mat& a, const Mat& exact) {
   const double den = exact.cast<double>().norm();
-  const double num = frobenius(a, exact);
+  const double num = (a - exact).cast<double>().norm();
   return den > 0 ? num / den : num;
 }
 
@@ -142,8 +129,10 @@ Status runApproximate(const AttentionSpec& spec, ExecPath path, std::vector<Head
       }
       h.output = linearAttentionOutput(phiQ, phiK, h.v, causal);
       h.weights = linearAttentionWeights(phiQ, phiK, causal);
-      err.weightsFrobenius = frobenius(h.weights, exactWeights);
-      err.meanRowKl = meanRowKl(exactWeights, h.weights);
+      auto e = approximationError(exactWeights, h.weights);
+      if (!e) return e.error();
+      err.weightsFrobenius = e->frobenius;
+      err.meanRowKl = e->meanRowKl;
     }
     err.outputRelError = relError(h.output, exactOutput);
     h.entropy = rowEntropy(h.weights);
