@@ -66,22 +66,6 @@ class FieldReader {
 
 }  // namespace
 
-std::string_view execPathName(ExecPath p) {
-  switch (p) {
-    case ExecPath::Naive: return "naive";
-    case ExecPath::Tiled: return "tiled";
-    case ExecPath::Auto: return "auto";
-  }
-  return "auto";
-}
-
-std::optional<ExecPath> parseExecPath(std::string_view name) {
-  if (name == "naive") return ExecPath::Naive;
-  if (name == "tiled") return ExecPath::Tiled;
-  if (name == "auto") return ExecPath::Auto;
-  return std::nullopt;
-}
-
 std::string sessionToJson(const Session& s) {
   const AttentionSpec& c = s.spec;
   json j;

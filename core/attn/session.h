@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "attn/exec_path.h"  // execPathName / parseExecPath
 #include "attn/spec.h"
 #include "attn/status.h"
 
@@ -38,9 +39,6 @@ struct Session {
 };
 
 inline constexpr int kSessionVersion = 1;
-
-std::string_view execPathName(ExecPath p);
-std::optional<ExecPath> parseExecPath(std::string_view name);
 
 /// Pretty-printed JSON text of a session.
 std::string sessionToJson(const Session& s);
