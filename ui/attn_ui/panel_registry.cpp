@@ -1,11 +1,11 @@
 // One line per contributed panel; see MainWindow::addPanel.
 #include "attn_ui/main_window.h"
+#include "attn_ui/metrics_panel.h"
 
 namespace attn::ui {
 
 void installExtraPanels(MainWindow& window) {
-  (void)window;
-  // window.addPanel(QObject::tr("Metrics"), new MetricsPanel(window.model()), Qt::RightDockWidgetArea);
+  window.addPanel(QObject::tr("Metrics"), new MetricsPanel(window.model()), Qt::RightDockWidgetArea);
 }
 
 }  // namespace attn::ui
