@@ -229,3 +229,32 @@ TEST(MetricsInvariants, EngineHeadsStayInBounds) {
 
 }  // namespace
 }  // namespace attn
+
+namespace attn {
+namespace {
+
+// The tiled metrics-only path keeps row entropy but no weights: the analysis
+// reports that entropy (in the chosen unit) and says what is missing.
+TEST(MetricsOnlyResult, EntropyMeasuredOtherMeasuresNamedMissing) {
+  AttentionSpec spec;
+  spec.heads = 2;
+  spec.dModel = 16;
+  spec.exec = ExecPath::Tiled;
+  spec.weightsHead = -2;  // no head's weights
+  auto res = runAttention(inputFromTokens(tokenizeWords("a b c d e f"), 16, 3), spec);
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  ASSERT_EQ(res->heads[0].weights.size(), 0);
+  AnalysisOptions bits;
+  bits.unit = EntropyUnit::Bits;
+  const Analysis an = analyzeResult(*res, bits);
+  ASSERT_EQ(an.heads.size(), 2u);
+  EXPECT_EQ(an.nk, 6);
+  EXPECT_NEAR(an.uniformBound, std::log2(6.0), 1e-9);
+  for (int h = 0; h < 2; ++h)
+    EXPECT_NEAR(an.heads[h].entropyMean, res->heads[h].entropy.mean() / std::log(2.0), 1e-6);
+  ASSERT_EQ(an.warnings.size(), 1u);
+  EXPECT_NE(an.warnings[0].find("2 head(s) ran on the metrics-only path"), std::string::npos) << an.warnings[0];
+}
+
+}  // namespace
+}  // namespace attn

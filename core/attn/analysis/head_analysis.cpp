@@ -141,8 +141,26 @@ std::string rowSumWarning(const Eigen::Ref<const Mat>& weights, double tolerance
   return msg;
 }
 
-Analysis analyzeHeads(const std::vector<Mat>& heads, const std::vector<std::string>& keyTokens,
-                      const std::vector<KeepMask>& keep, const AnalysisOptions& options, const std::string& label) {
+namespace {
+
+// Engine heads from the metrics-only (tiled) path carry row entropy but no
+// weights: those heads get their entropy measures and nothing else.
+HeadAnalysis entropyOnlyHead(const Vec& entropyNats, const AnalysisOptions& opt) {
+  HeadAnalysis a;
+  a.rows = static_cast<int>(entropyNats.size());
+  const float scale = opt.unit == EntropyUnit::Bits ? static_cast<float>(1.0 / std::log(2.0)) : 1.0f;
+  a.perRow.entropy = entropyNats * scale;
+  RowStats h;
+  for (Eigen::Index i = 0; i < a.perRow.entropy.size(); ++i) h.add(a.perRow.entropy[i]);
+  a.entropyMean = h.mean();
+  a.entropyMin = h.min;
+  a.entropyMax = h.max;
+  return a;
+}
+
+Analysis analyzeHeadsImpl(const std::vector<Mat>& heads, const std::vector<std::string>& keyTokens,
+                          const std::vector<KeepMask>& keep, const AnalysisOptions& options, const std::string& label,
+                          const std::vector<const Vec*>& entropyOnly, int nkHint) {
   Analysis out;
   out.options = options;
   for (const Mat& w : heads)
@@ -151,6 +169,7 @@ Analysis analyzeHeads(const std::vector<Mat>& heads, const std::vector<std::stri
       out.nk = static_cast<int>(w.cols());
       break;
     }
+  if (out.nk == 0) out.nk = nkHint;
   out.uniformBound = uniformEntropy(out.nk, options.unit);
   const auto sepKeys = separatorKeys(keyTokens, out.nk);
   std::vector<Mat> clean;
@@ -158,6 +177,11 @@ Analysis analyzeHeads(const std::vector<Mat>& heads, const std::vector<std::stri
   for (size_t h = 0; h < heads.size(); ++h) {
     const std::string what = fmt::format("{}head {}", label, h + 1);
     const Mat& w = heads[h];
+    if (w.size() == 0 && h < entropyOnly.size() && entropyOnly[h] && entropyOnly[h]->size() > 0) {
+      clean.emplace_back();
+      out.heads.push_back(entropyOnlyHead(*entropyOnly[h], options));
+      continue;
+    }
     if (w.size() == 0) {
       out.warnings.push_back(fmt::format("{} is empty ({}x{}): its measures are 0", what, w.rows(), w.cols()));
       clean.emplace_back();
@@ -187,14 +211,33 @@ Analysis analyzeHeads(const std::vector<Mat>& heads, const std::vector<std::stri
   return out;
 }
 
+}  // namespace
+
+Analysis analyzeHeads(const std::vector<Mat>& heads, const std::vector<std::string>& keyTokens,
+                      const std::vector<KeepMask>& keep, const AnalysisOptions& options, const std::string& label) {
+  return analyzeHeadsImpl(heads, keyTokens, keep, options, label, {}, 0);
+}
+
 Analysis analyzeResult(const AttentionResult& result, const AnalysisOptions& options) {
   std::vector<Mat> weights;
   std::vector<KeepMask> keep;
+  std::vector<const Vec*> entropyOnly;
+  int metricsOnly = 0;
   for (const auto& h : result.heads) {
     weights.push_back(h.weights);
-    keep.push_back(h.maskedLogits.size() == h.weights.size() ? keepMaskFromLogits(h.maskedLogits) : KeepMask{});
+    keep.push_back(h.maskedLogits.size() > 0 && h.maskedLogits.size() == h.weights.size()
+                       ? keepMaskFromLogits(h.maskedLogits)
+                       : KeepMask{});
+    entropyOnly.push_back(&h.entropy);
+    metricsOnly += h.weights.size() == 0 && h.entropy.size() > 0 ? 1 : 0;
   }
-  return analyzeHeads(weights, result.keyTokens, keep, options);
+  Analysis an = analyzeHeadsImpl(weights, result.keyTokens, keep, options, "", entropyOnly,
+                                 static_cast<int>(result.keyTokens.size()));
+  if (metricsOnly > 0)
+    an.warnings.push_back(fmt::format("{} head(s) ran on the metrics-only path (weights not materialized): "
+                                      "only their row entropy is measured; other measures read 0",
+                                      metricsOnly));
+  return an;
 }
 
 LayeredAnalysis analyzeLayers(const LayeredWeights& layers, const std::vector<std::string>& keyTokens,
