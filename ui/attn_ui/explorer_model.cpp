@@ -11,7 +11,18 @@
 
 namespace attn::ui {
 
+struct ExplorerModel::InputCache {
+  std::string text, keyText;
+  int dModel = 0;
+  uint64_t seed = 0;
+  std::shared_ptr<const attn::AttentionInput> input;
+  bool matches(const std::string& t, const std::string& k, const attn::AttentionSpec& s) const {
+    return t == text && k == keyText && s.dModel == dModel && s.seed == seed;
+  }
+};
+
 struct ExplorerModel::Job {
+  std::shared_ptr<const InputCache> cache;  // in: the previous input; out: this job's
   quint64 generation = 0;
   std::string text, keyText;
   std::shared_ptr<const attn::AttentionInput> loaded;
@@ -121,32 +132,50 @@ QStringList ExplorerModel::keyLabels() const {
   return result_ ? toQStrings(result_->keyTokens) : QStringList{};
 }
 
+namespace {
+// Why N x N is not materialized: the engine keeps five N x N float matrices per head.
+QString tooLongMessage(long long nq, long long nk, int heads, int limit) {
+  const double gb = 5.0 * 4.0 * static_cast<double>(nq) * static_cast<double>(nk) * std::max(1, heads) / 1e9;
+  return QObject::tr("%1 x %2 tokens: the full N x N attention would need about %3 GB "
+                     "(limit: %4 tokens, View > Sequence Limit); use the metrics-only view.")
+      .arg(nq).arg(nk).arg(gb, 0, 'f', 1).arg(limit);
+}
+}  // namespace
+
 void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
   QElapsedTimer timer;
   timer.start();
-  attn::AttentionInput built;
   const attn::AttentionInput* input = job->loaded.get();
+  if (!input && job->cache && job->cache->matches(job->text, job->keyText, job->spec))
+    input = job->cache->input.get();
   if (!input) {
     auto tokens = attn::tokenizeWords(job->text);
     if (tokens.empty()) {
+      job->cache.reset();
       job->error = QObject::tr("The text has no tokens; type a sentence.");
       return;
     }
-    auto keyTokens = attn::tokenizeWords(job->keyText);
-    built = attn::inputFromTokens(std::move(tokens), job->spec.dModel, job->spec.seed,
-                                  std::move(keyTokens));
-    input = &built;
+    auto cache = std::make_shared<InputCache>();
+    cache->text = job->text;
+    cache->keyText = job->keyText;
+    cache->dModel = job->spec.dModel;
+    cache->seed = job->spec.seed;
+    const long long n = static_cast<long long>(tokens.size());
+    if (n > job->maxTokens) {  // don't spend time on embeddings that won't be used
+      job->error = tooLongMessage(n, n, job->spec.heads, job->maxTokens);
+      return;
+    }
+    cache->input = std::make_shared<attn::AttentionInput>(attn::inputFromTokens(
+        std::move(tokens), job->spec.dModel, job->spec.seed, attn::tokenizeWords(job->keyText)));
+    job->cache = cache;
+    input = cache->input.get();
   }
   const long long nq = input->isProjected() ? input->q.front().rows() : input->x.rows();
   const long long nk = input->isProjected()             ? input->k.front().rows()
                        : input->xKv.size() > 0 ? input->xKv.rows()
                                                : nq;
   if (std::max(nq, nk) > job->maxTokens) {
-    const double gb = 5.0 * 4.0 * static_cast<double>(nq) * static_cast<double>(nk) *
-                      std::max(1, job->spec.heads) / 1e9;
-    job->error = QObject::tr("%1 x %2 tokens: the full N x N attention would need about %3 GB "
-                             "(limit: %4 tokens, set in Preferences); use the metrics-only view.")
-                     .arg(nq).arg(nk).arg(gb, 0, 'f', 1).arg(job->maxTokens);
+    job->error = tooLongMessage(nq, nk, job->spec.heads, job->maxTokens);
     return;
   }
   auto res = attn::runAttention(*input, job->spec);
@@ -176,6 +205,7 @@ void ExplorerModel::launch() {
   job->loaded = loaded_;
   job->spec = spec_;
   job->maxTokens = maxTokens_;
+  job->cache = inputCache_;
   inFlight_ = true;
   auto* watcher = new QFutureWatcher<void>(this);
   connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
@@ -187,6 +217,7 @@ void ExplorerModel::launch() {
 
 void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
   inFlight_ = false;
+  if (job->cache) inputCache_ = job->cache;
   const bool newest = job->generation == generation_;
   // Jobs run one at a time in request order, so a result is always newer than
   // the one on screen; the check keeps that true should that ever change.

@@ -86,6 +86,9 @@ class ExplorerModel : public QObject {
 
   QString text_, keyText_;
   std::shared_ptr<const attn::AttentionInput> loaded_;
+  // Embeddings of the last text input: a temperature or mask change reuses them.
+  struct InputCache;
+  std::shared_ptr<const InputCache> inputCache_;
   QString loadedSource_;
   attn::AttentionSpec spec_;
   int currentHead_ = 0;

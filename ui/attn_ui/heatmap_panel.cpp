@@ -107,6 +107,7 @@ HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
     const QString name = colormap_->currentData().toString();
     QSettings().setValue("view/colormap", name);
     heatmap_->setColormap(name);
+    emit colormapChanged(name);
   });
   connect(quantity_, &QComboBox::currentIndexChanged, this, [this] {
     const auto q = quantity();
@@ -146,7 +147,7 @@ void HeatmapPanel::setQuantityKey(const QString& key) {
 
 void HeatmapPanel::setColormapName(const QString& name) {
   const int i = colormap_->findData(isColormapName(name) ? name : QStringLiteral("viridis"));
-  colormap_->setCurrentIndex(i);
+  colormap_->setCurrentIndex(i);  // emits colormapChanged when it changes
   heatmap_->setColormap(colormap_->currentData().toString());
 }
 

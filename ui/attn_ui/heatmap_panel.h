@@ -41,6 +41,9 @@ class HeatmapPanel : public QWidget {
   /// Text shown when hovering cell (row, col) of the current head.
   QString hoverText(int row, int col) const;
 
+ signals:
+  void colormapChanged(const QString& name);
+
  public slots:
   void exportFigureDialog();
   void setColormapName(const QString& name);

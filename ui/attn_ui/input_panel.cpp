@@ -1,5 +1,6 @@
 #include "attn_ui/input_panel.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -40,6 +41,15 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
   form->addRow(tr("Key text"), key_);
   form->addRow(tr("Tokenizer"), tokenizer_);
   form->addRow(tr("Loaded"), loaded_);
+
+  auto* focus = new QAction(tr("Edit Query Text"), this);
+  focus->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+  focus->setShortcutContext(Qt::WindowShortcut);
+  connect(focus, &QAction::triggered, this, [this] {
+    query_->setFocus();
+    query_->selectAll();
+  });
+  addAction(focus);
 
   connect(query_, &QPlainTextEdit::textChanged, this, [this] { model_->setText(query_->toPlainText()); });
   connect(key_, &QLineEdit::textChanged, model_, &ExplorerModel::setKeyText);

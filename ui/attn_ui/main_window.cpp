@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -16,8 +17,10 @@
 #include "attn_ui/config_panel.h"
 #include "attn_ui/examples.h"
 #include "attn_ui/explorer_model.h"
+#include "attn_ui/head_grid.h"
 #include "attn_ui/heatmap_panel.h"
 #include "attn_ui/input_panel.h"
+#include "attn_ui/preferences_menu.h"
 #include "attn_ui/session_controller.h"
 #include "attn_ui/status_summary.h"
 
@@ -35,9 +38,14 @@ MainWindow::MainWindow(QWidget* parent)
   setCentralWidget(heatmapPanel_);
   buildMenus();
   sessions_ = new SessionController(this);
+  new PreferencesMenu(this);
   setAcceptDrops(true);
   addPanel(tr("Input"), inputPanel_, Qt::LeftDockWidgetArea);
   addPanel(tr("Configuration"), configPanel_, Qt::LeftDockWidgetArea);
+  auto* grid = new HeadGrid(model_, this);
+  grid->setColormap(heatmapPanel_->colormapSelector()->currentData().toString());
+  connect(heatmapPanel_, &HeatmapPanel::colormapChanged, grid, &HeadGrid::setColormap);
+  addPanel(tr("Heads"), grid, Qt::RightDockWidgetArea);
   statusBar()->addWidget(new StatusSummary(model_, this), 1);
 
   installExtraPanels(*this);

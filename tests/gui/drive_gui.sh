@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Starts the GUI under Xvfb, drives it with xdotool, takes screenshots and
+# checks that they have real content and that each step changed the window.
+# Usage: drive_gui.sh PATH/TO/attnscope OUTDIR
+# Registered in ctest (label gui-xvfb) when xvfb-run and xdotool exist.
+set -euo pipefail
+app=$1
+out=${2:-/tmp/attnscope-gui-shots}
+if [[ -z "${DRIVE_GUI_INNER:-}" ]]; then
+  mkdir -p "$out"
+  rm -f "$out"/*.png
+  export DRIVE_GUI_INNER=1
+  exec xvfb-run -a -s "-screen 0 1600x1000x24" "$0" "$app" "$out"
+fi
+
+# A private settings folder: no saved layout or colormap from earlier runs.
+cfg=$(mktemp -d)
+export XDG_CONFIG_HOME=$cfg XDG_RUNTIME_DIR=$cfg
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$cfg"' EXIT
+
+fail() { echo "drive_gui: FAIL: $*" >&2; exit 1; }
+shot() { sleep "${2:-1.2}"; import -window root "$out/$1.png"; }
+colours() { identify -format '%k' "$1"; }
+# Pixels that differ between two screenshots.
+differ() { compare -metric AE "$1" "$2" null: 2>&1 | cut -d' ' -f1 || true; }
+# Share of pixels with exactly this colour.
+share() { convert "$1" -alpha off -fill black +opaque "$2" -fill white -opaque "$2" -format '%[fx:mean]' info:; }
+
+"$app" &
+pid=$!
+win=$(timeout 20 xdotool search --sync --onlyvisible --name '^AttnScope' | head -1) || fail "no window"
+xdotool windowfocus --sync "$win" || true
+xdotool windowsize --sync "$win" 1500 940 || true
+shot 01-start 2
+
+xdotool key ctrl+Next ctrl+Next   # next head, twice
+shot 02-head3
+xdotool key ctrl+l               # focus the query text, select all
+xdotool type --delay 15 "The quick brown fox jumps over the lazy dog"
+shot 03-typed 1.5
+xdotool key ctrl+l BackSpace      # empty sequence: message, view kept
+shot 04-empty 1.5
+xdotool key ctrl+z                # undo: the sentence comes back
+shot 05-restored 1.5
+xdotool key ctrl+q
+for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$pid" 2>/dev/null && fail "Ctrl+Q did not quit"
+wait "$pid" || fail "the GUI exited with status $?"
+
+for s in 01-start 02-head3 03-typed 04-empty 05-restored; do
+  n=$(colours "$out/$s.png")
+  echo "drive_gui: $s.png: $n colours"
+  (( n > 200 )) || fail "$s.png looks blank ($n colours)"
+done
+d=$(differ "$out/01-start.png" "$out/02-head3.png"); echo "drive_gui: next head changed $d pixels"
+(( d > 5000 )) || fail "next head did not change the heatmap"
+d=$(differ "$out/02-head3.png" "$out/03-typed.png"); echo "drive_gui: typing changed $d pixels"
+(( d > 5000 )) || fail "typing a sentence did not change the heatmap"
+b=$(share "$out/04-empty.png" '#fde2e1'); echo "drive_gui: error banner covers $b of the screen"
+awk -v b="$b" 'BEGIN { exit !(b > 0.002) }' || fail "no error banner for an empty sequence"
+d=$(differ "$out/03-typed.png" "$out/04-empty.png"); echo "drive_gui: empty input changed $d pixels (banner only)"
+b=$(share "$out/05-restored.png" '#fde2e1')
+awk -v b="$b" 'BEGIN { exit !(b < 0.0005) }' || fail "the error banner stayed after the input was fixed"
+echo "drive_gui: OK (screenshots in $out)"
