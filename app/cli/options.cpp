@@ -10,10 +10,14 @@ namespace attn::cli {
 void addCommonOptions(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--text", o.text, "Query text (self-attention over its tokens)")->required();
   cmd.add_option("--key-text", o.keyText, "Key/value text for cross-attention");
-  cmd.add_option("--mechanism", o.mechanism, "Score function: dot, scaled_dot")->capture_default_str();
+  std::string mechanisms;
+  for (auto m : allMechanisms()) mechanisms += (mechanisms.empty() ? "" : ", ") + std::string(m);
+  cmd.add_option("--mechanism", o.mechanism, "Score function: " + mechanisms)->capture_default_str();
   cmd.add_option("--heads", o.heads, "Number of heads")->capture_default_str();
   cmd.add_option("--d-model", o.dModel, "Embedding width d_model")->capture_default_str();
   cmd.add_option("--d-k", o.dK, "Per-head width (default d_model / heads)");
+  cmd.add_option("--hidden", o.hidden, "Hidden size of the additive score (default: the head width)");
+  cmd.add_flag("--bias", o.bias, "Learned projections (and the additive score) with bias");
   cmd.add_option("--mask", o.mask, "Mask spec: none, causal")->capture_default_str();
   cmd.add_option("--temperature", o.temperature, "Logits are divided by this")->capture_default_str();
   cmd.add_option("--seed", o.seed, "Seed for embeddings and weights")->capture_default_str();
@@ -36,11 +40,20 @@ Result<std::pair<AttentionInput, AttentionSpec>> buildRequest(const CommonOption
     mech = Mechanism::ScaledDot;
     exec = o.mechanism;
   }
-  if (!mech) return Error{fmt::format("--mechanism: unknown mechanism '{}'", o.mechanism)};
+  if (!mech) {
+    std::string known;
+    for (auto m : allMechanisms()) known += (known.empty() ? "" : ", ") + std::string(m);
+    return Error{fmt::format("--mechanism: unknown mechanism '{}' (expected one of {})", o.mechanism, known)};
+  }
   spec.mechanism = *mech;
   spec.heads = o.heads;
   spec.dModel = o.dModel;
   spec.dK = o.dK;
+  if (o.dK < 0) return Error{fmt::format("--d-k must be at least 1 (got {})", o.dK)};
+  if (o.hidden < 0) return Error{fmt::format("--hidden must be at least 1 (got {})", o.hidden)};
+  if (o.hidden > 65536) return Error{fmt::format("--hidden {} is too large (at most 65536)", o.hidden)};
+  spec.hidden = o.hidden;
+  spec.projectionBias = o.bias;
   spec.temperature = o.temperature;
   spec.seed = o.seed;
   auto init = parseInitScheme(o.init);

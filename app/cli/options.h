@@ -14,6 +14,8 @@ struct CommonOptions {
   int heads = 4;
   int dModel = 64;
   int dK = 0;
+  int hidden = 0;
+  bool bias = false;
   std::string mask = "none";
   float temperature = 1.0f;
   uint64_t seed = 42;

@@ -4,6 +4,7 @@
 #include "attn/init.h"
 #include "attn/mask.h"
 #include "attn/metrics.h"
+#include "attn/scores.h"
 #include "attn/spec.h"
 #include "attn/status.h"
 #include "attn/tensor.h"

@@ -6,44 +6,11 @@
 
 #include "attn/backend.h"
 #include "attn/exec_path.h"
+#include "attn/head_inputs.h"
 #include "attn/init.h"
 #include "attn/positions.h"
 
 namespace attn {
-namespace {
-
-Status checkFinite(const Mat& m, std::string_view name) {
-  for (Eigen::Index i = 0; i < m.rows(); ++i)
-    for (Eigen::Index j = 0; j < m.cols(); ++j)
-      if (!std::isfinite(m(i, j)))
-        return Error{fmt::format("array '{}' has a non-finite value ({}) at [{}, {}]", name,
-                                 m(i, j), i, j)};
-  return okStatus();
-}
-
-Status validateSpec(const AttentionSpec& spec) {
-  if (spec.heads <= 0) return Error{fmt::format("heads must be at least 1 (got {})", spec.heads)};
-  if (spec.dModel <= 0) return Error{fmt::format("d_model must be at least 1 (got {})", spec.dModel)};
-  if (spec.dK <= 0 && spec.dModel % spec.heads != 0)
-    return Error{fmt::format("d_model {} is not divisible by {} heads", spec.dModel, spec.heads)};
-  if (!(spec.temperature > 0.0f) || !std::isfinite(spec.temperature))
-    return Error{fmt::format("temperature must be a positive number (got {})", spec.temperature)};
-  return okStatus();
-}
-
-Mat projection(const Mat& loaded, int rows, int cols, const AttentionSpec& spec,
-               std::string_view name) {
-  if (loaded.size() > 0) return loaded;
-  return initMatrix(rows, cols, spec.init, spec.seed, name);
-}
-
-Status checkShape(const Mat& w, Eigen::Index rows, Eigen::Index cols, std::string_view name) {
-  if (w.size() == 0 || (w.rows() == rows && w.cols() == cols)) return okStatus();
-  return Error{fmt::format("array '{}' has shape [{}, {}] but [{}, {}] is needed", name, w.rows(),
-                           w.cols(), rows, cols)};
-}
-
-}  // namespace
 
 AttentionInput inputFromTokens(std::vector<std::string> tokens, int dModel, uint64_t seed,
                                std::vector<std::string> keyTokens) {
@@ -57,59 +24,16 @@ AttentionInput inputFromTokens(std::vector<std::string> tokens, int dModel, uint
 
 Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSpec& spec) {
   AttentionResult res;
+  if (auto st = prepareHeads(in, spec, res); !st) return st.error();
   std::vector<HeadResult>& heads = res.heads;
-
-  if (in.isProjected()) {
-    const size_t h = in.q.size();
-    if (in.k.size() != h || in.v.size() != h)
-      return Error{fmt::format("arrays 'q', 'k', 'v' have {}, {}, {} heads; they must agree", h,
-                               in.k.size(), in.v.size())};
-    heads.resize(h);
-    for (size_t i = 0; i < h; ++i) {
-      const Mat &q = in.q[i], &k = in.k[i], &v = in.v[i];
-      if (q.rows() == 0 || k.rows() == 0) return Error{"empty sequence: 'q' or 'k' has no rows"};
-      if (q.cols() != k.cols())
-        return Error{fmt::format("'q' [{}, {}] and 'k' [{}, {}] need the same last dimension",
-                                 q.rows(), q.cols(), k.rows(), k.cols())};
-      if (v.rows() != k.rows())
-        return Error{fmt::format("'k' [{}, {}] and 'v' [{}, {}] need the same number of rows",
-                                 k.rows(), k.cols(), v.rows(), v.cols())};
-      for (auto [m, name] : {std::pair{&q, "q"}, {&k, "k"}, {&v, "v"}})
-        if (auto st = checkFinite(*m, name); !st) return st.error();
-      heads[i].q = q;
-      heads[i].k = k;
-      heads[i].v = v;
-    }
-  } else {
-    if (auto st = validateSpec(spec); !st) return st.error();
-    const Mat xq = addPositionsToEmbeddings(in.x, spec);
-    const Mat xkv = in.xKv.size() > 0 ? addPositionsToEmbeddings(in.xKv, spec) : xq;
-    if (xq.rows() == 0 || xkv.rows() == 0) return Error{"empty sequence: no tokens to attend over"};
-    if (in.x.cols() != spec.dModel || (in.xKv.size() > 0 && in.xKv.cols() != spec.dModel))
-      return Error{fmt::format("embeddings have {} columns but d_model is {}", in.x.cols(), spec.dModel)};
-    if (auto st = checkFinite(xq, "x"); !st) return st.error();
-    if (auto st = checkFinite(xkv, "x_kv"); !st) return st.error();
-    const int dk = spec.headDim();
-    const int hd = dk * spec.heads;
-    if (auto st = checkShape(in.wQ, spec.dModel, hd, "w_q"); !st) return st.error();
-    if (auto st = checkShape(in.wK, spec.dModel, hd, "w_k"); !st) return st.error();
-    if (auto st = checkShape(in.wV, spec.dModel, hd, "w_v"); !st) return st.error();
-    const Mat q = xq * projection(in.wQ, spec.dModel, hd, spec, "w_q");
-    const Mat k = xkv * projection(in.wK, spec.dModel, hd, spec, "w_k");
-    const Mat v = xkv * projection(in.wV, spec.dModel, hd, spec, "w_v");
-    heads.resize(static_cast<size_t>(spec.heads));
-    for (int i = 0; i < spec.heads; ++i) {
-      heads[i].q = q.middleCols(i * dk, dk);
-      heads[i].k = k.middleCols(i * dk, dk);
-      heads[i].v = v.middleCols(i * dk, dk);
-    }
-  }
 
   const int nq = static_cast<int>(heads[0].q.rows());
   const int nk = static_cast<int>(heads[0].k.rows());
   if (auto st = spec.mask.validate(nq, nk); !st) return st.error();
   if (!in.queryTokens.empty() && static_cast<int>(in.queryTokens.size()) != nq)
     return Error{fmt::format("{} query tokens for {} query rows", in.queryTokens.size(), nq)};
+  if (!in.keyTokens.empty() && static_cast<int>(in.keyTokens.size()) != nk)
+    return Error{fmt::format("{} key tokens for {} key rows", in.keyTokens.size(), nk)};
 
   for (int i = 0; i < static_cast<int>(heads.size()); ++i) {
     applyPositionsToQK(heads[i].q, heads[i].k, i, spec);
@@ -135,16 +59,13 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
     res.concatOutput.middleCols(col, h.output.cols()) = h.output;
     col += h.output.cols();
   }
-  if (in.isProjected() && in.wO.size() == 0) {
-    res.output = res.concatOutput;
-  } else {
-    const int dOut = in.isProjected() ? static_cast<int>(dvTotal) : spec.dModel;
-    if (auto st = checkShape(in.wO, dvTotal, dOut, "w_o"); !st) return st.error();
-    res.output = res.concatOutput * projection(in.wO, static_cast<int>(dvTotal), dOut, spec, "w_o");
-  }
+  projectOutput(res);
+  if (!res.output.allFinite())
+    return Error{"the output overflowed float32 (non-finite values): the inputs are too large"};
 
   res.queryTokens = in.queryTokens;
-  res.keyTokens = in.keyTokens.empty() ? in.queryTokens : in.keyTokens;
+  res.keyTokens = in.keyTokens;
+  if (res.keyTokens.empty() && !in.isCross() && nk == nq) res.keyTokens = in.queryTokens;
   if (res.queryTokens.empty())
     for (int i = 0; i < nq; ++i) res.queryTokens.push_back(std::to_string(i));
   if (res.keyTokens.empty())

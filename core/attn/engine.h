@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/scores.h"
 #include "attn/spec.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
@@ -18,15 +19,19 @@ struct AttentionInput {
   std::vector<std::string> queryTokens;
   std::vector<std::string> keyTokens;  // empty for self-attention
   Mat x;                               // [Nq, d_model]
-  Mat xKv;                             // [Nk, d_model]; empty for self-attention
+  Mat xKv;                             // [Nk, d_kv]; empty for self-attention (d_kv may differ
+                                       // from d_model, as torch's kdim/vdim)
   std::vector<Mat> q, k, v;            // per head [Nq, dk], [Nk, dk], [Nk, dv]
   // Loaded projections ([d_in, d_out]); empty = seeded init from the spec.
   Mat wQ, wK, wV, wO;
+  // Loaded projection biases ([d_out]); any present implies biased projections.
+  Vec bQ, bK, bV, bO;
   // Loaded per-head score parameters (empty = seeded init from the spec):
   std::vector<Mat> wBilinear;  // general: [dk_q, dk_k] per head, score q^T W k
   std::vector<Mat> wAddQ;      // additive: [dk_q, hidden] per head
   std::vector<Mat> wAddK;      // additive: [dk_k, hidden] per head
   std::vector<Vec> vAdd;       // additive: [hidden] per head
+  std::vector<Vec> bAdd;       // additive: [hidden] per head, inside the tanh (optional)
 
   bool isProjected() const { return !q.empty(); }
   bool isCross() const { return xKv.size() > 0 || !keyTokens.empty(); }
@@ -42,6 +47,7 @@ struct ApproxError {
 /// One head's computation, every step kept.
 struct HeadResult {
   Mat q, k, v;          // the head's projected inputs
+  ScoreParams scoreParams;  // the score function's parameters used (loaded or seeded)
   Mat rawLogits;        // score(q, k)
   Mat scaledLogits;     // after 1/sqrt(d_k) (scaled_dot) and temperature
   Mat logitBias;        // positional bias added to scaled logits (empty: none)
@@ -60,7 +66,11 @@ struct AttentionResult {
   std::vector<std::string> keyTokens;  // equals queryTokens for self-attention
   std::vector<HeadResult> heads;
   Mat concatOutput;  // [Nq, H * dv]
-  Mat output;        // concatOutput * W_O  [Nq, d_model]
+  Mat output;        // concatOutput * W_O (+ b_O)  [Nq, d_model]
+  // The projections used (loaded or seeded); empty where not applied
+  // (projected q/k/v input: W_Q/W_K/W_V; W_O unless loaded).
+  Mat wQ, wK, wV, wO;
+  Vec bQ, bK, bV, bO;  // empty: no bias
   std::string backendUsed;
   std::string execUsed;  // the execution path that ran (what `auto` picked)
   std::vector<std::string> warnings;

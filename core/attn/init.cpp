@@ -53,6 +53,14 @@ Mat initMatrix(int rows, int cols, InitScheme scheme, uint64_t seed, std::string
   return w;
 }
 
+Vec initBias(int size, int fanIn, uint64_t seed, std::string_view stream) {
+  SeededRng rng(streamSeed(seed, stream));
+  const double a = 1.0 / std::sqrt(static_cast<double>(std::max(fanIn, 1)));
+  Vec b(size);
+  for (int i = 0; i < size; ++i) b[i] = static_cast<float>(rng.uniform(-a, a));
+  return b;
+}
+
 Mat seededTokenEmbeddings(const std::vector<std::string>& tokens, int dModel, uint64_t seed) {
   Mat x(static_cast<Eigen::Index>(tokens.size()), dModel);
   for (size_t t = 0; t < tokens.size(); ++t) {

@@ -6,14 +6,28 @@ std::string_view mechanismName(Mechanism m) {
   switch (m) {
     case Mechanism::Dot: return "dot";
     case Mechanism::ScaledDot: return "scaled_dot";
+    case Mechanism::General: return "general";
+    case Mechanism::Additive: return "additive";
+    case Mechanism::Cosine: return "cosine";
   }
   return "scaled_dot";
 }
 
 std::optional<Mechanism> parseMechanism(std::string_view name) {
-  if (name == "dot") return Mechanism::Dot;
-  if (name == "scaled_dot") return Mechanism::ScaledDot;
+  for (auto m : {Mechanism::Dot, Mechanism::ScaledDot, Mechanism::General, Mechanism::Additive,
+                 Mechanism::Cosine})
+    if (name == mechanismName(m)) return m;
+  if (name == "bilinear") return Mechanism::General;
+  if (name == "bahdanau") return Mechanism::Additive;
   return std::nullopt;
+}
+
+std::vector<std::string_view> allMechanisms() {
+  return {"dot", "scaled_dot", "general", "additive", "cosine"};
+}
+
+bool allowsDifferentQKDims(Mechanism m) {
+  return m == Mechanism::General || m == Mechanism::Additive;
 }
 
 std::string_view backendName(BackendKind b) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "attn/init.h"
 #include "attn/mask.h"
@@ -13,12 +14,19 @@
 namespace attn {
 
 enum class Mechanism {
-  Dot,        // Luong et al. 2015: q . k
-  ScaledDot,  // Vaswani et al. 2017: q . k / sqrt(d_k)
+  Dot,        // Luong et al. 2015, eq. 8 "dot": q . k
+  ScaledDot,  // Vaswani et al. 2017, eq. 1: q . k / sqrt(d_k)
+  General,    // Luong et al. 2015, eq. 8 "general": q^T W k (bilinear; dk_q may differ from dk_k)
+  Additive,   // Bahdanau et al. 2015, eq. 6 / app. A.1.2: v^T tanh(W_q^T q + W_k^T k [+ b])
+  Cosine,     // Liu et al. 2022 (Swin v2), eq. 2: cos(q, k), divided by the temperature
 };
 
 std::string_view mechanismName(Mechanism m);
 std::optional<Mechanism> parseMechanism(std::string_view name);
+/// Every mechanism's name, in enum order (for selectors and --help).
+std::vector<std::string_view> allMechanisms();
+/// Whether the mechanism scores queries and keys of different widths.
+bool allowsDifferentQKDims(Mechanism m);
 
 // How softmax attention is executed. Naive/Tiled/Sparse are exact; Performer,
 // LinearElu and Linformer approximate it (error reported per head). Names and
@@ -33,6 +41,8 @@ struct AttentionSpec {
   int heads = 4;
   int dModel = 64;
   int dK = 0;  // 0: d_model / heads
+  int hidden = 0;  // additive score hidden size h; 0: the query head width
+  bool projectionBias = false;  // W_Q/W_K/W_V/W_O with bias (x W + b); loaded biases imply it
   float temperature = 1.0f;
   Mask mask;
   PositionalEncoding positional = PositionalEncoding::None;

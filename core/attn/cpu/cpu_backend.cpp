@@ -1,9 +1,12 @@
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 
 #include "attn/backend.h"
 #include "attn/cpu/efficient_exec.h"
 #include "attn/metrics.h"
+#include "attn/scores.h"
 
 namespace attn {
 namespace {
@@ -21,10 +24,15 @@ class CpuBackend final : public Backend {
 
   Status computeHead(const AttentionSpec& spec, HeadResult& h) const override {
     const auto nq = h.q.rows(), nk = h.k.rows();
-    h.rawLogits.noalias() = h.q * h.k.transpose();
-    float scale = 1.0f / spec.temperature;
-    if (spec.mechanism == Mechanism::ScaledDot) scale /= std::sqrt(static_cast<float>(h.q.cols()));
-    h.scaledLogits = h.rawLogits * scale;
+    h.rawLogits = rawScores(spec.mechanism, h.q, h.k, h.scoreParams);
+    h.scaledLogits = h.rawLogits * logitScale(spec.mechanism, h.q.cols(), spec.temperature);
+    // Finite inputs can still overflow float32 (huge embeddings); say so
+    // rather than let a NaN reach the screen.
+    for (Eigen::Index i = 0; i < nq; ++i)
+      for (Eigen::Index j = 0; j < nk; ++j)
+        if (!std::isfinite(h.scaledLogits(i, j)))
+          return Error{fmt::format("attention logit [{}, {}] overflowed float32 ({}): the inputs are too large",
+                                   i, j, h.scaledLogits(i, j))};
 
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
     h.maskedLogits = h.scaledLogits;

@@ -1,0 +1,18 @@
+#pragma once
+// From an AttentionInput to each head's q, k, v and score parameters. Every
+// array is checked before use (shape against the arrays it must fit, finite
+// values); learned matrices that were not loaded are seeded with the spec's
+// init scheme, each from its own named stream.
+#include "attn/engine.h"
+
+namespace attn {
+
+/// Fills res.heads[*].q/k/v/scoreParams and the projections used
+/// (res.wQ..res.bO). Errors name the array(s), their shapes and the fault.
+Status prepareHeads(const AttentionInput& in, const AttentionSpec& spec, AttentionResult& res);
+
+/// res.output = res.concatOutput * res.wO + res.bO (or the concatenation
+/// itself when no W_O applies: projected input without a loaded w_o).
+void projectOutput(AttentionResult& res);
+
+}  // namespace attn
