@@ -15,6 +15,7 @@ struct CommonOptions {
   int dModel = 64;
   int dK = 0;
   std::string mask = "none";
+  std::string pos = "none";
   float temperature = 1.0f;
   uint64_t seed = 42;
   std::string init = "xavier";

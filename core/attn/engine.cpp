@@ -55,7 +55,8 @@ AttentionInput inputFromTokens(std::vector<std::string> tokens, int dModel, uint
   return in;
 }
 
-Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSpec& spec) {
+Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSpec& specIn) {
+  AttentionSpec spec = specIn;  // its mask is replaced by the one bound to the tokens below
   AttentionResult res;
   std::vector<HeadResult>& heads = res.heads;
 
@@ -107,13 +108,17 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
 
   const int nq = static_cast<int>(heads[0].q.rows());
   const int nk = static_cast<int>(heads[0].k.rows());
-  if (auto st = spec.mask.validate(nq, nk); !st) return st.error();
+  {
+    auto bound = spec.mask.bind(nq, nk, in.keyTokens.empty() ? in.queryTokens : in.keyTokens);
+    if (!bound) return bound.error();
+    spec.mask = std::move(bound).value();
+  }
   if (!in.queryTokens.empty() && static_cast<int>(in.queryTokens.size()) != nq)
     return Error{fmt::format("{} query tokens for {} query rows", in.queryTokens.size(), nq)};
 
   for (int i = 0; i < static_cast<int>(heads.size()); ++i) {
     applyPositionsToQK(heads[i].q, heads[i].k, i, spec);
-    heads[i].logitBias = positionalLogitBias(i, nq, nk, spec);
+    heads[i].logitBias = positionalLogitBias(i, static_cast<int>(heads.size()), nq, nk, spec);
   }
 
   auto backend = selectBackend(spec.backend, res.warnings);
@@ -143,6 +148,7 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
     res.output = res.concatOutput * projection(in.wO, static_cast<int>(dvTotal), dOut, spec, "w_o");
   }
 
+  res.mask = spec.mask;
   res.queryTokens = in.queryTokens;
   res.keyTokens = in.keyTokens.empty() ? in.queryTokens : in.keyTokens;
   if (res.queryTokens.empty())

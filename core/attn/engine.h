@@ -61,6 +61,7 @@ struct AttentionResult {
   std::vector<HeadResult> heads;
   Mat concatOutput;  // [Nq, H * dv]
   Mat output;        // concatOutput * W_O  [Nq, d_model]
+  Mask mask;  // the mask applied, tokens bound: draw it with mask.bitmap(nq(), nk())
   std::string backendUsed;
   std::string execUsed;  // the execution path that ran (what `auto` picked)
   std::vector<std::string> warnings;
