@@ -7,17 +7,35 @@
 #include "attn/backend.h"
 #include "attn/exec_path.h"
 #include "attn/init.h"
+#include "attn/memory_budget.h"
 #include "attn/positions.h"
 
 namespace attn {
 namespace {
 
-Status checkFinite(const Mat& m, std::string_view name) {
+// `head` >= 0 prefixes the index with the head, as in the file's [H, N, d] layout.
+template <class M>
+Status checkFinite(const M& m, std::string_view name, int head = -1) {
   for (Eigen::Index i = 0; i < m.rows(); ++i)
     for (Eigen::Index j = 0; j < m.cols(); ++j)
-      if (!std::isfinite(m(i, j)))
-        return Error{fmt::format("array '{}' has a non-finite value ({}) at [{}, {}]", name,
-                                 m(i, j), i, j)};
+      if (!std::isfinite(m(i, j))) {
+        const std::string at = m.cols() == 1 && M::ColsAtCompileTime == 1 ? fmt::format("{}", i)
+                                                                         : fmt::format("{}, {}", i, j);
+        return Error{fmt::format("array '{}' has a non-finite value ({}) at [{}{}]", name, m(i, j),
+                                 head >= 0 ? fmt::format("{}, ", head) : "", at)};
+      }
+  return okStatus();
+}
+
+/// Loaded weights are inputs too: a NaN in W_Q would otherwise surface as NaN weights.
+Status checkLoadedParametersFinite(const AttentionInput& in) {
+  for (auto [m, name] : {std::pair{&in.wQ, "w_q"}, {&in.wK, "w_k"}, {&in.wV, "w_v"}, {&in.wO, "w_o"}})
+    if (auto st = checkFinite(*m, name); !st) return st;
+  for (auto [list, name] : {std::pair{&in.wBilinear, "w_bilinear"}, {&in.wAddQ, "w_add_q"}, {&in.wAddK, "w_add_k"}})
+    for (size_t h = 0; h < list->size(); ++h)
+      if (auto st = checkFinite((*list)[h], name, static_cast<int>(h)); !st) return st;
+  for (size_t h = 0; h < in.vAdd.size(); ++h)
+    if (auto st = checkFinite(in.vAdd[h], "v_add", static_cast<int>(h)); !st) return st;
   return okStatus();
 }
 
@@ -58,6 +76,7 @@ AttentionInput inputFromTokens(std::vector<std::string> tokens, int dModel, uint
 Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSpec& spec) {
   AttentionResult res;
   std::vector<HeadResult>& heads = res.heads;
+  if (auto st = checkLoadedParametersFinite(in); !st) return st.error();
 
   if (in.isProjected()) {
     const size_t h = in.q.size();
@@ -75,7 +94,7 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
         return Error{fmt::format("'k' [{}, {}] and 'v' [{}, {}] need the same number of rows",
                                  k.rows(), k.cols(), v.rows(), v.cols())};
       for (auto [m, name] : {std::pair{&q, "q"}, {&k, "k"}, {&v, "v"}})
-        if (auto st = checkFinite(*m, name); !st) return st.error();
+        if (auto st = checkFinite(*m, name, static_cast<int>(i)); !st) return st.error();
       heads[i].q = q;
       heads[i].k = k;
       heads[i].v = v;
@@ -108,6 +127,10 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
   const int nq = static_cast<int>(heads[0].q.rows());
   const int nk = static_cast<int>(heads[0].k.rows());
   if (auto st = spec.mask.validate(nq, nk); !st) return st.error();
+  // Refuse before anything N x N per head is allocated (bias, logits, weights).
+  if (auto st = checkAttentionMemory(spec, resolveExecPath(spec, nq, nk), static_cast<int64_t>(heads.size()),
+                                     nq, nk); !st)
+    return st.error();
   if (!in.queryTokens.empty() && static_cast<int>(in.queryTokens.size()) != nq)
     return Error{fmt::format("{} query tokens for {} query rows", in.queryTokens.size(), nq)};
 
