@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "attn/quote.h"
+
 namespace attn {
 namespace {
 
