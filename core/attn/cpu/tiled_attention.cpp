@@ -60,9 +60,37 @@ void scoreTile(const HeadView& in, const MaskInfo& mi, TileState state, const Ma
         if (!mi.mask->allowed(i0 + a, j0 + b)) tile(a, b) = kMasked;
 }
 
+// Unmasked rows, the hot loop: e = exp(s - m), l = sum e, t = sum e (s - m)
+// in one pass with Eigen's vectorized exp (one load, one store per cell).
+inline void expRowFused(const float* s, float* e, int n, float m, double& l, double& t) {
+  using namespace Eigen::internal;
+  using Packet = packet_traits<float>::type;
+  constexpr int kLanes = unpacket_traits<Packet>::size;
+  const Packet pm = pset1<Packet>(m);
+  Packet accL = pset1<Packet>(0.0f), accT = pset1<Packet>(0.0f);
+  int j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    const Packet d = psub(ploadu<Packet>(s + j), pm);
+    const Packet x = pexp(d);
+    pstoreu(e + j, x);
+    accL = padd(accL, x);
+    accT = pmadd(x, d, accT);
+  }
+  float lf = predux(accL), tf = predux(accT);
+  for (; j < n; ++j) {
+    const float d = s[j] - m, x = std::exp(d);
+    e[j] = x;
+    lf += x;
+    tf += x * d;
+  }
+  l = lf;
+  t = tf;
+}
+
 // e = exp(s - m) over n cells, 0 where masked; s is left holding s - m.
 // Returns sum e and sum e (s - m) (the entropy numerator t).
 inline void expRow(float* s, float* e, int n, float m, bool mayMask, double& l, double& t) {
+  if (!mayMask) return expRowFused(s, e, n, m, l, t);
   Eigen::Map<Eigen::ArrayXf> S(s, n), E(e, n);
   S -= m;
   E = S.exp();
@@ -180,7 +208,10 @@ void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat&
                                  Mat& output, RowStats& st, int threads) {
   const int nq = static_cast<int>(in.q->rows()), nk = static_cast<int>(in.k->rows());
   const int dk = static_cast<int>(in.q->cols()), dv = static_cast<int>(in.v->cols());
-  const int bq = std::min(cfg.queryBlock, nq), bk = std::min(cfg.keyBlock, nk);
+  // The block's full-width rows are written, normalized and multiplied by V
+  // in turn: keep them within about 1 MB so they stay in L2 between passes.
+  const int rowsInL2 = std::max(16, (1 << 18) / std::max(1, nk));
+  const int bq = std::min({cfg.queryBlock, nq, rowsInL2}), bk = std::min(cfg.keyBlock, nk);
   const MaskInfo mi = maskInfo(in.mask);
   if (weights.rows() != nq || weights.cols() != nk) weights.resize(nq, nk);
   if (output.rows() != nq || output.cols() != dv) output.resize(nq, dv);

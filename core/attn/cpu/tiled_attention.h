@@ -42,6 +42,11 @@ struct TileScratch {
   Mat acc;                    // running output of a query block
   Mat tmp;                    // exp workspace, one row per query of the block
   Eigen::VectorXd m, l, t;    // running max, normalizer, entropy numerator
+
+  size_t bytes() const {
+    return sizeof(float) * static_cast<size_t>(qs.size() + s.size() + acc.size() + tmp.size()) +
+           sizeof(double) * static_cast<size_t>(m.size() + l.size() + t.size());
+  }
 };
 
 /// Per-row results of a pass. Fully masked rows get output 0, entropy 0,
