@@ -38,8 +38,8 @@ TEST(JensenShannon, HandValues) {
   p << 1, 0;
   q << 0, 1;
   r << 0.5f, 0.5f;
-  EXPECT_NEAR(jensenShannon(p, q), std::log(2.0), 1e-9);  // disjoint: the maximum
-  EXPECT_NEAR(jensenShannon(p, q, EntropyUnit::Bits), 1.0, 1e-9);
+  EXPECT_NEAR(jensenShannon(p, q), std::log(2.0), 1e-6);  // disjoint: the maximum (fp32 logs)
+  EXPECT_NEAR(jensenShannon(p, q, EntropyUnit::Bits), 1.0, 1e-6);
   // M = (.75, .25): KL(r||M) = .5 ln(2/3) + .5 ln 2 = 0.143841, KL(p||M) = ln(4/3) = 0.287682
   EXPECT_NEAR(jensenShannon(r, p), 0.5 * (0.143841 + 0.287682), 1e-6);
   EXPECT_EQ(jensenShannon(r, r), 0.0);

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <numbers>
+#include <random>
 
 #include "attn/metrics.h"
 #include "matrix_matchers.h"
@@ -213,6 +215,38 @@ TEST(HeadAnalysis, EmptyHeadAndFullyMaskedRowsWarnWithoutNaN) {
     EXPECT_TRUE(std::isfinite(measure.value(h))) << measure.key;
   }
   EXPECT_TRUE(an.headDivergence.allFinite());
+}
+
+}  // namespace
+}  // namespace attn
+
+namespace attn {
+namespace {
+
+// rowCoverageK's quickselect against the definition: sort descending, take
+// weights until the level of the row's mass is reached.
+TEST(RowMeasures, CoverageMatchesSortedDefinitionOnRandomRows) {
+  std::mt19937 rng(4);
+  std::normal_distribution<float> g(0.0f, 2.5f);
+  std::uniform_int_distribution<int> ties(0, 3);
+  Mat a(200, 37);
+  for (int i = 0; i < a.rows(); ++i) {
+    for (int j = 0; j < a.cols(); ++j)
+      a(i, j) = ties(rng) == 0 ? 0.01f : (ties(rng) == 1 ? 0.0f : std::exp(g(rng)));  // ties and zeros
+    a.row(i) /= a.row(i).sum();
+  }
+  for (double level : {0.5, 0.9, 0.99, 1.0}) {
+    const Vec k = rowCoverageK(a, level);
+    for (int i = 0; i < a.rows(); ++i) {
+      std::vector<float> r(a.row(i).data(), a.row(i).data() + a.cols());
+      std::sort(r.begin(), r.end(), std::greater<>());
+      double total = 0, acc = 0;
+      for (float x : r) total += x;
+      int want = 0;
+      while (want < static_cast<int>(r.size()) && r[want] > 0 && acc < level * total * (1 - 1e-6)) acc += r[want++];
+      ASSERT_EQ(k[i], want) << "row " << i << " level " << level;
+    }
+  }
 }
 
 }  // namespace

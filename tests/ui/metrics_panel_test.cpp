@@ -182,6 +182,18 @@ TEST(MetricsPanel, LayersShowRolloutAndFlow) {
   EXPECT_FALSE(p.layerSelector()->isVisible());
 }
 
+TEST(MetricsPanel, RapidChangesEndOnTheNewestInput) {
+  MetricsPanel p;
+  const auto first = runExample(false), last = runExample(true);
+  int shown = 0;
+  QObject::connect(&p, &MetricsPanel::analysisChanged, [&] { ++shown; });
+  for (int i = 0; i < 5; ++i) p.setResult(i % 2 ? last : first, 0);
+  p.setResult(last, 0);
+  settle(p);
+  EXPECT_LE(shown, 2);  // the first request's analysis at most, then the newest
+  EXPECT_EQ(p.barChart()->values()[0], analyzeResult(*last).heads[0].entropyMean);
+}
+
 TEST(MetricsPanel, FollowsTheModelAndIsDockedInTheMainWindow) {
   MainWindow w;
   w.resize(1500, 950);

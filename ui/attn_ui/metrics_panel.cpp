@@ -23,8 +23,9 @@
 namespace attn::ui {
 namespace {
 
-// Head similarity costs H^2/2 * Nq * Nk; past this the panel skips it and says so.
-constexpr double kMaxSimilarityWork = 4e8;
+// Head similarity costs H^2/2 * Nq * Nk (about 10 ns each here); past this
+// the panel skips it and says so (12 heads of N = 1024 are still compared).
+constexpr double kMaxSimilarityWork = 1e8;
 
 enum class RowMeasure { Entropy, NormalizedEntropy, MaxWeight, MeanDistance, CoverageK };
 
@@ -227,11 +228,22 @@ void MetricsPanel::launch() {
     cells = static_cast<double>(job->layers->front().front().size());
   }
   job->options.headSimilarity = heads * (heads - 1) / 2 * cells <= kMaxSimilarityWork;
+  // One analysis at a time: requests made meanwhile collapse into one rerun
+  // with the newest input when the running one finishes.
+  if (pending_ > 0) {
+    rerun_ = true;
+    return;
+  }
   ++pending_;
   auto* watcher = new QFutureWatcher<void>(this);
   connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
     watcher->deleteLater();
     --pending_;
+    if (rerun_) {
+      rerun_ = false;
+      launch();  // the newest input; this job's result is stale
+      return;
+    }
     deliver(job);
   });
   // The worker owns the job (not `this`), so it may outlive the panel.
@@ -260,7 +272,7 @@ void MetricsPanel::deliver(const std::shared_ptr<Job>& job) {
 }
 
 void MetricsPanel::waitForIdle() {
-  while (pending_ > 0) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  while (pending_ > 0 || rerun_) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
 }
 
 const attn::Analysis* MetricsPanel::analysis() const {

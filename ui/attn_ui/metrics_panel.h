@@ -102,6 +102,7 @@ class MetricsPanel : public QWidget {
   int head_ = 0;
   quint64 generation_ = 0;  // newest request; older results are dropped
   int pending_ = 0;
+  bool rerun_ = false;  // input changed while an analysis ran
 };
 
 }  // namespace attn::ui

@@ -26,24 +26,24 @@ Vec rowEntropy(const Eigen::Ref<const Mat>& weights, EntropyUnit unit) {
   const double scale = unit == EntropyUnit::Bits ? 1.0 / std::numbers::ln2 : 1.0;
   Vec h(weights.rows());
   for (Eigen::Index i = 0; i < weights.rows(); ++i) {
-    double s = 0.0;
-    for (Eigen::Index j = 0; j < weights.cols(); ++j) {
-      const double p = weights(i, j);
-      if (p > 0.0) s -= p * std::log(p);
-    }
-    h[i] = static_cast<float>(s * scale);
+    // Vectorized log; sums accumulate in double. Zero weights add nothing.
+    const Eigen::ArrayXf p = weights.row(i).transpose().array();
+    const double s = -(p > 0.0f).select(p * p.log(), 0.0f).cast<double>().sum();
+    h[i] = static_cast<float>(std::max(0.0, s) * scale);
   }
   return h;
 }
 
 Vec normalizedRowEntropy(const Eigen::Ref<const Mat>& weights, const KeepMask& keep) {
-  const Vec h = rowEntropy(weights);
-  const auto n = keptKeyCounts(weights, keep);
-  Vec out(weights.rows());
-  for (Eigen::Index i = 0; i < weights.rows(); ++i) {
-    const int ni = n[static_cast<size_t>(i)];
+  return normalizedFromEntropy(rowEntropy(weights), keptKeyCounts(weights, keep));
+}
+
+Vec normalizedFromEntropy(const Vec& entropyNats, const std::vector<int>& keptKeys) {
+  Vec out(entropyNats.size());
+  for (Eigen::Index i = 0; i < entropyNats.size(); ++i) {
+    const int ni = keptKeys[static_cast<size_t>(i)];
     // Clamp: fp32 rounding can put a uniform row a hair above log n.
-    out[i] = ni <= 1 ? 0.0f : static_cast<float>(std::min(1.0, h[i] / std::log(static_cast<double>(ni))));
+    out[i] = ni <= 1 ? 0.0f : static_cast<float>(std::min(1.0, entropyNats[i] / std::log(static_cast<double>(ni))));
   }
   return out;
 }

@@ -31,6 +31,9 @@ Vec rowEntropy(const Eigen::Ref<const Mat>& weights, EntropyUnit unit = EntropyU
 /// Rows with n_i <= 1 have no choice to make and give 0 (never 0/0 = NaN).
 Vec normalizedRowEntropy(const Eigen::Ref<const Mat>& weights, const KeepMask& keep = {});
 
+/// The same from row entropies in nats and kept-key counts already at hand.
+Vec normalizedFromEntropy(const Vec& entropyNats, const std::vector<int>& keptKeys);
+
 /// log(n) in the unit: the entropy of uniform attention over n keys.
 double uniformEntropy(int n, EntropyUnit unit = EntropyUnit::Nats);
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
+#include <optional>
 
 #include "attn/analysis/head_similarity.h"
 #include "attn/engine.h"
@@ -13,24 +15,30 @@ namespace {
 
 constexpr int kListedRows = 5;  // rows named in one warning before "and N more"
 
-// Non-finite or negative entries -> 0, rows off 1 -> rescaled; warns about both.
-Mat sanitize(const Mat& w, const AnalysisOptions& opt, const std::string& what,
-             std::vector<std::string>& warnings) {
-  Mat out = w;
+// Non-finite or negative entries -> 0, rows off 1 -> rescaled; warns about
+// both. Returns a repaired copy only when something needed repair, so the
+// common case (engine output, clean files) never copies an N x N matrix.
+std::optional<Mat> sanitize(const Mat& w, const AnalysisOptions& opt, const std::string& what,
+                            std::vector<std::string>& warnings) {
   int bad = 0;
-  for (Eigen::Index i = 0; i < out.rows(); ++i)
-    for (Eigen::Index j = 0; j < out.cols(); ++j)
-      if (!std::isfinite(out(i, j)) || out(i, j) < 0.0f) {
-        out(i, j) = 0.0f;
-        ++bad;
-      }
-  if (bad > 0)
+  for (Eigen::Index i = 0; i < w.rows(); ++i)
+    for (Eigen::Index j = 0; j < w.cols(); ++j)
+      if (!std::isfinite(w(i, j)) || w(i, j) < 0.0f) ++bad;
+  std::optional<Mat> out;
+  if (bad > 0) {
     warnings.push_back(fmt::format("{}: {} weight(s) negative or not finite, counted as 0", what, bad));
-  if (auto msg = rowSumWarning(out, opt.rowSumTolerance, what); !msg.empty()) {
+    out = w;
+    for (Eigen::Index i = 0; i < w.rows(); ++i)
+      for (Eigen::Index j = 0; j < w.cols(); ++j)
+        if (!std::isfinite(w(i, j)) || w(i, j) < 0.0f) (*out)(i, j) = 0.0f;
+  }
+  const Mat& cur = out ? *out : w;
+  if (auto msg = rowSumWarning(cur, opt.rowSumTolerance, what); !msg.empty()) {
     warnings.push_back(std::move(msg));
-    for (Eigen::Index i = 0; i < out.rows(); ++i) {
-      const double s = out.row(i).cast<double>().sum();
-      if (s > 0.0) out.row(i) = (out.row(i).cast<double>() / s).cast<float>();
+    if (!out) out = w;
+    for (Eigen::Index i = 0; i < out->rows(); ++i) {
+      const double s = out->row(i).cast<double>().sum();
+      if (s > 0.0) out->row(i) = (out->row(i).cast<double>() / s).cast<float>();
     }
   }
   return out;
@@ -54,14 +62,15 @@ HeadAnalysis analyzeHead(const Mat& w, const KeepMask& keep, const std::vector<b
   a.rows = static_cast<int>(w.rows());
   a.cols = static_cast<int>(w.cols());
   auto& r = a.perRow;
-  r.entropy = rowEntropy(w, opt.unit);
-  r.normalizedEntropy = normalizedRowEntropy(w, keep);
+  r.keptKeys = keptKeyCounts(w, keep);
+  r.entropy = rowEntropy(w);
+  r.normalizedEntropy = normalizedFromEntropy(r.entropy, r.keptKeys);
+  if (opt.unit == EntropyUnit::Bits) r.entropy /= static_cast<float>(std::numbers::ln2);
   r.maxWeight = rowMaxWeight(w);
   r.maxMinGap = rowMaxMinGap(w, keep);
   r.maxMinRatio = rowMaxMinRatio(w, keep);
   r.meanDistance = rowMeanDistance(w);
   r.coverageK = rowCoverageK(w, opt.coverageLevel);
-  r.keptKeys = keptKeyCounts(w, keep);
   a.offsets = relativeOffsetProfile(w);
   a.shares = patternShares(w, sepKeys);
 
@@ -158,42 +167,43 @@ HeadAnalysis entropyOnlyHead(const Vec& entropyNats, const AnalysisOptions& opt)
   return a;
 }
 
-Analysis analyzeHeadsImpl(const std::vector<Mat>& heads, const std::vector<std::string>& keyTokens,
+Analysis analyzeHeadsImpl(const std::vector<const Mat*>& heads, const std::vector<std::string>& keyTokens,
                           const std::vector<KeepMask>& keep, const AnalysisOptions& options, const std::string& label,
                           const std::vector<const Vec*>& entropyOnly, int nkHint) {
   Analysis out;
   out.options = options;
-  for (const Mat& w : heads)
-    if (w.size() > 0) {
-      out.nq = static_cast<int>(w.rows());
-      out.nk = static_cast<int>(w.cols());
+  for (const Mat* w : heads)
+    if (w->size() > 0) {
+      out.nq = static_cast<int>(w->rows());
+      out.nk = static_cast<int>(w->cols());
       break;
     }
   if (out.nk == 0) out.nk = nkHint;
   out.uniformBound = uniformEntropy(out.nk, options.unit);
   const auto sepKeys = separatorKeys(keyTokens, out.nk);
-  std::vector<Mat> clean;
-  clean.reserve(heads.size());
+  std::vector<std::optional<Mat>> repaired(heads.size());
+  std::vector<const Mat*> clean(heads.size());
+  const Mat none;
   for (size_t h = 0; h < heads.size(); ++h) {
     const std::string what = fmt::format("{}head {}", label, h + 1);
-    const Mat& w = heads[h];
+    const Mat& w = *heads[h];
+    clean[h] = &none;
     if (w.size() == 0 && h < entropyOnly.size() && entropyOnly[h] && entropyOnly[h]->size() > 0) {
-      clean.emplace_back();
       out.heads.push_back(entropyOnlyHead(*entropyOnly[h], options));
       continue;
     }
     if (w.size() == 0) {
       out.warnings.push_back(fmt::format("{} is empty ({}x{}): its measures are 0", what, w.rows(), w.cols()));
-      clean.emplace_back();
       out.heads.emplace_back();
       out.heads.back().rows = static_cast<int>(w.rows());
       out.heads.back().cols = static_cast<int>(w.cols());
       continue;
     }
-    clean.push_back(sanitize(w, options, what, out.warnings));
-    const KeepMask none;
-    const KeepMask& k = h < keep.size() ? keep[h] : none;
-    out.heads.push_back(analyzeHead(clean.back(), k, sepKeys, options));
+    repaired[h] = sanitize(w, options, what, out.warnings);
+    clean[h] = repaired[h] ? &*repaired[h] : &w;
+    const KeepMask noMask;
+    const KeepMask& k = h < keep.size() ? keep[h] : noMask;
+    out.heads.push_back(analyzeHead(*clean[h], k, sepKeys, options));
     const auto& empty = out.heads.back().emptyRows;
     if (!empty.empty())
       out.warnings.push_back(fmt::format("{}: {} fully masked row(s) ({}) have no weights; "
@@ -201,7 +211,8 @@ Analysis analyzeHeadsImpl(const std::vector<Mat>& heads, const std::vector<std::
                                          what, empty.size(), listRows(empty)));
   }
   bool sameShape = true;
-  for (const Mat& w : clean) sameShape = sameShape && (w.size() == 0 || (w.rows() == out.nq && w.cols() == out.nk));
+  for (const Mat* w : clean)
+    sameShape = sameShape && (w->size() == 0 || (w->rows() == out.nq && w->cols() == out.nk));
   if (options.headSimilarity) {
     out.headDivergence = headSimilarityMatrix(clean, options.unit);
     out.headOrder = similarityOrder(out.headDivergence);
@@ -211,20 +222,26 @@ Analysis analyzeHeadsImpl(const std::vector<Mat>& heads, const std::vector<std::
   return out;
 }
 
+std::vector<const Mat*> pointers(const std::vector<Mat>& mats) {
+  std::vector<const Mat*> p;
+  for (const Mat& m : mats) p.push_back(&m);
+  return p;
+}
+
 }  // namespace
 
 Analysis analyzeHeads(const std::vector<Mat>& heads, const std::vector<std::string>& keyTokens,
                       const std::vector<KeepMask>& keep, const AnalysisOptions& options, const std::string& label) {
-  return analyzeHeadsImpl(heads, keyTokens, keep, options, label, {}, 0);
+  return analyzeHeadsImpl(pointers(heads), keyTokens, keep, options, label, {}, 0);
 }
 
 Analysis analyzeResult(const AttentionResult& result, const AnalysisOptions& options) {
-  std::vector<Mat> weights;
+  std::vector<const Mat*> weights;
   std::vector<KeepMask> keep;
   std::vector<const Vec*> entropyOnly;
   int metricsOnly = 0;
   for (const auto& h : result.heads) {
-    weights.push_back(h.weights);
+    weights.push_back(&h.weights);
     keep.push_back(h.maskedLogits.size() > 0 && h.maskedLogits.size() == h.weights.size()
                        ? keepMaskFromLogits(h.maskedLogits)
                        : KeepMask{});
@@ -249,20 +266,33 @@ LayeredAnalysis analyzeLayers(const LayeredWeights& layers, const std::vector<st
     out.warnings.insert(out.warnings.end(), w.begin(), w.end());
   }
   // Rollout and flow run on the same rescaled rows the per-head measures use.
-  LayeredWeights clean(layers.size());
-  for (size_t l = 0; l < layers.size(); ++l)
+  LayeredWeights repaired;
+  const LayeredWeights* clean = &layers;
+  for (size_t l = 0; l < layers.size() && clean == &layers; ++l)
     for (const Mat& w : layers[l]) {
       std::vector<std::string> ignored;  // already reported above
-      clean[l].push_back(w.size() > 0 ? sanitize(w, options, "", ignored) : w);
+      if (w.size() > 0 && sanitize(w, options, "", ignored)) {
+        clean = &repaired;
+        break;
+      }
     }
-  if (auto r = attentionRollout(clean)) {
+  if (clean == &repaired) {
+    repaired = layers;
+    for (auto& heads : repaired)
+      for (Mat& w : heads) {
+        std::vector<std::string> ignored;
+        if (w.size() == 0) continue;
+        if (auto fixed = sanitize(w, options, "", ignored)) w = std::move(*fixed);
+      }
+  }
+  if (auto r = attentionRollout(*clean)) {
     out.rollout = std::move(r).value();
   } else {
     out.warnings.push_back("rollout: " + r.error().message);
   }
   if (out.rollout.empty()) {
     out.flowNote = "no rollout, so no flow";
-  } else if (auto f = attentionFlow(clean)) {
+  } else if (auto f = attentionFlow(*clean)) {
     out.flow = std::move(f).value();
   } else {
     out.flowNote = f.error().message;

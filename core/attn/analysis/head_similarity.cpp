@@ -7,23 +7,27 @@
 
 namespace attn {
 
+namespace {
+
+// Vectorized JS of two rows, in nats; p and q are clamped at 0 and rescaled
+// to sum 1. Zero entries contribute nothing (0 log 0 = 0).
+double jsNats(const Eigen::Ref<const Eigen::RowVectorXf>& pRow, const Eigen::Ref<const Eigen::RowVectorXf>& qRow) {
+  const Eigen::ArrayXf p0 = pRow.transpose().array().max(0.0f), q0 = qRow.transpose().array().max(0.0f);
+  const float sp = p0.sum(), sq = q0.sum();
+  if (!(sp > 0.0f) || !(sq > 0.0f)) return 0.0;
+  const Eigen::ArrayXf p = p0 / sp, q = q0 / sq;
+  const Eigen::ArrayXf m = 0.5f * (p + q);
+  const double kp = (p > 0.0f).select(p * (p / m).log(), 0.0f).cast<double>().sum();
+  const double kq = (q > 0.0f).select(q * (q / m).log(), 0.0f).cast<double>().sum();
+  return std::max(0.0, 0.5 * (kp + kq));  // rounding can leave -1e-9
+}
+
+}  // namespace
+
 double jensenShannon(const Eigen::Ref<const Eigen::RowVectorXf>& p, const Eigen::Ref<const Eigen::RowVectorXf>& q,
                      EntropyUnit unit) {
   assert(p.size() == q.size());
-  double sp = 0.0, sq = 0.0;
-  for (Eigen::Index j = 0; j < p.size(); ++j) {
-    sp += std::max(0.0f, p[j]);
-    sq += std::max(0.0f, q[j]);
-  }
-  if (sp <= 0.0 || sq <= 0.0) return 0.0;
-  double js = 0.0;
-  for (Eigen::Index j = 0; j < p.size(); ++j) {
-    const double pj = std::max(0.0f, p[j]) / sp, qj = std::max(0.0f, q[j]) / sq;
-    const double m = 0.5 * (pj + qj);
-    if (pj > 0.0) js += 0.5 * pj * std::log(pj / m);
-    if (qj > 0.0) js += 0.5 * qj * std::log(qj / m);
-  }
-  js = std::max(0.0, js);  // rounding can leave -1e-17
+  const double js = jsNats(p, q);
   return unit == EntropyUnit::Bits ? js / std::numbers::ln2 : js;
 }
 
@@ -33,23 +37,30 @@ double headJensenShannon(const Eigen::Ref<const Mat>& a, const Eigen::Ref<const 
   int rows = 0;
   for (Eigen::Index i = 0; i < a.rows(); ++i) {
     if (!(a.row(i).maxCoeff() > 0.0f) || !(b.row(i).maxCoeff() > 0.0f)) continue;
-    sum += jensenShannon(a.row(i), b.row(i), unit);
+    sum += jsNats(a.row(i), b.row(i));
     ++rows;
   }
-  return rows > 0 ? sum / rows : 0.0;
+  const double js = rows > 0 ? sum / rows : 0.0;
+  return unit == EntropyUnit::Bits ? js / std::numbers::ln2 : js;
 }
 
-Mat headSimilarityMatrix(const std::vector<Mat>& heads, EntropyUnit unit) {
+Mat headSimilarityMatrix(const std::vector<const Mat*>& heads, EntropyUnit unit) {
   const auto n = static_cast<Eigen::Index>(heads.size());
   Mat d = Mat::Zero(n, n);
   for (Eigen::Index a = 0; a < n; ++a)
     for (Eigen::Index b = a + 1; b < n; ++b) {
-      const auto& ha = heads[static_cast<size_t>(a)];
-      const auto& hb = heads[static_cast<size_t>(b)];
+      const Mat& ha = *heads[static_cast<size_t>(a)];
+      const Mat& hb = *heads[static_cast<size_t>(b)];
       if (ha.size() == 0 || ha.rows() != hb.rows() || ha.cols() != hb.cols()) continue;
       d(a, b) = d(b, a) = static_cast<float>(headJensenShannon(ha, hb, unit));
     }
   return d;
+}
+
+Mat headSimilarityMatrix(const std::vector<Mat>& heads, EntropyUnit unit) {
+  std::vector<const Mat*> p;
+  for (const Mat& m : heads) p.push_back(&m);
+  return headSimilarityMatrix(p, unit);
 }
 
 std::vector<int> similarityOrder(const Mat& divergence) {

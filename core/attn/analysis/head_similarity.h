@@ -21,6 +21,8 @@ double headJensenShannon(const Eigen::Ref<const Mat>& a, const Eigen::Ref<const 
 /// The H x H matrix of headJensenShannon between every pair of heads:
 /// symmetric, zero diagonal. Heads must share one shape (asserted).
 Mat headSimilarityMatrix(const std::vector<Mat>& heads, EntropyUnit unit = EntropyUnit::Nats);
+/// The same over heads held elsewhere (no copies); empty or mis-shaped heads give 0.
+Mat headSimilarityMatrix(const std::vector<const Mat*>& heads, EntropyUnit unit = EntropyUnit::Nats);
 
 /// An order of the heads that puts similar heads next to each other: the leaf
 /// order of average-linkage agglomerative clustering (UPGMA) on the divergence
