@@ -189,3 +189,41 @@ TEST(SessionController, SaveThenOpenRestoresInputConfigurationAndView) {
 
 }  // namespace
 }  // namespace attn::ui
+
+namespace attn::ui {
+namespace {
+
+TEST(MainWindow, TiledPathAndMetricsOnlyViewNeverIndexMissingMatrices) {
+  MainWindow w;
+  w.show();
+  settle(w);
+  QString text;
+  for (int i = 0; i < 600; ++i) text += QStringLiteral("t%1 ").arg(i);
+  w.inputPanel()->queryEdit()->setPlainText(text);  // 600 > 512: auto runs the tiled path
+  settle(w);
+  ASSERT_EQ(w.model()->result().nq(), 600);
+  EXPECT_EQ(w.heatmap()->matrix().rows(), 600);  // weights are kept
+  const QString hover = w.heatmapPanel()->hoverText(5, 7);
+  EXPECT_TRUE(hover.contains("not kept")) << hover.toStdString();
+  auto* q = w.heatmapPanel()->quantitySelector();
+  q->setCurrentIndex(q->findData(int(HeatmapQuantity::RawLogits)));
+  EXPECT_FALSE(w.heatmapPanel()->errorBanner()->isHidden());  // explains why nothing is drawn
+  q->setCurrentIndex(q->findData(int(HeatmapQuantity::Weights)));
+
+  // Over the limit: an error with the offer; accepting it gives metrics only.
+  w.model()->setMaxMaterializedTokens(200);
+  w.model()->recompute();
+  settle(w);
+  EXPECT_TRUE(w.heatmapPanel()->errorBanner()->text().contains("Compute metrics only"));
+  EXPECT_EQ(w.heatmap()->matrix().rows(), 600);  // previous view kept
+  w.model()->setMetricsOnlyAllowed(true);
+  settle(w);
+  ASSERT_TRUE(w.model()->isMetricsOnly());
+  EXPECT_EQ(w.model()->result().heads[0].entropy.size(), 600);
+  EXPECT_EQ(w.heatmap()->matrix().size(), 0);
+  EXPECT_TRUE(w.heatmapPanel()->errorBanner()->text().contains("Metrics-only"));
+  EXPECT_TRUE(w.heatmapPanel()->hoverText(1, 1).isEmpty());
+}
+
+}  // namespace
+}  // namespace attn::ui

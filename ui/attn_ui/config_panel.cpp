@@ -9,6 +9,7 @@
 #include <QSpinBox>
 #include <cmath>
 
+#include "attn/exec_path.h"
 #include "attn_ui/explorer_model.h"
 
 namespace attn::ui {
@@ -85,10 +86,11 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   maskSpec_->setEnabled(false);
   positional_->addItem(qs(attn::positionalName(attn::PositionalEncoding::None)), "none");
   positional_->setToolTip(tr("How token positions enter attention (added to embeddings, rotated into q and k, or a logit bias)."));
-  exec_->addItem(tr("auto"), int(attn::ExecPath::Auto));
-  exec_->addItem(tr("naive (materialized)"), int(attn::ExecPath::Naive));
-  exec_->addItem(tr("tiled (online softmax)"), int(attn::ExecPath::Tiled));
-  exec_->setToolTip(tr("How attention is evaluated: the full N x N matrix, or in tiles with an online softmax."));
+  for (std::string_view name : attn::allExecPaths())
+    exec_->addItem(qs(name), int(*attn::parseExecPath(name)));
+  exec_->setCurrentIndex(exec_->findData(int(attn::ExecPath::Auto)));
+  exec_->setToolTip(tr("How attention is evaluated: naive keeps every N x N step, tiled uses an online softmax, "
+                       "performer / linear_elu / linformer approximate it (error in the status bar)."));
   for (auto b : {attn::BackendKind::Cpu, attn::BackendKind::Cuda, attn::BackendKind::Auto})
     backend_->addItem(qs(attn::backendName(b)), qs(attn::backendName(b)));
   backend_->setToolTip(tr("Where attention runs; an unavailable backend falls back to the CPU with a warning."));

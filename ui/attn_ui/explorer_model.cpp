@@ -28,6 +28,7 @@ struct ExplorerModel::Job {
   std::shared_ptr<const attn::AttentionInput> loaded;
   attn::AttentionSpec spec;
   int maxTokens = 0;
+  bool metricsOnly = false;
   std::shared_ptr<attn::AttentionResult> result;
   QString error;
   double ms = 0.0;
@@ -107,6 +108,16 @@ void ExplorerModel::setPinnedRow(int row) {
   emit pinnedRowChanged(row);
 }
 
+void ExplorerModel::setMetricsOnlyAllowed(bool allowed) {
+  if (allowed == metricsOnly_) return;
+  metricsOnly_ = allowed;
+  recompute();
+}
+
+bool ExplorerModel::isMetricsOnly() const {
+  return result_ && !result_->heads.empty() && result_->heads.front().weights.size() == 0;
+}
+
 attn::Mat ExplorerModel::currentWeights() const {
   const auto* h = currentHeadResult();
   return h ? h->weights : attn::Mat();
@@ -137,8 +148,9 @@ namespace {
 QString tooLongMessage(long long nq, long long nk, int heads, int limit) {
   const double gb = 5.0 * 4.0 * static_cast<double>(nq) * static_cast<double>(nk) * std::max(1, heads) / 1e9;
   return QObject::tr("%1 x %2 tokens: the full N x N attention would need about %3 GB "
-                     "(limit: %4 tokens, View > Sequence Limit); use the metrics-only view.")
-      .arg(nq).arg(nk).arg(gb, 0, 'f', 1).arg(limit);
+                     "(limit: %4 tokens, View > Sequence Limit). The metrics-only view computes entropy "
+                     "without it, up to %5 tokens.")
+      .arg(nq).arg(nk).arg(gb, 0, 'f', 1).arg(limit).arg(4LL * limit);
 }
 }  // namespace
 
@@ -161,7 +173,7 @@ void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
     cache->dModel = job->spec.dModel;
     cache->seed = job->spec.seed;
     const long long n = static_cast<long long>(tokens.size());
-    if (n > job->maxTokens) {  // don't spend time on embeddings that won't be used
+    if (n > (job->metricsOnly ? 4LL : 1LL) * job->maxTokens) {  // embeddings that won't be used
       job->error = tooLongMessage(n, n, job->spec.heads, job->maxTokens);
       return;
     }
@@ -175,8 +187,13 @@ void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
                        : input->xKv.size() > 0 ? input->xKv.rows()
                                                : nq;
   if (std::max(nq, nk) > job->maxTokens) {
-    job->error = tooLongMessage(nq, nk, job->spec.heads, job->maxTokens);
-    return;
+    if (!job->metricsOnly || std::max(nq, nk) > 4LL * job->maxTokens) {
+      job->error = tooLongMessage(nq, nk, job->spec.heads, job->maxTokens);
+      return;
+    }
+    // Metrics only: the tiled path with online softmax keeps O(N) memory and no weights.
+    job->spec.exec = attn::ExecPath::Tiled;
+    job->spec.weightsHead = -2;
   }
   auto res = attn::runAttention(*input, job->spec);
   if (!res) {
@@ -205,6 +222,7 @@ void ExplorerModel::launch() {
   job->loaded = loaded_;
   job->spec = spec_;
   job->maxTokens = maxTokens_;
+  job->metricsOnly = metricsOnly_;
   job->cache = inputCache_;
   inFlight_ = true;
   auto* watcher = new QFutureWatcher<void>(this);
@@ -224,6 +242,7 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
   if (job->generation > shownGeneration_) {
     if (job->result) {
       result_ = job->result;
+      resultSpec_ = job->spec;
       shownGeneration_ = job->generation;
       lastMs_ = job->ms;
       lastError_.clear();

@@ -39,6 +39,10 @@ class ExplorerModel : public QObject {
   /// Sequences longer than this are not materialized as N x N (see issue 6).
   void setMaxMaterializedTokens(int n) { maxTokens_ = n; }
   int maxMaterializedTokens() const { return maxTokens_; }
+  /// Lets sequences over the limit run on the tiled path without weights
+  /// (entropy and output only; up to 4x the limit). Off by default.
+  void setMetricsOnlyAllowed(bool allowed);
+  bool metricsOnlyAllowed() const { return metricsOnly_; }
   /// Delay that merges bursts of changes (slider drags) into one job.
   void setCoalesceMs(int ms) { coalesce_.setInterval(ms); }
 
@@ -51,6 +55,10 @@ class ExplorerModel : public QObject {
 
   // --- result ------------------------------------------------------------
   bool hasResult() const { return result_ != nullptr; }
+  /// The configuration the shown result was computed with.
+  const attn::AttentionSpec& resultSpec() const { return resultSpec_; }
+  /// The shown result has no N x N weights (metrics-only view).
+  bool isMetricsOnly() const;
   const attn::AttentionResult& result() const { return *result_; }
   std::shared_ptr<const attn::AttentionResult> resultPtr() const { return result_; }
   /// Weights of the current head (empty when there is no result).
@@ -94,6 +102,8 @@ class ExplorerModel : public QObject {
   int currentHead_ = 0;
   int pinnedRow_ = -1;
   int maxTokens_ = 4096;
+  bool metricsOnly_ = false;
+  attn::AttentionSpec resultSpec_;
   std::shared_ptr<const attn::AttentionResult> result_;
   QTimer coalesce_;
   quint64 generation_ = 0;       // id of the newest request

@@ -21,19 +21,16 @@
 
 namespace attn::ui {
 
-attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q) {
-  const attn::Mat& masked = head.maskedLogits;
-  const bool haveMask = masked.rows() == head.weights.rows() && masked.cols() == head.weights.cols();
-  auto isMasked = [&](Eigen::Index i, Eigen::Index j) {
-    return haveMask && std::isinf(masked(i, j)) && masked(i, j) < 0;
-  };
+attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q, const attn::Mask& mask) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   switch (q) {
     case HeatmapQuantity::Weights: return head.weights;
     case HeatmapQuantity::Mask: {
-      attn::Mat m(head.weights.rows(), head.weights.cols());
-      for (Eigen::Index i = 0; i < m.rows(); ++i)
-        for (Eigen::Index j = 0; j < m.cols(); ++j) m(i, j) = isMasked(i, j) ? 0.f : 1.f;
+      const Eigen::Index nq = head.output.rows(), nk = head.v.rows();
+      attn::Mat m(nq, nk);
+      for (Eigen::Index i = 0; i < nq; ++i)
+        for (Eigen::Index j = 0; j < nk; ++j)
+          m(i, j) = mask.allowed(static_cast<int>(i), static_cast<int>(j)) ? 1.f : 0.f;
       return m;
     }
     case HeatmapQuantity::ScaledLogits:
@@ -41,7 +38,7 @@ attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q) {
       attn::Mat m = q == HeatmapQuantity::RawLogits ? head.rawLogits : head.scaledLogits;
       for (Eigen::Index i = 0; i < m.rows(); ++i)
         for (Eigen::Index j = 0; j < m.cols(); ++j)
-          if (isMasked(i, j)) m(i, j) = nan;
+          if (!mask.allowed(static_cast<int>(i), static_cast<int>(j))) m(i, j) = nan;
       return m;
     }
   }
@@ -92,8 +89,11 @@ HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
   for (QAction* a : actions_) a->setShortcutContext(Qt::WindowShortcut);
 
   banner_->setWordWrap(true);
-  banner_->setStyleSheet("QLabel { background: #fde2e1; color: #7a1010; padding: 6px; border-radius: 3px; }");
+  banner_->setTextFormat(Qt::RichText);
   banner_->hide();
+  connect(banner_, &QLabel::linkActivated, this, [this](const QString& link) {
+    if (link == QLatin1String("metrics-only")) model_->setMetricsOnlyAllowed(true);
+  });
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -155,7 +155,11 @@ QString HeatmapPanel::hoverText(int row, int col) const {
   const auto* h = model_->currentHeadResult();
   if (!h || row < 0 || col < 0 || row >= h->weights.rows() || col >= h->weights.cols()) return {};
   const auto& r = model_->result();
-  const bool masked = h->maskedLogits.size() == h->weights.size() && std::isinf(h->maskedLogits(row, col));
+  const bool masked = !model_->resultSpec().mask.allowed(row, col);
+  auto cell = [&](const attn::Mat& m) {
+    return row < m.rows() && col < m.cols() ? QString::number(m(row, col), 'g', 5)
+                                            : tr("(not kept on the %1 path)").arg(QString::fromStdString(r.execUsed));
+  };
   const QString stride = heatmap_->poolStride() > 1
                              ? tr("<br><i>zoom in to see single cells (each drawn cell pools %1×%1)</i>")
                                    .arg(heatmap_->poolStride())
@@ -165,9 +169,7 @@ QString HeatmapPanel::hoverText(int row, int col) const {
       .arg(QString::fromStdString(r.queryTokens[static_cast<size_t>(row)]).toHtmlEscaped(),
            QString::fromStdString(r.keyTokens[static_cast<size_t>(col)]).toHtmlEscaped())
       .arg(row).arg(col)
-      .arg(h->rawLogits(row, col), 0, 'g', 5)
-      .arg(h->scaledLogits(row, col), 0, 'g', 5)
-      .arg(h->weights(row, col), 0, 'g', 5)
+      .arg(cell(h->rawLogits), cell(h->scaledLogits), cell(h->weights))
       .arg(masked ? tr("masked") : tr("not masked"), stride);
 }
 
@@ -184,9 +186,17 @@ void HeatmapPanel::redraw() {
   const auto q = quantity();
   const QString what = quantity_->currentText();
   heatmap_->setColorScaleLabel(what.toLower());
-  const double lo = q == HeatmapQuantity::Mask ? 0.0 : 0.0;
+  const double lo = 0.0;
   const double hi = q == HeatmapQuantity::Mask ? 1.0 : 0.0;
-  heatmap_->setMatrix(heatmapValues(*h, q), model_->queryLabels(), model_->keyLabels(),
+  attn::Mat values = model_->isMetricsOnly() ? attn::Mat() : heatmapValues(*h, q, model_->resultSpec().mask);
+  if (model_->isMetricsOnly()) {
+    showNotice(tr("Metrics-only view: %1 tokens is over the N x N limit, so no weights were kept; "
+                  "the Metrics panel shows entropy per head and per row.").arg(r.nq()));
+  } else if (values.size() == 0) {
+    showNotice(tr("The %1 path keeps weights only, not logits; choose Execution: naive to see them.")
+                   .arg(QString::fromStdString(r.execUsed)));
+  }
+  heatmap_->setMatrix(values, model_->queryLabels(), model_->keyLabels(),
                       tr("%1 — head %2 of %3 — %4 — mask: %5")
                           .arg(what)
                           .arg(model_->currentHead() + 1)
@@ -198,7 +208,17 @@ void HeatmapPanel::redraw() {
 }
 
 void HeatmapPanel::showError(const QString& message) {
-  banner_->setText(tr("%1 — the previous view is kept.").arg(message));
+  banner_->setStyleSheet("QLabel { background: #fde2e1; color: #7a1010; padding: 6px; border-radius: 3px; }");
+  QString text = tr("%1 — the previous view is kept.").arg(message.toHtmlEscaped());
+  if (message.contains(QLatin1String("metrics-only")) && !model_->metricsOnlyAllowed())
+    text += QStringLiteral(" <a href=\"metrics-only\">%1</a>").arg(tr("Compute metrics only"));
+  banner_->setText(text);
+  banner_->show();
+}
+
+void HeatmapPanel::showNotice(const QString& message) {
+  banner_->setStyleSheet("QLabel { background: #e3eefc; color: #123a6b; padding: 6px; border-radius: 3px; }");
+  banner_->setText(message.toHtmlEscaped());
   banner_->show();
 }
 

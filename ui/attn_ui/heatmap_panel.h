@@ -19,8 +19,10 @@ class HeatmapWidget;
 enum class HeatmapQuantity { Weights, ScaledLogits, RawLogits, Mask };
 
 /// The matrix a quantity draws for one head: weights as computed; logits with
-/// NaN where masked (drawn in the masked colour); the mask as 1 = keep, 0 = masked.
-attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q);
+/// NaN where `mask` hides the cell (drawn in the masked colour); the mask as
+/// 1 = keep, 0 = masked. Empty when the execution path did not keep it (the
+/// tiled path keeps no logits; metrics-only keeps no weights).
+attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q, const attn::Mask& mask);
 
 class HeatmapPanel : public QWidget {
   Q_OBJECT
@@ -51,6 +53,7 @@ class HeatmapPanel : public QWidget {
  private:
   void redraw();
   void showError(const QString& message);
+  void showNotice(const QString& message);
 
   ExplorerModel* model_;
   HeatmapWidget* heatmap_;

@@ -46,7 +46,8 @@ MainWindow::MainWindow(QWidget* parent)
   grid->setColormap(heatmapPanel_->colormapSelector()->currentData().toString());
   connect(heatmapPanel_, &HeatmapPanel::colormapChanged, grid, &HeadGrid::setColormap);
   addPanel(tr("Heads"), grid, Qt::RightDockWidgetArea);
-  statusBar()->addWidget(new StatusSummary(model_, this), 1);
+  status_ = new StatusSummary(model_, this);
+  statusBar()->addWidget(status_, 1);
 
   installExtraPanels(*this);
   restoreLayout();

@@ -21,6 +21,7 @@ class HeatmapPanel;
 class HeatmapWidget;
 class InputPanel;
 class SessionController;
+class StatusSummary;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -34,6 +35,7 @@ class MainWindow : public QMainWindow {
   InputPanel* inputPanel() const { return inputPanel_; }
   ConfigPanel* configPanel() const { return configPanel_; }
   SessionController* sessions() const { return sessions_; }
+  StatusSummary* statusSummary() const { return status_; }
 
   /// Puts `panel` in a dock titled `title`, lists it in the View menu, and
   /// returns the dock. The dock's object name (for the saved layout) is the
@@ -61,6 +63,7 @@ class MainWindow : public QMainWindow {
   InputPanel* inputPanel_;
   ConfigPanel* configPanel_;
   SessionController* sessions_ = nullptr;
+  StatusSummary* status_ = nullptr;
   QMenu* helpMenu_ = nullptr;
   QMenu* panelsMenu_ = nullptr;
 };

@@ -1,5 +1,6 @@
 #include "attn_ui/status_summary.h"
 
+#include "attn/analysis/head_analysis.h"
 #include "attn/spec.h"
 #include "attn_ui/explorer_model.h"
 
@@ -18,19 +19,49 @@ void StatusSummary::refresh() {
     const auto& r = model_->result();
     parts << (r.nq() == r.nk() ? tr("N = %1").arg(r.nq()) : tr("Nq = %1, Nk = %2").arg(r.nq()).arg(r.nk()))
           << tr("heads = %1").arg(r.numHeads())
-          << QString::fromUtf8(attn::mechanismName(model_->spec().mechanism).data())
+          << QString::fromUtf8(attn::mechanismName(model_->resultSpec().mechanism).data())
+          << (r.execUsed.empty() ? QString() : tr("path %1").arg(QString::fromStdString(r.execUsed)))
           << tr("%1 ms").arg(model_->lastComputeMs(), 0, 'f', 1);
-    int masked = 0;
-    for (const auto& h : r.heads) masked += static_cast<int>(h.fullyMaskedRows.size());
+    parts.removeAll(QString());
+    if (const auto* h = model_->currentHeadResult(); h && h->approxError)
+      parts << tr("approx. error: output %1%, row KL %2")
+                   .arg(100.0 * h->approxError->outputRelError, 0, 'f', 2)
+                   .arg(h->approxError->meanRowKl, 0, 'g', 3);
     for (const auto& w : r.warnings)
       parts << QStringLiteral("<span style='color:#c77c00'>⚠ %1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
-    (void)masked;
+    for (const QString& w : extraWarnings_)
+      parts << QStringLiteral("<span style='color:#c77c00'>⚠ %1</span>").arg(w.toHtmlEscaped());
   }
   if (model_->busy()) parts << tr("computing…");
   if (!model_->lastError().isEmpty())
     parts << QStringLiteral("<span style='color:#d03030'>%1</span>")
                  .arg(tr("Error: %1 (previous view kept)").arg(model_->lastError()).toHtmlEscaped());
   setText(parts.join(QStringLiteral("   ·   ")));
+}
+
+}  // namespace attn::ui
+
+namespace attn::ui {
+
+void StatusSummary::setExtraWarnings(const QStringList& warnings) {
+  extraWarnings_ = warnings;
+  refresh();
+}
+
+}  // namespace attn::ui
+
+namespace attn::ui {
+
+QStringList collapseWarnings(const attn::Analysis& analysis) {
+  QStringList uniform, oneHot;
+  for (size_t h = 0; h < analysis.heads.size(); ++h) {
+    if (analysis.heads[h].collapse.nearUniform) uniform << QString::number(h + 1);
+    if (analysis.heads[h].collapse.nearOneHot) oneHot << QString::number(h + 1);
+  }
+  QStringList out;
+  if (!oneHot.isEmpty()) out << QObject::tr("collapse: head %1 near one-hot").arg(oneHot.join(", "));
+  if (!uniform.isEmpty()) out << QObject::tr("collapse: head %1 near uniform").arg(uniform.join(", "));
+  return out;
 }
 
 }  // namespace attn::ui
