@@ -32,7 +32,12 @@ bool isApproximate(ExecPath p) {
   return p == ExecPath::Performer || p == ExecPath::LinearElu || p == ExecPath::Linformer;
 }
 
-bool tiledSupports(Mechanism m) { return m == Mechanism::Dot || m == Mechanism::ScaledDot; }
+bool tiledSupports(Mechanism m) {
+  // general is a dot product of (q W) with k, cosine one of unit rows; additive
+  // (tanh of a sum) is not a dot product and stays on the naive path.
+  return m == Mechanism::Dot || m == Mechanism::ScaledDot || m == Mechanism::General ||
+         m == Mechanism::Cosine;
+}
 
 ExecPath resolveExecPath(const AttentionSpec& spec, int nq, int nk) {
   if (spec.exec == ExecPath::Tiled || spec.exec == ExecPath::Sparse)

@@ -21,8 +21,8 @@ bool isApproximate(ExecPath p);
 /// naive path's four Nq x Nk arrays per head leave the cache (PERFORMANCE.md).
 inline constexpr long long kAutoNaiveMaxCells = 512LL * 512LL;
 
-/// Whether the tiled/sparse kernels and the softmax approximations cover the
-/// mechanism (scores must be a scaled dot product).
+/// Whether the tiled/sparse kernels cover the mechanism (its score must be a
+/// dot product of transformed rows: dot, scaled_dot, general, cosine).
 bool tiledSupports(Mechanism m);
 
 /// The path a request runs on; never Auto. Tiled/sparse fall back to naive

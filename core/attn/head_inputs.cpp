@@ -170,6 +170,11 @@ Status prepareFromProjected(const AttentionInput& in, const AttentionSpec& spec,
     res.heads[i].k = in.k[i];
     res.heads[i].v = in.v[i];
   }
+  // Arrays that only the embedding path uses are ignored here; say so.
+  for (auto [present, name] : {std::pair{in.x.size() > 0, "x"}, {in.xKv.size() > 0, "x_kv"},
+                               {in.wQ.size() > 0, "w_q"}, {in.wK.size() > 0, "w_k"}, {in.wV.size() > 0, "w_v"},
+                               {in.bQ.size() > 0, "b_q"}, {in.bK.size() > 0, "b_k"}, {in.bV.size() > 0, "b_v"}})
+    if (present) res.warnings.push_back(fmt::format("array '{}' is not used: 'q', 'k', 'v' are given", name));
   // Already projected: W_O (and b_O) apply only when loaded.
   const Eigen::Index dvTotal = static_cast<Eigen::Index>(h) * v0.cols();
   const std::string oFits = fmt::format("the concatenated output of {} heads of d_v {}", h, v0.cols());

@@ -79,6 +79,7 @@ std::string sessionToJson(const Session& s) {
                  {"heads", c.heads},
                  {"d_model", c.dModel},
                  {"d_k", c.dK},
+                 {"hidden", c.hidden},
                  {"temperature", c.temperature},
                  {"mask", c.mask.spec()},
                  {"positional", std::string(positionalName(c.positional))},
@@ -152,6 +153,9 @@ Result<Session> sessionFromJson(std::string_view text, std::string_view source) 
   v = c.dK;
   if (auto st = rc.integer("d_k", 0, 1 << 16, v); !st) return st.error();
   c.dK = static_cast<int>(v);
+  v = c.hidden;
+  if (auto st = rc.integer("hidden", 0, 1 << 16, v); !st) return st.error();
+  c.hidden = static_cast<int>(v);
   v = static_cast<long long>(c.seed);
   if (auto st = rc.integer("seed", 0, std::numeric_limits<long long>::max(), v); !st) return st.error();
   c.seed = static_cast<uint64_t>(v);

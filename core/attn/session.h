@@ -5,7 +5,7 @@
 //
 //   { "format": "attnscope-session", "version": 1,
 //     "input":  { "text": "...", "key_text": "", "tokenizer": "words", "file": "" },
-//     "config": { "mechanism": "scaled_dot", "heads": 4, "d_model": 64, "d_k": 0,
+//     "config": { "mechanism": "scaled_dot", "heads": 4, "d_model": 64, "d_k": 0, "hidden": 0,
 //                 "temperature": 1.0, "mask": "causal", "positional": "none",
 //                 "init": "xavier", "seed": 42, "exec": "auto", "backend": "cpu" },
 //     "view":   { "head": 0, "pinned_row": -1, "quantity": "weights", "colormap": "viridis" } }

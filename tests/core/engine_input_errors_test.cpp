@@ -179,5 +179,16 @@ TEST(EngineInputErrors, UnusedScoreArraysGiveAWarning) {
   EXPECT_HAS(res->warnings[0], "'w_bilinear' is not used by mechanism 'dot'");
 }
 
+TEST(EngineInputErrors, EmbeddingArraysBesideProjectedInputGiveAWarning) {
+  auto in = projected(1, 2, 2, 3, 3, 1);
+  in.x = Mat::Ones(2, 3);
+  in.wQ = Mat::Ones(3, 3);
+  auto res = runAttention(in, smallSpec(Mechanism::Dot));
+  ASSERT_TRUE(res.ok());
+  ASSERT_EQ(res->warnings.size(), 2u);
+  EXPECT_HAS(res->warnings[0], "array 'x' is not used: 'q', 'k', 'v' are given");
+  EXPECT_HAS(res->warnings[1], "'w_q'");
+}
+
 }  // namespace
 }  // namespace attn

@@ -32,10 +32,11 @@ TEST(Session, RoundTripsEveryField) {
   s.input.text = "The cat sat — 猫";
   s.input.keyText = "on the mat";
   s.input.file = "/data/x.npz";
-  s.spec.mechanism = Mechanism::Dot;
+  s.spec.mechanism = Mechanism::Additive;
   s.spec.heads = 6;
   s.spec.dModel = 96;
   s.spec.dK = 8;
+  s.spec.hidden = 12;
   s.spec.temperature = 0.37f;
   s.spec.mask = Mask::causal();
   s.spec.init = InitScheme::Orthogonal;
@@ -51,10 +52,11 @@ TEST(Session, RoundTripsEveryField) {
   EXPECT_EQ(back->input.text, s.input.text);
   EXPECT_EQ(back->input.keyText, s.input.keyText);
   EXPECT_EQ(back->input.file, s.input.file);
-  EXPECT_EQ(back->spec.mechanism, Mechanism::Dot);
+  EXPECT_EQ(back->spec.mechanism, Mechanism::Additive);
   EXPECT_EQ(back->spec.heads, 6);
   EXPECT_EQ(back->spec.dModel, 96);
   EXPECT_EQ(back->spec.dK, 8);
+  EXPECT_EQ(back->spec.hidden, 12);
   EXPECT_EQ(back->spec.temperature, 0.37f);
   EXPECT_EQ(back->spec.mask.spec(), "causal");
   EXPECT_EQ(back->spec.init, InitScheme::Orthogonal);

@@ -227,3 +227,23 @@ TEST(MainWindow, TiledPathAndMetricsOnlyViewNeverIndexMissingMatrices) {
 
 }  // namespace
 }  // namespace attn::ui
+
+namespace attn::ui {
+namespace {
+
+TEST(MainWindow, EveryMechanismFromCoreIsOfferedAndComputesExactlyAsCore) {
+  MainWindow w;
+  settle(w);
+  auto* mech = w.configPanel()->mechanismSelector();
+  EXPECT_EQ(mech->count(), static_cast<int>(attn::allMechanisms().size()));
+  mech->setCurrentIndex(mech->findData("additive"));
+  settle(w);
+  ASSERT_EQ(w.model()->resultSpec().mechanism, attn::Mechanism::Additive);
+  auto in = attn::inputFromTokens(w.model()->result().queryTokens, w.model()->spec().dModel, w.model()->spec().seed);
+  auto ref = attn::runAttention(in, w.model()->spec());
+  ASSERT_TRUE(ref.ok()) << ref.error().message;
+  EXPECT_EQ(w.heatmap()->matrix(), ref->heads[0].weights);
+}
+
+}  // namespace
+}  // namespace attn::ui

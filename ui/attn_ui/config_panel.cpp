@@ -45,6 +45,7 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
       heads_(new QSpinBox(this)),
       dModel_(new QSpinBox(this)),
       dK_(new QSpinBox(this)),
+      hidden_(new QSpinBox(this)),
       temperature_(new QSlider(Qt::Horizontal, this)),
       temperatureValue_(new QLabel(this)),
       init_(new QComboBox(this)),
@@ -55,9 +56,10 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
       exec_(new QComboBox(this)),
       backend_(new QComboBox(this)),
       problem_(new QLabel(this)) {
-  for (auto m : {attn::Mechanism::ScaledDot, attn::Mechanism::Dot})
-    mechanism_->addItem(qs(attn::mechanismName(m)), qs(attn::mechanismName(m)));
-  mechanism_->setToolTip(tr("The score function that compares each query with each key."));
+  for (std::string_view m : attn::allMechanisms()) mechanism_->addItem(qs(m), qs(m));
+  selectData(mechanism_, qs(attn::mechanismName(attn::Mechanism::ScaledDot)));
+  mechanism_->setToolTip(tr("The score function that compares each query with each key: dot, scaled dot, "
+                            "general (bilinear), additive (Bahdanau) or cosine."));
   heads_->setRange(1, 64);
   heads_->setValue(4);
   heads_->setToolTip(tr("Number of attention heads, each with its own projections."));
@@ -67,6 +69,9 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   dK_->setRange(0, 1024);
   dK_->setSpecialValueText(tr("auto (d_model / heads)"));
   dK_->setToolTip(tr("Width of each head's queries and keys (d_k); auto uses d_model / heads."));
+  hidden_->setRange(0, 4096);
+  hidden_->setSpecialValueText(tr("auto (d_k)"));
+  hidden_->setToolTip(tr("Hidden size of the additive score's tanh layer; used by the additive mechanism only."));
   temperature_->setRange(0, kSliderSteps);
   temperature_->setValue(temperatureToSlider(1.0));
   temperature_->setToolTip(tr("Divides the logits before softmax: below 1 sharpens attention, above 1 flattens it."));
@@ -106,6 +111,7 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   form->addRow(tr("Heads"), heads_);
   form->addRow(tr("d_model"), dModel_);
   form->addRow(tr("d_k"), dK_);
+  form->addRow(tr("Hidden"), hidden_);
   form->addRow(tr("Temperature"), tRow);
   form->addRow(tr("Init"), init_);
   form->addRow(tr("Seed"), seed_);
@@ -119,7 +125,7 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   auto apply = [this] { applyToModel(); };
   for (QComboBox* b : {mechanism_, init_, mask_, positional_, exec_, backend_})
     connect(b, &QComboBox::currentIndexChanged, this, apply);
-  for (QSpinBox* s : {heads_, dModel_, dK_, seed_}) connect(s, &QSpinBox::valueChanged, this, apply);
+  for (QSpinBox* s : {heads_, dModel_, dK_, hidden_, seed_}) connect(s, &QSpinBox::valueChanged, this, apply);
   connect(temperature_, &QSlider::valueChanged, this, apply);
   connect(maskSpec_, &QLineEdit::editingFinished, this, apply);
   connect(mask_, &QComboBox::currentIndexChanged, this,
@@ -133,6 +139,7 @@ attn::Result<attn::AttentionSpec> ConfigPanel::specFromControls() const {
   s.heads = heads_->value();
   s.dModel = dModel_->value();
   s.dK = dK_->value();
+  s.hidden = hidden_->value();
   s.temperature = static_cast<float>(sliderToTemperature(temperature_->value()));
   s.init = attn::parseInitScheme(init_->currentData().toString().toStdString()).value_or(s.init);
   s.seed = static_cast<uint64_t>(seed_->value());
@@ -166,6 +173,7 @@ void ConfigPanel::setSpec(const attn::AttentionSpec& spec) {
   heads_->setValue(spec.heads);
   dModel_->setValue(spec.dModel);
   dK_->setValue(spec.dK);
+  hidden_->setValue(spec.hidden);
   temperature_->setValue(temperatureToSlider(spec.temperature));
   selectData(init_, qs(attn::initSchemeName(spec.init)));
   seed_->setValue(static_cast<int>(spec.seed));

@@ -45,6 +45,7 @@ class ConfigPanel : public QWidget {
   QSpinBox* heads_;
   QSpinBox* dModel_;
   QSpinBox* dK_;
+  QSpinBox* hidden_;
   QSlider* temperature_;
   QLabel* temperatureValue_;
   QComboBox* init_;

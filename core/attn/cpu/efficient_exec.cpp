@@ -12,6 +12,7 @@
 #include "attn/analysis/approximation.h"
 #include "attn/metrics.h"
 #include "attn/random.h"
+#include "attn/scores.h"
 
 namespace attn {
 namespace {
@@ -25,12 +26,30 @@ TileScratch& scratchForThread() {
   return s;
 }
 
-HeadView viewOf(const AttentionSpec& spec, const HeadResult& h) {
+// Rows normalized as torch.nn.functional.normalize does (norm clamped at 1e-12).
+Mat unitRows(const Mat& x) {
+  Mat y = x;
+  for (Eigen::Index i = 0; i < y.rows(); ++i) y.row(i) /= std::max(y.row(i).norm(), 1e-12f);
+  return y;
+}
+
+// The head's scores as scale * q' . k' (+ bias): general folds W into the
+// queries, cosine normalizes both sides; qBuf/kBuf hold the transformed rows.
+HeadView viewOf(const AttentionSpec& spec, const HeadResult& h, Mat& qBuf, Mat& kBuf) {
   HeadView in;
   in.q = &h.q;
   in.k = &h.k;
+  if (spec.mechanism == Mechanism::General) {
+    qBuf = h.q * h.scoreParams.wBilinear;
+    in.q = &qBuf;
+  } else if (spec.mechanism == Mechanism::Cosine) {
+    qBuf = unitRows(h.q);
+    kBuf = unitRows(h.k);
+    in.q = &qBuf;
+    in.k = &kBuf;
+  }
   in.v = &h.v;
-  in.scale = softmaxScale(spec, static_cast<int>(h.q.cols()));
+  in.scale = logitScale(spec.mechanism, h.q.cols(), spec.temperature);
   in.bias = h.logitBias.size() > 0 ? &h.logitBias : nullptr;
   in.mask = &spec.mask;
   return in;
@@ -48,7 +67,8 @@ Status runTiled(const AttentionSpec& spec, ExecPath path, std::vector<HeadResult
 #pragma omp parallel for schedule(dynamic, 1)
   for (int i = 0; i < n; ++i) {
     HeadResult& h = heads[static_cast<size_t>(i)];
-    const HeadView in = viewOf(spec, h);
+    Mat qBuf, kBuf;
+    const HeadView in = viewOf(spec, h, qBuf, kBuf);
     RowStats st;
     clearIntermediates(h);
     if (spec.weightsHead == -1 || spec.weightsHead == i) {
@@ -74,7 +94,8 @@ bool isCausalOnly(const Mask& m) { return !m.isNone() && m.spec() == "causal"; }
 
 Status checkApproximable(const AttentionSpec& spec, ExecPath path, const HeadResult& h) {
   const auto name = execPathName(path);
-  if (path != ExecPath::LinearElu && !tiledSupports(spec.mechanism))
+  const bool dotSoftmax = spec.mechanism == Mechanism::Dot || spec.mechanism == Mechanism::ScaledDot;
+  if (path != ExecPath::LinearElu && !dotSoftmax)
     return Error{fmt::format("exec {} approximates dot-product softmax; mechanism '{}' is not supported",
                              name, mechanismName(spec.mechanism))};
   if (h.logitBias.size() > 0)
@@ -103,7 +124,7 @@ Status runApproximate(const AttentionSpec& spec, ExecPath path, std::vector<Head
     clearIntermediates(h);
     h.rowMax.resize(0);
     const int dk = static_cast<int>(h.q.cols());
-    const float scale = softmaxScale(spec, dk);
+    const float scale = logitScale(spec.mechanism, dk, spec.temperature);
     const bool causal = isCausalOnly(spec.mask);
     const std::string stream = fmt::format("{}/head/{}", execPathName(path), i);
     ApproxError err;
@@ -142,12 +163,6 @@ Status runApproximate(const AttentionSpec& spec, ExecPath path, std::vector<Head
 }
 
 }  // namespace
-
-float softmaxScale(const AttentionSpec& spec, int dk) {
-  float scale = 1.0f / spec.temperature;
-  if (spec.mechanism == Mechanism::ScaledDot) scale /= std::sqrt(static_cast<float>(dk));
-  return scale;
-}
 
 Status computeHeadsEfficient(const AttentionSpec& spec, ExecPath path,
                              std::vector<HeadResult>& heads, const HeadFn& naive) {

@@ -16,8 +16,4 @@ using HeadFn = std::function<Status(const AttentionSpec&, HeadResult&)>;
 Status computeHeadsEfficient(const AttentionSpec& spec, ExecPath path,
                              std::vector<HeadResult>& heads, const HeadFn& naive);
 
-/// The softmax scale of a spec's dot-product mechanism (1/temperature, and
-/// 1/sqrt(d_k) for scaled_dot).
-float softmaxScale(const AttentionSpec& spec, int dk);
-
 }  // namespace attn

@@ -65,7 +65,7 @@ void scoreTile(const HeadView& in, const MaskInfo& mi, TileState state, const Ma
 inline void expRowFused(const float* s, float* e, int n, float m, double& l, double& t) {
   using namespace Eigen::internal;
   using Packet = packet_traits<float>::type;
-  constexpr int kLanes = unpacket_traits<Packet>::size;
+  constexpr int kLanes = packet_traits<float>::size;
   const Packet pm = pset1<Packet>(m);
   Packet accL = pset1<Packet>(0.0f), accT = pset1<Packet>(0.0f);
   int j = 0;
