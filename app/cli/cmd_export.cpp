@@ -1,19 +1,31 @@
-// attnscope-cli export: draws a head's heatmap to a figure file, headless.
+// attnscope-cli export: figures (.png/.svg/.pdf) of any view, and data
+// (.npy/.npz/.csv/.json) of weights, logits, outputs or metrics, headless.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <regex>
 
 #include "attn/engine.h"
+#include "attn/io/table_export.h"
 #include "commands.h"
 #include "options.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
 #include <QApplication>
 
+#include "attn/compare.h"
+#include "attn/exec_path.h"
+#include "attn/step_through.h"
 #include "attn_ui/colormaps.h"
+#include "attn_ui/compare_view.h"
 #include "attn_ui/figure_export.h"
+#include "attn_ui/heatmap_widget.h"
+#include "attn_ui/step_through_panel.h"
+#include "attn_ui/token_lines_widget.h"
+#include <qcustomplot.h>
 #endif
 
 namespace attn::cli {
@@ -21,74 +33,233 @@ namespace attn::cli {
 namespace {
 struct ExportOptions {
   std::string out;
+  std::string what;  // figure or a DataKind name; empty: from the extension
+  std::string view = "heatmap";
   std::string head = "1";
   std::string size = "800x700";
   int dpi = 96;
   std::string colormap = "viridis";
+  bool sharedScale = false;
+  int query = 0;
+  int step = 1;
+  std::string compareHead;
+  std::string compareMask;
+  float compareTemperature = 0.0f;
+  std::string compareExec;
   bool force = false;
 };
+
+bool isDataExtension(const std::string& ext) {
+  return ext == ".npy" || ext == ".npz" || ext == ".csv" || ext == ".json";
+}
+
+// --head N (1-based) or all; returns 0-based heads.
+Result<std::vector<int>> parseHeads(const std::string& text, int numHeads) {
+  if (text == "all") {
+    std::vector<int> all;
+    for (int h = 0; h < numHeads; ++h) all.push_back(h);
+    return all;
+  }
+  static const std::regex numRe(R"(\d{1,6})");
+  if (!std::regex_match(text, numRe))
+    return Error{fmt::format("--head: expected a head number or 'all' (got '{}')", text)};
+  const int h = std::stoi(text);
+  if (h < 1 || h > numHeads) return Error{fmt::format("--head: {} is out of range (1..{})", h, numHeads)};
+  return std::vector<int>{h - 1};
+}
+
+#ifdef ATTNSCOPE_HAVE_UI
+QStringList toQ(const std::vector<std::string>& v) {
+  QStringList out;
+  for (const auto& s : v) out << QString::fromStdString(s);
+  return out;
+}
+
+int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const AttentionInput& input,
+                 const AttentionSpec& spec, const AttentionResult& res, const std::vector<int>& heads,
+                 const attn::ui::FigureOptions& fo) {
+  using namespace attn::ui;
+  const QString out = QString::fromStdString(ex.out);
+  const QStringList rows = toQ(res.queryTokens), cols = toQ(res.keyTokens);
+  const auto done = [&](const attn::Status& st) {
+    if (!st) return fail(st.error().message);
+    fmt::print("wrote {} ({}x{} px at {} DPI, {} view)\n", ex.out, fo.size.width(), fo.size.height(), fo.dpi, ex.view);
+    return 0;
+  };
+  const int h0 = heads.front();
+  if (ex.view == "heatmap") {
+    if (heads.size() > 1) {
+      std::vector<Mat> mats;
+      for (int h : heads) mats.push_back(res.heads[static_cast<size_t>(h)].weights);
+      return done(exportHeadGrid(mats, rows, cols, out, fo));
+    }
+    return done(exportHeatmap(res.heads[static_cast<size_t>(h0)].weights, rows, cols, out, fo));
+  }
+  if (ex.view == "token-lines") {
+    TokenLinesWidget w;
+    std::vector<Mat> mats;
+    QList<int> ids;
+    for (int h : heads) {
+      mats.push_back(res.heads[static_cast<size_t>(h)].weights);
+      ids << h;
+    }
+    w.setData(rows, cols, mats, ids);
+    return done(writeFigure(out, fo, [&](QCPPainter& p, const QRect& r) { w.paintLines(p, r); }));
+  }
+  if (ex.view == "step-through") {
+    if (ex.query < 0 || ex.query >= res.nq())
+      return fail(fmt::format("--query: {} is out of range (0..{})", ex.query, res.nq() - 1));
+    auto walk = stepThrough(res.heads[static_cast<size_t>(h0)], spec, ex.query);
+    if (!walk) return fail(walk.error().message);
+    StepThroughPanel panel;
+    panel.setWalk(*walk, cols, rows.value(ex.query));
+    if (ex.step < 1 || ex.step > panel.stepCount())
+      return fail(fmt::format("--step: {} is out of range (1..{})", ex.step, panel.stepCount()));
+    panel.setStep(ex.step - 1);
+    return done(writeFigure(out, fo, [&](QCPPainter& p, const QRect& r) { panel.paintStep(p, r); }));
+  }
+  // compare: B = the same input with another head, mask or temperature.
+  AttentionSpec specB = spec;
+  if (!ex.compareMask.empty()) {
+    auto m = Mask::parse(ex.compareMask);
+    if (!m) return fail("--compare-mask: " + m.error().message);
+    specB.mask = std::move(m).value();
+  }
+  if (ex.compareTemperature > 0.0f) specB.temperature = ex.compareTemperature;
+  if (!ex.compareExec.empty()) {
+    auto path = parseExecPath(ex.compareExec);
+    if (!path) return fail(fmt::format("--compare-exec: unknown path '{}'", ex.compareExec));
+    specB.exec = *path;
+  }
+  auto resB = runAttention(input, specB);
+  if (!resB) return fail(resB.error().message);
+  auto hb = parseHeads(ex.compareHead.empty() ? std::to_string(h0 + 1) : ex.compareHead, resB->numHeads());
+  if (!hb || hb->size() != 1)
+    return fail(hb ? std::string("--compare-head: give one head number") : "--compare-head" + hb.error().message.substr(6));
+  const auto& a = res.heads[static_cast<size_t>(h0)];
+  const auto& b = resB->heads[static_cast<size_t>(hb->front())];
+  auto summary = compareHeads(a, b);
+  if (!summary) return fail(summary.error().message);
+  CompareView view;
+  view.resize(logicalFigureSize(fo));
+  view.setColormap(fo.colormap);
+  const auto title = [&](const AttentionSpec& s, int h) {
+    return QString("head %1, %2, mask %3, T = %4, %5")
+        .arg(h + 1)
+        .arg(QString::fromStdString(opts.mechanism), QString::fromStdString(s.mask.spec()))
+        .arg(s.temperature)
+        .arg(QString::fromStdString(std::string(execPathName(s.exec))));
+  };
+  view.setComparison(a.weights, b.weights, *summary, rows, cols, title(spec, h0), title(specB, hb->front()));
+  return done(writeFigure(out, fo, view.figurePainter()));
+}
+#endif
+
 }  // namespace
 
 Action addExportCommand(CLI::App& app, int argc, char** argv) {
-  auto* cmd = app.add_subcommand("export", "Draw a heatmap figure (.png)");
+  auto* cmd = app.add_subcommand(
+      "export", "Draw a figure (.png, .svg, .pdf) or write data (.npy, .npz, .csv, .json)");
   auto opts = std::make_shared<CommonOptions>();
   auto ex = std::make_shared<ExportOptions>();
   addCommonOptions(*cmd, *opts);
-  cmd->add_option("--out", ex->out, "Figure file (.png)")->required();
-  cmd->add_option("--head", ex->head, "Head to draw, 1-based")->capture_default_str();
-  cmd->add_option("--size", ex->size, "Pixel size WxH")->capture_default_str();
-  cmd->add_option("--dpi", ex->dpi, "Resolution written into the file")->capture_default_str();
+  cmd->add_option("--out", ex->out, "Output file: figure .png/.svg/.pdf or data .npy/.npz/.csv/.json")->required();
+  cmd->add_option("--what", ex->what,
+                  "figure, weights, logits (scaled, before the mask), outputs, metrics "
+                  "(default: figure for .png/.svg/.pdf, weights for data files, metrics for .json)");
+  cmd->add_option("--view", ex->view, "Figure view: heatmap, token-lines, step-through, compare")
+      ->capture_default_str();
+  cmd->add_option("--head", ex->head, "Head, 1-based, or 'all' (heatmap: a grid of heads)")->capture_default_str();
+  cmd->add_option("--size", ex->size, "Pixel size WxH, or 'a4' (A4 width at --dpi, 4:3)")->capture_default_str();
+  cmd->add_option("--dpi", ex->dpi, "Resolution (fonts keep their printed size)")->capture_default_str();
   cmd->add_option("--colormap", ex->colormap, "viridis, magma, cividis, grayscale, diverging")
       ->capture_default_str();
+  cmd->add_flag("--shared-scale", ex->sharedScale, "One colour range for every head of a grid");
+  cmd->add_option("--query", ex->query, "Step-through: the query row, 0-based")->capture_default_str();
+  cmd->add_option("--step", ex->step, "Step-through: the step, 1-based")->capture_default_str();
+  cmd->add_option("--compare-head", ex->compareHead, "Compare: B's head (default: A's)");
+  cmd->add_option("--compare-mask", ex->compareMask, "Compare: B's mask (default: A's)");
+  cmd->add_option("--compare-temperature", ex->compareTemperature, "Compare: B's temperature (default: A's)");
+  cmd->add_option("--compare-exec", ex->compareExec, "Compare: B's execution path, e.g. performer (default: A's)");
   cmd->add_flag("--force", ex->force, "Overwrite an existing output file");
   return [cmd, opts, ex, argc, argv]() -> int {
     if (!cmd->parsed()) return -1;
     if (auto st = checkOverwrite(ex->out, ex->force); !st) return fail(st.error().message);
-#ifndef ATTNSCOPE_HAVE_UI
-    return fail("export: this build has no figure renderer (configured with ATTNSCOPE_BUILD_GUI=OFF)");
-#else
-    std::smatch m;
-    static const std::regex sizeRe(R"((\d{1,5})x(\d{1,5}))");
-    if (!std::regex_match(ex->size, m, sizeRe))
-      return fail(fmt::format("--size: expected WxH in pixels, e.g. 800x600 (got '{}')", ex->size));
-    const int w = std::stoi(m[1]), hgt = std::stoi(m[2]);
-    if (ex->dpi < 10 || ex->dpi > 2400) return fail(fmt::format("--dpi: {} is out of range (10..2400)", ex->dpi));
-    if (!attn::ui::isColormapNameStd(ex->colormap))
-      return fail(fmt::format("--colormap: unknown colormap '{}'", ex->colormap));
+    const std::string ext = std::filesystem::path(ex->out).extension().string();
+    const bool data = isDataExtension(ext);
+    std::string what = ex->what.empty() ? (data ? (ext == ".json" ? "metrics" : "weights") : "figure") : ex->what;
+    if (what != "figure" && !parseDataKind(what))
+      return fail(fmt::format("--what: unknown '{}' (figure, weights, logits, outputs, metrics)", what));
+    if (what == "figure" && data)
+      return fail(fmt::format("{}: a figure needs .png, .svg or .pdf (or give --what weights)", ex->out));
+    if (what != "figure" && !data)
+      return fail(fmt::format("{}: {} are written as .npy, .npz, .csv or .json", ex->out, what));
 
     auto req = buildRequest(*opts);
     if (!req) return fail(req.error().message);
     auto res = runAttention(req->first, req->second);
     if (!res) return fail(res.error().message);
-    int head = 0;
-    try {
-      head = std::stoi(ex->head);
-    } catch (...) {
-      return fail(fmt::format("--head: expected a head number (got '{}')", ex->head));
-    }
-    if (head < 1 || head > res->numHeads())
-      return fail(fmt::format("--head: {} is out of range (1..{})", head, res->numHeads()));
+    // Data defaults to every head; a figure to head 1.
+    const std::string headText = (data && cmd->count("--head") == 0) ? std::string("all") : ex->head;
+    auto heads = parseHeads(headText, res->numHeads());
+    if (!heads) return fail(heads.error().message);
+    for (const auto& w : res->warnings) fmt::print(stderr, "warning: {}\n", w);
 
-    // Headless: draw with the offscreen platform, whatever the display.
+    if (what != "figure") {
+      DataExportRequest dr{*parseDataKind(what), headText == "all" ? std::vector<int>{} : *heads};
+      if (auto st = writeResultData(*res, dr, ex->out); !st) return fail(st.error().message);
+      fmt::print("wrote {} ({}, {} head(s))\n", ex->out, what, dr.heads.empty() ? res->numHeads() : 1);
+      return 0;
+    }
+#ifndef ATTNSCOPE_HAVE_UI
+    return fail("export: this build has no figure renderer (configured with ATTNSCOPE_BUILD_GUI=OFF)");
+#else
+    static const std::vector<std::string> views{"heatmap", "token-lines", "step-through", "compare"};
+    if (std::find(views.begin(), views.end(), ex->view) == views.end())
+      return fail(fmt::format("--view: unknown view '{}' (heatmap, token-lines, step-through, compare)", ex->view));
+    if (ex->dpi < 10 || ex->dpi > 2400) return fail(fmt::format("--dpi: {} is out of range (10..2400)", ex->dpi));
+    int w = 0, hgt = 0;
+    std::smatch m;
+    static const std::regex sizeRe(R"((\d{1,5})x(\d{1,5}))");
+    if (ex->size == "a4" || ex->size == "A4") {
+      w = attn::ui::a4WidthPixels(ex->dpi);
+      hgt = w * 3 / 4;
+    } else if (std::regex_match(ex->size, m, sizeRe)) {
+      w = std::stoi(m[1]);
+      hgt = std::stoi(m[2]);
+    } else {
+      return fail(fmt::format("--size: expected WxH in pixels, e.g. 800x600, or a4 (got '{}')", ex->size));
+    }
+    if (!attn::ui::isColormapNameStd(ex->colormap))
+      return fail(fmt::format("--colormap: unknown colormap '{}'", ex->colormap));
+
+    // Headless: draw with the offscreen platform, whatever the display. Qt's
+    // chatter about the platform (XDG_RUNTIME_DIR, fonts) is not the user's
+    // business on a command line whose errors are one line; criticals pass.
     qputenv("QT_QPA_PLATFORM", "offscreen");
+    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
+      if (type == QtCriticalMsg || type == QtFatalMsg) fmt::print(stderr, "qt: {}\n", msg.toStdString());
+    });
     int qargc = 1;
     QApplication qapp(qargc, argv);
-    QStringList rows, cols;
-    for (const auto& t : res->queryTokens) rows << QString::fromStdString(t);
-    for (const auto& t : res->keyTokens) cols << QString::fromStdString(t);
     attn::ui::FigureOptions fo;
     fo.size = QSize(w, hgt);
     fo.dpi = ex->dpi;
     fo.colormap = QString::fromStdString(ex->colormap);
-    fo.title = QString("Head %1 of %2 — %3 — mask: %4")
-                   .arg(head)
-                   .arg(res->numHeads())
-                   .arg(QString::fromStdString(opts->mechanism), QString::fromStdString(req->second.mask.spec()));
-    auto st = attn::ui::exportHeatmap(res->heads[static_cast<size_t>(head - 1)].weights, rows, cols,
-                                      QString::fromStdString(ex->out), fo);
-    if (!st) return fail(st.error().message);
-    fmt::print("wrote {} ({}x{} px, head {})\n", ex->out, w, hgt, head);
-    return 0;
+    fo.sharedScale = ex->sharedScale;
+    const int h0 = heads->front();
+    fo.title = heads->size() > 1 ? QString("%1 heads — %2 — mask: %3")
+                                       .arg(res->numHeads())
+                                       .arg(QString::fromStdString(opts->mechanism),
+                                            QString::fromStdString(req->second.mask.spec()))
+                                 : QString("Head %1 of %2 — %3 — mask: %4")
+                                       .arg(h0 + 1)
+                                       .arg(res->numHeads())
+                                       .arg(QString::fromStdString(opts->mechanism),
+                                            QString::fromStdString(req->second.mask.spec()));
+    if (auto st = attn::ui::checkFigureOptions(QString::fromStdString(ex->out), fo); !st)
+      return fail(st.error().message);
+    return exportFigure(*ex, *opts, req->first, req->second, *res, *heads, fo);
 #endif
   };
 }

@@ -1,12 +1,9 @@
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QLibraryInfo>
-#include <QLocale>
-#include <QSettings>
-#include <QTranslator>
 
 #include "attn_ui/main_window.h"
 #include "attn_ui/process_tuning.h"
+#include "attn_ui/translations.h"
 
 int main(int argc, char** argv) {
   attn::ui::keepLargeAllocationsInHeap();
@@ -23,15 +20,20 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument("file", "A session (.json) to open.", "[file]");
+  QCommandLineOption langOption("lang", "User interface language: en or zh_CN (remembered).", "language");
+  parser.addOption(langOption);
   parser.process(app);
 
-  // Language preference (View > Language): "system" follows the locale.
-  const QString lang = QSettings().value("ui/language", "system").toString();
-  const QLocale locale = lang == "system" ? QLocale::system() : QLocale(lang);
-  QTranslator appTr, qtTr;
-  if (appTr.load(locale, "attnscope", "_", ":/i18n")) QApplication::installTranslator(&appTr);
-  if (qtTr.load(locale, "qtbase", "_", QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
-    QApplication::installTranslator(&qtTr);
+  // Language: --lang (saved), else the preference (View > Language), else the
+  // system locale; see attn_ui/translations.h.
+  if (parser.isSet(langOption)) {
+    if (!attn::ui::uiLanguages().contains(parser.value(langOption))) {
+      qCritical("attnscope: --lang: unknown language '%s' (en or zh_CN)", qPrintable(parser.value(langOption)));
+      return 1;
+    }
+    attn::ui::saveUiLanguage(parser.value(langOption));
+  }
+  attn::ui::installUiTranslators(app, attn::ui::resolveUiLanguage(parser.value(langOption)));
 
   attn::ui::MainWindow window;
   window.show();

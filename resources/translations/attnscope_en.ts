@@ -1,0 +1,970 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en_US">
+<context>
+    <name>QObject</name>
+    <message>
+        <source>The text has no tokens; type a sentence.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>weight</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>weight (shared scale)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Head %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>%1 x %2 tokens: the full N x N attention would need about %3 GB (limit: %4 tokens, set in Preferences); use the metrics-only view.</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::ClassroomActions</name>
+    <message>
+        <source>&amp;Export Figure…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Export &amp;Data…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;Presentation Mode</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Token Lines: All Heads</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Step-through</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Token lines</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Toy example</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>The language changes the next time AttnScope starts.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Heatmap (current head)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>All heads (grid)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Step-through (current step)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Compare view</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Toy example heatmap</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Nothing to export yet.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Head %1 — mask: %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>%1 heads — mask: %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>The toy example has a cell that is not a number.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Unknown view.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Export data</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>What to export (every head):</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Data (*.csv *.npy *.npz *.json)</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::ComparePanel</name>
+    <message>
+        <source>A: head</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>B: head</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>mask</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>same as A</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>B's mask, e.g. causal; empty keeps A's mask. Press Enter to apply.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>temperature</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>B's mask: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>path</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>B's execution path, e.g. performer to compare an approximation with exact attention.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>head %1, mask %2, T = %3, %4</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::CompareView</name>
+    <message>
+        <source>mean |B − A| = %1    max |B − A| = %2
+entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>weight</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>B − A</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Difference B − A</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::ConfigPanel</name>
+    <message>
+        <source>The score function that compares each query with each key.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Number of attention heads, each with its own projections.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Width of the token embeddings (d_model); with d_k on auto it must divide by the heads.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>auto (d_model / heads)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Width of each head's queries and keys (d_k); auto uses d_model / heads.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Divides the logits before softmax: below 1 sharpens attention, above 1 flattens it.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>How the seeded projection matrices W_Q, W_K, W_V, W_O are drawn.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Seed for embeddings and weights: the same seed gives the same numbers.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>causal</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>custom spec…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Which keys each query may attend to; masked cells get weight exactly 0.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>e.g. causal</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>A mask spec as the command line takes it, e.g. 'causal'; terms combine with '+'.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>How token positions enter attention (added to embeddings, rotated into q and k, or a logit bias).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>auto</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>naive (materialized)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>tiled (online softmax)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>How attention is evaluated: the full N x N matrix, or in tiles with an online softmax.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Where attention runs; an unavailable backend falls back to the CPU with a warning.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Mechanism</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>d_model</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>d_k</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Init</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Mask</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Positions</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Execution</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::FigureExportDialog</name>
+    <message>
+        <source>Replace file?</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>%1 already exists. Replace it?</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>One colour scale for all heads</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source> px</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>A4 width</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Width of an A4 page (210 mm) at the chosen DPI, 4:3</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Figures (*.png *.svg *.pdf)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>figure.png, figure.svg or figure.pdf</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>View</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Size</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>DPI</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Colormap</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>File</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Use a .png, .svg or .pdf file name.</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::HeatmapPanel</name>
+    <message>
+        <source>Head </source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Which attention head the heatmap shows (Ctrl+PgDown / Ctrl+PgUp step through heads).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Show </source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Scaled logits</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Raw logits</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Mask</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>What the heatmap draws: softmax weights, logits before softmax, or which cells the mask keeps.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Colours </source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Colormap; 'diverging' centres logits and differences on white.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Zoom &amp;In</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Zoom &amp;Out</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;Reset View</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;Next Head</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;Previous Head</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Unpin Row</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&lt;br&gt;&lt;i&gt;zoom in to see single cells (each drawn cell pools %1×%1)&lt;/i&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; → &lt;b&gt;%2&lt;/b&gt;&lt;br&gt;query %3, key %4&lt;br&gt;raw logit %5&lt;br&gt;scaled logit %6&lt;br&gt;weight %7&lt;br&gt;%8%9</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>masked</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>not masked</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>%1 — head %2 of %3 — %4 — mask: %5</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>%1 — the previous view is kept.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Export Figure</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>PNG image (*.png)</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::HeatmapWidget</name>
+    <message>
+        <source>key</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>query</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::InputPanel</name>
+    <message>
+        <source>Type or paste a sentence…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>The query sequence; every edit recomputes attention.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>(empty: self-attention)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>A second sequence to attend to (cross-attention); leave empty for self-attention.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Words and punctuation</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>How text is split into tokens: on whitespace, with each punctuation mark its own token.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Choose an example…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Replace the query text with a bundled example sentence.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>What is loaded and the shape of each array.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Example</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Query text</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Key text</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Tokenizer</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Loaded</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>  %1 tokens</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>text: %1 query tokens</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>key text: %1 tokens</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>embeddings: seeded, [%1, %2]</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::MainWindow</name>
+    <message>
+        <source>AttnScope</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Input</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Configuration</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;Panels</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;About AttnScope</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>About AttnScope</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>AttnScope %1 — an attention visualizer.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>%1: only session files (.json) can be opened here so far</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::PresentationWindow</name>
+    <message>
+        <source>AttnScope — presentation</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>weight</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Head %1 of %2 — mask: %3</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::SessionController</name>
+    <message>
+        <source>Open &amp;Session…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;Save Session</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Save Session &amp;As…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Recent Sessions</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Could not open the session: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Opened %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Could not save the session: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Open Session</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>AttnScope session (*.json)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Save Session</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::StatusSummary</name>
+    <message>
+        <source>N = %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Nq = %1, Nk = %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>heads = %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>computing…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Error: %1 (previous view kept)</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::StepThroughPanel</name>
+    <message>
+        <source>Query and keys</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Raw scores: dot products</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Additive: project q and every k</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Additive: add and squash with tanh</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Additive: score with v</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Scale by √d_k</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Divide by the temperature</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Add the positional bias</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Apply the mask</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Softmax: scores become weights</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Weight the values</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Output: sum of weighted values</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>query “%1”: q = x W_Q;  every key j: k_j = x_j W_K   (d_k = %2)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>s_j = q · k_j = Σ_d q_d k_j,d</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>W_qᵀ q (above) and W_kᵀ k_j (per key), hidden size %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>h_j = tanh(W_qᵀ q + W_kᵀ k_j)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>s_j = vᵀ h_j</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>s_j / √d_k = s_j / √%1 = s_j × %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>s_j / T,  T = %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>T = 1 leaves the scores as they are; T &gt; 1 flattens, T &lt; 1 sharpens the softmax.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>before</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>after</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>s_j + b_j  (positional bias)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>sum</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>s_j stays where key j is visible, −∞ where the mask hides it</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <source>%n key(s) hidden</source>
+        <translation>
+            <numerusform>%n key hidden</numerusform><numerusform>%n keys hidden</numerusform></translation>
+    </message>
+    <message>
+        <source>a_j = e^(s_j − m) / Σ e^(s − m),   m = %1,   Σ = %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Every key is hidden: all weights are 0.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Subtracting the maximum m keeps e^x from overflowing.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>every value v_j is multiplied by its weight a_j</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>o = Σ_j a_j v_j = %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Step through the selected query row: Right / Space next, Left / Backspace back.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Select a query row to step through its attention.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Step %1 of %2 — query “%3”</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>key</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <source>… %n more key(s)</source>
+        <translation>
+            <numerusform>… %n more key</numerusform><numerusform>… %n more keys</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::StepThroughView</name>
+    <message>
+        <source>◀ Previous</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Next ▶</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Query:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>The query row to walk through (or click a row of the heatmap).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Previous step (Left)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Next step (Right or Space)</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::TokenLinesWidget</name>
+    <message>
+        <source>Hover a token to see only its lines.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::ToyInputPanel</name>
+    <message>
+        <source>Q: one row per token (its query vector)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>K: one row per token (its key vector)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>V: one row per token (its value vector)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Causal mask</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Scale by √d_k</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Token labels, separated by spaces.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>tokens ×</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>dims</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Size</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>T</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Query:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>weight</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>%1[%2, %3]: '%4' is not a number</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Toy example: softmax(QKᵀ/√d_k)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Toy example: softmax(QKᵀ)</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+</TS>

@@ -1,0 +1,971 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>QObject</name>
+    <message>
+        <source>The text has no tokens; type a sentence.</source>
+        <translation>文本中没有词元，请输入一个句子。</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>weight (shared scale)</source>
+        <translation>权重（统一色标）</translation>
+    </message>
+    <message>
+        <source>Head %1</source>
+        <translation>第 %1 个头</translation>
+    </message>
+    <message>
+        <source>%1 x %2 tokens: the full N x N attention would need about %3 GB (limit: %4 tokens, set in Preferences); use the metrics-only view.</source>
+        <translation>%1 × %2 个词元：完整的 N × N 注意力约需 %3 GB（上限：%4 个词元，可在首选项中设置）；请使用仅指标视图。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ClassroomActions</name>
+    <message>
+        <source>&amp;Export Figure…</source>
+        <translation>导出图像(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Export &amp;Data…</source>
+        <translation>导出数据(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>&amp;Presentation Mode</source>
+        <translation>演示模式(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Token Lines: All Heads</source>
+        <translation>词元连线：显示所有头</translation>
+    </message>
+    <message>
+        <source>Step-through</source>
+        <translation>逐步讲解</translation>
+    </message>
+    <message>
+        <source>Token lines</source>
+        <translation>词元连线</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Toy example</source>
+        <translation>玩具示例</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>The language changes the next time AttnScope starts.</source>
+        <translation>语言将在下次启动 AttnScope 时生效。</translation>
+    </message>
+    <message>
+        <source>Heatmap (current head)</source>
+        <translation>热力图（当前头）</translation>
+    </message>
+    <message>
+        <source>All heads (grid)</source>
+        <translation>所有头（网格）</translation>
+    </message>
+    <message>
+        <source>Step-through (current step)</source>
+        <translation>逐步讲解（当前步骤）</translation>
+    </message>
+    <message>
+        <source>Compare view</source>
+        <translation>对比视图</translation>
+    </message>
+    <message>
+        <source>Toy example heatmap</source>
+        <translation>玩具示例热力图</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet.</source>
+        <translation>还没有可导出的内容。</translation>
+    </message>
+    <message>
+        <source>Head %1 — mask: %2</source>
+        <translation>第 %1 个头 — 掩码：%2</translation>
+    </message>
+    <message>
+        <source>%1 heads — mask: %2</source>
+        <translation>%1 个头 — 掩码：%2</translation>
+    </message>
+    <message>
+        <source>The toy example has a cell that is not a number.</source>
+        <translation>玩具示例中有一个单元格不是数字。</translation>
+    </message>
+    <message>
+        <source>Unknown view.</source>
+        <translation>未知视图。</translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation>已写入 %1</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图像</translation>
+    </message>
+    <message>
+        <source>Export data</source>
+        <translation>导出数据</translation>
+    </message>
+    <message>
+        <source>What to export (every head):</source>
+        <translation>要导出的内容（所有头）：</translation>
+    </message>
+    <message>
+        <source>Data (*.csv *.npy *.npz *.json)</source>
+        <translation>数据 (*.csv *.npy *.npz *.json)</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ComparePanel</name>
+    <message>
+        <source>A: head</source>
+        <translation>A：头</translation>
+    </message>
+    <message>
+        <source>B: head</source>
+        <translation>B：头</translation>
+    </message>
+    <message>
+        <source>mask</source>
+        <translation>掩码</translation>
+    </message>
+    <message>
+        <source>same as A</source>
+        <translation>与 A 相同</translation>
+    </message>
+    <message>
+        <source>B's mask, e.g. causal; empty keeps A's mask. Press Enter to apply.</source>
+        <translation>B 的掩码，例如 causal；留空则沿用 A 的掩码。按回车应用。</translation>
+    </message>
+    <message>
+        <source>temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>B's mask: %1</source>
+        <translation>B 的掩码：%1</translation>
+    </message>
+    <message>
+        <source>path</source>
+        <translation>执行路径</translation>
+    </message>
+    <message>
+        <source>B's execution path, e.g. performer to compare an approximation with exact attention.</source>
+        <translation>B 的执行路径，例如 performer，用于把近似注意力与精确注意力对比。</translation>
+    </message>
+    <message>
+        <source>head %1, mask %2, T = %3, %4</source>
+        <translation>头 %1，掩码 %2，T = %3，%4</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::CompareView</name>
+    <message>
+        <source>mean |B − A| = %1    max |B − A| = %2
+entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7</source>
+        <translation>平均 |B − A| = %1    最大 |B − A| = %2
+熵（纳特）：A %3，B %4，Δ %5    最关注的键相同：%6%    平均 JS 散度：%7</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>B − A</source>
+        <translation>B − A</translation>
+    </message>
+    <message>
+        <source>Difference B − A</source>
+        <translation>差值 B − A</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ConfigPanel</name>
+    <message>
+        <source>The score function that compares each query with each key.</source>
+        <translation>比较每个查询与每个键的打分函数。</translation>
+    </message>
+    <message>
+        <source>Number of attention heads, each with its own projections.</source>
+        <translation>注意力头的数量，每个头有自己的投影矩阵。</translation>
+    </message>
+    <message>
+        <source>Width of the token embeddings (d_model); with d_k on auto it must divide by the heads.</source>
+        <translation>词元嵌入的宽度 (d_model)；d_k 为自动时它必须能被头数整除。</translation>
+    </message>
+    <message>
+        <source>auto (d_model / heads)</source>
+        <translation>自动 (d_model / 头数)</translation>
+    </message>
+    <message>
+        <source>Width of each head's queries and keys (d_k); auto uses d_model / heads.</source>
+        <translation>每个头的查询和键的宽度 (d_k)；自动时为 d_model / 头数。</translation>
+    </message>
+    <message>
+        <source>Divides the logits before softmax: below 1 sharpens attention, above 1 flattens it.</source>
+        <translation>在 softmax 之前除以 logits：小于 1 使注意力更集中，大于 1 使其更平缓。</translation>
+    </message>
+    <message>
+        <source>How the seeded projection matrices W_Q, W_K, W_V, W_O are drawn.</source>
+        <translation>带种子的投影矩阵 W_Q、W_K、W_V、W_O 的初始化方式。</translation>
+    </message>
+    <message>
+        <source>Seed for embeddings and weights: the same seed gives the same numbers.</source>
+        <translation>嵌入和权重的随机种子：相同的种子得到相同的数值。</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>causal</source>
+        <translation>因果</translation>
+    </message>
+    <message>
+        <source>custom spec…</source>
+        <translation>自定义规格…</translation>
+    </message>
+    <message>
+        <source>Which keys each query may attend to; masked cells get weight exactly 0.</source>
+        <translation>每个查询可以关注哪些键；被遮住的单元格权重恰好为 0。</translation>
+    </message>
+    <message>
+        <source>e.g. causal</source>
+        <translation>例如 causal</translation>
+    </message>
+    <message>
+        <source>A mask spec as the command line takes it, e.g. 'causal'; terms combine with '+'.</source>
+        <translation>与命令行相同的掩码规格，例如 'causal'；多个项用 '+' 组合。</translation>
+    </message>
+    <message>
+        <source>How token positions enter attention (added to embeddings, rotated into q and k, or a logit bias).</source>
+        <translation>词元位置如何进入注意力（加到嵌入上、旋转进 q 和 k，或作为 logit 偏置）。</translation>
+    </message>
+    <message>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>naive (materialized)</source>
+        <translation>朴素（完整矩阵）</translation>
+    </message>
+    <message>
+        <source>tiled (online softmax)</source>
+        <translation>分块（在线 softmax）</translation>
+    </message>
+    <message>
+        <source>How attention is evaluated: the full N x N matrix, or in tiles with an online softmax.</source>
+        <translation>注意力的计算方式：完整的 N × N 矩阵，或分块配合在线 softmax。</translation>
+    </message>
+    <message>
+        <source>Where attention runs; an unavailable backend falls back to the CPU with a warning.</source>
+        <translation>注意力在哪里运行；不可用的后端会退回到 CPU 并给出警告。</translation>
+    </message>
+    <message>
+        <source>Mechanism</source>
+        <translation>机制</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>d_model</source>
+        <translation>d_model</translation>
+    </message>
+    <message>
+        <source>d_k</source>
+        <translation>d_k</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Init</source>
+        <translation>初始化</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>Mask</source>
+        <translation>掩码</translation>
+    </message>
+    <message>
+        <source>Positions</source>
+        <translation>位置编码</translation>
+    </message>
+    <message>
+        <source>Execution</source>
+        <translation>执行方式</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::FigureExportDialog</name>
+    <message>
+        <source>Replace file?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <source>%1 already exists. Replace it?</source>
+        <translation>%1 已存在。要替换它吗？</translation>
+    </message>
+    <message>
+        <source>One colour scale for all heads</source>
+        <translation>所有头使用同一色标</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图像</translation>
+    </message>
+    <message>
+        <source> px</source>
+        <translation> 像素</translation>
+    </message>
+    <message>
+        <source>A4 width</source>
+        <translation>A4 宽度</translation>
+    </message>
+    <message>
+        <source>Width of an A4 page (210 mm) at the chosen DPI, 4:3</source>
+        <translation>所选 DPI 下 A4 纸的宽度（210 毫米），4:3</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Figures (*.png *.svg *.pdf)</source>
+        <translation>图像 (*.png *.svg *.pdf)</translation>
+    </message>
+    <message>
+        <source>figure.png, figure.svg or figure.pdf</source>
+        <translation>figure.png、figure.svg 或 figure.pdf</translation>
+    </message>
+    <message>
+        <source>View</source>
+        <translation>视图</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>DPI</source>
+        <translation>DPI</translation>
+    </message>
+    <message>
+        <source>Colormap</source>
+        <translation>色图</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Use a .png, .svg or .pdf file name.</source>
+        <translation>请使用 .png、.svg 或 .pdf 文件名。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::HeatmapPanel</name>
+    <message>
+        <source>Head </source>
+        <translation>头 </translation>
+    </message>
+    <message>
+        <source>Which attention head the heatmap shows (Ctrl+PgDown / Ctrl+PgUp step through heads).</source>
+        <translation>热力图显示哪一个注意力头（Ctrl+PgDown / Ctrl+PgUp 切换头）。</translation>
+    </message>
+    <message>
+        <source>Show </source>
+        <translation>显示 </translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Scaled logits</source>
+        <translation>缩放后的 logits</translation>
+    </message>
+    <message>
+        <source>Raw logits</source>
+        <translation>原始 logits</translation>
+    </message>
+    <message>
+        <source>Mask</source>
+        <translation>掩码</translation>
+    </message>
+    <message>
+        <source>What the heatmap draws: softmax weights, logits before softmax, or which cells the mask keeps.</source>
+        <translation>热力图绘制的内容：softmax 权重、softmax 之前的 logits，或掩码保留了哪些单元格。</translation>
+    </message>
+    <message>
+        <source>Colours </source>
+        <translation>颜色 </translation>
+    </message>
+    <message>
+        <source>Colormap; 'diverging' centres logits and differences on white.</source>
+        <translation>色图；'diverging' 以白色为 logits 和差值的中心。</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;In</source>
+        <translation>放大(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;Out</source>
+        <translation>缩小(&amp;O)</translation>
+    </message>
+    <message>
+        <source>&amp;Reset View</source>
+        <translation>重置视图(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Next Head</source>
+        <translation>下一个头(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Previous Head</source>
+        <translation>上一个头(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Unpin Row</source>
+        <translation>取消固定行</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;&lt;i&gt;zoom in to see single cells (each drawn cell pools %1×%1)&lt;/i&gt;</source>
+        <translation>&lt;br&gt;&lt;i&gt;放大以查看单个单元格（每个绘制的单元格合并了 %1×%1 个）&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; → &lt;b&gt;%2&lt;/b&gt;&lt;br&gt;query %3, key %4&lt;br&gt;raw logit %5&lt;br&gt;scaled logit %6&lt;br&gt;weight %7&lt;br&gt;%8%9</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; → &lt;b&gt;%2&lt;/b&gt;&lt;br&gt;查询 %3，键 %4&lt;br&gt;原始 logit %5&lt;br&gt;缩放后 logit %6&lt;br&gt;权重 %7&lt;br&gt;%8%9</translation>
+    </message>
+    <message>
+        <source>masked</source>
+        <translation>已遮住</translation>
+    </message>
+    <message>
+        <source>not masked</source>
+        <translation>未遮住</translation>
+    </message>
+    <message>
+        <source>%1 — head %2 of %3 — %4 — mask: %5</source>
+        <translation>%1 — 第 %2 / %3 个头 — %4 — 掩码：%5</translation>
+    </message>
+    <message>
+        <source>%1 — the previous view is kept.</source>
+        <translation>%1 — 保留之前的视图。</translation>
+    </message>
+    <message>
+        <source>Export Figure</source>
+        <translation>导出图像</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png)</source>
+        <translation>PNG 图像 (*.png)</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::HeatmapWidget</name>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::InputPanel</name>
+    <message>
+        <source>Type or paste a sentence…</source>
+        <translation>输入或粘贴一个句子…</translation>
+    </message>
+    <message>
+        <source>The query sequence; every edit recomputes attention.</source>
+        <translation>查询序列；每次编辑都会重新计算注意力。</translation>
+    </message>
+    <message>
+        <source>(empty: self-attention)</source>
+        <translation>（留空：自注意力）</translation>
+    </message>
+    <message>
+        <source>A second sequence to attend to (cross-attention); leave empty for self-attention.</source>
+        <translation>要关注的第二个序列（交叉注意力）；留空则为自注意力。</translation>
+    </message>
+    <message>
+        <source>Words and punctuation</source>
+        <translation>词和标点</translation>
+    </message>
+    <message>
+        <source>How text is split into tokens: on whitespace, with each punctuation mark its own token.</source>
+        <translation>文本如何切分为词元：按空白切分，每个标点单独成为一个词元。</translation>
+    </message>
+    <message>
+        <source>Choose an example…</source>
+        <translation>选择一个示例…</translation>
+    </message>
+    <message>
+        <source>Replace the query text with a bundled example sentence.</source>
+        <translation>用内置的示例句子替换查询文本。</translation>
+    </message>
+    <message>
+        <source>What is loaded and the shape of each array.</source>
+        <translation>已加载的内容以及每个数组的形状。</translation>
+    </message>
+    <message>
+        <source>Example</source>
+        <translation>示例</translation>
+    </message>
+    <message>
+        <source>Query text</source>
+        <translation>查询文本</translation>
+    </message>
+    <message>
+        <source>Key text</source>
+        <translation>键文本</translation>
+    </message>
+    <message>
+        <source>Tokenizer</source>
+        <translation>分词器</translation>
+    </message>
+    <message>
+        <source>Loaded</source>
+        <translation>已加载</translation>
+    </message>
+    <message>
+        <source>  %1 tokens</source>
+        <translation>  %1 个词元</translation>
+    </message>
+    <message>
+        <source>text: %1 query tokens</source>
+        <translation>文本：%1 个查询词元</translation>
+    </message>
+    <message>
+        <source>key text: %1 tokens</source>
+        <translation>键文本：%1 个词元</translation>
+    </message>
+    <message>
+        <source>embeddings: seeded, [%1, %2]</source>
+        <translation>嵌入：带种子生成，[%1, %2]</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::MainWindow</name>
+    <message>
+        <source>AttnScope</source>
+        <translation>AttnScope 注意力透镜</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Configuration</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Panels</source>
+        <translation>面板(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;About AttnScope</source>
+        <translation>关于 AttnScope(&amp;A)</translation>
+    </message>
+    <message>
+        <source>About AttnScope</source>
+        <translation>关于 AttnScope</translation>
+    </message>
+    <message>
+        <source>AttnScope %1 — an attention visualizer.</source>
+        <translation>AttnScope %1 — 注意力可视化工具。</translation>
+    </message>
+    <message>
+        <source>%1: only session files (.json) can be opened here so far</source>
+        <translation>%1：目前这里只能打开会话文件 (.json)</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::PresentationWindow</name>
+    <message>
+        <source>AttnScope — presentation</source>
+        <translation>AttnScope — 演示模式</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Head %1 of %2 — mask: %3</source>
+        <translation>第 %1 / %2 个头 — 掩码：%3</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::SessionController</name>
+    <message>
+        <source>Open &amp;Session…</source>
+        <translation>打开会话(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Save Session</source>
+        <translation>保存会话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save Session &amp;As…</source>
+        <translation>会话另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Recent Sessions</source>
+        <translation>最近的会话</translation>
+    </message>
+    <message>
+        <source>Could not open the session: %1</source>
+        <translation>无法打开会话：%1</translation>
+    </message>
+    <message>
+        <source>Opened %1</source>
+        <translation>已打开 %1</translation>
+    </message>
+    <message>
+        <source>Could not save the session: %1</source>
+        <translation>无法保存会话：%1</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <source>Open Session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>AttnScope session (*.json)</source>
+        <translation>AttnScope 会话 (*.json)</translation>
+    </message>
+    <message>
+        <source>Save Session</source>
+        <translation>保存会话</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::StatusSummary</name>
+    <message>
+        <source>N = %1</source>
+        <translation>N = %1</translation>
+    </message>
+    <message>
+        <source>Nq = %1, Nk = %2</source>
+        <translation>Nq = %1，Nk = %2</translation>
+    </message>
+    <message>
+        <source>heads = %1</source>
+        <translation>头数 = %1</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>computing…</source>
+        <translation>计算中…</translation>
+    </message>
+    <message>
+        <source>Error: %1 (previous view kept)</source>
+        <translation>错误：%1（保留之前的视图）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::StepThroughPanel</name>
+    <message>
+        <source>Query and keys</source>
+        <translation>查询向量与键向量</translation>
+    </message>
+    <message>
+        <source>Raw scores: dot products</source>
+        <translation>原始分数：点积</translation>
+    </message>
+    <message>
+        <source>Additive: project q and every k</source>
+        <translation>加性注意力：投影 q 和每个 k</translation>
+    </message>
+    <message>
+        <source>Additive: add and squash with tanh</source>
+        <translation>加性注意力：相加后用 tanh 压缩</translation>
+    </message>
+    <message>
+        <source>Additive: score with v</source>
+        <translation>加性注意力：用 v 打分</translation>
+    </message>
+    <message>
+        <source>Scale by √d_k</source>
+        <translation>除以 √d_k 缩放</translation>
+    </message>
+    <message>
+        <source>Divide by the temperature</source>
+        <translation>除以温度</translation>
+    </message>
+    <message>
+        <source>Add the positional bias</source>
+        <translation>加上位置偏置</translation>
+    </message>
+    <message>
+        <source>Apply the mask</source>
+        <translation>应用掩码</translation>
+    </message>
+    <message>
+        <source>Softmax: scores become weights</source>
+        <translation>Softmax：分数变为权重</translation>
+    </message>
+    <message>
+        <source>Weight the values</source>
+        <translation>对值向量加权</translation>
+    </message>
+    <message>
+        <source>Output: sum of weighted values</source>
+        <translation>输出：加权值向量之和</translation>
+    </message>
+    <message>
+        <source>query “%1”: q = x W_Q;  every key j: k_j = x_j W_K   (d_k = %2)</source>
+        <translation>查询“%1”：q = x W_Q；每个键 j：k_j = x_j W_K   （d_k = %2）</translation>
+    </message>
+    <message>
+        <source>s_j = q · k_j = Σ_d q_d k_j,d</source>
+        <translation>s_j = q · k_j = Σ_d q_d k_j,d</translation>
+    </message>
+    <message>
+        <source>W_qᵀ q (above) and W_kᵀ k_j (per key), hidden size %1</source>
+        <translation>W_qᵀ q（上方）和 W_kᵀ k_j（每个键），隐藏维度 %1</translation>
+    </message>
+    <message>
+        <source>h_j = tanh(W_qᵀ q + W_kᵀ k_j)</source>
+        <translation>h_j = tanh(W_qᵀ q + W_kᵀ k_j)</translation>
+    </message>
+    <message>
+        <source>s_j = vᵀ h_j</source>
+        <translation>s_j = vᵀ h_j</translation>
+    </message>
+    <message>
+        <source>s_j / √d_k = s_j / √%1 = s_j × %2</source>
+        <translation>s_j / √d_k = s_j / √%1 = s_j × %2</translation>
+    </message>
+    <message>
+        <source>s_j / T,  T = %1</source>
+        <translation>s_j / T，T = %1</translation>
+    </message>
+    <message>
+        <source>T = 1 leaves the scores as they are; T &gt; 1 flattens, T &lt; 1 sharpens the softmax.</source>
+        <translation>T = 1 时分数不变；T &gt; 1 使 softmax 更平缓，T &lt; 1 使其更尖锐。</translation>
+    </message>
+    <message>
+        <source>before</source>
+        <translation>之前</translation>
+    </message>
+    <message>
+        <source>after</source>
+        <translation>之后</translation>
+    </message>
+    <message>
+        <source>s_j + b_j  (positional bias)</source>
+        <translation>s_j + b_j（位置偏置）</translation>
+    </message>
+    <message>
+        <source>sum</source>
+        <translation>和</translation>
+    </message>
+    <message>
+        <source>s_j stays where key j is visible, −∞ where the mask hides it</source>
+        <translation>键 j 可见时保留 s_j，被掩码遮住时变为 −∞</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n key(s) hidden</source>
+        <translation>
+            <numerusform>%n 个键被遮住</numerusform></translation>
+    </message>
+    <message>
+        <source>a_j = e^(s_j − m) / Σ e^(s − m),   m = %1,   Σ = %2</source>
+        <translation>a_j = e^(s_j − m) / Σ e^(s − m)，m = %1，Σ = %2</translation>
+    </message>
+    <message>
+        <source>Every key is hidden: all weights are 0.</source>
+        <translation>所有键都被遮住：权重全部为 0。</translation>
+    </message>
+    <message>
+        <source>Subtracting the maximum m keeps e^x from overflowing.</source>
+        <translation>减去最大值 m 可以防止 e^x 溢出。</translation>
+    </message>
+    <message>
+        <source>every value v_j is multiplied by its weight a_j</source>
+        <translation>每个值向量 v_j 乘以它的权重 a_j</translation>
+    </message>
+    <message>
+        <source>o = Σ_j a_j v_j = %1</source>
+        <translation>o = Σ_j a_j v_j = %1</translation>
+    </message>
+    <message>
+        <source>Step through the selected query row: Right / Space next, Left / Backspace back.</source>
+        <translation>逐步讲解所选的查询行：右方向键 / 空格 下一步，左方向键 / 退格 上一步。</translation>
+    </message>
+    <message>
+        <source>Select a query row to step through its attention.</source>
+        <translation>选择一个查询行，逐步查看它的注意力计算。</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2 — query “%3”</source>
+        <translation>第 %1 / %2 步 — 查询“%3”</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message numerus="yes">
+        <source>… %n more key(s)</source>
+        <translation>
+            <numerusform>… 还有 %n 个键</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::StepThroughView</name>
+    <message>
+        <source>◀ Previous</source>
+        <translation>◀ 上一步</translation>
+    </message>
+    <message>
+        <source>Next ▶</source>
+        <translation>下一步 ▶</translation>
+    </message>
+    <message>
+        <source>Query:</source>
+        <translation>查询：</translation>
+    </message>
+    <message>
+        <source>The query row to walk through (or click a row of the heatmap).</source>
+        <translation>要逐步讲解的查询行（也可以点击热力图中的一行）。</translation>
+    </message>
+    <message>
+        <source>Previous step (Left)</source>
+        <translation>上一步（左方向键）</translation>
+    </message>
+    <message>
+        <source>Next step (Right or Space)</source>
+        <translation>下一步（右方向键或空格）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TokenLinesWidget</name>
+    <message>
+        <source>Hover a token to see only its lines.</source>
+        <translation>将鼠标悬停在词元上，只显示它的连线。</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ToyInputPanel</name>
+    <message>
+        <source>Q: one row per token (its query vector)</source>
+        <translation>Q：每个词元一行（查询向量）</translation>
+    </message>
+    <message>
+        <source>K: one row per token (its key vector)</source>
+        <translation>K：每个词元一行（键向量）</translation>
+    </message>
+    <message>
+        <source>V: one row per token (its value vector)</source>
+        <translation>V：每个词元一行（值向量）</translation>
+    </message>
+    <message>
+        <source>Causal mask</source>
+        <translation>因果掩码</translation>
+    </message>
+    <message>
+        <source>Scale by √d_k</source>
+        <translation>除以 √d_k 缩放</translation>
+    </message>
+    <message>
+        <source>Token labels, separated by spaces.</source>
+        <translation>词元标签，用空格分隔。</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>tokens ×</source>
+        <translation>个词元 ×</translation>
+    </message>
+    <message>
+        <source>dims</source>
+        <translation>维</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>T</source>
+        <translation>T</translation>
+    </message>
+    <message>
+        <source>Query:</source>
+        <translation>查询：</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>%1[%2, %3]: '%4' is not a number</source>
+        <translation>%1[%2, %3]：“%4”不是数字</translation>
+    </message>
+    <message>
+        <source>Toy example: softmax(QKᵀ/√d_k)</source>
+        <translation>玩具示例：softmax(QKᵀ/√d_k)</translation>
+    </message>
+    <message>
+        <source>Toy example: softmax(QKᵀ)</source>
+        <translation>玩具示例：softmax(QKᵀ)</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,122 @@
+#include "attn_ui/compare_panel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "attn/compare.h"
+#include "attn/exec_path.h"
+#include "attn_ui/compare_view.h"
+#include "attn_ui/explorer_model.h"
+
+namespace attn::ui {
+
+ComparePanel::ComparePanel(ExplorerModel* modelA, QWidget* parent)
+    : QWidget(parent),
+      modelA_(modelA),
+      modelB_(new ExplorerModel(this)),
+      view_(new CompareView(this)),
+      headA_(new QSpinBox(this)),
+      headB_(new QSpinBox(this)),
+      maskB_(new QLineEdit(this)),
+      temperatureB_(new QDoubleSpinBox(this)),
+      execB_(new QComboBox(this)),
+      status_(new QLabel(this)) {
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("A: head"), this));
+  headA_->setRange(1, 1);
+  bar->addWidget(headA_);
+  bar->addSpacing(16);
+  bar->addWidget(new QLabel(tr("B: head"), this));
+  headB_->setRange(1, 1);
+  bar->addWidget(headB_);
+  bar->addWidget(new QLabel(tr("mask"), this));
+  maskB_->setPlaceholderText(tr("same as A"));
+  maskB_->setToolTip(tr("B's mask, e.g. causal; empty keeps A's mask. Press Enter to apply."));
+  bar->addWidget(maskB_, 1);
+  bar->addWidget(new QLabel(tr("temperature"), this));
+  temperatureB_->setRange(0.05, 20.0);
+  temperatureB_->setSingleStep(0.1);
+  temperatureB_->setValue(1.0);
+  bar->addWidget(temperatureB_);
+  bar->addWidget(new QLabel(tr("path"), this));
+  execB_->addItem(tr("same as A"));
+  for (auto name : attn::allExecPaths()) execB_->addItem(QString::fromUtf8(name.data(), static_cast<int>(name.size())));
+  execB_->setToolTip(tr("B's execution path, e.g. performer to compare an approximation with exact attention."));
+  bar->addWidget(execB_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(bar);
+  layout->addWidget(view_, 1);
+  layout->addWidget(status_);
+
+  connect(modelA_, &ExplorerModel::resultChanged, this, &ComparePanel::syncB);
+  connect(modelB_, &ExplorerModel::resultChanged, this, &ComparePanel::refresh);
+  connect(modelB_, &ExplorerModel::errorOccurred, status_, &QLabel::setText);
+  connect(headA_, &QSpinBox::valueChanged, this, &ComparePanel::refresh);
+  connect(headB_, &QSpinBox::valueChanged, this, &ComparePanel::refresh);
+  connect(maskB_, &QLineEdit::returnPressed, this, &ComparePanel::syncB);
+  connect(temperatureB_, &QDoubleSpinBox::valueChanged, this, &ComparePanel::syncB);
+  connect(execB_, &QComboBox::currentIndexChanged, this, &ComparePanel::syncB);
+  if (modelA_->hasResult()) syncB();
+}
+
+void ComparePanel::syncB() {
+  attn::AttentionSpec spec = modelA_->spec();
+  const QString mask = maskB_->text().trimmed();
+  if (!mask.isEmpty()) {
+    auto parsed = attn::Mask::parse(mask.toStdString());
+    if (!parsed) {
+      status_->setText(tr("B's mask: %1").arg(QString::fromStdString(parsed.error().message)));
+      return;
+    }
+    spec.mask = std::move(parsed).value();
+  }
+  spec.temperature = static_cast<float>(temperatureB_->value());
+  if (execB_->currentIndex() > 0)
+    if (auto path = attn::parseExecPath(execB_->currentText().toStdString())) spec.exec = *path;
+  status_->clear();
+  // B attends over exactly A's input: the text (and key text), or the loaded file.
+  if (modelA_->hasLoadedInput()) {
+    if (modelB_->loadedSource() != modelA_->loadedSource() || !modelB_->hasLoadedInput())
+      modelB_->setLoadedInput(std::make_shared<const attn::AttentionInput>(*modelA_->loadedInput()),
+                              modelA_->loadedSource());
+  } else if (modelB_->hasLoadedInput()) {
+    modelB_->clearLoadedInput();
+  }
+  modelB_->setText(modelA_->text());
+  modelB_->setKeyText(modelA_->keyText());
+  modelB_->setSpec(spec);
+}
+
+void ComparePanel::refresh() {
+  if (!modelA_->hasResult() || !modelB_->hasResult()) return;
+  const auto& a = modelA_->result();
+  const auto& b = modelB_->result();
+  headA_->setMaximum(a.numHeads());
+  headB_->setMaximum(b.numHeads());
+  const int ha = headA_->value() - 1, hb = headB_->value() - 1;
+  if (ha >= a.numHeads() || hb >= b.numHeads()) return;
+  auto s = attn::compareHeads(a.heads[static_cast<size_t>(ha)], b.heads[static_cast<size_t>(hb)]);
+  if (!s) {
+    status_->setText(QString::fromStdString(s.error().message));  // B still computing on older text
+    return;
+  }
+  const auto title = [](const attn::AttentionSpec& spec, int head, float t) {
+    const auto path = attn::execPathName(spec.exec);
+    return tr("head %1, mask %2, T = %3, %4")
+        .arg(head + 1)
+        .arg(QString::fromStdString(spec.mask.spec()))
+        .arg(t)
+        .arg(QString::fromUtf8(path.data(), static_cast<int>(path.size())));
+  };
+  view_->setComparison(a.heads[static_cast<size_t>(ha)].weights, b.heads[static_cast<size_t>(hb)].weights, *s,
+                       modelA_->queryLabels(), modelA_->keyLabels(), title(modelA_->spec(), ha, modelA_->spec().temperature),
+                       title(modelB_->spec(), hb, modelB_->spec().temperature));
+}
+
+}  // namespace attn::ui
