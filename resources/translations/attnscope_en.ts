@@ -20,7 +20,50 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <source>%1 x %2 tokens: the full N x N attention would need about %3 GB (limit: %4 tokens, set in Preferences); use the metrics-only view.</source>
+        <source>%1 x %2 tokens: the full N x N attention would need about %3 GB (limit: %4 tokens, View &gt; Sequence Limit); use the metrics-only view.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Metrics</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui</name>
+    <message>
+        <source>Head %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>
+uniform bound log N: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>
+FLAG: near-uniform</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>
+FLAG: near-one-hot</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>
+%1 fully masked row(s) left out</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>⚠ %1Head %2 is near-uniform: %3% of its rows have normalized entropy above %4.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>⚠ %1Head %2 is near-one-hot: on %3% of its rows one key takes more than %4 of the mass.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Flags: near-uniform when normalized entropy &gt; %1, near-one-hot when one key &gt; %2 of the mass, on more than %3% of rows with 2+ unmasked keys. Sparsity k covers %4% of each row's mass.</source>
         <translation type="unfinished" />
     </message>
 </context>
@@ -56,14 +99,6 @@
     </message>
     <message>
         <source>Toy example</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>&amp;Language</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>The language changes the next time AttnScope starts.</source>
         <translation type="unfinished" />
     </message>
     <message>
@@ -385,6 +420,21 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     </message>
 </context>
 <context>
+    <name>attn::ui::HeadGrid</name>
+    <message>
+        <source>Every head at a glance; click one (or use the arrow keys) to open it in the heatmap.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>No result yet</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>H%1  %2 nats</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
     <name>attn::ui::HeatmapPanel</name>
     <message>
         <source>Head </source>
@@ -568,6 +618,10 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <source>embeddings: seeded, [%1, %2]</source>
         <translation type="unfinished" />
     </message>
+    <message>
+        <source>Edit Query Text</source>
+        <translation type="unfinished" />
+    </message>
 </context>
 <context>
     <name>attn::ui::MainWindow</name>
@@ -617,6 +671,226 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     </message>
     <message>
         <source>&amp;View</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::MetricsBarChart</name>
+    <message>
+        <source>head</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::MetricsPanel</name>
+    <message>
+        <source>bits</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Which per-head measure the bars show.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>row entropy</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>normalized entropy</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>max weight</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>mean attention distance</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>keys covering the mass (k)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Which per-row measure the curve shows for the selected head.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Entropy in bits instead of nats.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Sparsity: the share of a row's mass that its k largest weights must cover.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Which layer's heads the bars and the row curve show.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Attention rollout</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Attention flow</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>How attention composes through the layers (Abnar &amp; Zuidema 2020): rollout multiplies the layers' head-averaged attention with the residual; flow is a max-flow.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>JS divergence</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>share of input</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>head</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>input token</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>token after the last layer</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Bars</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>k covers</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Selected head, per row:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Head similarity (Jensen–Shannon divergence, similar heads adjacent):</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Too many heads × tokens to compare every pair here; use attnscope-cli metrics.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Layer %1, </source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>uniform: log %1 = %2 %3</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>No head selected</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>entropy (%1)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>distance (tokens)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>k (keys)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>layer %1, head %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>%1 per query token — %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>h%1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>0 = identical heads, max log 2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>No rollout: the layers are not square self-attention</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Flow not computed: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Attention flow through %1 layer(s)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Attention rollout through %1 layer(s)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Layer %1: </source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::MetricsRowChart</name>
+    <message>
+        <source>uniform bound log(unmasked keys)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>query token</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>row %1 %2: %3</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>attn::ui::PreferencesMenu</name>
+    <message>
+        <source>Sequence &amp;Limit…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Sequence Limit</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>Longest sequence drawn as a full N x N matrix (memory grows as N² per head):</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>System default</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <source>The language changes the next time AttnScope starts.</source>
         <translation type="unfinished" />
     </message>
 </context>

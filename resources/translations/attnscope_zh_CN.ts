@@ -20,8 +20,55 @@
         <translation>第 %1 个头</translation>
     </message>
     <message>
-        <source>%1 x %2 tokens: the full N x N attention would need about %3 GB (limit: %4 tokens, set in Preferences); use the metrics-only view.</source>
-        <translation>%1 × %2 个词元：完整的 N × N 注意力约需 %3 GB（上限：%4 个词元，可在首选项中设置）；请使用仅指标视图。</translation>
+        <source>%1 x %2 tokens: the full N x N attention would need about %3 GB (limit: %4 tokens, View &gt; Sequence Limit); use the metrics-only view.</source>
+        <translation>%1 × %2 个词元：完整的 N × N 注意力约需 %3 GB（上限：%4 个词元，见 视图 &gt; 序列上限）；请使用仅指标视图。</translation>
+    </message>
+    <message>
+        <source>Metrics</source>
+        <translation>指标</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui</name>
+    <message>
+        <source>Head %1</source>
+        <translation>第 %1 个头</translation>
+    </message>
+    <message>
+        <source>
+uniform bound log N: %1</source>
+        <translation>
+均匀分布上界 log N：%1</translation>
+    </message>
+    <message>
+        <source>
+FLAG: near-uniform</source>
+        <translation>
+标记：接近均匀</translation>
+    </message>
+    <message>
+        <source>
+FLAG: near-one-hot</source>
+        <translation>
+标记：接近独热</translation>
+    </message>
+    <message>
+        <source>
+%1 fully masked row(s) left out</source>
+        <translation>
+已略去 %1 个完全被遮住的行</translation>
+    </message>
+    <message>
+        <source>⚠ %1Head %2 is near-uniform: %3% of its rows have normalized entropy above %4.</source>
+        <translation>⚠ %1第 %2 个头接近均匀：%3% 的行归一化熵高于 %4。</translation>
+    </message>
+    <message>
+        <source>⚠ %1Head %2 is near-one-hot: on %3% of its rows one key takes more than %4 of the mass.</source>
+        <translation>⚠ %1第 %2 个头接近独热：在 %3% 的行中，一个键占了超过 %4 的权重。</translation>
+    </message>
+    <message>
+        <source>Flags: near-uniform when normalized entropy &gt; %1, near-one-hot when one key &gt; %2 of the mass, on more than %3% of rows with 2+ unmasked keys. Sparsity k covers %4% of each row's mass.</source>
+        <translation>标记：在超过 %3% 的（至少有 2 个未遮住键的）行中，归一化熵 &gt; %1 为接近均匀，单个键 &gt; %2 的权重为接近独热。稀疏度 k 覆盖每行 %4% 的权重。</translation>
     </message>
 </context>
 <context>
@@ -57,14 +104,6 @@
     <message>
         <source>Toy example</source>
         <translation>玩具示例</translation>
-    </message>
-    <message>
-        <source>&amp;Language</source>
-        <translation>语言(&amp;L)</translation>
-    </message>
-    <message>
-        <source>The language changes the next time AttnScope starts.</source>
-        <translation>语言将在下次启动 AttnScope 时生效。</translation>
     </message>
     <message>
         <source>Heatmap (current head)</source>
@@ -386,6 +425,21 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     </message>
 </context>
 <context>
+    <name>attn::ui::HeadGrid</name>
+    <message>
+        <source>Every head at a glance; click one (or use the arrow keys) to open it in the heatmap.</source>
+        <translation>一眼看全所有头；点击其中一个（或用方向键）在热力图中打开它。</translation>
+    </message>
+    <message>
+        <source>No result yet</source>
+        <translation>尚无结果</translation>
+    </message>
+    <message>
+        <source>H%1  %2 nats</source>
+        <translation>H%1  %2 纳特</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::HeatmapPanel</name>
     <message>
         <source>Head </source>
@@ -569,6 +623,10 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <source>embeddings: seeded, [%1, %2]</source>
         <translation>嵌入：带种子生成，[%1, %2]</translation>
     </message>
+    <message>
+        <source>Edit Query Text</source>
+        <translation>编辑查询文本</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::MainWindow</name>
@@ -619,6 +677,226 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     <message>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>头数</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::MetricsBarChart</name>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::MetricsPanel</name>
+    <message>
+        <source>bits</source>
+        <translation>比特</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Which per-head measure the bars show.</source>
+        <translation>柱状图显示哪一项每头指标。</translation>
+    </message>
+    <message>
+        <source>row entropy</source>
+        <translation>行熵</translation>
+    </message>
+    <message>
+        <source>normalized entropy</source>
+        <translation>归一化熵</translation>
+    </message>
+    <message>
+        <source>max weight</source>
+        <translation>最大权重</translation>
+    </message>
+    <message>
+        <source>mean attention distance</source>
+        <translation>平均注意力距离</translation>
+    </message>
+    <message>
+        <source>keys covering the mass (k)</source>
+        <translation>覆盖权重所需的键数 (k)</translation>
+    </message>
+    <message>
+        <source>Which per-row measure the curve shows for the selected head.</source>
+        <translation>曲线显示所选头的哪一项每行指标。</translation>
+    </message>
+    <message>
+        <source>Entropy in bits instead of nats.</source>
+        <translation>用比特而不是纳特表示熵。</translation>
+    </message>
+    <message>
+        <source>Sparsity: the share of a row's mass that its k largest weights must cover.</source>
+        <translation>稀疏度：一行中最大的 k 个权重需要覆盖的权重比例。</translation>
+    </message>
+    <message>
+        <source>Which layer's heads the bars and the row curve show.</source>
+        <translation>柱状图和行曲线显示哪一层的头。</translation>
+    </message>
+    <message>
+        <source>Attention rollout</source>
+        <translation>注意力展开 (rollout)</translation>
+    </message>
+    <message>
+        <source>Attention flow</source>
+        <translation>注意力流 (flow)</translation>
+    </message>
+    <message>
+        <source>How attention composes through the layers (Abnar &amp; Zuidema 2020): rollout multiplies the layers' head-averaged attention with the residual; flow is a max-flow.</source>
+        <translation>注意力如何逐层组合（Abnar &amp; Zuidema 2020）：rollout 将各层按头平均并加上残差后的注意力相乘；flow 是最大流。</translation>
+    </message>
+    <message>
+        <source>JS divergence</source>
+        <translation>JS 散度</translation>
+    </message>
+    <message>
+        <source>share of input</source>
+        <translation>输入占比</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>input token</source>
+        <translation>输入词元</translation>
+    </message>
+    <message>
+        <source>token after the last layer</source>
+        <translation>最后一层之后的词元</translation>
+    </message>
+    <message>
+        <source>Bars</source>
+        <translation>柱状图</translation>
+    </message>
+    <message>
+        <source>k covers</source>
+        <translation>k 覆盖</translation>
+    </message>
+    <message>
+        <source>Selected head, per row:</source>
+        <translation>所选头，每行：</translation>
+    </message>
+    <message>
+        <source>Head similarity (Jensen–Shannon divergence, similar heads adjacent):</source>
+        <translation>头相似度（Jensen–Shannon 散度，相似的头相邻）：</translation>
+    </message>
+    <message>
+        <source>Too many heads × tokens to compare every pair here; use attnscope-cli metrics.</source>
+        <translation>头数 × 词元数太多，无法在此两两比较；请使用 attnscope-cli metrics。</translation>
+    </message>
+    <message>
+        <source>Layer %1, </source>
+        <translation>第 %1 层，</translation>
+    </message>
+    <message>
+        <source>uniform: log %1 = %2 %3</source>
+        <translation>均匀：log %1 = %2 %3</translation>
+    </message>
+    <message>
+        <source>No head selected</source>
+        <translation>未选择头</translation>
+    </message>
+    <message>
+        <source>entropy (%1)</source>
+        <translation>熵（%1）</translation>
+    </message>
+    <message>
+        <source>distance (tokens)</source>
+        <translation>距离（词元）</translation>
+    </message>
+    <message>
+        <source>k (keys)</source>
+        <translation>k（键）</translation>
+    </message>
+    <message>
+        <source>layer %1, head %2</source>
+        <translation>第 %1 层，第 %2 个头</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>%1 per query token — %2</source>
+        <translation>每个查询词元的%1 — %2</translation>
+    </message>
+    <message>
+        <source>h%1</source>
+        <translation>h%1</translation>
+    </message>
+    <message>
+        <source>0 = identical heads, max log 2</source>
+        <translation>0 = 完全相同的头，最大 log 2</translation>
+    </message>
+    <message>
+        <source>No rollout: the layers are not square self-attention</source>
+        <translation>无法展开：各层不是方阵自注意力</translation>
+    </message>
+    <message>
+        <source>Flow not computed: %1</source>
+        <translation>未计算注意力流：%1</translation>
+    </message>
+    <message>
+        <source>Attention flow through %1 layer(s)</source>
+        <translation>经过 %1 层的注意力流</translation>
+    </message>
+    <message>
+        <source>Attention rollout through %1 layer(s)</source>
+        <translation>经过 %1 层的注意力展开</translation>
+    </message>
+    <message>
+        <source>Layer %1: </source>
+        <translation>第 %1 层：</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::MetricsRowChart</name>
+    <message>
+        <source>uniform bound log(unmasked keys)</source>
+        <translation>均匀上界 log(未遮住的键数)</translation>
+    </message>
+    <message>
+        <source>query token</source>
+        <translation>查询词元</translation>
+    </message>
+    <message>
+        <source>row %1 %2: %3</source>
+        <translation>第 %1 行 %2：%3</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::PreferencesMenu</name>
+    <message>
+        <source>Sequence &amp;Limit…</source>
+        <translation>序列上限(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Sequence Limit</source>
+        <translation>序列上限</translation>
+    </message>
+    <message>
+        <source>Longest sequence drawn as a full N x N matrix (memory grows as N² per head):</source>
+        <translation>以完整 N × N 矩阵绘制的最长序列（每个头的内存按 N² 增长）：</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System default</source>
+        <translation>系统默认</translation>
+    </message>
+    <message>
+        <source>The language changes the next time AttnScope starts.</source>
+        <translation>语言将在下次启动 AttnScope 时生效。</translation>
     </message>
 </context>
 <context>
