@@ -82,8 +82,13 @@ std::vector<StepKind> StepThrough::steps() const {
 
 Result<StepThrough> stepThrough(const HeadResult& head, const AttentionSpec& spec, int query) {
   if (auto ok = checkRow(head, query); !ok) return ok.error();
+  if (spec.mechanism == Mechanism::Additive) {
+    const ScoreParams& p = head.scoreParams;
+    return additiveStepThrough(head, p.wAddQ, p.wAddK, p.vAdd, spec, query, p.bAdd);
+  }
   if (spec.mechanism != Mechanism::Dot && spec.mechanism != Mechanism::ScaledDot)
-    return Error{fmt::format("step-through: mechanism '{}' needs its own walk", mechanismName(spec.mechanism))};
+    return Error{fmt::format("step-through: the '{}' mechanism has no step-by-step walk yet (dot, scaled_dot, additive)",
+                             mechanismName(spec.mechanism))};
   StepThrough st = begin(head, query);
   st.rawScores = st.k * st.q;
   st.scaled = spec.mechanism == Mechanism::ScaledDot;
@@ -94,10 +99,10 @@ Result<StepThrough> stepThrough(const HeadResult& head, const AttentionSpec& spe
 }
 
 Result<StepThrough> additiveStepThrough(const HeadResult& head, const Mat& wAddQ, const Mat& wAddK,
-                                        const Vec& vAdd, const AttentionSpec& spec, int query) {
+                                        const Vec& vAdd, const AttentionSpec& spec, int query, const Vec& bAdd) {
   if (auto ok = checkRow(head, query); !ok) return ok.error();
   if (wAddQ.rows() != head.q.cols() || wAddK.rows() != head.k.cols() || wAddQ.cols() != wAddK.cols() ||
-      vAdd.size() != wAddQ.cols())
+      vAdd.size() != wAddQ.cols() || (bAdd.size() > 0 && bAdd.size() != vAdd.size()))
     return Error{fmt::format(
         "step-through: additive parameters w_add_q [{}, {}], w_add_k [{}, {}], v_add [{}] do not fit "
         "q [.., {}] and k [.., {}]",
@@ -106,6 +111,7 @@ Result<StepThrough> additiveStepThrough(const HeadResult& head, const Mat& wAddQ
   st.additive = true;
   st.vAdd = vAdd;
   st.wqQ = wAddQ.transpose() * st.q;
+  if (bAdd.size() > 0) st.wqQ += bAdd;  // the bias sits inside the tanh; shown with W_q^T q
   st.wkK = st.k * wAddK;
   st.tanhSum = (st.wkK.rowwise() + st.wqQ.transpose()).array().tanh().matrix();
   st.rawScores = st.tanhSum * vAdd;

@@ -69,13 +69,15 @@ struct StepThrough {
   std::vector<StepKind> steps() const;
 };
 
-/// Walks query row `query` of a head the engine computed with `spec`
-/// (dot or scaled dot). Errors name the row when it is out of range.
+/// Walks query row `query` of a head the engine computed with `spec` (dot,
+/// scaled dot, or additive with the head's scoreParams). Errors name the row
+/// when it is out of range, or the mechanism when it has no walk yet.
 Result<StepThrough> stepThrough(const HeadResult& head, const AttentionSpec& spec, int query);
 
 /// The additive walk for the same head, given its score parameters
-/// W_q [d_k, h], W_k [d_k, h] and v [h].
+/// W_q [d_k, h], W_k [d_k, h], v [h] and the optional bias b [h] inside the tanh.
 Result<StepThrough> additiveStepThrough(const HeadResult& head, const Mat& wAddQ, const Mat& wAddK,
-                                        const Vec& vAdd, const AttentionSpec& spec, int query);
+                                        const Vec& vAdd, const AttentionSpec& spec, int query,
+                                        const Vec& bAdd = Vec());
 
 }  // namespace attn

@@ -99,6 +99,21 @@ TEST(StepThrough, AdditiveScoresByHand) {
   EXPECT_NEAR(st->weights.sum(), 1.0f, 1e-6f);
 }
 
+TEST(StepThrough, AdditiveWalkAgreesWithTheEnginesAdditiveHead) {
+  AttentionSpec spec;
+  spec.mechanism = Mechanism::Additive;
+  spec.mask = Mask::causal();
+  auto res = runAttention(toyInput(), spec);
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  for (int row = 0; row < 3; ++row) {
+    auto st = stepThrough(res->heads[0], spec, row);
+    ASSERT_TRUE(st.ok()) << st.error().message;
+    EXPECT_TRUE(st->additive);
+    EXPECT_MATRIX_NEAR(st->weights.transpose(), res->heads[0].weights.row(row), 1e-5);
+    EXPECT_MATRIX_NEAR(st->output.transpose(), res->heads[0].output.row(row), 1e-5);
+  }
+}
+
 TEST(StepThrough, RejectsRowOutOfRangeAndBadShapes) {
   AttentionSpec spec;
   auto res = runAttention(toyInput(), spec);

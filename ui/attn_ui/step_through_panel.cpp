@@ -200,6 +200,7 @@ void StepThroughPanel::setWalk(const attn::StepThrough& walk, const QStringList&
                                const QString& queryLabel) {
   const bool sameSteps = walk_ && walk_->steps() == walk.steps();
   walk_ = walk;
+  message_.clear();
   steps_ = walk.steps();
   keyLabels_ = keyLabels;
   queryLabel_ = queryLabel;
@@ -207,7 +208,8 @@ void StepThroughPanel::setWalk(const attn::StepThrough& walk, const QStringList&
   update();
 }
 
-void StepThroughPanel::clearWalk() {
+void StepThroughPanel::clearWalk(const QString& message) {
+  message_ = message;
   walk_.reset();
   steps_.clear();
   step_ = 0;
@@ -255,7 +257,8 @@ void StepThroughPanel::paintStep(QPainter& p, const QRect& target) const {
   if (!walk_) {
     p.setPen(th.dim);
     p.setFont(th.font(11));
-    p.drawText(r, Qt::AlignCenter | Qt::TextWordWrap, tr("Select a query row to step through its attention."));
+    p.drawText(r, Qt::AlignCenter | Qt::TextWordWrap,
+               message_.isEmpty() ? tr("Select a query row to step through its attention.") : message_);
     p.restore();
     return;
   }

@@ -41,7 +41,8 @@ class StepThroughPanel : public QWidget {
   explicit StepThroughPanel(QWidget* parent = nullptr);
 
   void setWalk(const attn::StepThrough& walk, const QStringList& keyLabels, const QString& queryLabel);
-  void clearWalk();
+  /// No walk; `message` (e.g. why not) is shown instead.
+  void clearWalk(const QString& message = QString());
   bool hasWalk() const { return walk_.has_value(); }
   const attn::StepThrough& walk() const { return *walk_; }
 
@@ -72,6 +73,7 @@ class StepThroughPanel : public QWidget {
   std::vector<attn::StepKind> steps_;
   QStringList keyLabels_;
   QString queryLabel_;
+  QString message_;
   int step_ = 0;
   TeachingTheme theme_;
 };

@@ -69,7 +69,7 @@ void StepThroughView::refresh() {
   const attn::HeadResult* head = model_->currentHeadResult();
   auto walk = head ? attn::stepThrough(*head, model_->spec(), query_) : attn::Result<attn::StepThrough>(attn::Error{""});
   if (!walk) {
-    panel_->clearWalk();
+    panel_->clearWalk(head ? QString::fromStdString(walk.error().message) : QString());
     return;
   }
   panel_->setWalk(*walk, model_->keyLabels(), q.value(query_));
