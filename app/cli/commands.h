@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "attn/status.h"
 
@@ -14,6 +15,10 @@ Action addRunCommand(CLI::App& app);
 Action addExportCommand(CLI::App& app, int argc, char** argv);
 
 Action addMetricsCommand(CLI::App& app);
+
+/// Sets up the version flag and registers every command on `app`; main()
+/// parses and runs the actions, the option-parser fuzz target only parses.
+std::vector<Action> addCommands(CLI::App& app, int argc, char** argv);
 
 /// Refuses to replace an existing file unless --force was given.
 Status checkOverwrite(const std::string& path, bool force);

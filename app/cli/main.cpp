@@ -2,31 +2,20 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <filesystem>
+#include <csignal>
+#include <exception>
+#include <new>
 
 #include "commands.h"
 
-namespace attn::cli {
-
-int fail(const std::string& message) {
-  fmt::print(stderr, "attnscope-cli: error: {}\n", message);
-  return 1;
-}
-
-Status checkOverwrite(const std::string& path, bool force) {
-  if (force || !std::filesystem::exists(path)) return okStatus();
-  return Error{fmt::format("{}: file exists (use --force to overwrite)", path)};
-}
-
-}  // namespace attn::cli
-
 int main(int argc, char** argv) {
   using namespace attn::cli;
+  // Over a file-size limit (ulimit -f), write(2) then fails with EFBIG and the
+  // atomic writer reports it and removes its temporary, instead of the default
+  // SIGXFSZ killing the process mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"AttnScope: compute, analyze and export attention, headless", "attnscope-cli"};
-  app.set_version_flag("--version", ATTNSCOPE_VERSION);
-  app.require_subcommand(1);
-  std::vector<Action> actions{addRunCommand(app), addExportCommand(app, argc, argv),
-                             addMetricsCommand(app)};
+  std::vector<Action> actions = addCommands(app, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -39,7 +28,16 @@ int main(int argc, char** argv) {
     // One line, not the whole help text.
     return fail(fmt::format("{} (see attnscope-cli --help)", e.what()));
   }
-  for (auto& action : actions)
-    if (int rc = action(); rc >= 0) return rc;
+  // The engine refuses work over its memory budget; this is the last line for
+  // anything else that runs out (a huge figure, a loader limit set too high).
+  try {
+    for (auto& action : actions)
+      if (int rc = action(); rc >= 0) return rc;
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory: the request needs more memory than is available "
+                "(try fewer tokens or heads, or --exec tiled for metrics)");
+  } catch (const std::exception& e) {
+    return fail(fmt::format("internal error: {}", e.what()));
+  }
   return fail("no command given");
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "attn/exec_path.h"
+#include "attn/memory_budget.h"
 #include "attn/tokenizer.h"
 
 namespace attn::cli {
@@ -28,6 +29,8 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--features", o.features, "Performer random features m (0: 4 * d_k)")->capture_default_str();
   cmd.add_option("--slots", o.slots, "Linformer sequence slots k (0: min(N, 32))")->capture_default_str();
   cmd.add_option("--backend", o.backend, "Backend: cpu, cuda, auto")->capture_default_str();
+  cmd.add_option("--memory-budget", o.memoryBudget,
+                 "Most memory the per-head N x N matrices may take, e.g. 2G (default: half of RAM)");
 }
 
 Result<std::pair<AttentionInput, AttentionSpec>> buildRequest(const CommonOptions& o) {
@@ -71,6 +74,12 @@ Result<std::pair<AttentionInput, AttentionSpec>> buildRequest(const CommonOption
     return Error{fmt::format("--slots must be between 0 and 65536 (got {})", o.slots)};
   spec.randomFeatures = o.features;
   spec.linformerSlots = o.slots;
+  if (!o.memoryBudget.empty()) {
+    auto budget = parseByteSize(o.memoryBudget);
+    if (!budget) return Error{"--memory-budget: " + budget.error().message};
+    if (*budget <= 0) return Error{"--memory-budget: must be more than 0 bytes"};
+    spec.memoryBudget = *budget;
+  }
   auto mask = Mask::parse(o.mask);
   if (!mask) return Error{"--mask: " + mask.error().message};
   spec.mask = std::move(mask).value();

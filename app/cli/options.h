@@ -24,6 +24,7 @@ struct CommonOptions {
   int features = 0;
   int slots = 0;
   std::string backend = "cpu";
+  std::string memoryBudget;  // e.g. "2G"; empty = default (half of physical memory)
 };
 
 void addCommonOptions(CLI::App& cmd, CommonOptions& o);

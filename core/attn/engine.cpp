@@ -8,6 +8,7 @@
 #include "attn/exec_path.h"
 #include "attn/head_inputs.h"
 #include "attn/init.h"
+#include "attn/memory_budget.h"
 #include "attn/positions.h"
 
 namespace attn {
@@ -30,6 +31,10 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
   const int nq = static_cast<int>(heads[0].q.rows());
   const int nk = static_cast<int>(heads[0].k.rows());
   if (auto st = spec.mask.validate(nq, nk); !st) return st.error();
+  // Refuse before anything N x N per head is allocated (bias, logits, weights).
+  if (auto st = checkAttentionMemory(spec, resolveExecPath(spec, nq, nk), static_cast<int64_t>(res.heads.size()),
+                                     nq, nk); !st)
+    return st.error();
   if (!in.queryTokens.empty() && static_cast<int>(in.queryTokens.size()) != nq)
     return Error{fmt::format("{} query tokens for {} query rows", in.queryTokens.size(), nq)};
   if (!in.keyTokens.empty() && static_cast<int>(in.keyTokens.size()) != nk)

@@ -2,13 +2,15 @@
 
 #include <fmt/format.h>
 
+#include "attn/quote.h"
+
 namespace attn {
 
 Result<Mask> Mask::parse(std::string_view spec) {
   Mask m;
   if (spec.empty() || spec == "none") return m;
   if (spec == "causal") return causal();
-  return Error{fmt::format("unknown mask spec '{}' (expected none or causal)", spec)};
+  return Error{fmt::format("unknown mask spec {} (expected none or causal)", quoteForMessage(spec))};
 }
 
 Mask Mask::causal() {

@@ -53,6 +53,9 @@ struct AttentionSpec {
   int linformerSlots = 0;  // linformer: sequence slots k; 0 = min(N, 32)
   int weightsHead = -1;    // tiled/sparse: -1 every head's weights; h only head h's; -2 none
   BackendKind backend = BackendKind::Cpu;
+  // Bytes the materialized N x N per-head arrays may take; 0 = defaultMemoryBudget()
+  // (memory_budget.h). Above it the naive path refuses and points to --exec tiled.
+  int64_t memoryBudget = 0;
 
   int headDim() const { return dK > 0 ? dK : (heads > 0 ? dModel / heads : 0); }
 };

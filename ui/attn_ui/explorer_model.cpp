@@ -6,6 +6,7 @@
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <new>
 
 #include "attn/tokenizer.h"
 
@@ -178,12 +179,20 @@ void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
     job->error = tooLongMessage(nq, nk, job->spec.heads, job->maxTokens);
     return;
   }
-  auto res = attn::runAttention(*input, job->spec);
-  if (!res) {
-    job->error = QString::fromStdString(res.error().message);
+  // The engine refuses requests over its memory budget; an allocation that
+  // still fails must not take the window (and the user's session) down.
+  try {
+    auto res = attn::runAttention(*input, job->spec);
+    if (!res) {
+      job->error = QString::fromStdString(res.error().message);
+      return;
+    }
+    job->result = std::make_shared<attn::AttentionResult>(std::move(res).value());
+  } catch (const std::bad_alloc&) {
+    job->error = QObject::tr("Out of memory: this request needs more memory than is available. "
+                             "Use fewer tokens or heads.");
     return;
   }
-  job->result = std::make_shared<attn::AttentionResult>(std::move(res).value());
   job->ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 

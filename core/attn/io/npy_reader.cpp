@@ -248,7 +248,7 @@ Result<std::vector<NpyArray>> parseNpz(std::string_view z, const std::string& sr
     pos += 46 + nameLen + extraLen + commentLen;
 
     const std::string member = src + ":" + name;
-    if (localOff + 30 > z.size() || z.substr(localOff, 4) != std::string_view("PK\x03\x04", 4))
+    if (localOff > z.size() || z.size() - localOff < 30 || z.substr(localOff, 4) != std::string_view("PK\x03\x04", 4))
       return Error{member + ": local zip header is missing (truncated?)"};
     const uint64_t dataOff = localOff + 30 + le(z, localOff + 26, 2) + le(z, localOff + 28, 2);
     if (dataOff > z.size() || csize > z.size() - dataOff)
@@ -261,6 +261,11 @@ Result<std::vector<NpyArray>> parseNpz(std::string_view z, const std::string& sr
     if (method == 0) {
       data = comp;
     } else if (method == 8) {
+      // Deflate expands at most ~1032:1; a larger claim is a damaged or hostile
+      // header, refused before the claimed size is allocated.
+      if (usize > csize * 1032 + 1024)
+        return Error{fmt::format("{}: declares {} bytes from {} compressed bytes, more than deflate can produce",
+                                 member, usize, csize)};
       inflated.resize(usize);
       z_stream zs{};
       if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) return Error{member + ": cannot start zlib"};
