@@ -122,8 +122,44 @@ def cli_seeds():
         put("cli_options", name + ".txt", s)
 
 
+def session_seeds():
+    import json
+    full = {"format": "attnscope-session", "version": 1,
+            "input": {"text": "The cat sat on the mat.", "key_text": "", "tokenizer": "words", "file": ""},
+            "config": {"mechanism": "scaled_dot", "heads": 4, "d_model": 64, "d_k": 0,
+                       "temperature": 1.0, "mask": "causal", "positional": "none",
+                       "init": "xavier", "seed": 42, "exec": "auto", "backend": "cpu"},
+            "view": {"head": 0, "pinned_row": -1, "quantity": "weights", "colormap": "viridis"}}
+    put("session", "full.json", json.dumps(full, indent=2, ensure_ascii=False))
+    put("session", "minimal.json", '{"format": "attnscope-session", "version": 1}')
+    cjk = json.loads(json.dumps(full))
+    cjk["input"]["text"] = "猫坐在垫子上。"
+    cjk["config"]["mask"] = "causal+window:2"
+    put("session", "cjk.json", json.dumps(cjk, ensure_ascii=False))
+    edges = {
+        "not_json": "attnscope",
+        "array": "[1, 2, 3]",
+        "wrong_format": '{"format": "other", "version": 1}',
+        "future_version": '{"format": "attnscope-session", "version": 99}',
+        "version_string": '{"format": "attnscope-session", "version": "1"}',
+        "heads_huge": '{"format": "attnscope-session", "version": 1, "config": {"heads": 1e300}}',
+        "heads_negative": '{"format": "attnscope-session", "version": 1, "config": {"heads": -3}}',
+        "temperature_nan": '{"format": "attnscope-session", "version": 1, "config": {"temperature": "NaN"}}',
+        "mask_newline": '{"format": "attnscope-session", "version": 1, "config": {"mask": "cau\nsal"}}',
+        "mech_newline": '{"format": "attnscope-session", "version": 1, "config": {"mechanism": "a\nb"}}',
+        "section_wrong_type": '{"format": "attnscope-session", "version": 1, "input": []}',
+        "text_number": '{"format": "attnscope-session", "version": 1, "input": {"text": 5}}',
+        "bad_utf8": b'{"format": "attnscope-session", "version": 1, "input": {"text": "\xff\xfe"}}',
+        "deep": "[" * 200 + "]" * 200,
+        "truncated": json.dumps(full)[:120],
+    }
+    for name, body in edges.items():
+        put("session", f"edge_{name}.json", body)
+
+
 if __name__ == "__main__":
     npy_seeds()
     npz_seeds()
     mask_seeds()
     cli_seeds()
+    session_seeds()
