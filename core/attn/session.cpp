@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "attn/io/atomic_file.h"
+#include "attn/quote.h"
 
 namespace attn {
 namespace {
@@ -134,7 +135,7 @@ Result<Session> sessionFromJson(std::string_view text, std::string_view source) 
     if (auto st = rc.string(key, name); !st) return st;
     if (name.empty()) return okStatus();
     auto v = parse(name);
-    if (!v) return rc.fail(key, fmt::format("has unknown value \"{}\"", name));
+    if (!v) return rc.fail(key, fmt::format("has unknown value {}", quoteForMessage(name)));
     field = *v;
     return okStatus();
   };
@@ -179,8 +180,8 @@ Result<Session> sessionFromJson(std::string_view text, std::string_view source) 
   s.view.pinnedRow = static_cast<int>(v);
   if (auto st = rv.string("quantity", s.view.quantity); !st) return st.error();
   if (quantityCheck(s.view.quantity).empty())
-    return rv.fail("quantity", fmt::format("has unknown value \"{}\" (weights, scaled_logits, raw_logits, mask)",
-                                           s.view.quantity));
+    return rv.fail("quantity", fmt::format("has unknown value {} (weights, scaled_logits, raw_logits, mask)",
+                                           quoteForMessage(s.view.quantity)));
   if (auto st = rv.string("colormap", s.view.colormap); !st) return st.error();
   return s;
 }

@@ -15,3 +15,25 @@ TEST(QuoteForMessage, EscapesControlCharactersAndShortens) {
 
 }  // namespace
 }  // namespace attn
+
+#include "attn/mask.h"
+#include "attn/session.h"
+
+namespace attn {
+namespace {
+
+// Regressions found by the mask and session fuzz targets: a newline inside an
+// unknown name split the one-line error in two.
+TEST(QuoteForMessage, UnknownNamesWithNewlinesKeepErrorsOnOneLine) {
+  auto m = Mask::parse("window:4\n");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().message.find('\n'), std::string::npos) << m.error().message;
+  auto s = sessionFromJson(R"({"format": "attnscope-session", "version": 1, "config": {"mechanism": "a\nb"}})",
+                           "s.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message.find('\n'), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("'a\\nb'"), std::string::npos) << s.error().message;
+}
+
+}  // namespace
+}  // namespace attn

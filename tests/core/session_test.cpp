@@ -88,7 +88,7 @@ TEST(Session, ErrorsNameTheFileAndTheField) {
       {head + R"("config":{"heads":"four"}})", "config.heads must be an integer"},
       {head + R"("config":{"heads":0}})", "config.heads must be in [1, 4096]"},
       {head + R"("config":{"temperature":-1}})", "config.temperature must be a positive number"},
-      {head + R"("config":{"mechanism":"telepathy"}})", "config.mechanism has unknown value \"telepathy\""},
+      {head + R"("config":{"mechanism":"telepathy"}})", "config.mechanism has unknown value 'telepathy'"},
       {head + R"("config":{"mask":"sideways"}})", "config.mask"},
       {head + R"("input":{"text":5}})", "input.text must be a string"},
       {head + R"("view":{"quantity":"vibes"}})", "view.quantity has unknown value"},
