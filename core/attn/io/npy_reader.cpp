@@ -8,6 +8,7 @@
 #include <limits>
 #include <regex>
 
+#include "attn/io/float_convert.h"
 #include "attn/io/utf8.h"
 
 namespace attn {
@@ -58,28 +59,6 @@ float loadAs(const char* p, bool swap) {
   if (swap) std::reverse(buf, buf + sizeof(T));
   std::memcpy(&v, buf, sizeof(T));
   return static_cast<float>(v);
-}
-
-float halfToFloat(uint16_t h) {
-  const uint32_t sign = (h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
-  uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal: normalize
-      exp = 127 - 15 + 1;
-      while (!(mant & 0x400)) { mant <<= 1; --exp; }
-      bits = sign | (exp << 23) | ((mant & 0x3FF) << 13);
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7F800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
 }
 
 // Converts a Fortran-order buffer (first index fastest) into C order.
@@ -255,6 +234,11 @@ Result<std::vector<NpyArray>> parseNpz(std::string_view z, const std::string& sr
       return Error{fmt::format("{}: member data ({} bytes) runs past the end of the file (truncated?)", member, csize)};
     if (static_cast<int64_t>(usize) > limits.maxBytes + 65536)
       return Error{fmt::format("{}: member of {} bytes exceeds the {} byte limit", member, usize, limits.maxBytes)};
+    // Deflate expands at most ~1032:1, so a larger declared size is a lie; refuse
+    // it before allocating the output buffer.
+    if ((method == 0 && usize != csize) || (method == 8 && usize > csize * 1032 + 1024))
+      return Error{fmt::format("{}: zip header declares {} bytes from {} stored bytes (corrupt header)", member,
+                               usize, csize)};
     std::string_view comp = z.substr(dataOff, csize);
     std::string inflated;
     std::string_view data;

@@ -1,0 +1,39 @@
+#pragma once
+// WordPiece as BERT uses it (Devlin et al. 2019; Wu et al. 2016): a basic
+// split on whitespace, punctuation and CJK characters (with optional
+// lowercasing and accent stripping for uncased vocabularies), then greedy
+// longest-match-first pieces, continuation pieces prefixed with "##", and the
+// unknown token for a word that cannot be built from the vocabulary.
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "attn/status.h"
+
+namespace attn {
+
+class WordPieceTokenizer {
+ public:
+  /// A BERT vocab.txt: one token per line, line number = id.
+  static Result<WordPieceTokenizer> fromVocabFile(const std::string& path);
+  /// `lowercase`: -1 decides from the vocabulary (no upper-case word pieces = uncased).
+  static Result<WordPieceTokenizer> fromVocab(std::vector<std::string> vocab, const std::string& source,
+                                              int lowercase = -1);
+
+  std::vector<std::string> tokenize(std::string_view text) const;
+
+  bool lowercase() const { return lowercase_; }
+  void setUnknownToken(std::string t) { unk_ = std::move(t); }
+  void setContinuationPrefix(std::string p) { prefix_ = std::move(p); }
+  size_t vocabSize() const { return vocab_.size(); }
+
+ private:
+  std::unordered_map<std::string, int> vocab_;
+  bool lowercase_ = true;
+  std::string unk_ = "[UNK]";
+  std::string prefix_ = "##";
+  size_t maxCharsPerWord_ = 100;
+};
+
+}  // namespace attn

@@ -1,0 +1,161 @@
+// The input loader against files written by numpy/torch
+// (tests/scripts/gen_input_fixtures.py): contract names map onto the engine
+// input, precomputed weights, mask and tokens.
+#include <gtest/gtest.h>
+
+#include "attn/engine.h"
+#include "attn/input_file.h"
+#include "attn/io/csv_reader.h"
+#include "attn/io/safetensors_reader.h"
+#include "matrix_matchers.h"
+
+namespace attn {
+namespace {
+
+std::string io(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/io/" + name; }
+
+TEST(Safetensors, ConvertsF32F16Bf16ToFloat) {
+  auto st = readSafetensorsFile(io("dtypes.safetensors"));
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  ASSERT_EQ(st->size(), 3u);
+  EXPECT_EQ((*st)[0].name, "f32");  // file order (by offset), not JSON key order
+  EXPECT_EQ((*st)[1].name, "f16");
+  EXPECT_EQ((*st)[2].descr, "BF16");
+  // Values after each dtype's rounding, as numpy/torch compute them.
+  EXPECT_EQ((*st)[0].values.data, (std::vector<float>{0.0f, 0.25f, -1.5f, 3.0f, 1e-3f, 65504.0f}));
+  EXPECT_EQ((*st)[1].values.data, (std::vector<float>{0.0f, 0.25f, -1.5f, 3.0f, 0.0010004043579101562f, 65504.0f}));
+  EXPECT_EQ((*st)[2].values.data, (std::vector<float>{0.0f, 0.25f, -1.5f, 3.0f, 0.00099945068359375f, 65536.0f}));
+  EXPECT_EQ((*st)[2].shape, (std::vector<int64_t>{2, 3}));
+}
+
+TEST(Csv, HeaderRowAndLabelColumnBecomeTokens) {
+  auto m = readCsvMatrixFile(io("attn_tokens.csv"));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->columnTokens, (std::vector<std::string>{"the", "a,b", "猫"}));
+  EXPECT_EQ(m->rowTokens, (std::vector<std::string>{"the", "a,b", "猫"}));
+  Mat want(3, 3);
+  want << 0.5f, 0.25f, 0.25f, 1, 0, 0, 0.125f, 0.375f, 0.5f;
+  EXPECT_MATRIX_NEAR(m->values, want, 0.0f);
+
+  auto plain = parseCsvMatrix("1.5,-2\n3,4e-1\n", "inline.csv");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->columnTokens.empty());
+  EXPECT_TRUE(plain->rowTokens.empty());
+  EXPECT_FLOAT_EQ(plain->values(1, 1), 0.4f);
+}
+
+TEST(InputFile, ProjectedQkvWithTokensAndMask) {
+  auto in = loadInputFile(io("contract_qkv.npz"));
+  ASSERT_TRUE(in.ok()) << in.error().message;
+  EXPECT_EQ(in->format, "npz");
+  ASSERT_TRUE(in->input.isProjected());
+  ASSERT_EQ(in->input.q.size(), 2u);
+  EXPECT_EQ(in->input.queryTokens, (std::vector<std::string>{"the", "cat", "sat", "."}));
+  ASSERT_EQ(in->maskKeep.size(), 16u);
+  EXPECT_EQ(in->maskKeep[1], 0);  // causal: row 0 keeps only key 0
+  EXPECT_EQ(in->maskKeep[4], 1);
+  EXPECT_FALSE(in->hasAttention());
+
+  AttentionSpec spec;
+  ASSERT_TRUE(fitSpecToInput(in->input, spec).ok());
+  EXPECT_EQ(spec.heads, 2);
+  auto res = runAttention(in->input, spec);
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  // numpy: softmax(q k^T / sqrt(3)) for head 0, row 0 (printed by the generator).
+  Mat want(1, 4);
+  want << 0.29714834690093994f, 0.20060619711875916f, 0.22127565741539001f, 0.2809698283672333f;
+  EXPECT_MATRIX_NEAR(res->heads[0].weights.topRows(1), want, 1e-5f);
+}
+
+TEST(InputFile, SafetensorsFeedsTheSameNames) {
+  auto st = loadInputFile(io("contract_qkv.safetensors"));
+  auto npz = loadInputFile(io("contract_qkv.npz"));
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  ASSERT_TRUE(npz.ok());
+  EXPECT_EQ(st->format, "safetensors");
+  ASSERT_EQ(st->input.k.size(), 2u);
+  EXPECT_MATRIX_NEAR(st->input.q[1], npz->input.q[1], 0.0f);
+  EXPECT_MATRIX_NEAR(st->input.k[1], npz->input.k[1], 2e-3f);  // stored as F16
+}
+
+TEST(InputFile, PrecomputedLayersWithKeyTokensAndUnknownArrays) {
+  auto in = loadInputFile(io("contract_attn.npz"));
+  ASSERT_TRUE(in.ok()) << in.error().message;
+  EXPECT_FALSE(in->hasEngineInput());
+  ASSERT_EQ(in->attention.numLayers(), 3);
+  EXPECT_EQ(in->attention.numHeads(), 2);
+  EXPECT_EQ(in->attention.nq(), 4);
+  EXPECT_EQ(in->attention.nk(), 5);
+  EXPECT_NEAR(in->attention.layers[2][1].row(3).sum(), 1.0f, 1e-5f);
+  EXPECT_EQ(in->input.keyTokens.back(), ".");
+  ASSERT_EQ(in->warnings.size(), 1u);
+  EXPECT_NE(in->warnings[0].find("'extra'"), std::string::npos);
+  const auto views = in->views();
+  EXPECT_NE(std::find(views.begin(), views.end(), "rollout and flow over 3 layers"), views.end());
+  const std::string text = describeInput(*in);
+  EXPECT_NE(text.find("precomputed weights: 3 layer(s) x 2 head(s), 4 x 5"), std::string::npos) << text;
+  EXPECT_NE(text.find("[3, 2, 4, 5]"), std::string::npos);
+
+  auto res = resultFromPrecomputed(in->attention, 1, in->input.queryTokens, in->input.keyTokens);
+  ASSERT_EQ(res.numHeads(), 2);
+  EXPECT_MATRIX_NEAR(res.heads[0].weights, in->attention.layers[1][0], 0.0f);
+  // Entropy of row 0 by hand: -sum p log p.
+  const auto& p = in->attention.layers[1][0];
+  float h = 0;
+  for (int j = 0; j < p.cols(); ++j) h -= p(0, j) * std::log(p(0, j));
+  EXPECT_NEAR(res.heads[0].entropy(0), h, 1e-5f);
+}
+
+TEST(InputFile, EmbeddingsWithLoadedProjections) {
+  auto in = loadInputFile(io("contract_x.npz"));
+  ASSERT_TRUE(in.ok()) << in.error().message;
+  EXPECT_EQ(in->input.x.rows(), 4);
+  EXPECT_EQ(in->input.wO.cols(), 8);
+  AttentionSpec spec;
+  spec.heads = 2;
+  spec.dModel = 64;  // adapted to x
+  ASSERT_TRUE(fitSpecToInput(in->input, spec).ok());
+  EXPECT_EQ(spec.dModel, 8);
+  EXPECT_EQ(spec.dK, 4);
+  auto res = runAttention(in->input, spec);
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  // Head 1 uses columns 4..7 of x W_q and x W_k.
+  const Mat q = in->input.x * in->input.wQ, k = in->input.x * in->input.wK;
+  Mat s = q.middleCols(4, 4) * k.middleCols(4, 4).transpose() / 2.0f;
+  for (int i = 0; i < s.rows(); ++i) {
+    s.row(i) = (s.row(i).array() - s.row(i).maxCoeff()).exp();
+    s.row(i) /= s.row(i).sum();
+  }
+  EXPECT_MATRIX_NEAR(res->heads[1].weights, s, 1e-5f);
+  spec.heads = 3;
+  EXPECT_FALSE(fitSpecToInput(in->input, spec).ok());
+}
+
+TEST(InputFile, CsvAndLoneNpyAreGuessedByContent) {
+  auto csv = loadInputFile(io("attn_tokens.csv"));
+  ASSERT_TRUE(csv.ok()) << csv.error().message;
+  EXPECT_TRUE(csv->hasAttention());  // rows are probabilities
+  EXPECT_EQ(csv->input.keyTokens, (std::vector<std::string>{"the", "a,b", "猫"}));
+  auto plain = loadInputFile(io("plain.csv"));
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->input.x.rows(), 2);  // negative values: embeddings
+  auto npy = loadInputFile(io("f4_c.npy"));
+  ASSERT_TRUE(npy.ok()) << npy.error().message;
+  EXPECT_EQ(npy->arrays[0].name, "x");
+}
+
+TEST(InputFile, LeadingBatchAxisOfOneIsDropped) {
+  std::vector<NpyArray> arrays(1);
+  arrays[0].name = "attn";
+  arrays[0].descr = "<f4";
+  arrays[0].shape = {1, 2, 3, 2, 2};  // a batch of one in front of [L, H, N, N]
+  arrays[0].values.shape = arrays[0].shape;
+  arrays[0].values.data.assign(24, 0.5f);
+  auto in = inputFromArrays(arrays, "mem.npz");
+  ASSERT_TRUE(in.ok()) << in.error().message;
+  EXPECT_EQ(in->attention.numLayers(), 2);
+  EXPECT_EQ(in->attention.numHeads(), 3);
+}
+
+}  // namespace
+}  // namespace attn
