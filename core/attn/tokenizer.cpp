@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "attn/tokenizers/special_tokens.h"
+
 namespace attn {
 
 std::vector<std::string> tokenizeWords(std::string_view text) {
@@ -11,8 +13,13 @@ std::vector<std::string> tokenizeWords(std::string_view text) {
     if (!current.empty()) tokens.push_back(std::move(current));
     current.clear();
   };
-  for (unsigned char c : text) {
-    if (c < 0x80 && std::isspace(c)) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (const size_t n = specialTokenLength(text, i); n > 0) {
+      flush();
+      tokens.emplace_back(text.substr(i, n));
+      i += n - 1;
+    } else if (c < 0x80 && std::isspace(c)) {
       flush();
     } else if (c < 0x80 && std::ispunct(c)) {
       flush();

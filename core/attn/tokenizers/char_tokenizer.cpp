@@ -1,6 +1,7 @@
 #include "attn/tokenizers/char_tokenizer.h"
 
 #include "attn/io/utf8.h"
+#include "attn/tokenizers/special_tokens.h"
 #include "attn/tokenizers/unicode_class.h"
 
 namespace attn {
@@ -14,7 +15,20 @@ std::vector<std::string> tokenizeChars(std::string_view text) {
     if (!word.empty()) tokens.push_back(utf32ToUtf8(word));
     word.clear();
   };
-  for (char32_t c : *cps) {
+  // Special tokens are ASCII, so code point i of the pure-ASCII prefix check is byte-exact:
+  // walk bytes and code points together.
+  size_t byte = 0;
+  for (size_t k = 0; k < cps->size(); ++k) {
+    const char32_t c = (*cps)[k];
+    const size_t cpBytes = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    if (const size_t n = specialTokenLength(text, byte); n > 0) {
+      flush();
+      tokens.emplace_back(text.substr(byte, n));
+      k += n - 1;  // n ASCII bytes = n code points
+      byte += n;
+      continue;
+    }
+    byte += cpBytes;
     if (unicode::isSpace(c) || c < 0x20) {
       flush();
     } else if (unicode::isCjk(c) || unicode::isPunctOrSymbol(c)) {

@@ -68,18 +68,19 @@ Result<WordPieceTokenizer> WordPieceTokenizer::fromVocab(std::vector<std::string
 }
 
 std::vector<std::string> WordPieceTokenizer::tokenize(std::string_view text) const {
-  std::string normalized(text);
-  if (lowercase_) {
-    auto cps = utf8ToUtf32(text);
-    if (!cps) return {};
-    std::u32string folded;
-    for (char32_t c : *cps)
-      if (!(c >= 0x300 && c <= 0x36F)) folded.push_back(foldUncased(c));  // drop combining accents
-    normalized = utf32ToUtf8(folded);
-  }
+  if (!utf8ToUtf32(text)) return {};
   std::vector<std::string> out;
-  for (const std::string& word : tokenizeChars(normalized)) {
-    const auto chars = *utf8ToUtf32(word);
+  for (const std::string& original : tokenizeChars(text)) {
+    if (original.starts_with("[") && vocab_.count(original)) {  // "[PAD]", "[CLS]": never lowercased
+      out.push_back(original);
+      continue;
+    }
+    std::u32string chars;
+    for (char32_t c : *utf8ToUtf32(original))
+      if (!lowercase_) chars.push_back(c);
+      else if (!(c >= 0x300 && c <= 0x36F)) chars.push_back(foldUncased(c));  // drop combining accents
+    if (chars.empty()) continue;
+    const std::string word = utf32ToUtf8(chars);
     if (chars.size() > maxCharsPerWord_) {
       out.push_back(unk_);
       continue;

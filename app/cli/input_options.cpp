@@ -1,0 +1,87 @@
+#include "input_options.h"
+
+#include <fmt/format.h>
+
+#include "attn/io/text_file.h"
+#include "attn/tokenizers/text_tokenizer.h"
+
+namespace attn::cli {
+
+void addInputOptions(CLI::App& cmd, InputOptions& o) {
+  auto* text = cmd.add_option("--text", o.text, "Query text (self-attention over its tokens)");
+  auto* textFile = cmd.add_option("--text-file", o.textFile, "Query text from a UTF-8 .txt file");
+  auto* input = cmd.add_option("--input", o.inputFile,
+                               "Tensor file: .npz, .npy, .safetensors or .csv (see `attnscope-cli info FILE`)");
+  text->excludes(textFile)->excludes(input);
+  textFile->excludes(input);
+  auto* keyText = cmd.add_option("--key-text", o.keyText, "Key/value text for cross-attention");
+  auto* keyFile = cmd.add_option("--key-text-file", o.keyTextFile, "Key/value text from a UTF-8 .txt file");
+  keyText->excludes(keyFile)->excludes(input);
+  keyFile->excludes(input);
+  cmd.add_option("--tokenizer", o.tokenizer, "Tokenizer: words, chars (CJK per character), wordpiece, bpe")
+      ->capture_default_str();
+  cmd.add_option("--vocab", o.vocab, "WordPiece vocab.txt, or BPE vocab.json");
+  cmd.add_option("--merges", o.merges, "BPE merges.txt");
+  cmd.add_option("--tokenizer-json", o.tokenizerJson, "Hugging Face tokenizer.json (WordPiece or byte-level BPE)");
+  cmd.add_option("--layer", o.layer, "Layer of precomputed 'attn' to view, 1-based (default: the last)");
+}
+
+namespace {
+
+Result<std::vector<std::string>> tokensOf(const TextTokenizer& tok, const std::string& text, const std::string& file,
+                                          const char* option) {
+  if (file.empty()) return tok.tokenize(text, option);
+  auto content = readUtf8TextFile(file);
+  if (!content) return content.error();
+  return tok.tokenize(*content, file);
+}
+
+}  // namespace
+
+Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec) {
+  if (!o.inputFile.empty()) {
+    auto loaded = loadInputFile(o.inputFile);
+    if (!loaded) return loaded.error();
+    if (auto st = fitSpecToInput(loaded->input, spec); !st) return Error{o.inputFile + ": " + st.error().message};
+    if (loaded->hasAttention()) {
+      const int layers = loaded->attention.numLayers();
+      if (o.layer < 0 || o.layer > layers)
+        return Error{fmt::format("--layer: {} is out of range (1..{})", o.layer, layers)};
+    }
+    if (!loaded->maskKeep.empty())
+      loaded->warnings.push_back("the file's 'mask' is not applied yet (custom masks are not in the engine); "
+                                 "use --mask");
+    AttentionInput in = loaded->input;
+    o.loaded = std::make_shared<const LoadedInput>(std::move(loaded).value());
+    return in;
+  }
+  if (o.text.empty() && o.textFile.empty()) return Error{"give the input: --text, --text-file or --input FILE"};
+  auto kind = parseTokenizerKind(o.tokenizer);
+  if (!kind) return Error{fmt::format("--tokenizer: unknown tokenizer '{}' (words, chars, wordpiece, bpe)", o.tokenizer)};
+  auto tok = TextTokenizer::create({*kind, o.vocab, o.merges, o.tokenizerJson});
+  if (!tok) return tok.error();
+  auto tokens = tokensOf(*tok, o.text, o.textFile, "--text");
+  if (!tokens) return tokens.error();
+  std::vector<std::string> keyTokens;
+  if (!o.keyText.empty() || !o.keyTextFile.empty()) {
+    auto k = tokensOf(*tok, o.keyText, o.keyTextFile, "--key-text");
+    if (!k) return k.error();
+    keyTokens = std::move(k).value();
+  }
+  if (spec.dModel <= 0) return Error{fmt::format("--d-model must be at least 1 (got {})", spec.dModel)};
+  if (spec.dModel > 65536) return Error{fmt::format("--d-model {} is too large (at most 65536)", spec.dModel)};
+  return inputFromTokens(std::move(tokens).value(), spec.dModel, spec.seed, std::move(keyTokens));
+}
+
+Result<AttentionResult> runRequest(const InputOptions& o, const AttentionInput& input, const AttentionSpec& spec) {
+  if (o.loaded)
+    for (const auto& w : o.loaded->warnings) fmt::print(stderr, "warning: {}: {}\n", o.inputFile, w);
+  if (o.loaded && !o.loaded->hasEngineInput()) {
+    const auto& attn = o.loaded->attention;
+    const int layer = o.layer == 0 ? attn.numLayers() - 1 : o.layer - 1;
+    return resultFromPrecomputed(attn, layer, o.loaded->input.queryTokens, o.loaded->input.keyTokens);
+  }
+  return runAttention(input, spec);
+}
+
+}  // namespace attn::cli
