@@ -58,7 +58,7 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
 
     auto req = buildRequest(*opts);
     if (!req) return fail(req.error().message);
-    auto res = runAttention(req->first, req->second);
+    auto res = runRequest(*opts, req->first, req->second);
     if (!res) return fail(res.error().message);
     int head = 0;
     try {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/engine.h"
+#include "attn/input_file.h"
 #include "attn/io/atomic_file.h"
 #include "attn/io/npy_reader.h"
 #include "attn/metrics.h"
@@ -115,7 +116,7 @@ int finish(const MetricsOptions& o, const nlohmann::json& doc, const std::string
 int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
   auto req = buildRequest(common);
   if (!req) return fail(req.error().message);
-  auto res = runAttention(req->first, req->second);
+  auto res = runRequest(common, req->first, req->second);
   if (!res) return fail(res.error().message);
   const Analysis an = analyzeResult(*res, o.analysis);
 
@@ -227,7 +228,14 @@ Action addMetricsCommand(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     if (auto st = checkOptions(*o); !st) return fail(st.error().message);
     if (!o->attnFile.empty()) return runOnFile(*o);
-    if (common->text.empty()) return fail("metrics: give --text \"...\" or --attn FILE");
+    if (common->text.empty() && common->textFile.empty() && common->inputFile.empty())
+      return fail("metrics: give --text \"...\", --text-file, --input FILE or --attn FILE");
+    // Precomputed layers alone in an .npz/.npy: the layered analysis (rollout, flow) of --attn.
+    if (!common->inputFile.empty() && (common->inputFile.ends_with(".npz") || common->inputFile.ends_with(".npy")))
+      if (auto in = loadInputFile(common->inputFile); in && !in->hasEngineInput()) {
+        o->attnFile = common->inputFile;
+        return runOnFile(*o);
+      }
     return runOnEngine(*common, *o);
   };
 }

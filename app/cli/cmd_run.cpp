@@ -24,7 +24,7 @@ Action addRunCommand(CLI::App& app) {
     if (auto st = checkOverwrite(*out, *force); !st) return fail(st.error().message);
     auto req = buildRequest(*opts);
     if (!req) return fail(req.error().message);
-    auto res = runAttention(req->first, req->second);
+    auto res = runRequest(*opts, req->first, req->second);
     if (!res) return fail(res.error().message);
 
     std::vector<Mat> scores, weights, output;
@@ -37,9 +37,10 @@ Action addRunCommand(CLI::App& app) {
       entropy.row(h) = hr.entropy.transpose();
     }
     NpzWriter npz;
-    npz.add("scores", Tensor::stack(scores));
+    // Precomputed weights (--input with only 'attn') have no logits or outputs to write.
+    if (scores[0].size() > 0) npz.add("scores", Tensor::stack(scores));
     npz.add("weights", Tensor::stack(weights));
-    npz.add("output", Tensor::stack(output));
+    if (output[0].size() > 0) npz.add("output", Tensor::stack(output));
     npz.add("entropy", Tensor::fromMat(entropy));
     if (res->numHeads() > 0 && res->heads[0].approxError) {
       Mat err(res->numHeads(), 3);  // weights Frobenius, mean row KL, output rel. error

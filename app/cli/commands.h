@@ -14,6 +14,7 @@ Action addRunCommand(CLI::App& app);
 Action addExportCommand(CLI::App& app, int argc, char** argv);
 
 Action addMetricsCommand(CLI::App& app);
+Action addInfoCommand(CLI::App& app);
 
 /// Refuses to replace an existing file unless --force was given.
 Status checkOverwrite(const std::string& path, bool force);

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", ATTNSCOPE_VERSION);
   app.require_subcommand(1);
   std::vector<Action> actions{addRunCommand(app), addExportCommand(app, argc, argv),
-                             addMetricsCommand(app)};
+                             addMetricsCommand(app), addInfoCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -3,13 +3,11 @@
 #include <fmt/format.h>
 
 #include "attn/exec_path.h"
-#include "attn/tokenizer.h"
 
 namespace attn::cli {
 
 void addCommonOptions(CLI::App& cmd, CommonOptions& o) {
-  cmd.add_option("--text", o.text, "Query text (self-attention over its tokens)")->required();
-  cmd.add_option("--key-text", o.keyText, "Key/value text for cross-attention");
+  addInputOptions(cmd, o);
   std::string mechanisms;
   for (auto m : allMechanisms()) mechanisms += (mechanisms.empty() ? "" : ", ") + std::string(m);
   cmd.add_option("--mechanism", o.mechanism, "Score function: " + mechanisms)->capture_default_str();
@@ -75,17 +73,9 @@ Result<std::pair<AttentionInput, AttentionSpec>> buildRequest(const CommonOption
   if (!mask) return Error{"--mask: " + mask.error().message};
   spec.mask = std::move(mask).value();
 
-  auto tokens = tokenizeWords(o.text);
-  if (tokens.empty()) return Error{"--text: the text has no tokens"};
-  std::vector<std::string> keyTokens;
-  if (!o.keyText.empty()) {
-    keyTokens = tokenizeWords(o.keyText);
-    if (keyTokens.empty()) return Error{"--key-text: the text has no tokens"};
-  }
-  if (spec.dModel <= 0) return Error{fmt::format("--d-model must be at least 1 (got {})", spec.dModel)};
-  if (spec.dModel > 65536) return Error{fmt::format("--d-model {} is too large (at most 65536)", spec.dModel)};
-  auto input = inputFromTokens(std::move(tokens), spec.dModel, spec.seed, std::move(keyTokens));
-  return std::pair{std::move(input), std::move(spec)};
+  auto input = buildInput(o, spec);
+  if (!input) return input.error();
+  return std::pair{std::move(input).value(), std::move(spec)};
 }
 
 }  // namespace attn::cli

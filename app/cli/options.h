@@ -4,12 +4,12 @@
 #include <string>
 
 #include "attn/engine.h"
+#include "input_options.h"
 
 namespace attn::cli {
 
-struct CommonOptions {
-  std::string text;
-  std::string keyText;
+// The input options (--text, --text-file, --input, --tokenizer, ...) live in InputOptions.
+struct CommonOptions : InputOptions {
   std::string mechanism = "scaled_dot";
   int heads = 4;
   int dModel = 64;

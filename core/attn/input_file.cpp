@@ -17,7 +17,9 @@ namespace {
 const std::map<std::string, int> kMaxRank{
     {"q", 3},        {"k", 3},       {"v", 3},       {"x", 2},        {"x_kv", 2},     {"w_q", 2},
     {"w_k", 2},      {"w_v", 2},     {"w_o", 2},     {"w_bilinear", 3}, {"w_add_q", 3}, {"w_add_k", 3},
-    {"v_add", 2},    {"attn", 4},    {"mask", 2},    {"tokens", 1},   {"key_tokens", 1}};
+    {"v_add", 2},    {"attn", 4},    {"mask", 2},    {"tokens", 1},   {"key_tokens", 1},
+    // What `attnscope-cli run` writes: its weights can be viewed again.
+    {"weights", 4},  {"scores", 3},  {"output", 3},  {"entropy", 2}};
 
 std::string shapeOf(const NpyArray& a) { return a.shapeString(); }
 
@@ -34,8 +36,9 @@ class Mapper {
     return nullptr;
   }
   void setRole(const std::string& name, std::string role) {
+    const std::string shown = (name == "attn" && weightsAsAttn_) ? std::string("weights") : name;
     for (auto& i : out_.arrays)
-      if (i.name == name) i.role = std::move(role);
+      if (i.name == shown) i.role = std::move(role);
   }
   std::string ref(const NpyArray& a) const { return fmt::format("'{}' {}", a.name, shapeOf(a)); }
   Error err(const std::string& what) const { return Error{src_ + ": " + what}; }
@@ -57,6 +60,7 @@ class Mapper {
   int nq_ = -1, nk_ = -1;
   const NpyArray* nqFrom_ = nullptr;  // the array that fixed Nq / Nk, for messages
   const NpyArray* nkFrom_ = nullptr;
+  bool weightsAsAttn_ = false;  // a run result's 'weights' stands in for 'attn'
 };
 
 Status Mapper::checkNumeric(const NpyArray& a, int minRank, int maxRank) const {
@@ -285,6 +289,12 @@ Result<LoadedInput> Mapper::run() {
     }
     out_.arrays.push_back(std::move(info));
   }
+  if (!find("attn"))
+    if (NpyArray* w = find("weights")) {
+      w->name = "attn";
+      weightsAsAttn_ = true;
+    }
+  for (const char* n : {"scores", "output", "entropy"}) setRole(n, "from a run result (not an input)");
   for (auto step : {&Mapper::mapProjected, &Mapper::mapEmbeddings, &Mapper::mapScoreParams, &Mapper::mapAttention,
                     &Mapper::mapMask, &Mapper::mapTokens})
     if (auto st = (this->*step)(); !st) return st.error();

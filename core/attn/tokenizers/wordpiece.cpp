@@ -75,12 +75,12 @@ std::vector<std::string> WordPieceTokenizer::tokenize(std::string_view text) con
       out.push_back(original);
       continue;
     }
+    const std::u32string decoded = utf8ToUtf32(original).value_or(std::u32string());
     std::u32string chars;
-    for (char32_t c : *utf8ToUtf32(original))
+    for (char32_t c : decoded)
       if (!lowercase_) chars.push_back(c);
       else if (!(c >= 0x300 && c <= 0x36F)) chars.push_back(foldUncased(c));  // drop combining accents
     if (chars.empty()) continue;
-    const std::string word = utf32ToUtf8(chars);
     if (chars.size() > maxCharsPerWord_) {
       out.push_back(unk_);
       continue;
