@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "attn/io/text_file.h"
+#include "attn/session.h"
 #include "attn/tokenizers/text_tokenizer.h"
 
 namespace attn::cli {
@@ -11,7 +14,7 @@ void addInputOptions(CLI::App& cmd, InputOptions& o) {
   auto* text = cmd.add_option("--text", o.text, "Query text (self-attention over its tokens)");
   auto* textFile = cmd.add_option("--text-file", o.textFile, "Query text from a UTF-8 .txt file");
   auto* input = cmd.add_option("--input", o.inputFile,
-                               "Tensor file: .npz, .npy, .safetensors or .csv (see `attnscope-cli info FILE`)");
+                               "Tensor file (.npz, .npy, .safetensors, .csv; see `attnscope-cli info FILE`) or a .json session");
   text->excludes(textFile)->excludes(input);
   textFile->excludes(input);
   auto* keyText = cmd.add_option("--key-text", o.keyText, "Key/value text for cross-attention");
@@ -39,6 +42,29 @@ Result<std::vector<std::string>> tokensOf(const TextTokenizer& tok, const std::s
 }  // namespace
 
 Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec) {
+  if (o.inputFile.ends_with(".json")) {
+    // A saved session brings its own input and configuration.
+    auto session = loadSession(o.inputFile);
+    if (!session) return session.error();
+    spec = session->spec;
+    InputOptions fromSession;
+    fromSession.text = session->input.text;
+    fromSession.keyText = session->input.keyText;
+    fromSession.tokenizer = session->input.tokenizer;
+    fromSession.layer = o.layer;
+    if (!session->input.file.empty()) {
+      namespace fs = std::filesystem;
+      const fs::path f(session->input.file);
+      fromSession.inputFile = f.is_absolute() ? f.string() : (fs::path(o.inputFile).parent_path() / f).string();
+      if (fromSession.inputFile.ends_with(".json"))
+        return Error{o.inputFile + ": input.file: a session cannot load another session"};
+    } else if (fromSession.text.empty()) {
+      return Error{o.inputFile + ": input: the session has neither text nor a file"};
+    }
+    auto in = buildInput(fromSession, spec);
+    o.loaded = fromSession.loaded;
+    return in;
+  }
   if (!o.inputFile.empty()) {
     auto loaded = loadInputFile(o.inputFile);
     if (!loaded) return loaded.error();

@@ -25,6 +25,7 @@ AttentionResult resultFromPrecomputed(const PrecomputedAttention& attn, int laye
   for (const Mat& w : attn.layers[static_cast<size_t>(layer)]) {
     HeadResult h;
     h.weights = w;
+    h.output = Mat(w.rows(), 0);  // no values: Nq rows, no columns
     h.entropy = rowEntropy(w);
     for (int i = 0; i < w.rows(); ++i)
       if ((w.row(i).array() == 0.0f).all()) h.fullyMaskedRows.push_back(i);
@@ -40,6 +41,7 @@ AttentionResult resultFromPrecomputed(const PrecomputedAttention& attn, int laye
   res.queryTokens = std::move(queryTokens);
   res.keyTokens = std::move(keyTokens);
   res.backendUsed = "precomputed";
+  res.execUsed = "precomputed";
   return res;
 }
 

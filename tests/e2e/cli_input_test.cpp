@@ -7,6 +7,7 @@
 
 #include "attn/io/npy_reader.h"
 #include "attn/io/npy_writer.h"
+#include "attn/session.h"
 #include "cli_runner.h"
 #include "matrix_matchers.h"
 
@@ -122,6 +123,30 @@ TEST(CliText, TextFileWithTokenizers) {
   ASSERT_EQ(pad.status, 0) << pad.err;
   auto padded = readNpzFile(out).value();
   EXPECT_EQ(member(padded, "tokens")->strings.back(), "[PAD]");
+}
+
+TEST(CliRun, SessionJsonBringsItsInputAndConfiguration) {
+  const auto dir = scratchDir("input_session");
+  Session s;
+  s.input.text = "The cat sat on the mat .";
+  s.spec.heads = 2;
+  s.spec.mask = Mask::causal();
+  const auto json = (dir / "s.json").string();
+  ASSERT_TRUE(saveSession(json, s).ok());
+  const auto out = (dir / "r.npz").string();
+  const auto r = runCli({"run", "--input", json, "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto result = readNpzFile(out).value();
+  const NpyArray* w = member(result, "weights");
+  ASSERT_EQ(w->shape, (std::vector<int64_t>{2, 7, 7}));
+  EXPECT_EQ(w->values.slice2d(1)(0, 1), 0.0f);  // causal, from the session
+
+  s.input.text.clear();
+  s.input.file = io("contract_qkv.npz");
+  ASSERT_TRUE(saveSession(json, s).ok());
+  const auto f = runCli({"run", "--input", json, "--out", out, "--force"});
+  ASSERT_EQ(f.status, 0) << f.err;
+  EXPECT_EQ(member(readNpzFile(out).value(), "tokens")->strings.back(), ".");
 }
 
 TEST(CliErrors, BadInputsGiveOneLineNamingFileAndFault) {
