@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "attn/io/csv_reader.h"
 #include "attn/io/safetensors_reader.h"
@@ -19,6 +20,7 @@ const std::map<std::string, int> kMaxRank{
     {"w_k", 2},      {"w_v", 2},     {"w_o", 2},     {"w_bilinear", 3}, {"w_add_q", 3}, {"w_add_k", 3},
     {"v_add", 2},    {"attn", 4},    {"mask", 2},    {"tokens", 1},   {"key_tokens", 1},
     // What `attnscope-cli run` writes: its weights can be viewed again.
+    {"b_q", 1},      {"b_k", 1},     {"b_v", 1},     {"b_o", 1},      {"b_add", 2},
     {"weights", 4},  {"scores", 3},  {"output", 3},  {"entropy", 2}};
 
 std::string shapeOf(const NpyArray& a) { return a.shapeString(); }
@@ -98,9 +100,9 @@ Status Mapper::mapProjected() {
   if (ks->size() != vs->size()) return disagree(*k, *v, "different numbers of heads");
   const Mat &q0 = (*qs)[0], &k0 = (*ks)[0], &v0 = (*vs)[0];
   if (k0.rows() != v0.rows()) return disagree(*k, *v, "they need the same number of keys");
-  if (q0.cols() != k0.cols() && !find("w_add_q"))
-    return disagree(*q, *k, "they need the same width d_k (only additive attention, with 'w_add_q'/'w_add_k', "
-                            "allows different widths)");
+  if (q0.cols() != k0.cols() && !find("w_add_q") && !find("w_bilinear"))
+    return disagree(*q, *k, "they need the same width d_k (only general or additive attention, with "
+                            "'w_bilinear' or 'w_add_q'/'w_add_k', allow different widths)");
   nq_ = static_cast<int>(q0.rows());
   nk_ = static_cast<int>(k0.rows());
   nqFrom_ = q;
@@ -122,7 +124,6 @@ Status Mapper::mapEmbeddings() {
     if (auto st = checkNumeric(*x, 2, 2); !st) return st;
     if (xkv) {
       if (auto st = checkNumeric(*xkv, 2, 2); !st) return st;
-      if (xkv->shape[1] != x->shape[1]) return disagree(*x, *xkv, "they need the same width d_model");
     }
     if (out_.input.isProjected()) {
       out_.warnings.push_back("'x' is not used: the projected 'q', 'k', 'v' are scored directly");
@@ -167,6 +168,17 @@ Status Mapper::mapEmbeddings() {
     setRole(n, fmt::format("{} projection [{} -> {}]", n == "w_o" ? "output" : n.substr(2), w->shape[0],
                            w->shape[1]));
   }
+  // Biases [d_out] of the projections (x W + b); their lengths follow the weights'.
+  for (auto [bn, wn, dst] : {std::tuple{"b_q", "w_q", &out_.input.bQ}, {"b_k", "w_k", &out_.input.bK},
+                             {"b_v", "w_v", &out_.input.bV}, {"b_o", "w_o", &out_.input.bO}}) {
+    NpyArray* b = find(bn);
+    if (!b) continue;
+    if (auto st = checkNumeric(*b, 1, 1); !st) return st;
+    if (const NpyArray* w = find(wn); w && b->shape[0] != w->shape[1])
+      return disagree(*w, *b, fmt::format("'{}' needs one entry per column of '{}'", bn, wn));
+    *dst = Eigen::Map<const Vec>(b->values.data.data(), static_cast<Eigen::Index>(b->shape[0]));
+    setRole(bn, fmt::format("{} projection bias [{}]", std::string(bn).substr(2), b->shape[0]));
+  }
   return okStatus();
 }
 
@@ -208,6 +220,15 @@ Status Mapper::mapScoreParams() {
   }
   for (int64_t h = 0; h < vHeads; ++h)
     out_.input.vAdd.emplace_back(Eigen::Map<const Vec>(va->values.data.data() + h * hidden, hidden));
+  if (NpyArray* ba = find("b_add")) {
+    if (auto st = checkNumeric(*ba, 1, 2); !st) return st;
+    const int64_t bHeads = ba->shape.size() == 2 ? ba->shape[0] : 1;
+    if (static_cast<size_t>(bHeads) != heads || ba->shape.back() != hidden)
+      return disagree(*va, *ba, fmt::format("'b_add' must be [{}, {}] (heads, hidden)", heads, hidden));
+    for (int64_t h = 0; h < bHeads; ++h)
+      out_.input.bAdd.emplace_back(Eigen::Map<const Vec>(ba->values.data.data() + h * hidden, hidden));
+    setRole("b_add", fmt::format("additive score bias, {} head(s), hidden {}", heads, hidden));
+  }
   out_.input.wAddQ = std::move(hq).value();
   out_.input.wAddK = std::move(hk).value();
   const std::string role = fmt::format("additive score parameters, {} head(s), hidden {}", heads, hidden);
@@ -363,6 +384,8 @@ std::vector<std::string> LoadedInput::views() const {
     v.push_back("step-through (scores, softmax, output)");
     if (!input.isProjected()) v.push_back("mechanism / mask / positional-encoding switches (x is projected)");
   }
+  if (!input.wBilinear.empty()) v.push_back("loaded score weights for --mechanism general");
+  if (!input.wAddQ.empty()) v.push_back("loaded score weights for --mechanism additive");
   if (hasAttention() && attention.numLayers() > 1)
     v.push_back(fmt::format("rollout and flow over {} layers", attention.numLayers()));
   if (!maskKeep.empty()) v.push_back("custom mask");
@@ -431,6 +454,8 @@ std::string describeInput(const LoadedInput& in) {
 }
 
 Status fitSpecToInput(const AttentionInput& in, AttentionSpec& spec) {
+  if (!in.wAddQ.empty()) spec.hidden = static_cast<int>(in.wAddQ[0].cols());
+  if (in.bQ.size() > 0 || in.bK.size() > 0 || in.bV.size() > 0 || in.bO.size() > 0) spec.projectionBias = true;
   if (in.isProjected()) {
     spec.heads = static_cast<int>(in.q.size());
     spec.dK = static_cast<int>(in.q[0].cols());

@@ -159,3 +159,63 @@ TEST(InputFile, LeadingBatchAxisOfOneIsDropped) {
 
 }  // namespace
 }  // namespace attn
+
+namespace attn {
+namespace {
+
+NpyArray numeric(std::string name, std::vector<int64_t> shape, std::vector<float> data) {
+  NpyArray a;
+  a.name = std::move(name);
+  a.descr = "<f4";
+  a.shape = shape;
+  a.values.shape = std::move(shape);
+  a.values.data = std::move(data);
+  return a;
+}
+
+TEST(InputFile, AdditiveScoreParametersWithDifferentQueryAndKeyWidths) {
+  // One head: q [2, 2], k and v [3, 1]; hidden 2. Bahdanau et al. 2015, eq. 6.
+  std::vector<NpyArray> arrays{numeric("q", {2, 2}, {1, 0, 0, 1}),
+                               numeric("k", {3, 1}, {1, -1, 2}),
+                               numeric("v", {3, 1}, {1, 2, 3}),
+                               numeric("w_add_q", {2, 2}, {0.5f, 0, 0, 0.5f}),
+                               numeric("w_add_k", {1, 2}, {1, -1}),
+                               numeric("v_add", {2}, {1, 2}),
+                               numeric("b_add", {2}, {0.1f, 0})};
+  auto in = inputFromArrays(arrays, "add.npz");
+  ASSERT_TRUE(in.ok()) << in.error().message;
+  AttentionSpec spec;
+  spec.mechanism = Mechanism::Additive;
+  ASSERT_TRUE(fitSpecToInput(in->input, spec).ok());
+  EXPECT_EQ(spec.hidden, 2);
+  auto res = runAttention(in->input, spec);
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  // By hand, row 0 (q = [1, 0]): W_q^T q = [0.5, 0]; key k: W_k^T k = [k, -k]; + b = [0.1, 0].
+  Mat want(1, 3);
+  for (int j = 0; j < 3; ++j) {
+    const float kj = in->input.k[0](j, 0);
+    want(0, j) = std::tanh(0.5f + kj + 0.1f) + 2.0f * std::tanh(-kj);
+  }
+  want = (want.array() - want.maxCoeff()).exp().matrix();
+  want /= want.sum();
+  EXPECT_MATRIX_NEAR(res->heads[0].weights.topRows(1), want, 1e-5f);
+}
+
+TEST(InputFile, ProjectionBiasesMustFitTheirWeights) {
+  std::vector<NpyArray> arrays{numeric("x", {2, 2}, {1, 2, 3, 4}), numeric("w_q", {2, 2}, {1, 0, 0, 1}),
+                               numeric("b_q", {3}, {0, 0, 0})};
+  auto in = inputFromArrays(arrays, "b.npz");
+  ASSERT_FALSE(in.ok());
+  EXPECT_EQ(in.error().message, "b.npz: 'w_q' [2, 2] and 'b_q' [3] disagree: 'b_q' needs one entry per column of 'w_q'");
+  arrays[2] = numeric("b_q", {2}, {0.5f, 0});
+  auto ok = inputFromArrays(arrays, "b.npz");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_FLOAT_EQ(ok->input.bQ(0), 0.5f);
+  AttentionSpec spec;
+  spec.heads = 1;
+  ASSERT_TRUE(fitSpecToInput(ok->input, spec).ok());
+  EXPECT_TRUE(spec.projectionBias);
+}
+
+}  // namespace
+}  // namespace attn
