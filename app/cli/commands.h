@@ -21,10 +21,6 @@ Action addInfoCommand(CLI::App& app);
 /// parses and runs the actions, the option-parser fuzz target only parses.
 std::vector<Action> addCommands(CLI::App& app, int argc, char** argv);
 
-/// Sets up the version flag and registers every command on `app`; main()
-/// parses and runs the actions, the option-parser fuzz target only parses.
-std::vector<Action> addCommands(CLI::App& app, int argc, char** argv);
-
 /// Refuses to replace an existing file unless --force was given.
 Status checkOverwrite(const std::string& path, bool force);
 
