@@ -13,6 +13,33 @@
 
 namespace attn {
 
+namespace {
+
+Status checkFiniteMat(const Mat& m, std::string_view name, int head) {
+  for (Eigen::Index i = 0; i < m.rows(); ++i)
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+      if (!std::isfinite(m(i, j))) {
+        const std::string at = m.cols() == 1 ? fmt::format("{}", i) : fmt::format("{}, {}", i, j);
+        return Error{fmt::format("array '{}' has a non-finite value ({}) at [{}{}]", name, m(i, j),
+                                 head >= 0 ? fmt::format("{}, ", head) : "", at)};
+      }
+  return okStatus();
+}
+
+/// Loaded weights are inputs too, used or not: a NaN in any of them is reported.
+Status checkLoadedParametersFinite(const AttentionInput& in) {
+  for (auto [m, name] : {std::pair{&in.wQ, "w_q"}, {&in.wK, "w_k"}, {&in.wV, "w_v"}, {&in.wO, "w_o"}})
+    if (auto st = checkFiniteMat(*m, name, -1); !st) return st;
+  for (auto [list, name] : {std::pair{&in.wBilinear, "w_bilinear"}, {&in.wAddQ, "w_add_q"}, {&in.wAddK, "w_add_k"}})
+    for (size_t h = 0; h < list->size(); ++h)
+      if (auto st = checkFiniteMat((*list)[h], name, static_cast<int>(h)); !st) return st;
+  for (size_t h = 0; h < in.vAdd.size(); ++h)
+    if (auto st = checkFiniteMat(Mat(in.vAdd[h].transpose()), "v_add", static_cast<int>(h)); !st) return st;
+  return okStatus();
+}
+
+}  // namespace
+
 AttentionInput inputFromTokens(std::vector<std::string> tokens, int dModel, uint64_t seed,
                                std::vector<std::string> keyTokens) {
   AttentionInput in;
@@ -26,6 +53,7 @@ AttentionInput inputFromTokens(std::vector<std::string> tokens, int dModel, uint
 Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSpec& specIn) {
   AttentionSpec spec = specIn;  // its mask is replaced by the one bound to the tokens below
   AttentionResult res;
+  if (auto st = checkLoadedParametersFinite(in); !st) return st.error();
   if (auto st = prepareHeads(in, spec, res); !st) return st.error();
   std::vector<HeadResult>& heads = res.heads;
 

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "attn/mask.h"
+#include "attn/quote.h"
 
 namespace attn {
 namespace {
@@ -46,12 +47,12 @@ struct TermParser {
   std::string_view term;  // the term being parsed
 
   Error fail(std::string_view what) const {
-    return Error{fmt::format("mask '{}': term '{}': {}", spec, term, what)};
+    return Error{fmt::format("mask {}: term {}: {}", quoteForMessage(spec), quoteForMessage(term), what)};
   }
 
   Result<int64_t> integer(std::string_view arg, std::string_view name, int64_t lo) const {
     int64_t v = 0;
-    if (!parseNumber(arg, v)) return fail(fmt::format("{} '{}' is not an integer", name, arg));
+    if (!parseNumber(arg, v)) return fail(fmt::format("{} {} is not an integer", name, quoteForMessage(arg)));
     if (v < lo) return fail(fmt::format("{} must be at least {} (got {})", name, lo, v));
     if (v > kMaxIndex) return fail(fmt::format("{} {} is too large (at most {})", name, v, kMaxIndex));
     return v;
