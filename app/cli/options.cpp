@@ -16,7 +16,12 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--d-k", o.dK, "Per-head width (default d_model / heads)");
   cmd.add_option("--hidden", o.hidden, "Hidden size of the additive score (default: the head width)");
   cmd.add_flag("--bias", o.bias, "Learned projections (and the additive score) with bias");
-  cmd.add_option("--mask", o.mask, "Mask spec: none, causal")->capture_default_str();
+  cmd.add_option("--mask", o.mask,
+                 "Mask spec, terms joined by '+': none, causal, padding[:LEN], window:W, dilated:W,D, "
+                 "global:I,J,..., block:B, random:P,SEED, custom (e.g. causal+window:4)")
+      ->capture_default_str();
+  cmd.add_option("--pos", o.pos, "Positional encoding: none, sinusoidal, learned, rope, alibi, t5")
+      ->capture_default_str();
   cmd.add_option("--temperature", o.temperature, "Logits are divided by this")->capture_default_str();
   cmd.add_option("--seed", o.seed, "Seed for embeddings and weights")->capture_default_str();
   cmd.add_option("--init", o.init, "Weight init: xavier, kaiming, orthogonal")->capture_default_str();
@@ -72,6 +77,11 @@ Result<std::pair<AttentionInput, AttentionSpec>> buildRequest(const CommonOption
   auto mask = Mask::parse(o.mask);
   if (!mask) return Error{"--mask: " + mask.error().message};
   spec.mask = std::move(mask).value();
+  auto pos = parsePositional(o.pos);
+  if (!pos)
+    return Error{fmt::format("--pos: unknown positional encoding '{}' (expected none, sinusoidal, learned, rope, alibi, t5)",
+                             o.pos)};
+  spec.positional = *pos;
 
   auto input = buildInput(o, spec);
   if (!input) return input.error();

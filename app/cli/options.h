@@ -17,6 +17,7 @@ struct CommonOptions : InputOptions {
   int hidden = 0;
   bool bias = false;
   std::string mask = "none";
+  std::string pos = "none";
   float temperature = 1.0f;
   uint64_t seed = 42;
   std::string init = "xavier";

@@ -22,14 +22,19 @@ AttentionInput inputFromTokens(std::vector<std::string> tokens, int dModel, uint
   return in;
 }
 
-Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSpec& spec) {
+Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSpec& specIn) {
+  AttentionSpec spec = specIn;  // its mask is replaced by the one bound to the tokens below
   AttentionResult res;
   if (auto st = prepareHeads(in, spec, res); !st) return st.error();
   std::vector<HeadResult>& heads = res.heads;
 
   const int nq = static_cast<int>(heads[0].q.rows());
   const int nk = static_cast<int>(heads[0].k.rows());
-  if (auto st = spec.mask.validate(nq, nk); !st) return st.error();
+  {
+    auto bound = spec.mask.bind(nq, nk, in.keyTokens.empty() ? in.queryTokens : in.keyTokens);
+    if (!bound) return bound.error();
+    spec.mask = std::move(bound).value();
+  }
   if (!in.queryTokens.empty() && static_cast<int>(in.queryTokens.size()) != nq)
     return Error{fmt::format("{} query tokens for {} query rows", in.queryTokens.size(), nq)};
   if (!in.keyTokens.empty() && static_cast<int>(in.keyTokens.size()) != nk)
@@ -37,7 +42,7 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
 
   for (int i = 0; i < static_cast<int>(heads.size()); ++i) {
     applyPositionsToQK(heads[i].q, heads[i].k, i, spec);
-    heads[i].logitBias = positionalLogitBias(i, nq, nk, spec);
+    heads[i].logitBias = positionalLogitBias(i, static_cast<int>(heads.size()), nq, nk, spec);
   }
 
   auto backend = selectBackend(spec.backend, res.warnings);
@@ -63,6 +68,7 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
   if (!res.output.allFinite())
     return Error{"the output overflowed float32 (non-finite values): the inputs are too large"};
 
+  res.mask = spec.mask;
   res.queryTokens = in.queryTokens;
   res.keyTokens = in.keyTokens;
   if (res.keyTokens.empty() && !in.isCross() && nk == nq) res.keyTokens = in.queryTokens;

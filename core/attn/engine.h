@@ -71,6 +71,7 @@ struct AttentionResult {
   // (projected q/k/v input: W_Q/W_K/W_V; W_O unless loaded).
   Mat wQ, wK, wV, wO;
   Vec bQ, bK, bV, bO;  // empty: no bias
+  Mask mask;  // the mask applied, tokens bound: draw it with mask.bitmap(nq(), nk())
   std::string backendUsed;
   std::string execUsed;  // the execution path that ran (what `auto` picked)
   std::vector<std::string> warnings;
