@@ -212,9 +212,9 @@ void checkBlocks(const Mask& m, int nq, int nk, bool exact) {
             return m.spec() + " block [" + std::to_string(i0) + "," + std::to_string(i1) + ") x [" +
                    std::to_string(j0) + "," + std::to_string(j1) + ")";
           };
-          if (s == BlockState::AllMasked) ASSERT_EQ(kept, 0) << where();
-          if (s == BlockState::AllAllowed) ASSERT_EQ(kept, cells) << where();
-          if (exact && s == BlockState::Mixed) ASSERT_TRUE(kept > 0 && kept < cells) << where();
+          if (s == BlockState::AllMasked) { ASSERT_EQ(kept, 0) << where(); }
+          if (s == BlockState::AllAllowed) { ASSERT_EQ(kept, cells) << where(); }
+          if (exact && s == BlockState::Mixed) { ASSERT_TRUE(kept > 0 && kept < cells) << where(); }
         }
 }
 

@@ -149,7 +149,7 @@ TEST(Positions, T5BiasIsAPerHeadTableLookup) {
       for (int j = 0; j < 40; ++j) {
         const int bucket = t5Bucket(j - i, !causal);
         auto [it, fresh] = byBucket.emplace(bucket, b0(i, j));
-        if (!fresh) EXPECT_EQ(b0(i, j), it->second) << i << "," << j;
+        if (!fresh) { EXPECT_EQ(b0(i, j), it->second) << i << "," << j; }
       }
     std::set<float> distinct;
     for (auto [bucket, v] : byBucket) distinct.insert(v);
