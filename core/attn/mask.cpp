@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "attn/quote.h"
-
 namespace attn {
 namespace {
 
