@@ -34,7 +34,7 @@ Status checkLoadedParametersFinite(const AttentionInput& in) {
     for (size_t h = 0; h < list->size(); ++h)
       if (auto st = checkFiniteMat((*list)[h], name, static_cast<int>(h)); !st) return st;
   for (size_t h = 0; h < in.vAdd.size(); ++h)
-    if (auto st = checkFiniteMat(Mat(in.vAdd[h].transpose()), "v_add", static_cast<int>(h)); !st) return st;
+    if (auto st = checkFiniteMat(Mat(in.vAdd[h]), "v_add", static_cast<int>(h)); !st) return st;
   return okStatus();
 }
 

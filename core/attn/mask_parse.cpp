@@ -70,7 +70,7 @@ struct TermParser {
     };
     MaskTerm t;
     if (name == "causal" || name == "custom") {
-      if (hasArgs) return fail(fmt::format("'{}' takes no parameters", name));
+      if (hasArgs) return fail(fmt::format("{} takes no parameters", quoteForMessage(name)));
       t.kind = name == "causal" ? Kind::Causal : Kind::Custom;
     } else if (name == "padding") {
       t.kind = Kind::Padding;
@@ -111,12 +111,12 @@ struct TermParser {
       t.kind = Kind::Random;
       if (auto st = expectArgs(2, "random:P,SEED"); !st) return st.error();
       if (!parseNumber(args[0], t.p) || !std::isfinite(t.p) || t.p < 0.0 || t.p > 1.0)
-        return fail(fmt::format("probability '{}' is not a number in [0, 1]", args[0]));
-      if (!parseNumber(args[1], t.seed)) return fail(fmt::format("seed '{}' is not a non-negative integer", args[1]));
+        return fail(fmt::format("probability {} is not a number in [0, 1]", quoteForMessage(args[0])));
+      if (!parseNumber(args[1], t.seed)) return fail(fmt::format("seed {} is not a non-negative integer", quoteForMessage(args[1])));
     } else if (name == "none") {
       return fail("'none' cannot be combined with other terms");
     } else {
-      return fail(fmt::format("unknown mask '{}' (expected {})", name, kFamilyNames));
+      return fail(fmt::format("unknown mask {} (expected {})", quoteForMessage(name), kFamilyNames));
     }
     return t;
   }
@@ -129,7 +129,7 @@ Result<Mask> Mask::parse(std::string_view spec) {
   if (s.empty() || s == "none") return Mask();
   std::vector<MaskTerm> terms;
   for (std::string_view term : split(s, '+')) {
-    if (term.empty()) return Error{fmt::format("mask '{}': empty term (a '+' with nothing on one side)", spec)};
+    if (term.empty()) return Error{fmt::format("mask {}: empty term (a '+' with nothing on one side)", quoteForMessage(spec))};
     auto t = TermParser{spec, term}.parse();
     if (!t) return t.error();
     terms.push_back(std::move(t).value());

@@ -63,7 +63,7 @@ TEST(CliMemory, AllocationFailureIsOneLineNotACrash) {
   // matrix, and the third of them passes the 400 MB address-space limit.
   const auto r = runCliUnder("ulimit -v 400000",
                              {"metrics", "--text", words(6000), "--heads", "1", "--d-model", "4",
-                              "--memory-budget", "100G"});
+                              "--exec", "naive", "--memory-budget", "100G"});
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("out of memory"), std::string::npos) << r.err;
