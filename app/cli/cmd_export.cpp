@@ -16,6 +16,8 @@
 #ifdef ATTNSCOPE_HAVE_UI
 #include <QApplication>
 
+#include "attn/analysis/head_analysis.h"
+#include "attn/analysis/measure_table.h"
 #include "attn/compare.h"
 #include "attn/exec_path.h"
 #include "attn/step_through.h"
@@ -23,6 +25,8 @@
 #include "attn_ui/compare_view.h"
 #include "attn_ui/figure_export.h"
 #include "attn_ui/heatmap_widget.h"
+#include "attn_ui/metrics_bar_chart.h"
+#include "attn_ui/plot_theme.h"
 #include "attn_ui/step_through_panel.h"
 #include "attn_ui/token_lines_widget.h"
 #include <qcustomplot.h>
@@ -46,6 +50,7 @@ struct ExportOptions {
   std::string compareMask;
   float compareTemperature = 0.0f;
   std::string compareExec;
+  std::string measure = "entropy_mean";
   bool force = false;
 };
 
@@ -105,6 +110,17 @@ int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const Atten
     }
     w.setData(rows, cols, mats, ids);
     return done(writeFigure(out, fo, [&](QCPPainter& p, const QRect& r) { w.paintLines(p, r); }));
+  }
+  if (ex.view == "metrics") {
+    // One bar per head for --measure, as the GUI's metrics panel draws it.
+    const auto* m = findHeadMeasure(ex.measure);
+    if (!m) return fail(fmt::format("--measure: unknown measure '{}' (see `attnscope-cli metrics --csv` columns)", ex.measure));
+    const Analysis an = analyzeResult(res);
+    MetricsBarChart chart;
+    useFigureTheme(&chart);
+    layoutOffscreen(chart, logicalFigureSize(fo));
+    showHeadMeasure(chart, an, *m, -1);
+    return done(writeFigure(out, fo, plotPainter(chart)));
   }
   if (ex.view == "step-through") {
     if (ex.query < 0 || ex.query >= res.nq())
@@ -167,7 +183,7 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--what", ex->what,
                   "figure, weights, logits (scaled, before the mask), outputs, metrics "
                   "(default: figure for .png/.svg/.pdf, weights for data files, metrics for .json)");
-  cmd->add_option("--view", ex->view, "Figure view: heatmap, token-lines, step-through, compare")
+  cmd->add_option("--view", ex->view, "Figure view: heatmap, token-lines, step-through, compare, metrics")
       ->capture_default_str();
   cmd->add_option("--head", ex->head, "Head, 1-based, or 'all' (heatmap: a grid of heads)")->capture_default_str();
   cmd->add_option("--size", ex->size, "Pixel size WxH, or 'a4' (A4 width at --dpi, 4:3)")->capture_default_str();
@@ -181,6 +197,8 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--compare-mask", ex->compareMask, "Compare: B's mask (default: A's)");
   cmd->add_option("--compare-temperature", ex->compareTemperature, "Compare: B's temperature (default: A's)");
   cmd->add_option("--compare-exec", ex->compareExec, "Compare: B's execution path, e.g. performer (default: A's)");
+  cmd->add_option("--measure", ex->measure, "Metrics view: the per-head measure drawn (a `metrics --csv` column)")
+      ->capture_default_str();
   cmd->add_flag("--force", ex->force, "Overwrite an existing output file");
   return [cmd, opts, ex, argc, argv]() -> int {
     if (!cmd->parsed()) return -1;
@@ -214,9 +232,10 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
 #ifndef ATTNSCOPE_HAVE_UI
     return fail("export: this build has no figure renderer (configured with ATTNSCOPE_BUILD_GUI=OFF)");
 #else
-    static const std::vector<std::string> views{"heatmap", "token-lines", "step-through", "compare"};
+    static const std::vector<std::string> views{"heatmap", "token-lines", "step-through", "compare", "metrics"};
     if (std::find(views.begin(), views.end(), ex->view) == views.end())
-      return fail(fmt::format("--view: unknown view '{}' (heatmap, token-lines, step-through, compare)", ex->view));
+      return fail(fmt::format("--view: unknown view '{}' (heatmap, token-lines, step-through, compare, metrics)",
+                              ex->view));
     if (ex->dpi < 10 || ex->dpi > 2400) return fail(fmt::format("--dpi: {} is out of range (10..2400)", ex->dpi));
     int w = 0, hgt = 0;
     std::smatch m;

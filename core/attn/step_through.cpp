@@ -71,6 +71,8 @@ std::vector<StepKind> StepThrough::steps() const {
   if (additive) {
     s.insert(s.end(), {StepKind::AdditiveProjections, StepKind::AdditiveTanh, StepKind::AdditiveScores});
   } else {
+    if (general) s.push_back(StepKind::BilinearProjection);
+    if (cosine) s.push_back(StepKind::CosineNormalize);
     s.push_back(StepKind::RawScores);
     if (scaled) s.push_back(StepKind::Scale);
   }
@@ -86,11 +88,33 @@ Result<StepThrough> stepThrough(const HeadResult& head, const AttentionSpec& spe
     const ScoreParams& p = head.scoreParams;
     return additiveStepThrough(head, p.wAddQ, p.wAddK, p.vAdd, spec, query, p.bAdd);
   }
-  if (spec.mechanism != Mechanism::Dot && spec.mechanism != Mechanism::ScaledDot)
-    return Error{fmt::format("step-through: the '{}' mechanism has no step-by-step walk yet (dot, scaled_dot, additive)",
-                             mechanismName(spec.mechanism))};
   StepThrough st = begin(head, query);
-  st.rawScores = st.k * st.q;
+  switch (spec.mechanism) {
+    case Mechanism::Dot:
+    case Mechanism::ScaledDot: st.rawScores = st.k * st.q; break;
+    case Mechanism::General: {
+      const Mat& w = head.scoreParams.wBilinear;
+      if (w.rows() != head.q.cols() || w.cols() != head.k.cols())
+        return Error{fmt::format("step-through: the general weight W [{}, {}] does not fit q [.., {}] and k [.., {}]",
+                                 w.rows(), w.cols(), head.q.cols(), head.k.cols())};
+      st.general = true;
+      st.qW = w.transpose() * st.q;
+      st.rawScores = st.k * st.qW;
+      break;
+    }
+    case Mechanism::Cosine: {
+      constexpr float kEps = 1e-12f;  // the engine's (and torch's normalize) floor
+      st.cosine = true;
+      st.qNorm = st.q.norm();
+      st.qUnit = st.q / std::max(st.qNorm, kEps);
+      st.kNorms = st.k.rowwise().norm();
+      st.kUnit = st.k;
+      for (Eigen::Index j = 0; j < st.k.rows(); ++j) st.kUnit.row(j) /= std::max(st.kNorms(j), kEps);
+      st.rawScores = st.kUnit * st.qUnit;
+      break;
+    }
+    case Mechanism::Additive: break;  // handled above
+  }
   st.scaled = spec.mechanism == Mechanism::ScaledDot;
   st.scale = st.scaled ? 1.0f / std::sqrt(static_cast<float>(st.q.size())) : 1.0f;
   st.scaledScores = st.rawScores * st.scale;

@@ -8,6 +8,8 @@
 //   a = softmax(s),  o = sum_j a_j v_j.
 // Additive attention, Bahdanau et al. 2015, eq. (6) in the W form of the
 // design doc: s_j = v^T tanh(W_q^T q + W_k^T k_j).
+// General (bilinear), Luong et al. 2015, eq. (8): s_j = (q^T W) . k_j.
+// Cosine: s_j = (q / |q|) . (k_j / |k_j|), as in the engine's cosineScores.
 #include <cstdint>
 #include <vector>
 
@@ -21,7 +23,9 @@ namespace attn {
 /// One step of the walk, in the order it is shown.
 enum class StepKind {
   QueryAndKeys,        // q and every k_j
-  RawScores,           // s_j = q . k_j
+  BilinearProjection,  // general: u = q^T W
+  CosineNormalize,     // cosine: q / |q| and k_j / |k_j|
+  RawScores,           // s_j = q . k_j (u . k_j for general, unit vectors for cosine)
   AdditiveProjections, // W_q^T q and W_k^T k_j
   AdditiveTanh,        // tanh(W_q^T q + W_k^T k_j)
   AdditiveScores,      // s_j = v . tanh(...)
@@ -37,6 +41,8 @@ enum class StepKind {
 struct StepThrough {
   int query = 0;
   bool additive = false;
+  bool general = false;     // bilinear: raw scores are (q^T W) . k_j
+  bool cosine = false;      // cosine: raw scores are unit-vector dot products
   bool scaled = false;      // scaled dot: divides by sqrt(d_k)
   float scale = 1.0f;       // 1/sqrt(d_k) or 1
   float temperature = 1.0f;
@@ -48,6 +54,13 @@ struct StepThrough {
   Mat wkK;                  // rows W_k^T k_j     [Nk, h]
   Mat tanhSum;              // rows tanh(...)     [Nk, h]
   Vec vAdd;                 // v                  [h]
+  // General path only: u = q^T W [dk_k].
+  Vec qW;
+  // Cosine path only: |q|, |k_j| and the unit vectors.
+  float qNorm = 0.0f;
+  Vec kNorms;               // [Nk]
+  Vec qUnit;                // [d_k]
+  Mat kUnit;                // [Nk, d_k]
 
   Vec rawScores;            // score(q, k_j)
   Vec scaledScores;         // after the scale
@@ -70,7 +83,7 @@ struct StepThrough {
 };
 
 /// Walks query row `query` of a head the engine computed with `spec` (dot,
-/// scaled dot, or additive with the head's scoreParams). Errors name the row
+/// scaled dot, general, cosine, or additive with the head's scoreParams). Errors name the row
 /// when it is out of range, or the mechanism when it has no walk yet.
 Result<StepThrough> stepThrough(const HeadResult& head, const AttentionSpec& spec, int query);
 

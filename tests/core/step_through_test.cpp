@@ -114,6 +114,50 @@ TEST(StepThrough, AdditiveWalkAgreesWithTheEnginesAdditiveHead) {
   }
 }
 
+TEST(StepThrough, GeneralScoresByHand) {
+  // W = [[0, 1], [2, 0]]: u = q^T W; for query 2, q = [1, 1] -> u = [2, 1];
+  // s_j = u . k_j = 2, 1, 3 for k = [1,0], [0,1], [1,1].
+  AttentionInput in = toyInput();
+  in.wBilinear = {mat(2, 2, {0, 1, 2, 0})};
+  AttentionSpec spec;
+  spec.mechanism = Mechanism::General;
+  auto res = runAttention(in, spec);
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  auto st = stepThrough(res->heads[0], spec, 2);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_TRUE(st->general);
+  EXPECT_MATRIX_NEAR(st->qW, Vec(Vec{{2.f, 1.f}}), 1e-6);
+  EXPECT_MATRIX_NEAR(st->rawScores, Vec(Vec{{2.f, 1.f, 3.f}}), 1e-6);
+  EXPECT_FLOAT_EQ(st->scale, 1.0f);  // general is not scaled by sqrt(d_k)
+  // softmax(2, 1, 3): e^-1, e^-2, 1 over 1.5032147 = 0.2447285, 0.0900306, 0.6652410.
+  EXPECT_MATRIX_NEAR(st->weights, Vec(Vec{{0.2447285f, 0.0900306f, 0.6652410f}}), 1e-6);
+  EXPECT_MATRIX_NEAR(st->weights.transpose(), res->heads[0].weights.row(2), 1e-6);
+  EXPECT_MATRIX_NEAR(st->output.transpose(), res->heads[0].output.row(2), 1e-6);
+  const auto steps = st->steps();
+  ASSERT_GE(steps.size(), 3u);
+  EXPECT_EQ(steps[1], StepKind::BilinearProjection);
+  EXPECT_EQ(steps[2], StepKind::RawScores);
+}
+
+TEST(StepThrough, CosineScoresByHand) {
+  // Query 1: q = [0, 2], |q| = 2, q^ = [0, 1]; |k| = 1, 1, sqrt 2;
+  // cosines 0, 1, 1/sqrt 2 = 0.7071068.
+  AttentionSpec spec;
+  spec.mechanism = Mechanism::Cosine;
+  auto res = runAttention(toyInput(), spec);
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  auto st = stepThrough(res->heads[0], spec, 1);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_TRUE(st->cosine);
+  EXPECT_FLOAT_EQ(st->qNorm, 2.0f);
+  EXPECT_MATRIX_NEAR(st->qUnit, Vec(Vec{{0.f, 1.f}}), 1e-6);
+  EXPECT_MATRIX_NEAR(st->kNorms, Vec(Vec{{1.f, 1.f, 1.4142136f}}), 1e-6);
+  EXPECT_MATRIX_NEAR(st->rawScores, Vec(Vec{{0.f, 1.f, 0.7071068f}}), 1e-6);
+  EXPECT_MATRIX_NEAR(st->weights.transpose(), res->heads[0].weights.row(1), 1e-6);
+  EXPECT_MATRIX_NEAR(st->output.transpose(), res->heads[0].output.row(1), 1e-6);
+  EXPECT_EQ(st->steps()[1], StepKind::CosineNormalize);
+}
+
 TEST(StepThrough, RejectsRowOutOfRangeAndBadShapes) {
   AttentionSpec spec;
   auto res = runAttention(toyInput(), spec);

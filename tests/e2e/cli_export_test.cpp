@@ -72,7 +72,9 @@ TEST(CliExportFigure, EveryTeachingViewRenders) {
            {{"--view", "step-through", "--query", "2", "--step", "6"}, "step.svg", "Softmax"},
            {{"--view", "compare", "--mask", "none", "--compare-mask", "causal"}, "cmp.svg", "B − A"},
            {{"--view", "compare", "--head", "1", "--compare-head", "3"}, "cmp2.png", ""},
-           {{"--view", "compare", "--compare-exec", "performer"}, "cmp3.svg", "performer"}}) {
+           {{"--view", "compare", "--compare-exec", "performer"}, "cmp3.svg", "performer"},
+           {{"--view", "metrics"}, "bars.svg", "mean entropy"},
+           {{"--view", "metrics", "--measure", "confidence"}, "conf.svg", "confidence"}}) {
     const auto out = (dir / c.file).string();
     std::vector<std::string> args{"export", "--text", kText, "--out", out};
     args.insert(args.end(), c.args.begin(), c.args.end());
@@ -121,7 +123,8 @@ TEST(CliExportErrors, RefusalsAreOneLineAndLeaveNoFile) {
                                          {{"--size", "10x10"}, "f.png", "out of range"},
                                          {{"--dpi", "5"}, "f.png", "--dpi"},
                                          {{"--view", "step-through", "--query", "99"}, "s.png", "--query"},
-                                         {{"--view", "compare", "--compare-mask", "zigzag"}, "c.png", "--compare-mask"}}) {
+                                         {{"--view", "compare", "--compare-mask", "zigzag"}, "c.png", "--compare-mask"},
+                                         {{"--view", "metrics", "--measure", "beauty"}, "m.png", "--measure"}}) {
     const auto out = (dir / c.file).string();
     std::vector<std::string> args{"export", "--text", kText, "--out", out};
     args.insert(args.end(), c.args.begin(), c.args.end());

@@ -98,6 +98,26 @@ TEST(StepThroughPanel, KeysWalkTheStepsAndTablesShowCoreNumbers) {
   EXPECT_GT(nonBackground(img), 500);
 }
 
+TEST(StepThroughPanel, CosineWalkShowsNormsAndUnitScores) {
+  attn::AttentionSpec spec;
+  spec.mechanism = attn::Mechanism::Cosine;
+  const auto res = toyResult(spec);
+  auto walk = attn::stepThrough(res.heads[0], spec, 1);
+  ASSERT_TRUE(walk.ok()) << walk.error().message;
+  const QStringList keys{"我", "爱", "猫"};
+  const StepTable norm = stepTable(*walk, attn::StepKind::CosineNormalize, keys, "爱");
+  ASSERT_EQ(norm.rows.size(), 3u);
+  EXPECT_TRUE(norm.formula.contains("2.000"));           // |q| for q = [0, 2]
+  EXPECT_EQ(norm.rows[2].cells.first(), "1.414");        // |k_2| = sqrt 2
+  const StepTable raw = stepTable(*walk, attn::StepKind::RawScores, keys, "爱");
+  EXPECT_TRUE(raw.formula.contains("cos"));
+  EXPECT_EQ(raw.rows[2].cells.first(), "0.707");
+  StepThroughPanel panel;
+  panel.setWalk(*walk, keys, "爱");
+  press(&panel, Qt::Key_Right);
+  EXPECT_EQ(panel.stepKind(), attn::StepKind::CosineNormalize);
+}
+
 TEST(TokenLinesWidget, HoverIsolatesATokensLinesAndHeadsGetColours) {
   TokenLinesWidget w;
   w.resize(400, 300);

@@ -15,6 +15,9 @@
 #include "attn_ui/figure_export_dialog.h"
 #include "attn_ui/heatmap_widget.h"
 #include "attn_ui/main_window.h"
+#include "attn_ui/metrics_bar_chart.h"
+#include "attn_ui/metrics_panel.h"
+#include "attn_ui/metrics_row_chart.h"
 #include "attn_ui/presentation_window.h"
 #include "attn_ui/step_through_panel.h"
 #include "attn_ui/step_through_view.h"
@@ -83,7 +86,8 @@ void ClassroomActions::refreshTokenLines() {
 
 QStringList ClassroomActions::figureViewNames() const {
   return {tr("Heatmap (current head)"), tr("All heads (grid)"), tr("Token lines"), tr("Step-through (current step)"),
-          tr("Compare view"), tr("Toy example heatmap")};
+          tr("Compare view"), tr("Toy example heatmap"), tr("Metrics: per-head bars"),
+          tr("Metrics: per-row curve"), tr("Metrics: head similarity"), tr("Metrics: rollout / flow (layers)")};
 }
 
 bool ClassroomActions::exportFigure(int view, const QString& path, const FigureOptions& options, QString* error) {
@@ -95,7 +99,7 @@ bool ClassroomActions::exportFigure(int view, const QString& path, const FigureO
   FigureOptions o = options;
   switch (view) {
     case CurrentHeatmap:  // what the heatmap panel shows (weights, logits or mask)
-      o.title = heatmap_->property("title").toString();
+      o.title = heatmap_->title();
       if (o.title.isEmpty())
         o.title = tr("Head %1 — mask: %2").arg(model_->currentHead() + 1).arg(QString::fromStdString(model_->spec().mask.spec()));
       st = exportHeatmap(heatmap_->matrix().size() ? heatmap_->matrix() : model_->currentWeights(), model_->queryLabels(),
@@ -124,6 +128,26 @@ bool ClassroomActions::exportFigure(int view, const QString& path, const FigureO
       }
       st = writeFigure(path, o, plotPainter(*toy_->heatmap()));
       break;
+    case MetricsBars:
+    case MetricsRows:
+    case HeadSimilarity:
+    case Rollout: {
+      auto* metrics = window_->findChild<MetricsPanel*>();
+      if (!metrics || !metrics->analysis()) {
+        *error = tr("The metrics are not computed yet.");
+        return false;
+      }
+      QCustomPlot* plot = view == MetricsBars ? static_cast<QCustomPlot*>(metrics->barChart())
+                          : view == MetricsRows ? static_cast<QCustomPlot*>(metrics->rowChart())
+                          : view == HeadSimilarity ? static_cast<QCustomPlot*>(metrics->similarityMap())
+                                                   : static_cast<QCustomPlot*>(metrics->rolloutMap());
+      if (view == Rollout && !metrics->rolloutMap()->isVisibleTo(metrics)) {
+        *error = tr("Rollout and flow need an input with layers (an 'attn' array [L, H, N, N]).");
+        return false;
+      }
+      st = writeFigure(path, o, livePlotPainter(*plot));
+      break;
+    }
     default: *error = tr("Unknown view."); return false;
   }
   if (!st) *error = QString::fromStdString(st.error().message);

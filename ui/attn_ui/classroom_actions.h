@@ -33,7 +33,10 @@ class ClassroomActions : public QObject {
   PresentationWindow* presentation() const;
 
   /// The figure views File > Export offers, in order.
-  enum FigureView { CurrentHeatmap, HeadGrid, TokenLines, StepThrough, Compare, ToyHeatmap };
+  enum FigureView {
+    CurrentHeatmap, HeadGrid, TokenLines, StepThrough, Compare, ToyHeatmap,
+    MetricsBars, MetricsRows, HeadSimilarity, Rollout
+  };
   QStringList figureViewNames() const;
   /// Draws `view` into `path` (what File > Export does after its dialog).
   bool exportFigure(int view, const QString& path, const FigureOptions& options, QString* error);

@@ -12,6 +12,7 @@
 #include <qcustomplot.h>
 
 #include "attn_ui/heatmap_widget.h"
+#include "attn_ui/plot_theme.h"
 
 namespace attn::ui {
 namespace {
@@ -178,11 +179,25 @@ FigurePainter plotPainter(QCustomPlot& plot) {
   };
 }
 
+FigurePainter livePlotPainter(QCustomPlot& plot) {
+  return [&plot](QCPPainter& painter, const QRect& target) {
+    const bool fixed = plot.property(kFixedThemeProperty).toBool();
+    if (!fixed) useFigureTheme(&plot);
+    plotPainter(plot)(painter, target);
+    if (!fixed) {
+      plot.setProperty(kFixedThemeProperty, false);
+      applyPlotPalette(&plot, plot.palette());
+      plot.replot(QCustomPlot::rpQueuedReplot);
+    }
+  };
+}
+
 attn::Status exportHeatmap(const attn::Mat& values, const QStringList& rowLabels,
                            const QStringList& colLabels, const QString& path,
                            const FigureOptions& options) {
   if (auto st = checkFigureOptions(path, options); !st) return st;
   HeatmapWidget plot;
+  useFigureTheme(&plot);
   layoutOffscreen(plot, logicalFigureSize(options));
   plot.setColormap(options.colormap);
   plot.setColorScaleLabel(QObject::tr("weight"));
@@ -216,6 +231,7 @@ attn::Status exportHeadGrid(const std::vector<attn::Mat>& heads, const QStringLi
   for (int i = 0; i < n; ++i) {
     auto plot = std::make_unique<HeatmapWidget>();
     plot->setMinimumSize(16, 16);
+    useFigureTheme(plot.get());
     layoutOffscreen(*plot, cell);
     plot->setColormap(options.colormap);
     plot->setColorScaleLabel(options.sharedScale ? QObject::tr("weight (shared scale)") : QObject::tr("weight"));

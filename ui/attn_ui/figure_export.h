@@ -56,6 +56,9 @@ void layoutOffscreen(QCustomPlot& plot, const QSize& size);
 
 /// A QCustomPlot (heatmap, chart) as a figure painter; the plot must outlive it.
 FigurePainter plotPainter(QCustomPlot& plot);
+/// Like plotPainter for a plot that is on screen: it is drawn black on
+/// white (the figure theme) and given back its screen palette afterwards.
+FigurePainter livePlotPainter(QCustomPlot& plot);
 
 /// Draws `values` with labels into `path`.
 attn::Status exportHeatmap(const attn::Mat& values, const QStringList& rowLabels,

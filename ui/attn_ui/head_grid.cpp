@@ -107,6 +107,11 @@ void HeadGrid::paintEvent(QPaintEvent*) {
     return;
   }
   const int current = model_->currentHead();
+  p.setFont([this] {
+    QFont f = font();
+    f.setPointSizeF(std::max(6.0, f.pointSizeF() - 1.0));
+    return f;
+  }());
   for (int i = 0; i < thumbs_.size(); ++i) {
     const QRect r = tileRect(i);
     p.drawImage(r, thumbs_[i]);
@@ -115,8 +120,12 @@ void HeadGrid::paintEvent(QPaintEvent*) {
       p.drawRect(r.adjusted(-2, -2, 2, 2));
     }
     p.setPen(palette().text().color());
-    p.drawText(QRect(r.left() - kGap / 2, r.bottom() + 2, r.width() + kGap, kCaption), Qt::AlignCenter,
-               tr("H%1  %2 nats").arg(i + 1).arg(entropy_[i], 0, 'f', 2));
+    // Captions shrink with the tile so neighbours never run into each other.
+    const QRect box(r.left(), r.bottom() + 2, r.width(), kCaption);
+    QString caption = tr("H%1  %2 nats").arg(i + 1).arg(entropy_[i], 0, 'f', 2);
+    if (p.fontMetrics().horizontalAdvance(caption) > box.width())
+      caption = tr("H%1 %2").arg(i + 1).arg(entropy_[i], 0, 'f', 2);
+    p.drawText(box, Qt::AlignCenter, p.fontMetrics().elidedText(caption, Qt::ElideRight, box.width()));
   }
 }
 

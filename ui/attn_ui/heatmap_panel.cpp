@@ -2,7 +2,6 @@
 
 #include <QAction>
 #include <QComboBox>
-#include <QFileDialog>
 #include <QLabel>
 #include <QSettings>
 #include <QSpinBox>
@@ -16,7 +15,6 @@
 #include "attn/spec.h"
 #include "attn_ui/colormaps.h"
 #include "attn_ui/explorer_model.h"
-#include "attn_ui/figure_export.h"
 #include "attn_ui/heatmap_widget.h"
 
 namespace attn::ui {
@@ -220,20 +218,6 @@ void HeatmapPanel::showNotice(const QString& message) {
   banner_->setStyleSheet("QLabel { background: #e3eefc; color: #123a6b; padding: 6px; border-radius: 3px; }");
   banner_->setText(message.toHtmlEscaped());
   banner_->show();
-}
-
-void HeatmapPanel::exportFigureDialog() {
-  QSettings s;
-  const QString dir = s.value("paths/lastFolder").toString();
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export Figure"), dir + "/attention.png",
-                                                    tr("PNG image (*.png)"));
-  if (path.isEmpty()) return;
-  s.setValue("paths/lastFolder", QFileInfo(path).absolutePath());
-  FigureOptions o;
-  o.colormap = colormap_->currentData().toString();
-  o.title = heatmap_->property("title").toString();
-  auto st = exportHeatmap(heatmap_->matrix(), model_->queryLabels(), model_->keyLabels(), path, o);
-  if (!st) showError(QString::fromStdString(st.error().message));
 }
 
 }  // namespace attn::ui

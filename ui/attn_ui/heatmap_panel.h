@@ -47,7 +47,6 @@ class HeatmapPanel : public QWidget {
   void colormapChanged(const QString& name);
 
  public slots:
-  void exportFigureDialog();
   void setColormapName(const QString& name);
 
  private:

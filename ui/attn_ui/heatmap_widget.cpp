@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "attn_ui/colormaps.h"
+#include "attn_ui/plot_theme.h"
 
 namespace attn::ui {
 namespace {
@@ -63,6 +64,7 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QCustomPlot(parent) {
   yAxis->setLabel(tr("query"));
   setColormap("viridis");
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  followPalette(this);  // light or dark with the system
   setMouseTracking(true);
 
   rebuild_.setSingleShot(true);
@@ -117,7 +119,8 @@ void HeatmapWidget::setMatrix(const attn::Mat& values, const QStringList& rowLab
     if (!(mn < mx)) { mn = std::isfinite(mn) ? mn - 0.5f : 0.f; mx = mn + 1.f; }
     map_->setDataRange(QCPRange(mn, mx));
   }
-  title_->setText(title);
+  fullTitle_ = title;
+  applyTitle();
   setPinnedRow(pinnedRow_ < values.rows() ? pinnedRow_ : -1);
   applyLabels();
   replot();
@@ -234,8 +237,21 @@ bool HeatmapWidget::cellAt(const QPoint& pos, int* row, int* col) const {
 
 void HeatmapWidget::resizeEvent(QResizeEvent* event) {
   QCustomPlot::resizeEvent(event);
+  applyTitle();
   applyLabels();
   if (static_cast<long long>(values_.rows()) * values_.cols() > kFullResolutionCells) rebuild_.start();
+}
+
+void HeatmapWidget::applyTitle() {
+  // On screen a narrow central widget would clip a long title on both sides,
+  // so it is elided; figures drawn off screen keep every word (title()).
+  const QFontMetrics fm(title_->font());
+  title_->setText(isVisible() ? fm.elidedText(fullTitle_, Qt::ElideRight, std::max(40, width() - 16)) : fullTitle_);
+}
+
+void HeatmapWidget::showEvent(QShowEvent* event) {
+  QCustomPlot::showEvent(event);
+  applyTitle();
 }
 
 void HeatmapWidget::leaveEvent(QEvent* event) {

@@ -35,6 +35,8 @@ class HeatmapWidget : public QCustomPlot {
   void zoomBy(double factor);
 
   const attn::Mat& matrix() const { return values_; }
+  /// The whole title (the drawn one is elided to the widget's width).
+  const QString& title() const { return fullTitle_; }
   QCPColorMap* colorMap() const { return map_; }
   /// Cells per drawn cell along each axis (1 when drawn at full resolution).
   int poolStride() const { return stride_; }
@@ -49,10 +51,12 @@ class HeatmapWidget : public QCustomPlot {
  protected:
   void resizeEvent(QResizeEvent* event) override;
   void leaveEvent(QEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
   void rebuildImage();
   void applyLabels();
+  void applyTitle();
   void onRangeChanged();
 
   QCPColorMap* map_ = nullptr;
@@ -62,6 +66,7 @@ class HeatmapWidget : public QCustomPlot {
   QTimer rebuild_;
   attn::Mat values_;
   QStringList rowLabels_, colLabels_;
+  QString fullTitle_;
   Pooling pooling_ = Pooling::Max;
   int stride_ = 1;
   int pinnedRow_ = -1;

@@ -12,7 +12,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
+#include <QScreen>
 #include <QStatusBar>
+#include <algorithm>
 
 #include "attn_ui/config_panel.h"
 #include "attn_ui/examples.h"
@@ -33,23 +35,27 @@ MainWindow::MainWindow(QWidget* parent)
       inputPanel_(new InputPanel(model_, this)),
       configPanel_(new ConfigPanel(model_, this)) {
   setWindowTitle(tr("AttnScope"));
-  resize(1280, 820);
+  // Most of the screen by default, so the heatmap keeps room between the docks.
+  const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1280, 820);
+  resize(std::max(1024, avail.width() * 9 / 10), std::max(700, avail.height() * 9 / 10));
   setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
   setCentralWidget(heatmapPanel_);
   buildMenus();
   sessions_ = new SessionController(this);
   new PreferencesMenu(this);
   setAcceptDrops(true);
-  addPanel(tr("Input"), inputPanel_, Qt::LeftDockWidgetArea);
+  QDockWidget* inputDock = addPanel(tr("Input"), inputPanel_, Qt::LeftDockWidgetArea);
   addPanel(tr("Configuration"), configPanel_, Qt::LeftDockWidgetArea);
   auto* grid = new HeadGrid(model_, this);
   grid->setColormap(heatmapPanel_->colormapSelector()->currentData().toString());
   connect(heatmapPanel_, &HeatmapPanel::colormapChanged, grid, &HeadGrid::setColormap);
-  addPanel(tr("Heads"), grid, Qt::RightDockWidgetArea);
+  QDockWidget* headsDock = addPanel(tr("Heads"), grid, Qt::RightDockWidgetArea);
   status_ = new StatusSummary(model_, this);
   statusBar()->addWidget(status_, 1);
 
   installExtraPanels(*this);
+  // Default side widths (a saved layout replaces them): the heatmap gets the rest.
+  resizeDocks({inputDock, headsDock}, {width() / 5, width() / 4}, Qt::Horizontal);
   restoreLayout();
   configPanel_->applyToModel();
   inputPanel_->setQueryText(exampleSentence());

@@ -1,6 +1,11 @@
 #include "attn_ui/metrics_bar_chart.h"
 
+#include "attn/analysis/measure_table.h"
+#include "attn_ui/metrics_text.h"
+#include "attn_ui/plot_theme.h"
+
 #include <QToolTip>
+
 #include <algorithm>
 #include <cmath>
 
@@ -39,6 +44,7 @@ MetricsBarChart::MetricsBarChart(QWidget* parent) : QCustomPlot(parent) {
   xAxis->grid()->setVisible(false);
   setMouseTracking(true);
   setMinimumHeight(170);
+  followPalette(this);  // light or dark with the system
 }
 
 void MetricsBarChart::setBars(const std::vector<double>& values, const std::vector<bool>& flagged,
@@ -58,6 +64,7 @@ void MetricsBarChart::setSelectedHead(int head) {
 }
 
 void MetricsBarChart::rebuild() {
+  selectedBars_->setPen(QPen(palette().color(QPalette::Text), 2.5));  // visible on light and dark
   // Each series holds only its own heads: a zero-height bar would still draw its outline.
   QVector<double> kn, vn, kf, vf, ks, vs;
   for (size_t h = 0; h < values_.size(); ++h) {
@@ -114,6 +121,19 @@ void MetricsBarChart::mouseMoveEvent(QMouseEvent* event) {
 void MetricsBarChart::mousePressEvent(QMouseEvent* event) {
   QCustomPlot::mousePressEvent(event);
   if (const int h = headAt(event->pos()); h >= 0 && event->button() == Qt::LeftButton) emit headClicked(h);
+}
+
+void showHeadMeasure(MetricsBarChart& chart, const attn::Analysis& an, const attn::HeadMeasure& m, int selected) {
+  std::vector<double> values;
+  std::vector<bool> flagged;
+  for (const auto& h : an.heads) {
+    values.push_back(m.value(h));
+    flagged.push_back(h.collapse.nearUniform || h.collapse.nearOneHot);
+  }
+  const QString unit = QString::fromUtf8(attn::unitName(an.options.unit).data());
+  chart.setSelectedHead(selected);
+  chart.setBars(values, flagged, measureAxisLabel(m, an.options.unit), m.entropyBound ? an.uniformBound : -1.0,
+                MetricsBarChart::tr("uniform: log %1 = %2 %3").arg(an.nk).arg(an.uniformBound, 0, 'f', 3).arg(unit));
 }
 
 }  // namespace attn::ui

@@ -8,6 +8,11 @@
 #include <qcustomplot.h>
 #include <vector>
 
+namespace attn {
+struct Analysis;
+struct HeadMeasure;
+}  // namespace attn
+
 namespace attn::ui {
 
 class MetricsBarChart : public QCustomPlot {
@@ -50,5 +55,10 @@ class MetricsBarChart : public QCustomPlot {
   int selected_ = -1;
   std::function<QString(int)> toolTip_;
 };
+
+/// Draws measure `m` of every head of `an` on `chart`: flagged (collapsed)
+/// heads in the warning colour, the log N bound for entropy measures, head
+/// `selected` outlined (-1: none). Used by the metrics panel and by exports.
+void showHeadMeasure(MetricsBarChart& chart, const attn::Analysis& an, const attn::HeadMeasure& m, int selected);
 
 }  // namespace attn::ui

@@ -313,16 +313,7 @@ void MetricsPanel::drawBars() {
     bars_->setBars({}, {}, QString(), -1, QString());
     return;
   }
-  std::vector<double> values;
-  std::vector<bool> flagged;
-  for (const auto& h : an->heads) {
-    values.push_back(m->value(h));
-    flagged.push_back(h.collapse.nearUniform || h.collapse.nearOneHot);
-  }
-  const QString unit = QString::fromUtf8(attn::unitName(an->options.unit).data());
-  bars_->setSelectedHead(head_);
-  bars_->setBars(values, flagged, measureAxisLabel(*m, an->options.unit), m->entropyBound ? an->uniformBound : -1.0,
-                 tr("uniform: log %1 = %2 %3").arg(an->nk).arg(an->uniformBound, 0, 'f', 3).arg(unit));
+  showHeadMeasure(*bars_, *an, *m, head_);
 }
 
 void MetricsPanel::drawRows() {

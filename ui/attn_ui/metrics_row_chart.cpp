@@ -1,6 +1,9 @@
 #include "attn_ui/metrics_row_chart.h"
 
+#include "attn_ui/plot_theme.h"
+
 #include <QToolTip>
+
 #include <algorithm>
 #include <cmath>
 
@@ -23,6 +26,7 @@ MetricsRowChart::MetricsRowChart(QWidget* parent) : QCustomPlot(parent) {
   xAxis->setLabel(tr("query token"));
   setMouseTracking(true);
   setMinimumHeight(170);
+  followPalette(this);  // light or dark with the system
 }
 
 void MetricsRowChart::setCurve(const std::vector<double>& values, const std::vector<double>& bound,

@@ -6,6 +6,7 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include "attn_ui/app_theme.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/main_window.h"
 
@@ -28,6 +29,23 @@ PreferencesMenu::PreferencesMenu(MainWindow* window) : QObject(window), window_(
     window_->model()->setMaxMaterializedTokens(n);
     window_->model()->recompute();
   });
+
+  applyTheme(savedTheme());
+  QMenu* theme = view->addMenu(tr("&Theme"));
+  auto* themes = new QActionGroup(this);
+  const std::pair<QString, QString> themeItems[] = {
+      {"system", tr("Follow the system")}, {"light", tr("Light")}, {"dark", tr("Dark")}};
+  for (const auto& [code, name] : themeItems) {
+    QAction* a = theme->addAction(name);
+    a->setCheckable(true);
+    a->setChecked(code == savedTheme());
+    a->setObjectName(QStringLiteral("theme_") + code);
+    themes->addAction(a);
+    connect(a, &QAction::triggered, this, [code = code] {
+      QSettings().setValue("ui/theme", code);
+      applyTheme(code);
+    });
+  }
 
   QMenu* lang = view->addMenu(tr("&Language"));
   auto* group = new QActionGroup(this);

@@ -9,6 +9,7 @@
 #include "attn/spec.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/heatmap_widget.h"
+#include "attn_ui/plot_theme.h"
 #include "attn_ui/step_through_panel.h"
 #include "attn_ui/step_through_view.h"
 #include "attn_ui/token_lines_widget.h"
@@ -17,6 +18,7 @@ namespace attn::ui {
 
 void applyHighContrast(HeatmapWidget* plot, double fontScale) {
   const TeachingTheme t = TeachingTheme::highContrast();
+  plot->setProperty(kFixedThemeProperty, true);  // the palette must not undo the high-contrast theme
   plot->setBackground(t.background);
   plot->axisRect()->setBackground(t.background);
   QFont tick = t.font(9);

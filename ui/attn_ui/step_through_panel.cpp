@@ -45,6 +45,8 @@ void drawBars(QPainter& p, const QRectF& r, const attn::Vec& v, double maxAbs, c
 QString stepTitle(StepKind kind) {
   switch (kind) {
     case StepKind::QueryAndKeys: return StepThroughPanel::tr("Query and keys");
+    case StepKind::BilinearProjection: return StepThroughPanel::tr("General: multiply q by W");
+    case StepKind::CosineNormalize: return StepThroughPanel::tr("Cosine: scale q and every k to length 1");
     case StepKind::RawScores: return StepThroughPanel::tr("Raw scores: dot products");
     case StepKind::AdditiveProjections: return StepThroughPanel::tr("Additive: project q and every k");
     case StepKind::AdditiveTanh: return StepThroughPanel::tr("Additive: add and squash with tanh");
@@ -90,8 +92,27 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
         t.rows.push_back(r);
       }
       break;
+    case StepKind::BilinearProjection:
+      t.formula = StepThroughPanel::tr("u = qᵀ W,  W is d_q × d_k = %1 × %2").arg(w.q.size()).arg(w.qW.size());
+      t.topLabel = "u";
+      t.topBars = w.qW;
+      t.headers << "k_j";
+      for (Eigen::Index j = 0; j < nk; ++j)
+        t.rows.push_back(StepTable::Row{label(j), {vecText(rowOf(w.k, j))}, rowOf(w.k, j)});
+      break;
+    case StepKind::CosineNormalize:
+      t.formula = StepThroughPanel::tr("q̂ = q / |q|,  k̂_j = k_j / |k_j|,   |q| = %1").arg(num(w.qNorm));
+      t.note = StepThroughPanel::tr("Only directions count: every score will lie in [−1, 1].");
+      t.topLabel = "q̂";
+      t.topBars = w.qUnit;
+      t.headers << "|k_j|" << "k̂_j";
+      for (Eigen::Index j = 0; j < nk; ++j)
+        t.rows.push_back(StepTable::Row{label(j), {num(w.kNorms(j)), vecText(rowOf(w.kUnit, j))}, rowOf(w.kUnit, j)});
+      break;
     case StepKind::RawScores:
-      t.formula = StepThroughPanel::tr("s_j = q · k_j = Σ_d q_d k_j,d");
+      t.formula = w.general  ? StepThroughPanel::tr("s_j = u · k_j = qᵀ W k_j")
+                  : w.cosine ? StepThroughPanel::tr("s_j = q̂ · k̂_j = cos(q, k_j)")
+                             : StepThroughPanel::tr("s_j = q · k_j = Σ_d q_d k_j,d");
       t.headers << "s_j";
       addScalarRows(w.rawScores);
       break;
