@@ -8,12 +8,14 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 #include <numbers>
 
+#include "attn/input_file.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/heatmap_widget.h"
 #include "attn_ui/metrics_bar_chart.h"
@@ -172,15 +174,43 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   connect(coverage_, &QDoubleSpinBox::valueChanged, this, [this] { launch(); });
 
   if (model_) {
-    connect(model_, &ExplorerModel::resultChanged, this,
-            [this] { setResult(model_->resultPtr(), model_->currentHead()); });
+    connect(model_, &ExplorerModel::resultChanged, this, &MetricsPanel::followModel);
     connect(model_, &ExplorerModel::currentHeadChanged, this, &MetricsPanel::setCurrentHead);
     connect(this, &MetricsPanel::headActivated, model_, &ExplorerModel::setCurrentHead);
-    if (model_->hasResult()) setResult(model_->resultPtr(), model_->currentHead());
+    // The layer shown here and in the heatmap is one choice.
+    connect(model_, &ExplorerModel::currentLayerChanged, this, [this](int l) {
+      if (layeredFrom_) layer_->setValue(l + 1);
+    });
+    connect(layer_, &QSpinBox::valueChanged, this, [this](int l) {
+      if (layeredFrom_) model_->setCurrentLayer(l - 1);
+    });
+    if (model_->hasResult()) followModel();
   }
 }
 
 MetricsPanel::~MetricsPanel() = default;
+
+// Precomputed weights with layers (a loaded file's 'attn') are analyzed as
+// layers, once per file: per-layer bars, rollout and flow. Anything else is
+// the model's engine result.
+void MetricsPanel::followModel() {
+  if (model_->showsPrecomputed() && model_->numLayers() > 1) {
+    auto file = model_->loadedFilePtr();
+    if (file != layeredFrom_) {
+      layeredFrom_ = file;
+      setLayers(file->attention.layers, model_->result().keyTokens, model_->currentHead());
+    } else {
+      setCurrentHead(model_->currentHead());
+    }
+    return;
+  }
+  if (layeredFrom_ || model_->resultPtr() != result_) {
+    layeredFrom_.reset();
+    setResult(model_->resultPtr(), model_->currentHead());
+  } else {
+    setCurrentHead(model_->currentHead());  // same result: no new analysis
+  }
+}
 
 attn::AnalysisOptions MetricsPanel::options() const {
   attn::AnalysisOptions o;
@@ -267,6 +297,10 @@ void MetricsPanel::deliver(const std::shared_ptr<Job>& job) {
   similarityNote_->setVisible(!job->options.headSimilarity);
   similarityNote_->setText(tr("Too many heads × tokens to compare every pair here; use attnscope-cli metrics."));
   similarity_->setVisible(job->options.headSimilarity);
+  if (layeredFrom_ && model_) {
+    const QSignalBlocker block(layer_);  // already the model's layer
+    layer_->setValue(model_->currentLayer() + 1);
+  }
   redraw();
   emit analysisChanged();
 }
