@@ -29,7 +29,8 @@ namespace {
 // the panel skips it and says so (12 heads of N = 1024 are still compared).
 constexpr double kMaxSimilarityWork = 1e8;
 
-enum class RowMeasure { Entropy, NormalizedEntropy, MaxWeight, MeanDistance, CoverageK };
+enum class RowMeasure { Entropy, NormalizedEntropy, MaxWeight, MeanDistance, CoverageK, MaxMinGap, MaxMinRatio,
+                        OffsetProfile };
 
 QStringList toLabels(const std::vector<std::string>& tokens) {
   QStringList l;
@@ -80,6 +81,9 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   rowMeasure_->addItem(tr("max weight"), int(RowMeasure::MaxWeight));
   rowMeasure_->addItem(tr("mean attention distance"), int(RowMeasure::MeanDistance));
   rowMeasure_->addItem(tr("keys covering the mass (k)"), int(RowMeasure::CoverageK));
+  rowMeasure_->addItem(tr("max − min weight"), int(RowMeasure::MaxMinGap));
+  rowMeasure_->addItem(tr("max / min weight"), int(RowMeasure::MaxMinRatio));
+  rowMeasure_->addItem(tr("relative-offset profile (mass at j − i)"), int(RowMeasure::OffsetProfile));
   rowMeasure_->setToolTip(tr("Which per-row measure the curve shows for the selected head."));
   bits_->setToolTip(tr("Entropy in bits instead of nats."));
   coverage_->setRange(0.05, 1.0);
@@ -367,6 +371,15 @@ void MetricsPanel::drawRows() {
   }
   const auto& h = an->heads[static_cast<size_t>(head_)];
   const auto which = static_cast<RowMeasure>(rowMeasure_->currentData().toInt());
+  const QString where = layered_ ? tr("layer %1, head %2").arg(layer_->value()).arg(head_ + 1) : tr("head %1").arg(head_ + 1);
+  if (which == RowMeasure::OffsetProfile) {  // x = key offset j - i, not a query token
+    const attn::Vec& m = h.offsets.mass;
+    QStringList offsets;
+    for (Eigen::Index k = 0; k < m.size(); ++k) offsets << QString::number(h.offsets.minOffset + k);
+    rows_->setCurve(std::vector<double>(m.data(), m.data() + m.size()), {}, offsets,
+                    tr("mass at each key offset j − i, averaged over rows — %1").arg(where), tr("mass"));
+    return;
+  }
   const attn::Vec* v = nullptr;
   QString label;
   std::vector<double> bound;
@@ -381,9 +394,11 @@ void MetricsPanel::drawRows() {
     case RowMeasure::MaxWeight: v = &h.perRow.maxWeight; label = tr("max weight"); break;
     case RowMeasure::MeanDistance: v = &h.perRow.meanDistance; label = tr("distance (tokens)"); break;
     case RowMeasure::CoverageK: v = &h.perRow.coverageK; label = tr("k (keys)"); break;
+    case RowMeasure::MaxMinGap: v = &h.perRow.maxMinGap; label = tr("max − min"); break;
+    case RowMeasure::MaxMinRatio: v = &h.perRow.maxMinRatio; label = tr("max / min"); break;
+    case RowMeasure::OffsetProfile: return;  // drawn above
   }
   std::vector<double> values(v->data(), v->data() + v->size());
-  const QString where = layered_ ? tr("layer %1, head %2").arg(layer_->value()).arg(head_ + 1) : tr("head %1").arg(head_ + 1);
   rows_->setCurve(values, bound, tokens_, tr("%1 per query token — %2").arg(rowMeasure_->currentText(), where), label);
 }
 

@@ -25,9 +25,10 @@ void StatusSummary::refresh() {
           << tr("%1 ms").arg(model_->lastComputeMs(), 0, 'f', 1);
     parts.removeAll(QString());
     if (const auto* h = model_->currentHeadResult(); h && h->approxError)
-      parts << tr("approx. error: output %1%, row KL %2")
+      parts << tr("approx. error: output %1%, weights ‖ΔA‖_F %3, row KL %2")
                    .arg(100.0 * h->approxError->outputRelError, 0, 'f', 2)
-                   .arg(h->approxError->meanRowKl, 0, 'g', 3);
+                   .arg(h->approxError->meanRowKl, 0, 'g', 3)
+                   .arg(h->approxError->weightsFrobenius, 0, 'g', 3);
     for (const auto& w : r.warnings)
       parts << QStringLiteral("<span style='color:#c77c00'>⚠ %1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
     for (const QString& w : extraWarnings_)
