@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "attn/input_mask.h"
 #include "attn/io/text_file.h"
 #include "attn/session.h"
 #include "attn/tokenizers/text_tokenizer.h"
@@ -74,9 +75,10 @@ Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec) {
       if (o.layer < 0 || o.layer > layers)
         return Error{fmt::format("--layer: {} is out of range (1..{})", o.layer, layers)};
     }
-    if (!loaded->maskKeep.empty())
-      loaded->warnings.push_back("the file's 'mask' is not applied yet (custom masks are not in the engine); "
-                                 "use --mask");
+    // The file's 'mask' is the custom term of the mask (added when --mask names none).
+    auto mask = maskWithFileMask(spec.mask, *loaded);
+    if (!mask) return mask.error();
+    spec.mask = std::move(mask).value();
     AttentionInput in = loaded->input;
     o.loaded = std::make_shared<const LoadedInput>(std::move(loaded).value());
     return in;

@@ -1,8 +1,15 @@
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDateTime>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <cstdio>
 
+#include "attn_ui/autosave.h"
 #include "attn_ui/main_window.h"
 #include "attn_ui/process_tuning.h"
+#include "attn_ui/session_controller.h"
 #include "attn_ui/translations.h"
 
 int main(int argc, char** argv) {
@@ -19,9 +26,13 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription("Desktop attention visualizer");
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument("file", "A session (.json) to open.", "[file]");
+  parser.addPositionalArgument("file", "A file to open: tensors (.npz .npy .safetensors .csv), text (.txt) or a session (.json).", "[file]");
   QCommandLineOption langOption("lang", "User interface language: en or zh_CN (remembered).", "language");
   parser.addOption(langOption);
+  QCommandLineOption restoreOpt("restore-autosave",
+                                "After a crash: ask (default), yes or no to restoring the autosaved session.",
+                                "ask|yes|no", "ask");
+  parser.addOption(restoreOpt);
   parser.process(app);
 
   // Language: --lang (saved), else the preference (View > Language), else the
@@ -33,10 +44,41 @@ int main(int argc, char** argv) {
     }
     attn::ui::saveUiLanguage(parser.value(langOption));
   }
+  const QString restoreMode = parser.value(restoreOpt);
+  if (restoreMode != QLatin1String("ask") && restoreMode != QLatin1String("yes") &&
+      restoreMode != QLatin1String("no")) {
+    qCritical("attnscope: --restore-autosave: unknown answer '%s' (ask, yes or no)", qPrintable(restoreMode));
+    return 1;
+  }
   attn::ui::installUiTranslators(app, attn::ui::resolveUiLanguage(parser.value(langOption)));
 
   attn::ui::MainWindow window;
   window.show();
   if (!parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().first());
-  return QApplication::exec();
+
+  // An autosave left behind means the last run did not exit cleanly.
+  using attn::ui::Autosave;
+  const QString autosaveFile = Autosave::defaultFile();
+  if (auto saved = Autosave::recoverable(autosaveFile); saved.ok()) {
+    bool restore = restoreMode == QLatin1String("yes");
+    if (restoreMode == QLatin1String("ask"))
+      restore = QMessageBox::question(
+                    &window, QObject::tr("Restore session"),
+                    QObject::tr("AttnScope did not exit cleanly. Restore the session autosaved at %1?")
+                        .arg(QFileInfo(autosaveFile).lastModified().toString("yyyy-MM-dd HH:mm"))) ==
+                QMessageBox::Yes;
+    if (restore) {
+      window.sessions()->apply(*saved);
+      std::fprintf(stderr, "AttnScope: restored the autosaved session from %s\n", qPrintable(autosaveFile));
+    }
+  }
+  Autosave autosave([&window] { return window.sessions()->capture(); }, autosaveFile,
+                    Autosave::defaultIntervalMs());
+  QObject::connect(&autosave, &Autosave::saveFailed, &window, [&window](const QString& message) {
+    window.statusBar()->showMessage(QObject::tr("Autosave failed: %1").arg(message), 10000);
+  });
+  autosave.start();
+  const int rc = QApplication::exec();
+  autosave.finish();  // a clean exit leaves nothing to restore
+  return rc;
 }

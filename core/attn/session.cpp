@@ -65,6 +65,62 @@ class FieldReader {
   std::string_view source_, section_;
 };
 
+// The custom term's keep bitmap as rows of '0'/'1' (readable, diffable); the
+// first custom term's, as Mask::withCustom gives every custom term the same one.
+json customMaskToJson(const Mask& m) {
+  for (const auto& t : m.terms()) {
+    if (t.kind != MaskTerm::Kind::Custom || !t.keep) continue;
+    json rows = json::array();
+    for (int i = 0; i < t.rows; ++i) {
+      std::string row(static_cast<size_t>(t.cols), '0');
+      for (int j = 0; j < t.cols; ++j)
+        if ((*t.keep)[static_cast<size_t>(i) * t.cols + j]) row[static_cast<size_t>(j)] = '1';
+      rows.push_back(std::move(row));
+    }
+    return {{"rows", t.rows}, {"cols", t.cols}, {"keep", std::move(rows)}};
+  }
+  return nullptr;
+}
+
+// Reads config.custom_mask back into the spec's custom term(s).
+Status customMaskFromJson(const json& cf, std::string_view source, Mask& mask) {
+  if (!cf.contains("custom_mask") || cf["custom_mask"].is_null()) return okStatus();
+  auto fail = [&](std::string_view what) {
+    return Error{fmt::format("{}: config.custom_mask{}", source, what)};
+  };
+  const json& cm = cf["custom_mask"];
+  if (!cm.is_object()) return fail(" must be an object {rows, cols, keep}");
+  FieldReader r(cm, source, "config.custom_mask");
+  long long rows = -1, cols = -1;
+  if (auto st = r.integer("rows", 1, 1 << 16, rows); !st) return st;
+  if (auto st = r.integer("cols", 1, 1 << 16, cols); !st) return st;
+  if (rows < 0 || cols < 0) return fail(": rows and cols are required");
+  if (!cm.contains("keep") || !cm["keep"].is_array()) return fail(".keep must be an array of rows of '0'/'1'");
+  const json& keep = cm["keep"];
+  if (static_cast<long long>(keep.size()) != rows)
+    return fail(fmt::format(".keep has {} rows but rows is {}", keep.size(), rows));
+  std::vector<uint8_t> bits(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < keep.size(); ++i) {
+    if (!keep[i].is_string()) return fail(fmt::format(".keep[{}] must be a string of '0'/'1'", i));
+    const std::string& row = keep[i].get_ref<const std::string&>();
+    if (static_cast<long long>(row.size()) != cols)
+      return fail(fmt::format(".keep[{}] has {} characters but cols is {}", i, row.size(), cols));
+    for (size_t j = 0; j < row.size(); ++j) {
+      if (row[j] != '0' && row[j] != '1')
+        return fail(fmt::format(".keep[{}] has {} at column {} (only '0' and '1')", i,
+                                quoteForMessage(std::string_view(&row[j], 1)), j));
+      bits[i * static_cast<size_t>(cols) + j] = row[j] == '1';
+    }
+  }
+  // A bitmap with no "custom" term in the spec is left out, as the spec is what runs.
+  for (const auto& t : mask.terms())
+    if (t.kind == MaskTerm::Kind::Custom) {
+      mask = mask.withCustom(std::move(bits), static_cast<int>(rows), static_cast<int>(cols));
+      break;
+    }
+  return okStatus();
+}
+
 }  // namespace
 
 std::string sessionToJson(const Session& s) {
@@ -88,6 +144,7 @@ std::string sessionToJson(const Session& s) {
                  {"seed", c.seed},
                  {"exec", std::string(execPathName(c.exec))},
                  {"backend", std::string(backendName(c.backend))}};
+  if (json custom = customMaskToJson(c.mask); !custom.is_null()) j["config"]["custom_mask"] = std::move(custom);
   j["view"] = {{"head", s.view.head},
                {"pinned_row", s.view.pinnedRow},
                {"quantity", s.view.quantity},
@@ -170,6 +227,7 @@ Result<Session> sessionFromJson(std::string_view text, std::string_view source) 
   auto m = Mask::parse(mask);
   if (!m) return rc.fail("mask", m.error().message);
   c.mask = *m;
+  if (auto st = customMaskFromJson(cf, source, c.mask); !st) return st.error();
 
   FieldReader rv(vw, source, "view");
   v = s.view.head;

@@ -7,8 +7,13 @@
 //     "input":  { "text": "...", "key_text": "", "tokenizer": "words", "file": "" },
 //     "config": { "mechanism": "scaled_dot", "heads": 4, "d_model": 64, "d_k": 0, "hidden": 0,
 //                 "temperature": 1.0, "mask": "causal", "positional": "none",
-//                 "init": "xavier", "seed": 42, "exec": "auto", "backend": "cpu" },
+//                 "init": "xavier", "seed": 42, "exec": "auto", "backend": "cpu",
+//                 "custom_mask": { "rows": 2, "cols": 2, "keep": ["10", "11"] } },
 //     "view":   { "head": 0, "pinned_row": -1, "quantity": "weights", "colormap": "viridis" } }
+//
+// "custom_mask" (optional) is the bitmap of a "custom" mask term, one string of
+// '0'/'1' per query row (1 = keep); without it a "custom" term waits for the
+// input file's 'mask' array.
 #include <string>
 #include <string_view>
 

@@ -130,3 +130,67 @@ TEST(Session, SaveIsAtomicAndLoadReadsItBack) {
 
 }  // namespace
 }  // namespace attn
+
+namespace attn {
+namespace {
+
+// A custom mask's bitmap survives save and load: spec text alone ("custom")
+// would lose it (issue 4: custom masks from a file or painted in the GUI).
+TEST(Session, RoundTripsACustomMaskBitmap) {
+  Session s;
+  s.input.text = "a b c";
+  // Rows of a hand-made 3 x 4 (cross-attention shaped) keep bitmap.
+  const std::vector<uint8_t> keep = {1, 0, 0, 1,  //
+                                     0, 1, 1, 0,  //
+                                     0, 0, 0, 0};
+  s.spec.mask = Mask::parse("causal+custom").value().withCustom(keep, 3, 4);
+  const std::string json = sessionToJson(s);
+  EXPECT_NE(json.find("\"1001\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"0000\""), std::string::npos) << json;
+  auto back = sessionFromJson(json, "mem.json");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  const Mask& m = back->spec.mask;
+  EXPECT_EQ(m.spec(), "causal+custom");
+  EXPECT_FALSE(m.needsCustomData());
+  ASSERT_TRUE(m.validate(3, 4).ok());
+  // causal restricts the custom pattern: (0,0) kept; (0,3) custom but future; (1,1) both.
+  EXPECT_EQ(m.bitmap(3, 4), (std::vector<uint8_t>{1, 0, 0, 0,  //
+                                                  0, 1, 0, 0,  //
+                                                  0, 0, 0, 0}));
+  EXPECT_EQ(Mask::parse("custom").value().withCustom(keep, 3, 4).bitmap(3, 4), keep);
+  // And the custom term alone gives the bitmap back as it was.
+  Session only;
+  only.spec.mask = Mask::custom(keep, 3, 4);
+  auto again = sessionFromJson(sessionToJson(only), "mem.json");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->spec.mask.bitmap(3, 4), keep);
+
+  // Without a bitmap a "custom" term stays waiting for the input file's mask.
+  Session waiting;
+  waiting.spec.mask = Mask::parse("custom").value();
+  EXPECT_EQ(sessionToJson(waiting).find("custom_mask"), std::string::npos);
+  EXPECT_TRUE(sessionFromJson(sessionToJson(waiting), "w.json")->spec.mask.needsCustomData());
+}
+
+TEST(Session, BadCustomMaskBitmapsNameTheField) {
+  const std::string head = R"({"format":"attnscope-session","version":1,"config":{"mask":"custom","custom_mask":)";
+  struct Case { std::string body, needle; };
+  const Case cases[] = {
+      {R"("1010"}})", "config.custom_mask must be an object"},
+      {R"({"rows":2,"keep":["10","11"]}}})", "rows and cols are required"},
+      {R"({"rows":0,"cols":2,"keep":[]}}})", "config.custom_mask.rows must be in [1, 65536]"},
+      {R"({"rows":2,"cols":2,"keep":["10"]}}})", "config.custom_mask.keep has 1 rows but rows is 2"},
+      {R"({"rows":2,"cols":2,"keep":["10","1"]}}})", "config.custom_mask.keep[1] has 1 characters but cols is 2"},
+      {R"({"rows":2,"cols":2,"keep":["10","1x"]}}})", "config.custom_mask.keep[1] has 'x' at column 1"},
+      {R"({"rows":1,"cols":2,"keep":[11]}}})", "config.custom_mask.keep[0] must be a string"},
+  };
+  for (const auto& c : cases) {
+    auto s = sessionFromJson(head + c.body, "bad.json");
+    ASSERT_FALSE(s.ok()) << c.body;
+    EXPECT_EQ(s.error().message.rfind("bad.json: ", 0), 0u) << s.error().message;
+    EXPECT_NE(s.error().message.find(c.needle), std::string::npos) << s.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace attn
