@@ -223,7 +223,7 @@ def csv_seeds():
     put("csv", "edge_inf_overflow.csv", "1e39,1\n")
     put("csv", "edge_unclosed_quote.csv", '1,"2\n')
     put("csv", "edge_header_no_data.csv", "a,b\n")
-    put("csv", "edge_quoted_newline_cell.csv", '1,"x\ny"\n')
+    put("csv", "edge_quoted_newline_cell.csv", '1,2\n3,"x\ny"\n')
     put("csv", "edge_latin1.csv", b"1,\xe9\n")
     put("csv", "edge_wide_then_tall.csv", ",".join(["1"] * 64) + "\n" + "1\n" * 64)
     put("csv", "edge_blank_lines.csv", "\n\n1\n\n2\n")
