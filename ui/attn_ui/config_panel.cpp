@@ -178,7 +178,7 @@ void ConfigPanel::setSpec(const attn::AttentionSpec& spec) {
   selectData(init_, qs(attn::initSchemeName(spec.init)));
   seed_->setValue(static_cast<int>(spec.seed));
   const QString m = QString::fromStdString(spec.mask.spec());
-  if (mask_->findData(m) >= 0) {
+  if (m != "custom" && mask_->findData(m) >= 0) {  // "custom" alone is a spec (a file's mask), not the item
     selectData(mask_, m);
   } else {
     selectData(mask_, "custom");
