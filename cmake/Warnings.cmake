@@ -8,8 +8,10 @@ target_compile_options(attnscope_warnings INTERFACE
 
 # Engine optimisation: -O3 and the host's vector units for the numeric core;
 # ATTNSCOPE_NATIVE=OFF keeps a portable baseline build for packaging.
+# Sanitizer builds keep their preset's -O1: -O3 with ASan on Eigen takes
+# minutes per file and finds nothing more.
 add_library(attnscope_fast_math INTERFACE)
 add_library(attnscope::fast_math ALIAS attnscope_fast_math)
 target_compile_options(attnscope_fast_math INTERFACE
-  $<$<AND:$<CXX_COMPILER_ID:GNU,Clang>,$<NOT:$<CONFIG:Debug>>>:-O3>
+  $<$<AND:$<CXX_COMPILER_ID:GNU,Clang>,$<NOT:$<CONFIG:Debug>>,$<NOT:$<BOOL:${ATTNSCOPE_SANITIZE}>>>:-O3>
   $<$<AND:$<CXX_COMPILER_ID:GNU,Clang>,$<BOOL:${ATTNSCOPE_NATIVE}>>:-march=native>)

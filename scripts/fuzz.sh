@@ -17,7 +17,7 @@ cmake --build build/fuzz --target "fuzz_${target}" -j2
 mkdir -p "build/fuzz/corpus/${target}" build/fuzz/artifacts
 dict=()
 if [[ -f "tests/fuzz/dict/${target}.dict" ]]; then dict=(-dict="tests/fuzz/dict/${target}.dict"); fi
-exec "build/fuzz/tests/fuzz/fuzz_${target}" -jobs=1 -workers=1 -max_total_time="${seconds}" \
+exec "build/fuzz/tests/fuzz/fuzz_${target}" -max_total_time="${seconds}" \
   -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 -print_final_stats=1 \
   -artifact_prefix=build/fuzz/artifacts/"${target}"- "${dict[@]}" "$@" \
   "build/fuzz/corpus/${target}" "tests/fuzz/corpus/${target}"

@@ -48,6 +48,31 @@ TEST(LoaderRegression, SafetensorsZeroDimensionDoesNotHideAHugeOne) {
   EXPECT_EQ((*ok)[0].shape, (std::vector<int64_t>{0, 4}));
 }
 
+TEST(LoaderRegression, SafetensorsOverlappingTensorsAreRefused) {
+  // Two names over the same bytes: a small file must not expand into many copies.
+  auto e = parseSafetensorsHeader(R"({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]},
+                                      "b": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}})",
+                                  16, "o.safetensors");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().message,
+            "o.safetensors: tensors 'a' and 'b' overlap (data_offsets [0, 16] and [8, 16])");
+  // Empty tensors may sit at any boundary, before or after their neighbour.
+  auto ok = parseSafetensorsHeader(R"({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]},
+                                       "e": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]},
+                                       "f": {"dtype": "F32", "shape": [0], "data_offsets": [16, 16]}})",
+                                   16, "o.safetensors");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->size(), 3u);
+}
+
+TEST(LoaderRegression, SafetensorsTensorNameWithNewlineStaysOnOneLine) {
+  auto e = parseSafetensorsHeader(R"({"a\nb": {"dtype": "F99", "shape": [1], "data_offsets": [0, 4]}})", 4,
+                                  "n.safetensors");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().message.find('\n'), std::string::npos) << e.error().message;
+  EXPECT_NE(e.error().message.find("tensor 'a\\nb'"), std::string::npos) << e.error().message;
+}
+
 TEST(LoaderRegression, TokenizerJsonUnknownTokenComesFromTheFile) {
   // unk_token "<unk>" with no "[UNK]" in the vocabulary used to be refused;
   // an unk_token missing from the vocabulary (or empty) used to give tokens
@@ -76,16 +101,15 @@ TEST(LoaderRegression, TokenizerJsonSparseIdsDoNotSizeTheVocabulary) {
 }
 
 TEST(LoaderRegression, TokenizerJsonNamesStayOnOneLine) {
-  for (const char* json : {R"({"model": {"type": "Uni
-gram", "vocab": {}}})",
-                           R"({"model": {"type": "Uni
-gram"}})",
-                           R"({"pre_tokenizer": {"type": "ByteLevel"}, "model": {"type": "BPE", "vocab": {}, "merges": ["a
-b"]}})"}) {
+  for (const char* json : {R"({"model": {"type": "Uni\ngram", "vocab": {}}})",
+                           R"({"model": {"type": "Uni\ngram"}})",
+                           R"({"pre_tokenizer": {"type": "ByteLevel"},
+                               "model": {"type": "BPE", "vocab": {}, "merges": ["a\nb"]}})"}) {
     auto t = TextTokenizer::fromTokenizerJson(json, "t.json", TokenizerKind::Bpe);
     ASSERT_FALSE(t.ok()) << json;
     EXPECT_EQ(t.error().message.find('\n'), std::string::npos) << t.error().message;
     EXPECT_EQ(t.error().message.rfind("t.json: ", 0), 0u) << t.error().message;
+    EXPECT_NE(t.error().message.find("\\n"), std::string::npos) << t.error().message;  // the name, escaped
   }
 }
 

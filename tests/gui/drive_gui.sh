@@ -15,7 +15,7 @@ fi
 
 # A private settings folder: no saved layout or colormap from earlier runs.
 cfg=$(mktemp -d)
-export XDG_CONFIG_HOME=$cfg XDG_DATA_HOME=$cfg XDG_RUNTIME_DIR=$cfg
+export XDG_CONFIG_HOME=$cfg XDG_DATA_HOME=$cfg XDG_RUNTIME_DIR=$cfg ATTNSCOPE_AUTOSAVE_DIR=$cfg  # no restore prompt from an earlier crash
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$cfg"' EXIT
 
 fixtures=$(cd "$(dirname "$0")/../fixtures/io" && pwd)

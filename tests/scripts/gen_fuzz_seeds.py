@@ -207,6 +207,11 @@ def safetensors_seeds():
     put("safetensors", "edge_bad_dtype.safetensors", safetensors([("x", "F8_E4M3", [2], b"\0\0")]))
     put("safetensors", "edge_dtype_number.safetensors", safetensors(
         [], header_override='{"x": {"dtype": 4, "shape": [1], "data_offsets": [0, 4]}}'))
+    put("safetensors", "edge_overlap.safetensors", safetensors([], header_override=(
+        '{"a": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]},'
+        ' "b": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]}}')) + b"\1\2\3\4")
+    put("safetensors", "edge_name_newline.safetensors", safetensors(
+        [], header_override='{"a\\nb": {"dtype": "F99", "shape": [1], "data_offsets": [0, 0]}}'))
     put("safetensors", "edge_offsets_reversed.safetensors", safetensors(
         [], header_override='{"x": {"dtype": "U8", "shape": [0], "data_offsets": [4, 0]}}') + b"\0" * 4)
 
@@ -223,7 +228,7 @@ def csv_seeds():
     put("csv", "edge_inf_overflow.csv", "1e39,1\n")
     put("csv", "edge_unclosed_quote.csv", '1,"2\n')
     put("csv", "edge_header_no_data.csv", "a,b\n")
-    put("csv", "edge_quoted_newline_cell.csv", '1,"x\ny"\n')
+    put("csv", "edge_quoted_newline_cell.csv", '1,2\n3,"x\ny"\n')
     put("csv", "edge_latin1.csv", b"1,\xe9\n")
     put("csv", "edge_wide_then_tall.csv", ",".join(["1"] * 64) + "\n" + "1\n" * 64)
     put("csv", "edge_blank_lines.csv", "\n\n1\n\n2\n")

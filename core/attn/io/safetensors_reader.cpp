@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/io/float_convert.h"
+#include "attn/quote.h"
 
 namespace attn {
 namespace {
@@ -83,7 +84,7 @@ Result<std::vector<SafetensorsEntry>> parseSafetensorsHeader(std::string_view js
   std::vector<SafetensorsEntry> out;
   for (const auto& [name, v] : doc.items()) {
     if (name == "__metadata__") continue;
-    const std::string where = fmt::format("{}: tensor '{}'", src, name);
+    const std::string where = fmt::format("{}: tensor {}", src, quoteForMessage(name));
     if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets") ||
         !v["dtype"].is_string() || !v["shape"].is_array() || !v["data_offsets"].is_array() ||
         v["data_offsets"].size() != 2)
@@ -125,7 +126,15 @@ Result<std::vector<SafetensorsEntry>> parseSafetensorsHeader(std::string_view js
     out.push_back(std::move(e));
   }
   // nlohmann orders keys alphabetically; the file's order is by offset.
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
+  // Overlapping tensors would let a small file expand into many copies of its
+  // data (the reference implementation refuses them too).
+  for (size_t i = 1; i < out.size(); ++i)
+    if (out[i].begin < out[i - 1].end)
+      return Error{fmt::format("{}: tensors {} and {} overlap (data_offsets [{}, {}] and [{}, {}])", src,
+                               quoteForMessage(out[i - 1].name), quoteForMessage(out[i].name), out[i - 1].begin,
+                               out[i - 1].end, out[i].begin, out[i].end)};
   return out;
 }
 
@@ -165,7 +174,7 @@ Result<std::vector<NpyArray>> readSafetensorsFile(const std::string& path, const
     buf.resize(static_cast<size_t>(e.end - e.begin));
     f.seekg(dataStart + e.begin);
     if (!f.read(buf.data(), static_cast<std::streamsize>(buf.size())))
-      return Error{fmt::format("{}: tensor '{}': read failed", path, e.name)};
+      return Error{fmt::format("{}: tensor {}: read failed", path, quoteForMessage(e.name))};
     out.push_back(convertTensor(e, buf));
   }
   return out;
