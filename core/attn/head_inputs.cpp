@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "attn/init.h"
+#include "attn/parallel_product.h"
 #include "attn/positions.h"
 
 namespace attn {
@@ -80,7 +81,7 @@ Result<Vec> learnedBias(const Vec& loaded, bool useBias, int size, int fanIn, co
 }
 
 Mat affine(const Mat& x, const Mat& w, const Vec& b) {
-  Mat y = x * w;
+  Mat y = parallelProduct(x, w);
   if (b.size() > 0) y.rowwise() += b.transpose();
   return y;
 }
@@ -298,7 +299,7 @@ void projectOutput(AttentionResult& res) {
   if (res.wO.size() == 0) {
     res.output = res.concatOutput;
   } else {
-    res.output.noalias() = res.concatOutput * res.wO;
+    res.output = parallelProduct(res.concatOutput, res.wO);
   }
   if (res.bO.size() > 0) res.output.rowwise() += res.bO.transpose();
 }

@@ -94,7 +94,8 @@ int64_t materializedMatrices(ExecPath path, int64_t heads, int weightsHead, bool
   switch (path) {
     case ExecPath::Tiled:
     case ExecPath::Sparse:
-      perRequest = weightsHead == -1 ? heads : (weightsHead >= 0 && weightsHead < heads ? 1 : 0);
+      // weights and scaled logits of each head whose map is materialized
+      perRequest = 2 * (weightsHead == -1 ? heads : (weightsHead >= 0 && weightsHead < heads ? 1 : 0));
       break;
     case ExecPath::Performer:
     case ExecPath::LinearElu:

@@ -26,7 +26,7 @@ std::string formatBytes(int64_t bytes);
 
 /// How many Nq x Nk float matrices a request keeps, by the path it resolves to:
 /// naive keeps raw, scaled and masked logits and the weights of every head; the
-/// tiled and sparse kernels only the weights of the heads asked for
+/// tiled and sparse kernels only the weights and scaled logits of the heads asked for
 /// (spec.weightsHead: -1 all, h one, -2 none); the softmax approximations run
 /// the naive reference and keep their own weights too. A positional logit bias
 /// adds one matrix per head on every path.

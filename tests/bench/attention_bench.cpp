@@ -198,6 +198,25 @@ void BM_EngineRun(benchmark::State& st) {
 }
 BENCHMARK(BM_EngineRun)->Arg(512)->Arg(4096)->Unit(benchmark::kMillisecond)->UseRealTime()->ComputeStatistics("min", minOf);
 
+// What the explorer runs at N = 512 after every slider move: `auto` picks the
+// naive path there (every intermediate kept for the step-through view).
+void BM_EngineRunAuto(benchmark::State& st) {
+  const int n = static_cast<int>(st.range(0));
+  attn::AttentionInput input;
+  input.x = gaussian(n, kHeads * kDim, 7);
+  attn::AttentionSpec spec;
+  spec.heads = kHeads;
+  spec.dModel = kHeads * kDim;
+  spec.exec = attn::ExecPath::Auto;
+  CpuClock clock(st, omp_get_max_threads());
+  for (auto _ : st) {
+    auto res = attn::runAttention(input, spec);
+    if (!res) st.SkipWithError(res.error().message.c_str());
+    benchmark::DoNotOptimize(res);
+  }
+}
+BENCHMARK(BM_EngineRunAuto)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime()->ComputeStatistics("min", minOf);
+
 }  // namespace
 
 BENCHMARK_MAIN();

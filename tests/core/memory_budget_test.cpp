@@ -14,9 +14,9 @@ TEST(MemoryBudget, EstimateCountsEveryMaterializedMatrix) {
   // Naive: raw, scaled, masked logits and weights per head; a logit bias adds one.
   EXPECT_EQ(materializedMatrices(ExecPath::Naive, 4, -1, false), 16);
   EXPECT_EQ(materializedMatrices(ExecPath::Naive, 4, -1, true), 20);
-  // Tiled keeps only the weights asked for: all heads, one head, or none.
-  EXPECT_EQ(materializedMatrices(ExecPath::Tiled, 4, -1, false), 4);
-  EXPECT_EQ(materializedMatrices(ExecPath::Tiled, 4, 2, false), 1);
+  // Tiled keeps only the maps asked for (weights + scaled logits): all heads, one head, or none.
+  EXPECT_EQ(materializedMatrices(ExecPath::Tiled, 4, -1, false), 8);
+  EXPECT_EQ(materializedMatrices(ExecPath::Tiled, 4, 2, false), 2);
   EXPECT_EQ(materializedMatrices(ExecPath::Sparse, 4, -2, false), 0);
   // Approximations run the naive reference and keep their own weights.
   EXPECT_EQ(materializedMatrices(ExecPath::Performer, 2, -1, false), 10);
@@ -87,10 +87,10 @@ TEST(MemoryBudget, TiledMetricsOnlyPathFitsWhereNaiveDoesNot) {
   AttentionSpec spec;
   spec.heads = 2;
   spec.dModel = 8;
-  spec.memoryBudget = 2 * 20 * 20 * 4;  // one matrix per head
+  spec.memoryBudget = 2 * 2 * 20 * 20 * 4;  // two matrices per head
   spec.exec = ExecPath::Naive;
   EXPECT_FALSE(runAttention(twentyTokens(8), spec).ok());
-  spec.exec = ExecPath::Tiled;  // keeps only the weights: exactly the budget
+  spec.exec = ExecPath::Tiled;  // keeps only the weights and scaled logits: exactly the budget
   auto r = runAttention(twentyTokens(8), spec);
   ASSERT_TRUE(r.ok()) << r.error().message;
   spec.memoryBudget = 16;

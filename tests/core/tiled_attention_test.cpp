@@ -11,6 +11,7 @@
 #include "attn/cpu/tiled_attention.h"
 #include "attn/exec_path.h"
 #include "attn/random.h"
+#include "attn/tiling_view.h"
 #include "matrix_matchers.h"
 
 namespace attn {
@@ -40,7 +41,8 @@ AttentionInput projectedInput(int heads, int nq, int nk, int dk, uint64_t seed) 
 std::vector<Mask> maskFamilies() {
   std::vector<Mask> masks;
   for (const char* s : {"none", "causal", "window:3", "causal+window:2", "dilated:2,2", "block:4",
-                        "global:0,5+window:2", "random:0.3,7"})
+                        "global:0,5+window:2", "random:0.3,7", "padding:5", "causal+padding:6",
+                        "window:40", "block:50+global:3"})
     if (auto m = Mask::parse(s)) masks.push_back(std::move(m).value());
   return masks;
 }
@@ -57,6 +59,10 @@ void expectSameAttention(const AttentionResult& a, const AttentionResult& b) {
   for (int h = 0; h < a.numHeads(); ++h) {
     const auto &x = a.heads[h], &y = b.heads[h];
     EXPECT_MATRIX_NEAR(x.weights, y.weights, 1e-5);
+    // The materialized map keeps its scaled logits on every path (masked cells too).
+    if (x.weights.size() > 0 && y.weights.size() > 0) {
+      EXPECT_MATRIX_NEAR(x.scaledLogits, y.scaledLogits, 1e-4);
+    }
     EXPECT_MATRIX_NEAR(x.output, y.output, 1e-5);
     EXPECT_MATRIX_NEAR(x.entropy, y.entropy, 1e-5);
     EXPECT_EQ(x.fullyMaskedRows, y.fullyMaskedRows);
@@ -106,6 +112,22 @@ TEST(TiledAttention, SingleTokenAndCrossAttention) {
   const auto one = run(projectedInput(1, 1, 1, 4, 5), AttentionSpec{}, ExecPath::Tiled);
   EXPECT_EQ(one.heads[0].weights(0, 0), 1.0f);
   EXPECT_EQ(one.heads[0].entropy[0], 0.0f);
+}
+
+TEST(TiledAttention, CustomBitmapMaskEqualsNaive) {
+  // A bitmap mask (the 'mask' array of an input file): a band with holes and
+  // row 4 fully masked, over N = 300 (tiles of every state, ragged edges).
+  const int n = 300;
+  std::vector<uint8_t> keep(static_cast<size_t>(n) * n, 0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) keep[static_cast<size_t>(i) * n + j] = i != 4 && std::abs(i - j) < 70 && (i + j) % 7 != 0;
+  AttentionSpec spec;
+  spec.mask = Mask::custom(keep, n, n);
+  const auto in = projectedInput(2, n, n, 8, 17);
+  const auto naive = run(in, spec, ExecPath::Naive);
+  EXPECT_EQ(naive.heads[0].fullyMaskedRows, std::vector<int>{4});
+  expectSameAttention(run(in, spec, ExecPath::Tiled), naive);
+  expectSameAttention(run(in, spec, ExecPath::Sparse), naive);
 }
 
 // The kernels with tiny tiles: many query and key tiles, ragged edges, and a
@@ -211,9 +233,43 @@ TEST(TiledAttention, BlockScheduleSkipsMaskedTiles) {
   // Lower triangle of 3x3 tiles: 6 computed, the 3 above the diagonal skipped;
   // the diagonal tiles are mixed.
   EXPECT_EQ(causal.computedTiles(), 6);
-  EXPECT_EQ(causal.states[0], TileState::Mixed);
-  EXPECT_EQ(causal.states[1], TileState::AllMasked);
-  EXPECT_EQ(causal.states[3], TileState::AllAllowed);
+  EXPECT_EQ(causal.states[0], BlockState::Mixed);
+  EXPECT_EQ(causal.states[1], BlockState::AllMasked);
+  EXPECT_EQ(causal.states[3], BlockState::AllAllowed);
+}
+
+TEST(TilingTeachingView, TraceEndsAtTheEngineEntropyForEveryDotMechanism) {
+  // general and cosine trace the transformed rows (q W, unit rows), as the kernels do.
+  for (Mechanism mech : {Mechanism::ScaledDot, Mechanism::General, Mechanism::Cosine}) {
+    AttentionSpec spec;
+    spec.heads = 2;
+    spec.dModel = 16;
+    spec.mechanism = mech;
+    spec.mask = *Mask::parse("causal+window:5");
+    auto res = runAttention(inputFromTokens(tokenizeWords("a b c d e f g h i j k"), 16, 3), spec);
+    ASSERT_TRUE(res.ok());
+    for (int row : {0, 6, 10}) {
+      auto v = tilingTeachingView(*res, spec, 1, row, 3);
+      ASSERT_TRUE(v.ok()) << v.error().message;
+      SCOPED_TRACE(fmt::format("{} row {}", mechanismName(mech), row));
+      EXPECT_NEAR(v->trace.finalEntropy, res->heads[1].entropy[row], 1e-5);
+      EXPECT_EQ(v->trace.steps.size(), 4u);  // 11 keys in tiles of 3
+      EXPECT_NEAR(v->trace.steps.back().runningMax, res->heads[1].maskedLogits.row(row).maxCoeff(), 1e-5);
+      EXPECT_EQ(v->schedule.numQueryBlocks, 4);
+    }
+  }
+  AttentionSpec small;
+  small.heads = 2;
+  small.dModel = 16;
+  auto three = runAttention(inputFromTokens(tokenizeWords("a b c"), 16, 3), small);
+  ASSERT_TRUE(three.ok()) << three.error().message;
+  EXPECT_FALSE(tilingTeachingView(*three, small, 0, 3, 2).ok());  // no row 3
+  EXPECT_FALSE(tilingTeachingView(*three, small, 7, 0, 2).ok());  // no head 8
+  EXPECT_FALSE(tilingTeachingView(*three, small, 0, 0, 0).ok());  // no tile size 0
+  small.mechanism = Mechanism::Additive;  // not a dot-product score: no tiled view
+  auto additive = runAttention(inputFromTokens(tokenizeWords("a b c"), 16, 3), small);
+  ASSERT_TRUE(additive.ok());
+  EXPECT_FALSE(tilingTeachingView(*additive, small, 0, 0, 2).ok());
 }
 
 TEST(ExecPath, AutoPicksNaiveForSmallAndTiledForLargeAndSaysSo) {

@@ -157,9 +157,147 @@ def session_seeds():
         put("session", f"edge_{name}.json", body)
 
 
+SEP = "\n=====\n"  # tests/fuzz/fuzz_check.h kPartSeparator: several files in one input
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
+
+
+def fixture(*parts):
+    with open(os.path.join(FIXTURES, *parts), "rb") as f:
+        return f.read()
+
+
+def safetensors(tensors, metadata=None, header_override=None):
+    """tensors: list of (name, dtype, shape, raw bytes), laid out in order."""
+    import json
+    header, data = {}, b""
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, dtype, shape, raw in tensors:
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    h = (header_override if header_override is not None else json.dumps(header)).encode()
+    return struct.pack("<Q", len(h)) + h + data
+
+
+def safetensors_seeds():
+    f4 = np.arange(6, dtype=np.float32).reshape(2, 3) / 4
+    put("safetensors", "f32.safetensors", safetensors([("q", "F32", [2, 3], f4.tobytes())], {"format": "pt"}))
+    put("safetensors", "dtypes.safetensors", safetensors([
+        ("a", "F16", [2], np.array([1.5, -2], np.float16).tobytes()),
+        ("b", "BF16", [1], b"\x80\x3f"),
+        ("c", "F64", [1, 1], np.array([3.25]).tobytes()),
+        ("d", "I64", [2], np.array([-7, 9], np.int64).tobytes()),
+        ("e", "U8", [3], b"\x00\x7f\xff"),
+        ("f", "BOOL", [2], b"\x00\x01"),
+        ("g", "I32", [0, 4], b"")]))
+    put("safetensors", "fixture_qkv.safetensors", fixture("io", "contract_qkv.safetensors"))
+    put("safetensors", "edge_empty_header.safetensors", safetensors([]))
+    put("safetensors", "edge_huge_header_len.safetensors", struct.pack("<Q", 10 << 30) + b"{}")
+    put("safetensors", "edge_short.safetensors", b"\x02\x00\x00")
+    put("safetensors", "edge_not_json.safetensors", safetensors([], header_override="nope"))
+    put("safetensors", "edge_offsets_past_end.safetensors", safetensors(
+        [], header_override='{"x": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}'))
+    put("safetensors", "edge_shape_mismatch.safetensors", safetensors([("x", "F32", [3], b"\0" * 8)]))
+    put("safetensors", "edge_huge_shape.safetensors", safetensors(
+        [], header_override='{"x": {"dtype": "F32", "shape": [1000000, 1000000], "data_offsets": [0, 0]}}'))
+    put("safetensors", "edge_zero_then_huge_dims.safetensors", safetensors(
+        [], header_override='{"x": {"dtype": "F32", "shape": [0, 18446744073709551615], "data_offsets": [0, 0]}}'))
+    put("safetensors", "edge_negative_dim.safetensors", safetensors(
+        [], header_override='{"x": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 0]}}'))
+    put("safetensors", "edge_bad_dtype.safetensors", safetensors([("x", "F8_E4M3", [2], b"\0\0")]))
+    put("safetensors", "edge_dtype_number.safetensors", safetensors(
+        [], header_override='{"x": {"dtype": 4, "shape": [1], "data_offsets": [0, 4]}}'))
+    put("safetensors", "edge_offsets_reversed.safetensors", safetensors(
+        [], header_override='{"x": {"dtype": "U8", "shape": [0], "data_offsets": [4, 0]}}') + b"\0" * 4)
+
+
+def csv_seeds():
+    put("csv", "plain.csv", "0.5,0.5\n0.25,0.75\n")
+    put("csv", "tokens.csv", "query\\key,The,cat\nThe,0.9,0.1\ncat,0.4,0.6\n")
+    put("csv", "header_only_cols.csv", "a,b,c\n1,2,3\n")
+    put("csv", "crlf_bom.csv", "\ufeff1e-3,+2\r\n-3.5,4E2\r\n")
+    put("csv", "quoted.csv", '"x, y","say ""hi"""\n"multi\nline",1\n')
+    put("csv", "fixture_attn_tokens.csv", fixture("io", "attn_tokens.csv"))
+    put("csv", "edge_ragged.csv", "1,2\n3\n")
+    put("csv", "edge_nan.csv", "1,nan\n2,3\n")
+    put("csv", "edge_inf_overflow.csv", "1e39,1\n")
+    put("csv", "edge_unclosed_quote.csv", '1,"2\n')
+    put("csv", "edge_header_no_data.csv", "a,b\n")
+    put("csv", "edge_quoted_newline_cell.csv", '1,"x\ny"\n')
+    put("csv", "edge_latin1.csv", b"1,\xe9\n")
+    put("csv", "edge_wide_then_tall.csv", ",".join(["1"] * 64) + "\n" + "1\n" * 64)
+    put("csv", "edge_blank_lines.csv", "\n\n1\n\n2\n")
+    put("csv", "edge_labels_only.csv", "a\nb\n")
+
+
+def vocab_txt_seeds():
+    bert = fixture("tokenizers", "bert_vocab.txt").decode()
+    put("vocab_txt", "bert.txt", bert + SEP + "The cat sat on the mat, unaffable! 我爱猫 Café [CLS]")
+    put("vocab_txt", "crlf.txt", "[UNK]\r\nhello \r\n##s\r\n" + SEP + "hellos HELLO")
+    put("vocab_txt", "cased.txt", "[UNK]\nHello\n##World\n" + SEP + "HelloWorld hello")
+    put("vocab_txt", "edge_no_unk.txt", "the\ncat\n" + SEP + "the cat")
+    put("vocab_txt", "edge_empty.txt", "")
+    put("vocab_txt", "edge_blank_lines.txt", "\n\n[UNK]\n\n" + SEP + "x")
+    put("vocab_txt", "edge_long_word.txt", "[UNK]\na\n##a\n" + SEP + "a" * 150 + " " + "a" * 99)
+    put("vocab_txt", "edge_accents.txt", "[UNK]\ne\n##e\n" + SEP + "ÉÈ e\u0301 Ёж Ωμέγα")
+    put("vocab_txt", "edge_bad_utf8.txt", b"[UNK]\n\xff\xfe\n" + SEP.encode() + b"\xff \xc3")
+
+
+def gpt2_bpe_seeds():
+    vocab = fixture("tokenizers", "gpt2_vocab.json").decode()
+    merges = fixture("tokenizers", "gpt2_merges.txt").decode()
+    put("gpt2_bpe", "fixture.txt", vocab + SEP + merges + SEP + "the theme: Hello world's 123 ok!\n\n  tabs\t")
+    put("gpt2_bpe", "unicode.txt", '{"a": 0}' + SEP + "#version: 0.2\nĠ ä\nĠä n\n" + SEP + " än 猫 🙂 é")
+    put("gpt2_bpe", "array_merges_no_vocab.txt", "{}" + SEP + "a b\nab c\n" + SEP + "abc abcabc")
+    put("gpt2_bpe", "edge_vocab_array.txt", "[1, 2]" + SEP + "a b\n" + SEP + "ab")
+    put("gpt2_bpe", "edge_vocab_float_id.txt", '{"a": 1.5}' + SEP + "a b\n" + SEP + "ab")
+    put("gpt2_bpe", "edge_vocab_huge_id.txt", '{"a": 99999999999999999999}' + SEP + "a b\n" + SEP + "ab")
+    put("gpt2_bpe", "edge_merge_three.txt", '{"a": 0}' + SEP + "a b c\n" + SEP + "abc")
+    put("gpt2_bpe", "edge_merge_leading_space.txt", '{"a": 0}' + SEP + " a\n" + SEP + "a")
+    put("gpt2_bpe", "edge_empty_both.txt", "{}" + SEP + "#version: 0.2\n" + SEP + "x")
+    put("gpt2_bpe", "edge_crlf.txt", '{"a": 0}' + SEP + "#version: 0.2\r\na b\r\n" + SEP + "ab\r\n")
+    put("gpt2_bpe", "edge_bad_utf8_text.txt", '{"a": 0}' + SEP + "a b\n" + SEP + "ab \xff")
+    put("gpt2_bpe", "edge_contractions.txt", '{"a": 0}' + SEP + "' s\n" + SEP + "it's we'll I'M '  '")
+
+
+def tokenizer_json_seeds():
+    wp = fixture("tokenizers", "wordpiece_tokenizer.json").decode()
+    bpe = fixture("tokenizers", "bpe_tokenizer.json").decode()
+    put("tokenizer_json", "wordpiece.txt", wp + SEP + "The cat sat on the mat, unaffable! 我爱猫")
+    put("tokenizer_json", "bpe.txt", bpe + SEP + "Hello world, the theme 123!")
+    put("tokenizer_json", "bpe_sequence_pretok.txt",
+        '{"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Split"}, {"type": "ByteLevel"}]},'
+        ' "model": {"type": "BPE", "vocab": {"a": 0}, "merges": [["a", "b"], "ab c"]}}' + SEP + "abc")
+    put("tokenizer_json", "edge_no_model.txt", '{"version": "1.0"}' + SEP + "x")
+    put("tokenizer_json", "edge_model_no_vocab.txt", '{"model": {"type": "WordPiece"}}' + SEP + "x")
+    put("tokenizer_json", "edge_unigram.txt", '{"model": {"type": "Unigram", "vocab": {}}}' + SEP + "x")
+    put("tokenizer_json", "edge_lowercase_string.txt",
+        '{"normalizer": {"lowercase": "yes"}, "model": {"type": "WordPiece", "vocab": {"[UNK]": 0}}}' + SEP + "x")
+    put("tokenizer_json", "edge_unk_number.txt",
+        '{"model": {"type": "WordPiece", "unk_token": 5, "vocab": {"[UNK]": 0}}}' + SEP + "x")
+    put("tokenizer_json", "edge_unk_empty.txt",
+        '{"model": {"type": "WordPiece", "unk_token": "", "vocab": {"[UNK]": 0, "a": 1}}}' + SEP + "a b")
+    put("tokenizer_json", "edge_id_negative.txt",
+        '{"model": {"type": "WordPiece", "vocab": {"[UNK]": -1}}}' + SEP + "x")
+    put("tokenizer_json", "edge_id_sparse.txt",
+        '{"model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 9000000}}}' + SEP + "a")
+    put("tokenizer_json", "edge_bpe_not_bytelevel.txt",
+        '{"pre_tokenizer": {"type": "Whitespace"}, "model": {"type": "BPE", "vocab": {}, "merges": []}}' + SEP + "x")
+    put("tokenizer_json", "edge_bpe_merge_no_space.txt",
+        '{"pre_tokenizer": {"type": "ByteLevel"}, "model": {"type": "BPE", "vocab": {}, "merges": ["ab"]}}' + SEP + "x")
+    put("tokenizer_json", "edge_bpe_empty.txt",
+        '{"pre_tokenizer": {"type": "ByteLevel"}, "model": {"type": "BPE", "vocab": {}, "merges": []}}' + SEP + "x")
+    put("tokenizer_json", "edge_deep.txt", '{"model": ' + "[" * 300 + "]" * 300 + "}")
+
+
 if __name__ == "__main__":
     npy_seeds()
     npz_seeds()
     mask_seeds()
     cli_seeds()
     session_seeds()
+    safetensors_seeds()
+    csv_seeds()
+    vocab_txt_seeds()
+    gpt2_bpe_seeds()
+    tokenizer_json_seeds()

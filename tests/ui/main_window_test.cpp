@@ -202,11 +202,20 @@ TEST(MainWindow, TiledPathAndMetricsOnlyViewNeverIndexMissingMatrices) {
   settle(w);
   ASSERT_EQ(w.model()->result().nq(), 600);
   EXPECT_EQ(w.heatmap()->matrix().rows(), 600);  // weights are kept
+  // The tiled path keeps the scaled logits of the map it materializes; the
+  // raw logits are scaled / (1/sqrt(d_k)) (hover and the logits views work).
+  const auto& h0 = w.model()->result().heads[0];
+  ASSERT_EQ(h0.scaledLogits.rows(), 600);
+  const float scale = logitScale(w.model()->resultSpec().mechanism, h0.q.cols(), w.model()->resultSpec().temperature);
   const QString hover = w.heatmapPanel()->hoverText(5, 7);
-  EXPECT_TRUE(hover.contains("not kept")) << hover.toStdString();
+  EXPECT_FALSE(hover.contains("not kept")) << hover.toStdString();
+  EXPECT_TRUE(hover.contains(QString::number(h0.scaledLogits(5, 7), 'g', 5))) << hover.toStdString();
+  EXPECT_TRUE(hover.contains(QString::number(h0.scaledLogits(5, 7) / scale, 'g', 5))) << hover.toStdString();
   auto* q = w.heatmapPanel()->quantitySelector();
   q->setCurrentIndex(q->findData(int(HeatmapQuantity::RawLogits)));
-  EXPECT_FALSE(w.heatmapPanel()->errorBanner()->isHidden());  // explains why nothing is drawn
+  EXPECT_TRUE(w.heatmapPanel()->errorBanner()->isHidden());  // drawn, nothing to explain
+  EXPECT_EQ(w.heatmap()->matrix().rows(), 600);
+  EXPECT_NEAR(w.heatmap()->matrix()(5, 7), h0.scaledLogits(5, 7) / scale, 1e-4);
   q->setCurrentIndex(q->findData(int(HeatmapQuantity::Weights)));
 
   // Over the limit: an error with the offer; accepting it gives metrics only.

@@ -22,7 +22,14 @@
 
 namespace attn::ui {
 
-attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q, const attn::Mask& mask) {
+attn::Mat rawLogitsOf(const attn::HeadResult& head, float logitScale) {
+  // The tiled path keeps only the scaled logits (one N x N less per head).
+  if (head.rawLogits.size() > 0 || head.scaledLogits.size() == 0 || logitScale == 0.0f) return head.rawLogits;
+  return head.scaledLogits / logitScale;
+}
+
+attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q, const attn::Mask& mask,
+                        float logitScale) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   switch (q) {
     case HeatmapQuantity::Weights: return head.weights;
@@ -36,7 +43,7 @@ attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q, const a
     }
     case HeatmapQuantity::ScaledLogits:
     case HeatmapQuantity::RawLogits: {
-      attn::Mat m = q == HeatmapQuantity::RawLogits ? head.rawLogits : head.scaledLogits;
+      attn::Mat m = q == HeatmapQuantity::RawLogits ? rawLogitsOf(head, logitScale) : head.scaledLogits;
       for (Eigen::Index i = 0; i < m.rows(); ++i)
         for (Eigen::Index j = 0; j < m.cols(); ++j)
           if (!mask.allowed(static_cast<int>(i), static_cast<int>(j))) m(i, j) = nan;
@@ -169,10 +176,15 @@ QString HeatmapPanel::hoverText(int row, int col) const {
   const auto& r = model_->result();
   const bool masked = !shownMask().allowed(row, col);
   const bool rowMasked = std::find(h->fullyMaskedRows.begin(), h->fullyMaskedRows.end(), row) != h->fullyMaskedRows.end();
+  const auto& spec = model_->resultSpec();
+  const float scale = attn::logitScale(spec.mechanism, h->q.cols(), spec.temperature);
   auto cell = [&](const attn::Mat& m) {
     return row < m.rows() && col < m.cols() ? QString::number(m(row, col), 'g', 5)
                                             : tr("(not kept on the %1 path)").arg(QString::fromStdString(r.execUsed));
   };
+  // Paths that keep only the scaled logits (tiled, sparse): raw = scaled / scale.
+  const bool derived = h->rawLogits.size() == 0 && row < h->scaledLogits.rows() && col < h->scaledLogits.cols();
+  const QString rawCell = derived ? QString::number(h->scaledLogits(row, col) / scale, 'g', 5) : cell(h->rawLogits);
   const QString stride = heatmap_->poolStride() > 1
                              ? tr("<br><i>zoom in to see single cells (each drawn cell pools %1×%1)</i>")
                                    .arg(heatmap_->poolStride())
@@ -182,7 +194,7 @@ QString HeatmapPanel::hoverText(int row, int col) const {
       .arg(QString::fromStdString(r.queryTokens[static_cast<size_t>(row)]).toHtmlEscaped(),
            QString::fromStdString(r.keyTokens[static_cast<size_t>(col)]).toHtmlEscaped())
       .arg(row).arg(col)
-      .arg(cell(h->rawLogits), cell(h->scaledLogits), cell(h->weights))
+      .arg(rawCell, cell(h->scaledLogits), cell(h->weights))
       .arg(masked ? (rowMasked ? tr("masked — every key of this query is masked, so its weights are all 0")
                                : tr("masked"))
                   : tr("not masked"),
@@ -205,7 +217,9 @@ void HeatmapPanel::redraw() {
   const double lo = 0.0;
   const double hi = q == HeatmapQuantity::Mask ? 1.0 : 0.0;
   const attn::Mask& mask = shownMask();
-  attn::Mat values = model_->isMetricsOnly() ? attn::Mat() : heatmapValues(*h, q, mask);
+  attn::Mat values = model_->isMetricsOnly() ? attn::Mat() : heatmapValues(*h, q, mask,
+                                         attn::logitScale(model_->resultSpec().mechanism, h->q.cols(),
+                                                          model_->resultSpec().temperature));
   // The mask view already is the mask; elsewhere the overlay marks what it removed.
   const bool overlay = maskOverlay_->isChecked() && q != HeatmapQuantity::Mask && values.size() > 0;
   heatmap_->setMaskOverlay(overlay ? mask : attn::Mask(), static_cast<int>(values.rows()),

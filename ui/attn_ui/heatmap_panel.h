@@ -22,7 +22,12 @@ enum class HeatmapQuantity { Weights, ScaledLogits, RawLogits, Mask };
 /// NaN where `mask` hides the cell (drawn in the masked colour); the mask as
 /// 1 = keep, 0 = masked. Empty when the execution path did not keep it (the
 /// tiled path keeps no logits; metrics-only keeps no weights).
-attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q, const attn::Mask& mask);
+/// scaled / logitScale where the path kept no raw logits (tiled, sparse).
+attn::Mat rawLogitsOf(const attn::HeadResult& head, float logitScale);
+/// `logitScale` (attn::logitScale of the result's spec) derives raw logits
+/// from scaled ones on paths that keep only the latter.
+attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q, const attn::Mask& mask,
+                        float logitScale = 1.0f);
 
 class HeatmapPanel : public QWidget {
   Q_OBJECT

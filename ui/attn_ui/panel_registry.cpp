@@ -1,8 +1,11 @@
 // One line per contributed panel; see MainWindow::addPanel.
+#include <QDockWidget>
+
 #include "attn_ui/classroom_actions.h"
 #include "attn_ui/main_window.h"
 #include "attn_ui/metrics_panel.h"
 #include "attn_ui/status_summary.h"
+#include "attn_ui/tiling_panel.h"
 
 namespace attn::ui {
 
@@ -13,6 +16,8 @@ void installExtraPanels(MainWindow& window) {
     const auto* a = metrics->analysis();
     window.statusSummary()->setExtraWarnings(a ? collapseWarnings(*a) : QStringList{});
   });
+  window.addPanel(QObject::tr("Tiling & approximation"), new TilingPanel(window.model()), Qt::RightDockWidgetArea)
+      ->hide();  // a teaching view: opened from the View menu
   new ClassroomActions(window);  // step-through, token lines, compare, toy input; export; presentation
 }
 

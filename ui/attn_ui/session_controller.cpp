@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
 
@@ -123,7 +124,14 @@ void SessionController::saveAs() {
                                               settings.value("paths/lastFolder").toString() + "/session.json",
                                               tr("AttnScope session (*.json)"));
   if (path.isEmpty()) return;
-  if (QFileInfo(path).suffix().isEmpty()) path += ".json";
+  if (QFileInfo(path).suffix().isEmpty()) {
+    path += ".json";
+    // The file dialog asked only about the name as typed, not the one written.
+    if (QFileInfo::exists(path) &&
+        QMessageBox::question(window_, tr("Replace file?"), tr("%1 already exists. Replace it?").arg(path),
+                              QMessageBox::Yes | QMessageBox::No, QMessageBox::No) != QMessageBox::Yes)
+      return;
+  }
   settings.setValue("paths/lastFolder", QFileInfo(path).absolutePath());
   savePath(path);
 }

@@ -1,5 +1,7 @@
 #include "attn_ui/status_summary.h"
 
+#include <cmath>
+
 #include "attn/analysis/head_analysis.h"
 #include "attn/spec.h"
 #include "attn_ui/explorer_model.h"
@@ -20,13 +22,19 @@ void StatusSummary::refresh() {
     parts << (r.nq() == r.nk() ? tr("N = %1").arg(r.nq()) : tr("Nq = %1, Nk = %2").arg(r.nq()).arg(r.nk()))
           << tr("heads = %1").arg(r.numHeads())
           << QString::fromUtf8(attn::mechanismName(model_->resultSpec().mechanism).data())
-          << (r.execUsed.empty() ? QString() : tr("path %1").arg(QString::fromStdString(r.execUsed)))
+          << (r.execUsed.empty() ? QString()
+              : model_->resultSpec().exec == attn::ExecPath::Auto
+                  ? tr("path %1 (picked by auto)").arg(QString::fromStdString(r.execUsed))
+                  : tr("path %1").arg(QString::fromStdString(r.execUsed)))
           << tr("%1 ms").arg(model_->lastComputeMs(), 0, 'f', 1);
     parts.removeAll(QString());
     if (const auto* h = model_->currentHeadResult(); h && h->approxError)
-      parts << tr("approx. error: output %1%, row KL %2")
-                   .arg(100.0 * h->approxError->outputRelError, 0, 'f', 2)
-                   .arg(h->approxError->meanRowKl, 0, 'g', 3);
+      parts << (std::isnan(h->approxError->weightsFrobenius)
+                    ? tr("approx. error: output %1%").arg(100.0 * h->approxError->outputRelError, 0, 'f', 2)
+                    : tr("approx. error: output %1%, weights Frobenius %2, row KL %3")
+                          .arg(100.0 * h->approxError->outputRelError, 0, 'f', 2)
+                          .arg(h->approxError->weightsFrobenius, 0, 'g', 3)
+                          .arg(h->approxError->meanRowKl, 0, 'g', 3));
     for (const auto& w : r.warnings)
       parts << QStringLiteral("<span style='color:#c77c00'>⚠ %1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
     for (const QString& w : extraWarnings_)

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 
 #include "attn/cpu/linear_attention.h"
@@ -33,9 +35,11 @@ Mat unitRows(const Mat& x) {
   return y;
 }
 
+}  // namespace
+
 // The head's scores as scale * q' . k' (+ bias): general folds W into the
 // queries, cosine normalizes both sides; qBuf/kBuf hold the transformed rows.
-HeadView viewOf(const AttentionSpec& spec, const HeadResult& h, Mat& qBuf, Mat& kBuf) {
+HeadView tiledHeadView(const AttentionSpec& spec, const HeadResult& h, Mat& qBuf, Mat& kBuf) {
   HeadView in;
   in.q = &h.q;
   in.k = &h.k;
@@ -55,6 +59,8 @@ HeadView viewOf(const AttentionSpec& spec, const HeadResult& h, Mat& qBuf, Mat& 
   return in;
 }
 
+namespace {
+
 void clearIntermediates(HeadResult& h) {
   h.rawLogits.resize(0, 0);
   h.scaledLogits.resize(0, 0);
@@ -64,15 +70,20 @@ void clearIntermediates(HeadResult& h) {
 Status runTiled(const AttentionSpec& spec, ExecPath path, std::vector<HeadResult>& heads) {
   const TileConfig cfg = path == ExecPath::Sparse ? kSparseTiles : TileConfig{};
   const int n = static_cast<int>(heads.size());
+  // Exceptions (std::bad_alloc) must not leave the OpenMP region: caught per
+  // head, rethrown after it.
+  std::vector<std::exception_ptr> thrown(heads.size());
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < n; ++i) try {
     HeadResult& h = heads[static_cast<size_t>(i)];
     Mat qBuf, kBuf;
-    const HeadView in = viewOf(spec, h, qBuf, kBuf);
+    const HeadView in = tiledHeadView(spec, h, qBuf, kBuf);
     RowStats st;
     clearIntermediates(h);
     if (spec.weightsHead == -1 || spec.weightsHead == i) {
-      blockedAttentionWithWeights(in, cfg, h.weights, h.output, st, 1);
+      // The map is materialized: keep its scaled logits too (the logits view,
+      // hover and the npz 'scores'); raw logits are scaled / logitScale.
+      blockedAttentionWithWeights(in, cfg, h.weights, h.output, st, 1, &h.scaledLogits);
     } else {
       h.weights.resize(0, 0);
       flashAttention(in, cfg, scratchForThread(), h.output, st);
@@ -80,7 +91,11 @@ Status runTiled(const AttentionSpec& spec, ExecPath path, std::vector<HeadResult
     h.entropy = std::move(st.entropy);
     h.rowMax = std::move(st.max);
     h.fullyMaskedRows = std::move(st.fullyMaskedRows);
+  } catch (...) {
+    thrown[static_cast<size_t>(i)] = std::current_exception();
   }
+  for (auto& e : thrown)
+    if (e) std::rethrow_exception(e);
   return okStatus();
 }
 
@@ -90,7 +105,12 @@ double relError(const Mat& a, const Mat& exact) {
   return den > 0 ? num / den : num;
 }
 
-bool isCausalOnly(const Mask& m) { return !m.isNone() && m.spec() == "causal"; }
+// The approximate paths take no mask or a plain causal one: every term of the
+// Mask is a causal term (asked of the Mask object, not of its spec text).
+bool isCausalOnly(const Mask& m) {
+  return !m.isNone() && std::all_of(m.terms().begin(), m.terms().end(),
+                                    [](const MaskTerm& t) { return t.kind == MaskTerm::Kind::Causal; });
+}
 
 Status checkApproximable(const AttentionSpec& spec, ExecPath path, const HeadResult& h) {
   const auto name = execPathName(path);

@@ -18,46 +18,39 @@ constexpr float kMasked = -1e30f;
 constexpr float kMaskedBelow = -1e29f;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-struct MaskInfo {
-  const Mask* mask = nullptr;
-  bool none = true;
-  bool causalOnly = false;
-};
+// Row segments a Mixed tile is classified in before any cell is tested: a
+// causal or band tile then tests only the segments its boundary crosses.
+constexpr int kMaskSegment = 32;
 
-MaskInfo maskInfo(const Mask* m) {
-  MaskInfo mi;
-  mi.mask = m;
-  mi.none = m == nullptr || m->isNone();
-  mi.causalOnly = !mi.none && m->spec() == "causal";
-  return mi;
-}
-
-TileState tileState(const MaskInfo& mi, int i0, int i1, int j0, int j1) {
-  if (mi.none) return TileState::AllAllowed;
-  if (mi.causalOnly) {  // allowed iff j <= i
-    if (j0 > i1 - 1) return TileState::AllMasked;
-    if (j1 - 1 <= i0) return TileState::AllAllowed;
-    return TileState::Mixed;
-  }
-  bool anyAllowed = false, anyMasked = false;
-  for (int i = i0; i < i1; ++i)
-    for (int j = j0; j < j1; ++j) {
-      (mi.mask->allowed(i, j) ? anyAllowed : anyMasked) = true;
-      if (anyAllowed && anyMasked) return TileState::Mixed;
+// Writes kMasked into the masked cells of a Mixed tile whose (0, 0) is (i0, j0).
+template <class Tile>
+void maskMixedTile(const Mask& mask, int i0, int j0, Tile&& tile) {
+  const int r = static_cast<int>(tile.rows()), c = static_cast<int>(tile.cols());
+  for (int a = 0; a < r; ++a) {
+    const int i = i0 + a;
+    for (int b0 = 0; b0 < c; b0 += kMaskSegment) {
+      const int b1 = std::min(c, b0 + kMaskSegment);
+      switch (mask.blockState(i, i + 1, j0 + b0, j0 + b1)) {
+        case BlockState::AllAllowed: break;
+        case BlockState::AllMasked:
+          for (int b = b0; b < b1; ++b) tile(a, b) = kMasked;
+          break;
+        case BlockState::Mixed:
+          for (int b = b0; b < b1; ++b)
+            if (!mask.allowed(i, j0 + b)) tile(a, b) = kMasked;
+          break;
+      }
     }
-  return anyAllowed ? TileState::AllAllowed : TileState::AllMasked;
+  }
 }
 
 // Scores of tile [i0, i0+r) x [j0, j0+c) into s(0..r, 0..c); masked cells = kMasked.
-void scoreTile(const HeadView& in, const MaskInfo& mi, TileState state, const Mat& qs, int i0,
-               int r, int j0, int c, Mat& s) {
+void scoreTile(const HeadView& in, BlockState state, const Mat& qs, int i0, int r, int j0, int c,
+               Mat& s) {
   auto tile = s.topLeftCorner(r, c);
   tile.noalias() = qs.topLeftCorner(r, in.q->cols()) * in.k->middleRows(j0, c).transpose();
   if (in.bias) tile += in.bias->block(i0, j0, r, c);
-  if (state == TileState::Mixed)
-    for (int a = 0; a < r; ++a)
-      for (int b = 0; b < c; ++b)
-        if (!mi.mask->allowed(i0 + a, j0 + b)) tile(a, b) = kMasked;
+  if (state == BlockState::Mixed) maskMixedTile(*in.mask, i0, j0, tile);
 }
 
 // Unmasked rows, the hot loop: e = exp(s - m), l = sum e, t = sum e (s - m)
@@ -125,8 +118,9 @@ TileScratch& threadScratch() {
 
 }  // namespace
 
-TileState maskTileState(const Mask& mask, int i0, int i1, int j0, int j1) {
-  return tileState(maskInfo(&mask), i0, i1, j0, j1);
+BlockState tileState(const Mask* mask, int i0, int i1, int j0, int j1) {
+  if (mask == nullptr || mask->isNone()) return BlockState::AllAllowed;
+  return mask->blockState(i0, i1, j0, j1);
 }
 
 void flashAttention(const HeadView& in, const TileConfig& cfg, TileScratch& sc, Mat& output,
@@ -134,7 +128,6 @@ void flashAttention(const HeadView& in, const TileConfig& cfg, TileScratch& sc, 
   const int nq = static_cast<int>(in.q->rows()), nk = static_cast<int>(in.k->rows());
   const int dk = static_cast<int>(in.q->cols()), dv = static_cast<int>(in.v->cols());
   const int bq = std::min(cfg.queryBlock, nq), bk = std::min(cfg.keyBlock, nk);
-  const MaskInfo mi = maskInfo(in.mask);
   output.resize(nq, dv);
   prepareStats(st, nq);
   if (sc.qs.rows() < bq || sc.qs.cols() != dk) sc.qs.resize(bq, dk);
@@ -153,10 +146,10 @@ void flashAttention(const HeadView& in, const TileConfig& cfg, TileScratch& sc, 
     sc.t.head(r).setZero();
     for (int j0 = 0; j0 < nk; j0 += bk) {
       const int c = std::min(bk, nk - j0);
-      const TileState state = tileState(mi, i0, i0 + r, j0, j0 + c);
-      if (state == TileState::AllMasked) continue;  // cost follows the allowed tiles
-      scoreTile(in, mi, state, sc.qs, i0, r, j0, c, sc.s);
-      const bool mayMask = state == TileState::Mixed || in.bias;
+      const BlockState state = tileState(in.mask, i0, i0 + r, j0, j0 + c);
+      if (state == BlockState::AllMasked) continue;  // cost follows the allowed tiles
+      scoreTile(in, state, sc.qs, i0, r, j0, c, sc.s);
+      const bool mayMask = state == BlockState::Mixed || in.bias;
       for (int a = 0; a < r; ++a) {
         float* srow = &sc.s(a, 0);
         float* erow = &sc.tmp(a, 0);
@@ -205,16 +198,16 @@ void flashAttention(const HeadView& in, const TileConfig& cfg, TileScratch& sc, 
 }
 
 void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat& weights,
-                                 Mat& output, RowStats& st, int threads) {
+                                 Mat& output, RowStats& st, int threads, Mat* scaledLogits) {
   const int nq = static_cast<int>(in.q->rows()), nk = static_cast<int>(in.k->rows());
   const int dk = static_cast<int>(in.q->cols()), dv = static_cast<int>(in.v->cols());
   // The block's full-width rows are written, normalized and multiplied by V
   // in turn: keep them within about 1 MB so they stay in L2 between passes.
   const int rowsInL2 = std::max(16, (1 << 18) / std::max(1, nk));
   const int bq = std::min({cfg.queryBlock, nq, rowsInL2}), bk = std::min(cfg.keyBlock, nk);
-  const MaskInfo mi = maskInfo(in.mask);
   if (weights.rows() != nq || weights.cols() != nk) weights.resize(nq, nk);
   if (output.rows() != nq || output.cols() != dv) output.resize(nq, dv);
+  if (scaledLogits && (scaledLogits->rows() != nq || scaledLogits->cols() != nk)) scaledLogits->resize(nq, nk);
   prepareStats(st, nq);
   const int numBlocks = (nq + bq - 1) / bq;
 
@@ -229,20 +222,22 @@ void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat&
     bool mayMask = in.bias != nullptr;
     for (int j0 = 0; j0 < nk; j0 += bk) {
       const int c = std::min(bk, nk - j0);
-      const TileState state = tileState(mi, i0, i0 + r, j0, j0 + c);
-      if (state == TileState::AllMasked) {
+      const BlockState state = tileState(in.mask, i0, i0 + r, j0, j0 + c);
+      if (state == BlockState::AllMasked) {
         w.middleCols(j0, c).setConstant(kMasked);
         mayMask = true;
+        if (scaledLogits)  // the logits view shows masked cells' logits too
+          scaledLogits->block(i0, j0, r, c).noalias() =
+              sc.qs.topLeftCorner(r, dk) * in.k->middleRows(j0, c).transpose();
         continue;
       }
       auto tile = w.middleCols(j0, c);
       tile.noalias() = sc.qs.topLeftCorner(r, dk) * in.k->middleRows(j0, c).transpose();
+      if (scaledLogits) scaledLogits->block(i0, j0, r, c) = tile;
       if (in.bias) tile += in.bias->block(i0, j0, r, c);
-      if (state == TileState::Mixed) {
+      if (state == BlockState::Mixed) {
         mayMask = true;
-        for (int a = 0; a < r; ++a)
-          for (int bb = 0; bb < c; ++bb)
-            if (!mi.mask->allowed(i0 + a, j0 + bb)) tile(a, bb) = kMasked;
+        maskMixedTile(*in.mask, i0, j0, tile);
       }
     }
     float* e = sc.tmp.data();
@@ -270,9 +265,36 @@ void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat&
   collectFullyMasked(st);
 }
 
+void softmaxRowsInPlace(Mat& scores, RowStats& st) {
+  const int nq = static_cast<int>(scores.rows()), nk = static_cast<int>(scores.cols());
+  prepareStats(st, nq);
+  std::vector<float> e(static_cast<size_t>(std::max(nk, 1)));
+  for (int i = 0; i < nq; ++i) {
+    float* s = &scores(i, 0);
+    Eigen::Map<Eigen::ArrayXf> S(s, nk), E(e.data(), nk);
+    const float m = nk > 0 ? S.maxCoeff() : -std::numeric_limits<float>::infinity();
+    if (!(m >= kMaskedBelow)) {  // every key masked (or no keys): zeros, flagged
+      S.setZero();
+      st.entropy[i] = 0.0f;
+      st.max[i] = -std::numeric_limits<float>::infinity();
+      st.sum[i] = 0.0f;
+      continue;
+    }
+    // Masked cells only exist below the row max; the fused pass is exact when there are none.
+    const bool mayMask = S.minCoeff() < kMaskedBelow;
+    double l, t;
+    expRow(s, e.data(), nk, m, mayMask, l, t);
+    S = E * static_cast<float>(1.0 / l);
+    st.entropy[i] = static_cast<float>(std::max(0.0, std::log(l) - t / l));
+    st.max[i] = m;
+    st.sum[i] = static_cast<float>(l);
+  }
+  collectFullyMasked(st);
+}
+
 int BlockSchedule::computedTiles() const {
   return static_cast<int>(std::count_if(states.begin(), states.end(),
-                                        [](TileState s) { return s != TileState::AllMasked; }));
+                                        [](BlockState s) { return s != BlockState::AllMasked; }));
 }
 
 BlockSchedule blockSchedule(const Mask& mask, int nq, int nk, const TileConfig& cfg) {
@@ -281,11 +303,10 @@ BlockSchedule blockSchedule(const Mask& mask, int nq, int nk, const TileConfig& 
   bs.keyBlock = std::max(1, std::min(cfg.keyBlock, nk));
   bs.numQueryBlocks = (nq + bs.queryBlock - 1) / bs.queryBlock;
   bs.numKeyBlocks = (nk + bs.keyBlock - 1) / bs.keyBlock;
-  const MaskInfo mi = maskInfo(&mask);
   for (int b = 0; b < bs.numQueryBlocks; ++b)
     for (int kb = 0; kb < bs.numKeyBlocks; ++kb) {
       const int i0 = b * bs.queryBlock, j0 = kb * bs.keyBlock;
-      bs.states.push_back(tileState(mi, i0, std::min(nq, i0 + bs.queryBlock), j0,
+      bs.states.push_back(tileState(&mask, i0, std::min(nq, i0 + bs.queryBlock), j0,
                                     std::min(nk, j0 + bs.keyBlock)));
     }
   return bs;
@@ -294,7 +315,6 @@ BlockSchedule blockSchedule(const Mask& mask, int nq, int nk, const TileConfig& 
 RowTrace traceRow(const HeadView& in, const TileConfig& cfg, int row) {
   const int nq = static_cast<int>(in.q->rows()), nk = static_cast<int>(in.k->rows());
   const int bq = std::max(1, std::min(cfg.queryBlock, nq)), bk = std::max(1, std::min(cfg.keyBlock, nk));
-  const MaskInfo mi = maskInfo(in.mask);
   RowTrace tr;
   tr.row = row;
   tr.queryBlock = row / bq;
@@ -305,10 +325,10 @@ RowTrace traceRow(const HeadView& in, const TileConfig& cfg, int row) {
     TileStep step;
     step.keyBegin = j0;
     step.keyEnd = j1;
-    step.state = tileState(mi, i0, i1, j0, j1);
+    step.state = tileState(in.mask, i0, i1, j0, j1);
     std::vector<double> s;
     for (int j = j0; j < j1; ++j) {
-      if (step.state == TileState::AllMasked || (!mi.none && !in.mask->allowed(row, j))) continue;
+      if (step.state == BlockState::AllMasked || (in.mask && !in.mask->allowed(row, j))) continue;
       double v = in.scale * static_cast<double>(in.q->row(row).dot(in.k->row(j)));
       if (in.bias) v += (*in.bias)(row, j);
       s.push_back(v);

@@ -13,10 +13,10 @@
 
 namespace attn {
 
-/// Whether a tile [i0, i1) x [j0, j1) of the mask is all masked, all allowed
-/// or mixed. Lets the kernels skip fully masked tiles and avoid per-cell tests.
-enum class TileState { AllMasked, AllAllowed, Mixed };
-TileState maskTileState(const Mask& mask, int i0, int i1, int j0, int j1);
+/// State of tile [i0, i1) x [j0, j1): Mask::blockState (procedural, no cell
+/// visited), AllAllowed for no mask. The kernels skip AllMasked tiles and
+/// test cells only inside Mixed ones.
+BlockState tileState(const Mask* mask, int i0, int i1, int j0, int j1);
 
 struct TileConfig {
   int queryBlock = 256;  // PERFORMANCE.md: 256 x 512 keeps the tile in L2
@@ -67,13 +67,24 @@ void flashAttention(const HeadView& in, const TileConfig& cfg, TileScratch& scra
 /// storage when it already has the right shape (callers reuse it per head).
 /// With `threads` > 1 the query blocks are shared among OpenMP threads (use it
 /// for a single head; across heads the caller parallelizes instead).
+/// With `scaledLogits` non-null it also receives the scaled logits
+/// scale * q . k (no bias, no mask: the naive path's scaledLogits) as computed
+/// by the tile GEMM, at the cost of one more Nq x Nk store.
 void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat& weights,
-                                 Mat& output, RowStats& stats, int threads = 1);
+                                 Mat& output, RowStats& stats, int threads = 1,
+                                 Mat* scaledLogits = nullptr);
+
+/// Softmax of every row of `scores` in place, as the tiled kernels do it: one
+/// vectorized exp per cell with the entropy numerator in the same pass
+/// (H = log l - t/l, no per-cell log). Cells at -inf (or below -1e29) are
+/// masked and get weight exactly 0; a row with every cell masked gets all-zero
+/// weights, entropy 0 and is listed in fullyMaskedRows. Used by the naive path.
+void softmaxRowsInPlace(Mat& scores, RowStats& stats);
 
 /// Teaching view: how the online softmax of one query row evolves, tile by tile.
 struct TileStep {
   int keyBegin = 0, keyEnd = 0;  // [keyBegin, keyEnd)
-  TileState state = TileState::Mixed;
+  BlockState state = BlockState::Mixed;
   float tileMax = 0;             // max score of the row within the tile (-inf: none allowed)
   double runningMax = 0;         // m after the tile
   double runningSum = 0;         // l after the tile, relative to runningMax
@@ -89,7 +100,7 @@ struct RowTrace {
 /// The block schedule: for each query block, the state of every key tile.
 struct BlockSchedule {
   int queryBlock = 0, keyBlock = 0, numQueryBlocks = 0, numKeyBlocks = 0;
-  std::vector<TileState> states;  // row-major [numQueryBlocks, numKeyBlocks]
+  std::vector<BlockState> states;  // row-major [numQueryBlocks, numKeyBlocks]
   int computedTiles() const;
 };
 BlockSchedule blockSchedule(const Mask& mask, int nq, int nk, const TileConfig& cfg);

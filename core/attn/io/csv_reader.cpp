@@ -7,6 +7,7 @@
 
 #include "attn/io/npy_reader.h"
 #include "attn/io/utf8.h"
+#include "attn/quote.h"
 
 namespace attn {
 namespace {
@@ -98,24 +99,27 @@ Result<CsvMatrix> parseCsvMatrix(std::string_view text, const std::string& src) 
 
   const size_t cols = rows[firstData].size() - (labels ? 1 : 0);
   if (cols == 0) return Error{src + ": the CSV rows have no numeric columns"};
+  // Every row is checked before the matrix is allocated: a wide first row over
+  // many short rows must not claim rows x cols floats.
+  for (size_t r = firstData; r < rows.size(); ++r)
+    if (rows[r].size() != cols + (labels ? 1 : 0))
+      return Error{fmt::format("{}: row {} has {} cells but row {} has {}", src, r + 1, rows[r].size(),
+                               firstData + 1, cols + (labels ? 1 : 0))};
   CsvMatrix m;
   m.values.resize(static_cast<Eigen::Index>(rows.size() - firstData), static_cast<Eigen::Index>(cols));
   for (size_t r = firstData; r < rows.size(); ++r) {
     const auto& row = rows[r];
     const size_t line = r + 1;
-    if (row.size() != cols + (labels ? 1 : 0))
-      return Error{fmt::format("{}: row {} has {} cells but row {} has {}", src, line, row.size(), firstData + 1,
-                               cols + (labels ? 1 : 0))};
     if (labels) m.rowTokens.push_back(trim(row[0]));
     for (size_t c = 0; c < cols; ++c) {
       const std::string& cell = row[c + (labels ? 1 : 0)];
       float v = 0;
       if (!parseNumber(cell, v))
-        return Error{fmt::format("{}: row {}, column {}: '{}' is not a number", src, line, c + 1 + (labels ? 1 : 0),
-                                 cell.substr(0, 40))};
+        return Error{fmt::format("{}: row {}, column {}: {} is not a number", src, line, c + 1 + (labels ? 1 : 0),
+                                 quoteForMessage(cell, 40))};
       if (!std::isfinite(v))
-        return Error{fmt::format("{}: row {}, column {}: non-finite value '{}'", src, line, c + 1 + (labels ? 1 : 0),
-                                 cell)};
+        return Error{fmt::format("{}: row {}, column {}: non-finite value {}", src, line, c + 1 + (labels ? 1 : 0),
+                                 quoteForMessage(cell, 40))};
       m.values(static_cast<Eigen::Index>(r - firstData), static_cast<Eigen::Index>(c)) = v;
     }
   }

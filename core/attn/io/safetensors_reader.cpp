@@ -95,14 +95,18 @@ Result<std::vector<SafetensorsEntry>> parseSafetensorsHeader(std::string_view js
     if (sz == 0)
       return Error{fmt::format("{}: unsupported dtype '{}' (use F32, F16, BF16, F64, integer or BOOL)", where,
                                e.dtype)};
-    int64_t count = 1;
+    // The product of the non-zero dimensions is bounded too: a zero first
+    // dimension must not let [0, 2^64-1] through as a negative int64 size, nor
+    // sizes whose product overflows for code that multiplies them in another order.
+    int64_t count = 1, nonZero = 1;
     for (const auto& s : v["shape"]) {
       if (!s.is_number_unsigned()) return Error{where + ": shape must be a list of non-negative integers"};
       const uint64_t dim = s.get<uint64_t>();
-      if (dim > 0 && static_cast<uint64_t>(count) > static_cast<uint64_t>(limits.maxElements) / dim)
+      if (dim > 0 && static_cast<uint64_t>(nonZero) > static_cast<uint64_t>(limits.maxElements) / dim)
         return Error{fmt::format("{}: shape has more than {} elements", where, limits.maxElements)};
       e.shape.push_back(static_cast<int64_t>(dim));
       count *= static_cast<int64_t>(dim);
+      if (dim > 0) nonZero *= static_cast<int64_t>(dim);
     }
     const auto& off = v["data_offsets"];
     if (!off[0].is_number_unsigned() || !off[1].is_number_unsigned())

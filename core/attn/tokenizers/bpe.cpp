@@ -6,6 +6,7 @@
 
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
+#include "attn/quote.h"
 #include "attn/tokenizers/unicode_class.h"
 
 namespace attn {
@@ -139,23 +140,28 @@ Result<BpeTokenizer> BpeTokenizer::fromMerges(std::vector<std::pair<std::string,
 Result<BpeTokenizer> BpeTokenizer::fromFiles(const std::string& vocabJson, const std::string& mergesTxt) {
   auto vtext = readUtf8TextFile(vocabJson);
   if (!vtext) return vtext.error();
-  const auto doc = nlohmann::json::parse(*vtext, nullptr, false);
+  auto mtext = readUtf8TextFile(mergesTxt);
+  if (!mtext) return mtext.error();
+  return fromTexts(*vtext, *mtext, vocabJson, mergesTxt);
+}
+
+Result<BpeTokenizer> BpeTokenizer::fromTexts(std::string_view vocabText, std::string_view mergesText,
+                                             const std::string& vocabJson, const std::string& mergesTxt) {
+  const auto doc = nlohmann::json::parse(vocabText, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
     return Error{vocabJson + ": not a JSON object of {token: id} (is this a GPT-2 vocab.json?)"};
   std::unordered_map<std::string, int> vocab;
   for (const auto& [tok, id] : doc.items()) {
-    if (!id.is_number_integer()) return Error{fmt::format("{}: token '{}' has no integer id", vocabJson, tok)};
+    if (!id.is_number_integer()) return Error{fmt::format("{}: token {} has no integer id", vocabJson, quoteForMessage(tok))};
     vocab.emplace(tok, id.get<int>());
   }
-  auto mtext = readUtf8TextFile(mergesTxt);
-  if (!mtext) return mtext.error();
   std::vector<std::pair<std::string, std::string>> merges;
   size_t start = 0;
   int line = 0;
-  while (start < mtext->size()) {
-    size_t end = mtext->find('\n', start);
-    if (end == std::string::npos) end = mtext->size();
-    std::string l = mtext->substr(start, end - start);
+  while (start < mergesText.size()) {
+    size_t end = mergesText.find('\n', start);
+    if (end == std::string_view::npos) end = mergesText.size();
+    std::string l(mergesText.substr(start, end - start));
     start = end + 1;
     ++line;
     if (!l.empty() && l.back() == '\r') l.pop_back();

@@ -19,6 +19,9 @@ class BpeTokenizer {
  public:
   /// GPT-2 style vocab.json ({token: id}) and merges.txt ("a b" per line, "#version" header).
   static Result<BpeTokenizer> fromFiles(const std::string& vocabJson, const std::string& mergesTxt);
+  /// The same from the two files' texts; the sources name them in errors.
+  static Result<BpeTokenizer> fromTexts(std::string_view vocabJson, std::string_view mergesTxt,
+                                        const std::string& vocabSource, const std::string& mergesSource);
   /// `merges` in rank order; `vocab` may be empty (then tokens are not checked).
   static Result<BpeTokenizer> fromMerges(std::vector<std::pair<std::string, std::string>> merges,
                                          std::unordered_map<std::string, int> vocab, const std::string& source);

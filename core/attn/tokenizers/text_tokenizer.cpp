@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
+#include "attn/quote.h"
 #include "attn/tokenizer.h"
 #include "attn/tokenizers/bpe.h"
 #include "attn/tokenizers/char_tokenizer.h"
@@ -25,32 +27,35 @@ bool usesByteLevel(const nlohmann::json& pre) {
   return false;
 }
 
-Result<std::function<std::vector<std::string>(std::string_view)>> fromTokenizerJson(const std::string& path,
+Result<std::function<std::vector<std::string>(std::string_view)>> tokenizerFromJson(std::string_view text,
+                                                                                    const std::string& path,
                                                                                     TokenizerKind want) {
-  auto text = readUtf8TextFile(path, int64_t{512} << 20);
-  if (!text) return text.error();
-  const auto doc = nlohmann::json::parse(*text, nullptr, false);
+  const auto doc = nlohmann::json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("model") || !doc["model"].is_object())
     return Error{path + ": not a Hugging Face tokenizer.json (no \"model\" object)"};
   const auto& model = doc["model"];
   const std::string type = model.value("type", "");
   if (!model.contains("vocab") || !model["vocab"].is_object())
-    return Error{fmt::format("{}: model of type '{}' has no vocab object", path, type)};
+    return Error{fmt::format("{}: model of type {} has no vocab object", path, quoteForMessage(type))};
   if (type == "WordPiece" && want == TokenizerKind::WordPiece) {
-    std::vector<std::string> vocab;
+    // Tokens in id order; ids need not be dense (only their order matters here,
+    // and a sparse id must not size a vector).
+    std::vector<std::pair<uint64_t, std::string>> byId;
     for (const auto& [tok, id] : model["vocab"].items()) {
-      if (!id.is_number_unsigned() || id.get<uint64_t>() > 10'000'000)
-        return Error{fmt::format("{}: token '{}' has no valid id", path, tok)};
-      const auto i = id.get<size_t>();
-      if (vocab.size() <= i) vocab.resize(i + 1);
-      vocab[i] = tok;
+      if (!id.is_number_unsigned())
+        return Error{fmt::format("{}: token {} has no valid id", path, quoteForMessage(tok))};
+      byId.emplace_back(id.get<uint64_t>(), tok);
     }
+    std::sort(byId.begin(), byId.end());
+    std::vector<std::string> vocab;
+    vocab.reserve(byId.size());
+    for (auto& [id, tok] : byId) vocab.push_back(std::move(tok));
     int lower = -1;
     if (doc.contains("normalizer") && doc["normalizer"].is_object() && doc["normalizer"].contains("lowercase"))
       lower = doc["normalizer"]["lowercase"].get<bool>() ? 1 : 0;
-    auto wp = WordPieceTokenizer::fromVocab(std::move(vocab), path, lower);
+    const std::string unk = model.contains("unk_token") ? model["unk_token"].get<std::string>() : "[UNK]";
+    auto wp = WordPieceTokenizer::fromVocab(std::move(vocab), path, lower, unk);
     if (!wp) return wp.error();
-    if (model.contains("unk_token")) wp->setUnknownToken(model["unk_token"].get<std::string>());
     if (model.contains("continuing_subword_prefix"))
       wp->setContinuationPrefix(model["continuing_subword_prefix"].get<std::string>());
     auto shared = std::make_shared<WordPieceTokenizer>(std::move(wp).value());
@@ -70,7 +75,7 @@ Result<std::function<std::vector<std::string>(std::string_view)>> fromTokenizerJ
       if (m.is_string()) {  // "a b"
         const std::string s = m.get<std::string>();
         const size_t sp = s.find(' ');
-        if (sp == std::string::npos) return Error{fmt::format("{}: merge '{}' is not two symbols", path, s)};
+        if (sp == std::string::npos) return Error{fmt::format("{}: merge {} is not two symbols", path, quoteForMessage(s))};
         merges.emplace_back(s.substr(0, sp), s.substr(sp + 1));
       } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {  // ["a", "b"]
         merges.emplace_back(m[0].get<std::string>(), m[1].get<std::string>());
@@ -84,7 +89,7 @@ Result<std::function<std::vector<std::string>(std::string_view)>> fromTokenizerJ
     return std::function<std::vector<std::string>(std::string_view)>(
         [shared](std::string_view s) { return shared->tokenize(s); });
   }
-  return Error{fmt::format("{}: holds a '{}' model, not what --tokenizer {} needs", path, type,
+  return Error{fmt::format("{}: holds a {} model, not what --tokenizer {} needs", path, quoteForMessage(type),
                            tokenizerKindName(want))};
 }
 
@@ -121,15 +126,9 @@ Result<TextTokenizer> TextTokenizer::create(const TokenizerConfig& c) {
     case TokenizerKind::WordPiece:
     case TokenizerKind::Bpe: {
       if (!c.tokenizerJsonFile.empty()) {
-        Result<std::function<std::vector<std::string>(std::string_view)>> fn = Error{""};
-        try {
-          fn = fromTokenizerJson(c.tokenizerJsonFile, c.kind);
-        } catch (const nlohmann::json::exception& e) {  // a field of the wrong JSON type
-          return Error{fmt::format("{}: malformed tokenizer.json ({})", c.tokenizerJsonFile, e.what())};
-        }
-        if (!fn) return fn.error();
-        t.fn_ = std::move(fn).value();
-        return t;
+        auto text = readUtf8TextFile(c.tokenizerJsonFile, int64_t{512} << 20);
+        if (!text) return text.error();
+        return fromTokenizerJson(*text, c.tokenizerJsonFile, c.kind);
       }
       if (c.kind == TokenizerKind::WordPiece) {
         if (c.vocabFile.empty()) return Error{"--tokenizer wordpiece needs --vocab vocab.txt or --tokenizer-json"};
@@ -149,6 +148,24 @@ Result<TextTokenizer> TextTokenizer::create(const TokenizerConfig& c) {
     }
   }
   return Error{"unknown tokenizer"};
+}
+
+Result<TextTokenizer> TextTokenizer::fromTokenizerJson(std::string_view json, const std::string& source,
+                                                     TokenizerKind kind) {
+  if (kind != TokenizerKind::WordPiece && kind != TokenizerKind::Bpe)
+    return Error{fmt::format("{}: a tokenizer.json holds a wordpiece or bpe model, not {}", source,
+                             tokenizerKindName(kind))};
+  Result<std::function<std::vector<std::string>(std::string_view)>> fn = Error{""};
+  try {
+    fn = tokenizerFromJson(json, source, kind);
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong JSON type
+    return Error{fmt::format("{}: malformed tokenizer.json ({})", source, e.what())};
+  }
+  if (!fn) return fn.error();
+  TextTokenizer t;
+  t.kind_ = kind;
+  t.fn_ = std::move(fn).value();
+  return t;
 }
 
 Result<std::vector<std::string>> TextTokenizer::tokenize(std::string_view text, const std::string& source) const {

@@ -28,6 +28,9 @@ class TextTokenizer {
  public:
   /// Loads whatever files the kind needs; errors name the file or the missing option.
   static Result<TextTokenizer> create(const TokenizerConfig& config);
+  /// A WordPiece or Bpe tokenizer from a tokenizer.json's text (`source` names it in errors).
+  static Result<TextTokenizer> fromTokenizerJson(std::string_view json, const std::string& source,
+                                                 TokenizerKind kind);
 
   /// Tokens of `text`; `source` names the text in errors (a file or "--text").
   /// Non-UTF-8 text is an error naming the byte offset.

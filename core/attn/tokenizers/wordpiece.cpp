@@ -4,6 +4,7 @@
 
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
+#include "attn/quote.h"
 #include "attn/tokenizers/char_tokenizer.h"
 
 namespace attn {
@@ -34,22 +35,27 @@ char32_t foldUncased(char32_t c) {
 Result<WordPieceTokenizer> WordPieceTokenizer::fromVocabFile(const std::string& path) {
   auto text = readUtf8TextFile(path);
   if (!text) return text.error();
+  return fromVocabText(*text, path);
+}
+
+Result<WordPieceTokenizer> WordPieceTokenizer::fromVocabText(std::string_view text, const std::string& source) {
   std::vector<std::string> vocab;
   size_t start = 0;
-  while (start <= text->size()) {
-    size_t end = text->find('\n', start);
-    if (end == std::string::npos) end = text->size();
-    std::string line = text->substr(start, end - start);
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string line(text.substr(start, end - start));
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    if (!(end == text->size() && line.empty())) vocab.push_back(std::move(line));
+    if (!(end == text.size() && line.empty())) vocab.push_back(std::move(line));
     start = end + 1;
   }
-  return fromVocab(std::move(vocab), path);
+  return fromVocab(std::move(vocab), source);
 }
 
 Result<WordPieceTokenizer> WordPieceTokenizer::fromVocab(std::vector<std::string> vocab, const std::string& source,
-                                                         int lowercase) {
+                                                         int lowercase, std::string unknown) {
   WordPieceTokenizer t;
+  t.unk_ = std::move(unknown);
   bool upper = false;
   for (size_t i = 0; i < vocab.size(); ++i) {
     const std::string& tok = vocab[i];
@@ -62,7 +68,7 @@ Result<WordPieceTokenizer> WordPieceTokenizer::fromVocab(std::vector<std::string
   }
   if (t.vocab_.empty()) return Error{source + ": the vocabulary is empty"};
   if (!t.vocab_.count(t.unk_))
-    return Error{fmt::format("{}: the vocabulary has no unknown token '{}'", source, t.unk_)};
+    return Error{fmt::format("{}: the vocabulary has no unknown token {}", source, quoteForMessage(t.unk_))};
   t.lowercase_ = lowercase < 0 ? !upper : lowercase != 0;
   return t;
 }

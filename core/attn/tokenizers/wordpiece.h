@@ -17,14 +17,16 @@ class WordPieceTokenizer {
  public:
   /// A BERT vocab.txt: one token per line, line number = id.
   static Result<WordPieceTokenizer> fromVocabFile(const std::string& path);
+  /// The same from the file's text (`source` names it in errors).
+  static Result<WordPieceTokenizer> fromVocabText(std::string_view text, const std::string& source);
   /// `lowercase`: -1 decides from the vocabulary (no upper-case word pieces = uncased).
+  /// `unknown` must be in the vocabulary (every output token is).
   static Result<WordPieceTokenizer> fromVocab(std::vector<std::string> vocab, const std::string& source,
-                                              int lowercase = -1);
+                                              int lowercase = -1, std::string unknown = "[UNK]");
 
   std::vector<std::string> tokenize(std::string_view text) const;
 
   bool lowercase() const { return lowercase_; }
-  void setUnknownToken(std::string t) { unk_ = std::move(t); }
   void setContinuationPrefix(std::string p) { prefix_ = std::move(p); }
   size_t vocabSize() const { return vocab_.size(); }
 
