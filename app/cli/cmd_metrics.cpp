@@ -113,6 +113,58 @@ int finish(const MetricsOptions& o, const nlohmann::json& doc, const std::string
   return 0;
 }
 
+// The mask without its pattern terms (window, block, random, ...): the dense
+// attention a sparse pattern approximates, under the same causal/padding rule.
+Mask restrictingTerms(const Mask& mask) {
+  Mask out;
+  const std::string spec = mask.spec();
+  size_t start = 0;
+  while (start <= spec.size()) {
+    const size_t end = std::min(spec.find('+', start), spec.size());
+    if (auto term = Mask::parse(spec.substr(start, end - start)); term && !term->isNone() && term->terms()[0].restricts())
+      out = out.isNone() ? *term : out + *term;
+    start = end + 1;
+  }
+  return out;
+}
+
+// Against exact attention (issue 7): an approximate path's own comparison with
+// exact softmax (the engine computes it), or a sparse pattern mask's weights
+// against the dense attention under the mask's causal/padding terms.
+void addVsExact(const AttentionInput& input, const AttentionSpec& spec, const AttentionResult& res,
+                nlohmann::json& doc, std::string& text) {
+  auto rows = nlohmann::json::array();
+  for (int h = 0; h < res.numHeads(); ++h)
+    if (const auto& e = res.heads[static_cast<size_t>(h)].approxError) {
+      rows.push_back({{"head", h + 1}, {"reference", "exact softmax"}, {"weights_frobenius", e->weightsFrobenius},
+                      {"mean_row_kl", e->meanRowKl}, {"output_rel_error", e->outputRelError}});
+      text += fmt::format("head {}: vs exact softmax: weights Frobenius {:.4g}, mean row KL {:.4g} nats, output "
+                          "rel. error {:.4g}\n", h + 1, e->weightsFrobenius, e->meanRowKl, e->outputRelError);
+    }
+  bool pattern = false;
+  for (const auto& t : spec.mask.terms()) pattern |= !t.restricts();
+  if (rows.empty() && pattern && res.numHeads() > 0 && res.heads[0].weights.size() > 0) {
+    AttentionSpec dense = spec;
+    dense.mask = restrictingTerms(spec.mask);
+    const std::string ref = fmt::format("dense attention (mask '{}')", dense.mask.spec());
+    auto exact = runAttention(input, dense);
+    if (!exact) {
+      doc["vs_exact_note"] = exact.error().message;
+    } else {
+      for (int h = 0; h < res.numHeads(); ++h) {
+        auto e = approximationError(exact->heads[static_cast<size_t>(h)].weights, res.heads[static_cast<size_t>(h)].weights);
+        if (!e) continue;
+        rows.push_back({{"head", h + 1}, {"reference", ref}, {"weights_frobenius", e->frobenius},
+                        {"relative_frobenius", e->relativeFrobenius}, {"mean_row_kl", e->meanRowKl},
+                        {"max_row_kl", e->maxRowKl}, {"worst_row", e->worstRow}});
+        text += fmt::format("head {}: vs {}: weights Frobenius {:.4g}, mean row KL {:.4g} nats (worst row {})\n", h + 1,
+                            ref, e->frobenius, e->meanRowKl, e->worstRow);
+      }
+    }
+  }
+  if (!rows.empty()) doc["vs_exact"] = std::move(rows);
+}
+
 int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
   auto req = buildRequest(common);
   if (!req) return fail(req.error().message);
@@ -132,11 +184,22 @@ int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
   printWarnings(warnings);
   const std::string title = fmt::format("{} x {} tokens, mechanism {}, mask {}, entropy in {}", res->nq(), res->nk(),
                                         common.mechanism, req->second.mask.spec(), unitName(o.analysis.unit));
-  return finish(o, doc, analysisText(an, title), csvRows(an, 0));
+  std::string text = analysisText(an, title);
+  if (!common.loaded || common.loaded->hasEngineInput()) addVsExact(req->first, req->second, *res, doc, text);
+  return finish(o, doc, text, csvRows(an, 0));
 }
 
-int runOnFile(const MetricsOptions& o) {
-  auto pre = loadPrecomputed(o.attnFile);
+// Precomputed weights of a file in another format (.safetensors, .csv) as the input loader maps them.
+Precomputed precomputedFrom(const LoadedInput& in) {
+  Precomputed p;
+  p.layers = in.attention.layers;
+  p.hasLayerAxis = in.attention.numLayers() > 1;
+  p.tokens = in.input.queryTokens;
+  p.keyTokens = in.input.keyTokens.empty() ? p.tokens : in.input.keyTokens;
+  return p;
+}
+
+int runOnFile(const MetricsOptions& o, Result<Precomputed> pre) {
   if (!pre) return fail(pre.error().message);
   nlohmann::json doc = optionsJson(o.analysis);
   doc["source"] = o.attnFile;
@@ -227,14 +290,15 @@ Action addMetricsCommand(CLI::App& app) {
   return [cmd, common, o]() -> int {
     if (!cmd->parsed()) return -1;
     if (auto st = checkOptions(*o); !st) return fail(st.error().message);
-    if (!o->attnFile.empty()) return runOnFile(*o);
+    if (!o->attnFile.empty()) return runOnFile(*o, loadPrecomputed(o->attnFile));
     if (common->text.empty() && common->textFile.empty() && common->inputFile.empty())
       return fail("metrics: give --text \"...\", --text-file, --input FILE or --attn FILE");
     // Precomputed layers alone in an .npz/.npy: the layered analysis (rollout, flow) of --attn.
-    if (!common->inputFile.empty() && (common->inputFile.ends_with(".npz") || common->inputFile.ends_with(".npy")))
+    if (!common->inputFile.empty() && !common->inputFile.ends_with(".json"))
       if (auto in = loadInputFile(common->inputFile); in && !in->hasEngineInput()) {
         o->attnFile = common->inputFile;
-        return runOnFile(*o);
+        const bool numpy = o->attnFile.ends_with(".npz") || o->attnFile.ends_with(".npy");
+        return runOnFile(*o, numpy ? loadPrecomputed(o->attnFile) : precomputedFrom(*in));
       }
     return runOnEngine(*common, *o);
   };

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription("Desktop attention visualizer");
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument("file", "A session (.json) to open.", "[file]");
+  parser.addPositionalArgument("file", "A file to open: tensors (.npz .npy .safetensors .csv), text (.txt) or a session (.json).", "[file]");
   QCommandLineOption langOption("lang", "User interface language: en or zh_CN (remembered).", "language");
   parser.addOption(langOption);
   QCommandLineOption restoreOpt("restore-autosave",

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
+
+#include "attn/analysis/approximation.h"
 
 namespace attn {
 namespace {
@@ -44,6 +47,12 @@ Result<CompareSummary> compareHeads(const HeadResult& a, const HeadResult& b) {
   }
   s.argmaxAgreement = static_cast<float>(agree) / static_cast<float>(rows);
   s.meanJsDivergence = static_cast<float>(js / static_cast<double>(rows));
+  if (auto e = approximationError(a.weights, b.weights)) {
+    s.frobenius = e->frobenius;
+    s.meanRowKl = e->meanRowKl;
+  } else {
+    s.frobenius = s.meanRowKl = std::numeric_limits<double>::quiet_NaN();
+  }
   return s;
 }
 

@@ -19,6 +19,11 @@ struct CompareSummary {
   /// Mean over rows of the Jensen-Shannon divergence between A's and B's rows
   /// (nats, 0..log 2; Lin 1991), symmetric and finite with masked zeros.
   float meanJsDivergence = 0.0f;
+  /// With A as the exact reference (e.g. A dense, B a sparse mask or an
+  /// approximate path): ||B - A||_F and mean row KL(A_i || B_i) in nats, as
+  /// attn::approximationError computes them; NaN when it cannot (non-finite).
+  double frobenius = 0.0;
+  double meanRowKl = 0.0;
 };
 
 /// Compares two heads computed over the same tokens; an error says when the

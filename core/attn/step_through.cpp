@@ -11,7 +11,7 @@ namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 Status checkRow(const HeadResult& head, int query) {
-  if (head.q.rows() == 0 || head.k.rows() == 0) return Error{"step-through: the head has no rows"};
+  if (head.q.rows() == 0 || head.k.rows() == 0) return Error{"step-through: this head has no queries and keys (precomputed weights carry no scores to step through)"};
   if (query < 0 || query >= head.q.rows())
     return Error{fmt::format("step-through: query row {} is out of range (0..{})", query, head.q.rows() - 1)};
   return okStatus();

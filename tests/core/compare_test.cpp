@@ -37,6 +37,9 @@ TEST(Compare, DifferenceAndDeltasByHand) {
   EXPECT_NEAR(s->entropyMeanA, 0.5 * std::log(2.0), 1e-6);
   // argmax: row 0 differs (0 vs 1), row 1 ties resolve to key 0 in both.
   EXPECT_FLOAT_EQ(s->argmaxAgreement, 0.5f);
+  // A as exact: ||B - A||_F = sqrt(1 + 1); KL row 0 = 1 * log(1 / 1e-10) (B's zero floored), row 1 = 0.
+  EXPECT_NEAR(s->frobenius, std::sqrt(2.0), 1e-6);
+  EXPECT_NEAR(s->meanRowKl, 0.5 * std::log(1e10), 1e-4);
 }
 
 TEST(Compare, ShapeMismatchIsNamed) {

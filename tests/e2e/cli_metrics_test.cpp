@@ -171,5 +171,38 @@ TEST(CliMetrics, BadInputIsOneLineNamingTheFault) {
   }
 }
 
+TEST(CliMetrics, SparseMaskAndApproximationAreMeasuredAgainstExact) {
+  const auto dir = scratchDir("metrics_vs_exact");
+  const json doc = runJson({"metrics", "--text", kText, "--heads", "2", "--mask", "causal+window:1", "--json"});
+  ASSERT_TRUE(doc.contains("vs_exact")) << doc.dump();
+  ASSERT_EQ(doc["vs_exact"].size(), 2u);
+  EXPECT_EQ(doc["vs_exact"][0]["reference"], "dense attention (mask 'causal')");
+  // Independent: the two runs' weights, Frobenius distance computed here.
+  const auto sparse = (dir / "sparse.npz").string(), dense = (dir / "dense.npz").string();
+  ASSERT_EQ(runCli({"run", "--text", kText, "--heads", "2", "--mask", "causal+window:1", "--out", sparse, "--force"}).status, 0);
+  ASSERT_EQ(runCli({"run", "--text", kText, "--heads", "2", "--mask", "causal", "--out", dense, "--force"}).status, 0);
+  const auto ws = readNpzFile(sparse).value(), wd = readNpzFile(dense).value();
+  const auto weights = [](const std::vector<NpyArray>& a) {
+    return *std::find_if(a.begin(), a.end(), [](const NpyArray& x) { return x.name == "weights"; });
+  };
+  for (int h = 0; h < 2; ++h) {
+    const double f = (weights(ws).values.slice2d(h) - weights(wd).values.slice2d(h)).norm();
+    EXPECT_GT(f, 0.01);
+    EXPECT_NEAR(doc["vs_exact"][h]["weights_frobenius"].get<double>(), f, 1e-5);
+    EXPECT_GT(doc["vs_exact"][h]["mean_row_kl"].get<double>(), 0.0);
+  }
+
+  const json approx = runJson({"metrics", "--text", kText, "--heads", "2", "--exec", "performer", "--json"});
+  ASSERT_EQ(approx["vs_exact"].size(), 2u) << approx.dump();
+  EXPECT_EQ(approx["vs_exact"][1]["reference"], "exact softmax");
+  EXPECT_GT(approx["vs_exact"][1]["weights_frobenius"].get<double>(), 0.0);
+  EXPECT_GT(approx["vs_exact"][1]["output_rel_error"].get<double>(), 0.0);
+
+  const json plain = runJson({"metrics", "--text", kText, "--heads", "2", "--mask", "causal", "--json"});
+  EXPECT_FALSE(plain.contains("vs_exact"));  // causal is the model, not an approximation
+  const auto text = runCli({"metrics", "--text", kText, "--heads", "2", "--mask", "block:3"});
+  EXPECT_NE(text.out.find("head 2: vs dense attention (mask 'none'): weights Frobenius"), std::string::npos) << text.out;
+}
+
 }  // namespace
 }  // namespace attn::test

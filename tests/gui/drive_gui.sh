@@ -15,9 +15,10 @@ fi
 
 # A private settings folder: no saved layout or colormap from earlier runs.
 cfg=$(mktemp -d)
-export XDG_CONFIG_HOME=$cfg XDG_RUNTIME_DIR=$cfg
+export XDG_CONFIG_HOME=$cfg XDG_DATA_HOME=$cfg XDG_RUNTIME_DIR=$cfg
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$cfg"' EXIT
 
+fixtures=$(cd "$(dirname "$0")/../fixtures/io" && pwd)
 fail() { echo "drive_gui: FAIL: $*" >&2; exit 1; }
 shot() { sleep "${2:-1.2}"; import -window root "$out/$1.png"; }
 colours() { identify -format '%k' "$1"; }
@@ -42,12 +43,26 @@ xdotool key ctrl+l BackSpace      # empty sequence: message, view kept
 shot 04-empty 1.5
 xdotool key ctrl+z                # undo: the sentence comes back
 shot 05-restored 1.5
+open_file() {                     # File > Open (Ctrl+O), path typed into the dialog
+  xdotool windowfocus --sync "$win" || true  # a closed dialog leaves no X focus behind
+  xdotool key ctrl+o
+  dlg=$(timeout 20 xdotool search --sync --onlyvisible --name '^Open' | head -1) || fail "Ctrl+O opened no dialog"
+  xdotool windowfocus --sync "$dlg" || true
+  sleep 0.5
+  xdotool type --delay 5 "$1"; xdotool key Return
+  for _ in $(seq 100); do xdotool search --onlyvisible --name '^Open' >/dev/null 2>&1 || break; sleep 0.1; done
+}
+open_file "$fixtures/bad/truncated.npz"   # a bad file: message, view kept
+shot 06-bad-file 2
+open_file "$fixtures/contract_attn.npz"   # precomputed attn [3 layers, 2 heads, 4 x 5]
+shot 07-layers 2
+xdotool windowfocus --sync "$win" || true
 xdotool key ctrl+q
 for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$pid" 2>/dev/null && fail "Ctrl+Q did not quit"
 wait "$pid" || fail "the GUI exited with status $?"
 
-for s in 01-start 02-head3 03-typed 04-empty 05-restored; do
+for s in 01-start 02-head3 03-typed 04-empty 05-restored 06-bad-file 07-layers; do
   n=$(colours "$out/$s.png")
   echo "drive_gui: $s.png: $n colours"
   (( n > 200 )) || fail "$s.png looks blank ($n colours)"
@@ -61,4 +76,10 @@ awk -v b="$b" 'BEGIN { exit !(b > 0.002) }' || fail "no error banner for an empt
 d=$(differ "$out/03-typed.png" "$out/04-empty.png"); echo "drive_gui: empty input changed $d pixels (banner only)"
 b=$(share "$out/05-restored.png" '#fde2e1')
 awk -v b="$b" 'BEGIN { exit !(b < 0.0005) }' || fail "the error banner stayed after the input was fixed"
+b=$(share "$out/06-bad-file.png" '#fde2e1'); echo "drive_gui: bad file banner covers $b of the screen"
+awk -v b="$b" 'BEGIN { exit !(b > 0.002) }' || fail "no error banner for a truncated file"
+d=$(differ "$out/06-bad-file.png" "$out/07-layers.png"); echo "drive_gui: opening a layered file changed $d pixels"
+(( d > 20000 )) || fail "opening contract_attn.npz did not change the window"
+b=$(share "$out/07-layers.png" '#fde2e1')
+awk -v b="$b" 'BEGIN { exit !(b < 0.0005) }' || fail "the error banner stayed after a good file was opened"
 echo "drive_gui: OK (screenshots in $out)"

@@ -82,14 +82,14 @@ void ComparePanel::syncB() {
   status_->clear();
   // B attends over exactly A's input: the text (and key text), or the loaded file.
   if (modelA_->hasLoadedInput()) {
-    if (modelB_->loadedSource() != modelA_->loadedSource() || !modelB_->hasLoadedInput())
-      modelB_->setLoadedInput(std::make_shared<const attn::AttentionInput>(*modelA_->loadedInput()),
-                              modelA_->loadedSource());
-  } else if (modelB_->hasLoadedInput()) {
-    modelB_->clearLoadedInput();
+    if (modelB_->loadedFilePtr() != modelA_->loadedFilePtr()) modelB_->setLoadedFile(modelA_->loadedFilePtr());
+    modelB_->setPrecomputedPreferred(modelA_->precomputedPreferred());
+    modelB_->setCurrentLayer(modelA_->currentLayer());
+  } else {
+    if (modelB_->hasLoadedInput()) modelB_->clearLoadedInput();
+    modelB_->setText(modelA_->text());  // (setText would drop a loaded file)
+    modelB_->setKeyText(modelA_->keyText());
   }
-  modelB_->setText(modelA_->text());
-  modelB_->setKeyText(modelA_->keyText());
   modelB_->setSpec(spec);
 }
 

@@ -12,14 +12,17 @@ namespace attn::ui {
 QString compareDeltasText(const attn::CompareSummary& s) {
   const auto signedNum = [](double v) { return (v >= 0 ? "+" : "") + QString::number(v, 'f', 4); };
   return CompareView::tr("mean |B − A| = %1    max |B − A| = %2\n"
-                         "entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7")
+                         "entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7\n"
+                         "A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats")
       .arg(s.meanAbsDiff, 0, 'f', 4)
       .arg(s.maxAbsDiff, 0, 'f', 4)
       .arg(s.entropyMeanA, 0, 'f', 4)
       .arg(s.entropyMeanB, 0, 'f', 4)
       .arg(signedNum(s.entropyDelta()))
       .arg(s.argmaxAgreement * 100.0, 0, 'f', 0)
-      .arg(s.meanJsDivergence, 0, 'f', 4);
+      .arg(s.meanJsDivergence, 0, 'f', 4)
+      .arg(s.frobenius, 0, 'g', 4)
+      .arg(s.meanRowKl, 0, 'g', 4);
 }
 
 CompareView::CompareView(QWidget* parent)

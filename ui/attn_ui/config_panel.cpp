@@ -181,7 +181,7 @@ void ConfigPanel::setSpec(const attn::AttentionSpec& spec) {
   temperature_->setValue(temperatureToSlider(spec.temperature));
   selectData(init_, qs(attn::initSchemeName(spec.init)));
   seed_->setValue(static_cast<int>(spec.seed));
-  mask_->setSpecText(QString::fromStdString(spec.mask.spec()));
+  mask_->setSpecText(QString::fromStdString(spec.mask.spec()));  // "custom" checks the Custom row
   customData_ = spec.mask;
   selectData(positional_, qs(attn::positionalName(spec.positional)));
   exec_->setCurrentIndex(exec_->findData(int(spec.exec)));

@@ -26,7 +26,9 @@ struct ExplorerModel::Job {
   std::shared_ptr<const InputCache> cache;  // in: the previous input; out: this job's
   quint64 generation = 0;
   std::string text, keyText;
-  std::shared_ptr<const attn::AttentionInput> loaded;
+  std::shared_ptr<const attn::LoadedInput> file;  // keeps the loaded arrays alive
+  bool precomputed = false;  // view the file's 'attn' (layer below) instead of running the engine
+  int layer = 0;
   attn::AttentionSpec spec;
   int maxTokens = 0;
   bool metricsOnly = false;
@@ -45,10 +47,11 @@ ExplorerModel::ExplorerModel(QObject* parent) : QObject(parent) {
 ExplorerModel::~ExplorerModel() = default;
 
 void ExplorerModel::setText(const QString& text) {
-  if (text == text_ && !loaded_) return;
+  if (text == text_ && !file_) return;
   text_ = text;
-  loaded_.reset();
+  file_.reset();
   loadedSource_.clear();
+  currentLayer_ = 0;
   emit inputChanged();
   recompute();
 }
@@ -57,23 +60,74 @@ void ExplorerModel::setKeyText(const QString& text) {
   if (text == keyText_) return;
   keyText_ = text;
   emit inputChanged();
-  if (!loaded_) recompute();
+  if (!file_) recompute();
 }
 
 void ExplorerModel::setLoadedInput(std::shared_ptr<const attn::AttentionInput> input,
                                    const QString& source) {
-  loaded_ = std::move(input);
-  loadedSource_ = source;
+  auto file = std::make_shared<attn::LoadedInput>();
+  if (input) file->input = *input;
+  file->path = source.toStdString();
+  setLoadedFile(std::move(file));
+}
+
+void ExplorerModel::setLoadedFile(std::shared_ptr<const attn::LoadedInput> file) {
+  file_ = std::move(file);
+  loadedSource_ = file_ ? QString::fromStdString(file_->path) : QString();
+  currentLayer_ = 0;
+  emit currentLayerChanged(0);
   emit inputChanged();
   recompute();
 }
 
 void ExplorerModel::clearLoadedInput() {
-  if (!loaded_) return;
-  loaded_.reset();
+  if (!file_) return;
+  file_.reset();
   loadedSource_.clear();
+  currentLayer_ = 0;
+  emit currentLayerChanged(0);
   emit inputChanged();
   recompute();
+}
+
+const attn::AttentionInput* ExplorerModel::loadedInput() const {
+  return file_ && file_->hasEngineInput() ? &file_->input : nullptr;
+}
+
+void ExplorerModel::setPrecomputedPreferred(bool preferred) {
+  if (preferred == preferPrecomputed_) return;
+  preferPrecomputed_ = preferred;
+  if (file_ && file_->hasAttention() && file_->hasEngineInput()) {
+    emit inputChanged();
+    recompute();
+  }
+}
+
+bool ExplorerModel::showsPrecomputed() const {
+  return file_ && file_->hasAttention() && (preferPrecomputed_ || !file_->hasEngineInput());
+}
+
+int ExplorerModel::numLayers() const { return showsPrecomputed() ? file_->attention.numLayers() : 0; }
+
+void ExplorerModel::setCurrentLayer(int layer) {
+  if (layer < 0 || layer >= numLayers() || layer == currentLayer_) return;
+  currentLayer_ = layer;
+  emit currentLayerChanged(layer);
+  recompute();
+}
+
+void ExplorerModel::setCurrentLayerHead(int layer, int head) {
+  if (showsPrecomputed() && head >= 0 && head < file_->attention.numHeads() && head != currentHead_) {
+    currentHead_ = head;  // every layer has the same heads: valid before the layer's result arrives
+    emit currentHeadChanged(head);
+    if (layer == currentLayer_) emit resultChanged();
+  }
+  setCurrentLayer(layer);
+}
+
+void ExplorerModel::reportError(const QString& message) {
+  lastError_ = message;
+  emit errorOccurred(message);
 }
 
 void ExplorerModel::setSpec(const attn::AttentionSpec& spec) {
@@ -158,7 +212,26 @@ QString tooLongMessage(long long nq, long long nk, int heads, int limit) {
 void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
   QElapsedTimer timer;
   timer.start();
-  const attn::AttentionInput* input = job->loaded.get();
+  if (job->precomputed) {  // weights from the file, viewed as they are
+    const auto& f = *job->file;
+    // The configured mask did not make these weights; the file's own mask (if any) did.
+    job->spec.mask = f.maskKeep.empty() ? attn::Mask() : attn::Mask::custom(f.maskKeep, f.maskRows, f.maskCols);
+    job->result = std::make_shared<attn::AttentionResult>(attn::resultFromPrecomputed(
+        job->file->attention, job->layer, job->file->input.queryTokens, job->file->input.keyTokens));
+    job->ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    return;
+  }
+  const attn::AttentionInput* input = job->file ? &job->file->input : nullptr;
+  if (input) {
+    // The configuration follows the file's sizes (heads from q, d_model from x, ...).
+    if (auto st = attn::fitSpecToInput(*input, job->spec); !st) {
+      job->error = QString::fromStdString(job->file->path + ": " + st.error().message);
+      return;
+    }
+    if (!job->file->maskKeep.empty() && job->spec.mask.needsCustomData())
+      job->spec.mask =
+          job->spec.mask.withCustom(job->file->maskKeep, job->file->maskRows, job->file->maskCols);
+  }
   if (!input && job->cache && job->cache->matches(job->text, job->keyText, job->spec))
     input = job->cache->input.get();
   if (!input) {
@@ -228,7 +301,9 @@ void ExplorerModel::launch() {
   job->generation = generation_;
   job->text = text_.toStdString();
   job->keyText = keyText_.toStdString();
-  job->loaded = loaded_;
+  job->file = file_;
+  job->precomputed = showsPrecomputed();
+  job->layer = std::clamp(currentLayer_, 0, std::max(0, numLayers() - 1));
   job->spec = spec_;
   job->maxTokens = maxTokens_;
   job->metricsOnly = metricsOnly_;

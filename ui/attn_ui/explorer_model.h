@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "attn/engine.h"
+#include "attn/input_file.h"
 
 namespace attn::ui {
 
@@ -24,12 +25,35 @@ class ExplorerModel : public QObject {
   void setKeyText(const QString& text);
   /// A loaded input (from a file); replaces the text input until cleared.
   void setLoadedInput(std::shared_ptr<const attn::AttentionInput> input, const QString& source);
+  /// A loaded file as the core reads it: its q/k/v or x (+ weights) are scored
+  /// with the current configuration (sizes fitted by attn::fitSpecToInput, the
+  /// file's 'mask' bound to a "custom" mask term); its precomputed 'attn' is
+  /// shown as it is when there is no engine input or setPrecomputedPreferred.
+  void setLoadedFile(std::shared_ptr<const attn::LoadedInput> file);
   void clearLoadedInput();
   const QString& text() const { return text_; }
   const QString& keyText() const { return keyText_; }
-  bool hasLoadedInput() const { return loaded_ != nullptr; }
+  bool hasLoadedInput() const { return file_ != nullptr; }
   const QString& loadedSource() const { return loadedSource_; }
-  const attn::AttentionInput* loadedInput() const { return loaded_.get(); }
+  /// The file's engine input; null when there is none (text, or only 'attn').
+  const attn::AttentionInput* loadedInput() const;
+  const attn::LoadedInput* loadedFile() const { return file_.get(); }
+  std::shared_ptr<const attn::LoadedInput> loadedFilePtr() const { return file_; }
+
+  // --- precomputed weights of a loaded file ([L][H] of N x N) --------------
+  /// For a file with both an engine input and 'attn': show 'attn' (true) or
+  /// compute from q/k/v or x (false, the default).
+  void setPrecomputedPreferred(bool preferred);
+  bool precomputedPreferred() const { return preferPrecomputed_; }
+  /// True when results come from the file's 'attn' rather than the engine.
+  bool showsPrecomputed() const;
+  /// Layers of the shown precomputed weights; 0 when the engine computes.
+  int numLayers() const;
+  /// 0-based layer of precomputed weights shown (0 when there are none).
+  int currentLayer() const { return currentLayer_; }
+  void setCurrentLayer(int layer);
+  /// Opens one layer's head (the head grid's layer x head tiles).
+  void setCurrentLayerHead(int layer, int head);
 
   // --- configuration -----------------------------------------------------
   void setSpec(const attn::AttentionSpec& spec);
@@ -70,6 +94,9 @@ class ExplorerModel : public QObject {
   /// The message of the newest failed request; empty after a success.
   const QString& lastError() const { return lastError_; }
   bool busy() const { return inFlight_ || coalesce_.isActive(); }
+  /// Shows an error that did not come from a computation (a file that could
+  /// not be opened): errorOccurred, lastError; the result stays as it is.
+  void reportError(const QString& message);
   quint64 shownGeneration() const { return shownGeneration_; }
 
   /// Schedules a recomputation (changes call it themselves).
@@ -82,6 +109,7 @@ class ExplorerModel : public QObject {
   void inputChanged();
   void specChanged();
   void currentHeadChanged(int head);
+  void currentLayerChanged(int layer);
   void pinnedRowChanged(int row);
   void errorOccurred(const QString& message);
   void busyChanged(bool busy);
@@ -93,13 +121,15 @@ class ExplorerModel : public QObject {
   void deliver(const std::shared_ptr<Job>& job);
 
   QString text_, keyText_;
-  std::shared_ptr<const attn::AttentionInput> loaded_;
+  std::shared_ptr<const attn::LoadedInput> file_;  // a loaded file, or null for text
   // Embeddings of the last text input: a temperature or mask change reuses them.
   struct InputCache;
   std::shared_ptr<const InputCache> inputCache_;
   QString loadedSource_;
   attn::AttentionSpec spec_;
   int currentHead_ = 0;
+  int currentLayer_ = 0;
+  bool preferPrecomputed_ = false;
   int pinnedRow_ = -1;
   int maxTokens_ = 4096;
   bool metricsOnly_ = false;

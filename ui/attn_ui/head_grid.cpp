@@ -1,11 +1,15 @@
 #include "attn_ui/head_grid.h"
 
+#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 
+#include "attn/analysis/entropy.h"
+#include "attn/input_file.h"
 #include "attn_ui/colormaps.h"
 #include "attn_ui/explorer_model.h"
 
@@ -43,6 +47,7 @@ HeadGrid::HeadGrid(ExplorerModel* model, QWidget* parent) : QWidget(parent), mod
   setMinimumSize(120, 120);
   connect(model_, &ExplorerModel::resultChanged, this, &HeadGrid::rebuild);
   connect(model_, &ExplorerModel::currentHeadChanged, this, qOverload<>(&QWidget::update));
+  connect(model_, &ExplorerModel::currentLayerChanged, this, qOverload<>(&QWidget::update));
 }
 
 void HeadGrid::setColormap(const QString& name) {
@@ -50,53 +55,135 @@ void HeadGrid::setColormap(const QString& name) {
   rebuild();
 }
 
+namespace {
+
+QVector<QRgb> lookupTable(const QString& colormap) {
+  QCPColorGradient g = colormapGradient(colormap);
+  QVector<QRgb> lut(256);
+  std::vector<double> v(256);
+  for (int i = 0; i < 256; ++i) v[static_cast<size_t>(i)] = i;
+  g.colorize(v.data(), QCPRange(0, 255), lut.data(), 256);
+  return lut;
+}
+
+// Mean over rows that attend to something (fully masked rows have no entropy).
+double meanEntropy(const attn::Vec& entropy, const std::vector<int>& fullyMasked) {
+  double sum = 0;
+  int n = 0;
+  for (Eigen::Index i = 0; i < entropy.size(); ++i)
+    if (std::find(fullyMasked.begin(), fullyMasked.end(), i) == fullyMasked.end()) {
+      sum += entropy[i];
+      ++n;
+    }
+  return n > 0 ? sum / n : 0.0;
+}
+
+}  // namespace
+
 void HeadGrid::rebuild() {
+  const bool layered = model_->showsPrecomputed() && model_->numLayers() > 1;
+  if (layered) {
+    auto file = model_->loadedFilePtr();
+    if (file == builtFrom_ && colormap_ == builtColormap_) return update();  // same tiles, new selection
+    builtFrom_ = file;
+    builtColormap_ = colormap_;
+    thumbs_.clear();
+    entropy_.clear();
+    const QVector<QRgb> lut = lookupTable(colormap_);
+    const auto& attn = file->attention;
+    layers_ = attn.numLayers();
+    heads_ = attn.numHeads();
+    for (const auto& layer : attn.layers)
+      for (const auto& w : layer) {
+        thumbs_ << thumbnail(w, lut);
+        std::vector<int> empty;  // all-zero rows, as resultFromPrecomputed flags them
+        for (int i = 0; i < w.rows(); ++i)
+          if ((w.row(i).array() == 0.0f).all()) empty.push_back(i);
+        entropy_ << meanEntropy(attn::rowEntropy(w), empty);
+      }
+    update();
+    return;
+  }
+  builtFrom_.reset();
+  layers_ = heads_ = 0;
   thumbs_.clear();
   entropy_.clear();
   if (model_->hasResult()) {
-    QCPColorGradient g = colormapGradient(colormap_);
-    QVector<QRgb> lut(256);
-    g.colorize(std::vector<double>([] {
-                 std::vector<double> v(256);
-                 for (int i = 0; i < 256; ++i) v[i] = i;
-                 return v;
-               }()).data(), QCPRange(0, 255), lut.data(), 256);
+    const QVector<QRgb> lut = lookupTable(colormap_);
     for (const auto& h : model_->result().heads) {
       thumbs_ << thumbnail(h.weights, lut);
-      // Mean over rows that attend to something (fully masked rows have no entropy).
-      double sum = 0;
-      int n = 0;
-      for (Eigen::Index i = 0; i < h.entropy.size(); ++i)
-        if (std::find(h.fullyMaskedRows.begin(), h.fullyMaskedRows.end(), i) == h.fullyMaskedRows.end()) {
-          sum += h.entropy[i];
-          ++n;
-        }
-      entropy_ << (n > 0 ? sum / n : 0.0);
+      entropy_ << meanEntropy(h.entropy, h.fullyMaskedRows);
     }
   }
   update();
 }
 
 int HeadGrid::columns() const {
+  if (showsLayers()) return heads_;
   const int n = static_cast<int>(thumbs_.size());
   if (n == 0) return 1;
   const int fit = std::max(1, (width() - kGap) / (kThumb / 2 + kGap));
   return std::clamp(static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n)))), 1, fit);
 }
 
-QRect HeadGrid::tileRect(int head) const {
+int HeadGrid::rows() const {
   const int cols = columns();
-  const int rows = (static_cast<int>(thumbs_.size()) + cols - 1) / cols;
-  const int side = std::max(24, std::min((width() - kGap) / cols - kGap,
-                                         (height() - kGap) / std::max(1, rows) - kGap - kCaption));
-  const int r = head / cols, c = head % cols;
-  return {kGap + c * (side + kGap), kGap + r * (side + kGap + kCaption), side, side};
+  return (static_cast<int>(thumbs_.size()) + cols - 1) / cols;
+}
+
+// Layered tiles leave room for "L1" on the left and "H1" on top; tiles under
+// kMinCaptioned pixels drop the caption (the tooltip has the entropy).
+constexpr int kMinCaptioned = 40;
+
+bool HeadGrid::captioned() const {
+  if (!showsLayers()) return true;
+  const int nrows = std::max(1, rows());
+  return (height() - kCaption - kGap) / nrows - kGap - kCaption >= kMinCaptioned &&
+         (width() - 26 - kGap) / columns() - kGap >= kMinCaptioned;
+}
+
+QRect HeadGrid::tileRect(int tile) const {
+  const int cols = columns(), nrows = std::max(1, rows());
+  const int left = showsLayers() ? 26 : 0, top = showsLayers() ? kCaption : 0;
+  const int caption = captioned() ? kCaption : 0;
+  const int side = std::max(showsLayers() ? 12 : 24, std::min((width() - left - kGap) / cols - kGap,
+                                                              (height() - top - kGap) / nrows - kGap - caption));
+  const int r = tile / cols, c = tile % cols;
+  return {left + kGap + c * (side + kGap), top + kGap + r * (side + kGap + caption), side, side};
 }
 
 int HeadGrid::headAt(const QPoint& pos) const {
   for (int i = 0; i < thumbs_.size(); ++i)
-    if (tileRect(i).adjusted(0, 0, 0, kCaption).contains(pos)) return i;
+    if (tileRect(i).adjusted(0, 0, 0, captioned() ? kCaption : kGap).contains(pos)) return i;
   return -1;
+}
+
+int HeadGrid::currentTile() const {
+  return showsLayers() ? model_->currentLayer() * heads_ + model_->currentHead() : model_->currentHead();
+}
+
+void HeadGrid::select(int tile) {
+  if (tile < 0 || tile >= thumbs_.size()) return;
+  if (showsLayers())
+    model_->setCurrentLayerHead(tile / heads_, tile % heads_);
+  else
+    model_->setCurrentHead(tile);
+}
+
+QString HeadGrid::tileLabel(int tile) const {
+  const QString e = QString::number(entropy_[tile], 'f', 2);
+  return showsLayers() ? tr("layer %1, head %2: mean entropy %3 nats").arg(tile / heads_ + 1).arg(tile % heads_ + 1).arg(e)
+                       : tr("head %1: mean entropy %2 nats").arg(tile + 1).arg(e);
+}
+
+bool HeadGrid::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(e);
+    const int t = headAt(help->pos());
+    QToolTip::showText(help->globalPos(), t >= 0 ? tileLabel(t) : toolTip(), this);
+    return true;
+  }
+  return QWidget::event(e);
 }
 
 void HeadGrid::paintEvent(QPaintEvent*) {
@@ -106,7 +193,18 @@ void HeadGrid::paintEvent(QPaintEvent*) {
     p.drawText(rect(), Qt::AlignCenter, tr("No result yet"));
     return;
   }
-  const int current = model_->currentHead();
+  const int current = currentTile();
+  p.setPen(palette().text().color());
+  if (showsLayers()) {
+    for (int h = 0; h < heads_; ++h) {
+      const QRect r = tileRect(h);
+      p.drawText(QRect(r.left() - kGap / 2, 0, r.width() + kGap, kCaption), Qt::AlignCenter, tr("H%1").arg(h + 1));
+    }
+    for (int l = 0; l < layers_; ++l) {
+      const QRect r = tileRect(l * heads_);
+      p.drawText(QRect(0, r.top(), r.left() - 2, r.height()), Qt::AlignRight | Qt::AlignVCenter, tr("L%1").arg(l + 1));
+    }
+  }
   for (int i = 0; i < thumbs_.size(); ++i) {
     const QRect r = tileRect(i);
     p.drawImage(r, thumbs_[i]);
@@ -115,30 +213,33 @@ void HeadGrid::paintEvent(QPaintEvent*) {
       p.drawRect(r.adjusted(-2, -2, 2, 2));
     }
     p.setPen(palette().text().color());
-    p.drawText(QRect(r.left() - kGap / 2, r.bottom() + 2, r.width() + kGap, kCaption), Qt::AlignCenter,
-               tr("H%1  %2 nats").arg(i + 1).arg(entropy_[i], 0, 'f', 2));
+    if (!showsLayers())
+      p.drawText(QRect(r.left() - kGap / 2, r.bottom() + 2, r.width() + kGap, kCaption), Qt::AlignCenter,
+                 tr("H%1  %2 nats").arg(i + 1).arg(entropy_[i], 0, 'f', 2));
+    else if (captioned())
+      p.drawText(QRect(r.left() - kGap / 2, r.bottom() + 2, r.width() + kGap, kCaption), Qt::AlignCenter,
+                 QString::number(entropy_[i], 'f', 2));
   }
 }
 
 void HeadGrid::mousePressEvent(QMouseEvent* event) {
-  const int h = headAt(event->pos());
-  if (h >= 0) model_->setCurrentHead(h);
+  select(headAt(event->pos()));
   setFocus();
 }
 
 void HeadGrid::keyPressEvent(QKeyEvent* event) {
   const int n = static_cast<int>(thumbs_.size()), cols = columns();
-  int h = model_->currentHead();
+  int t = currentTile();
   switch (event->key()) {
-    case Qt::Key_Left: h -= 1; break;
-    case Qt::Key_Right: h += 1; break;
-    case Qt::Key_Up: h -= cols; break;
-    case Qt::Key_Down: h += cols; break;
-    case Qt::Key_Home: h = 0; break;
-    case Qt::Key_End: h = n - 1; break;
+    case Qt::Key_Left: t -= 1; break;
+    case Qt::Key_Right: t += 1; break;
+    case Qt::Key_Up: t -= cols; break;
+    case Qt::Key_Down: t += cols; break;
+    case Qt::Key_Home: t = 0; break;
+    case Qt::Key_End: t = n - 1; break;
     default: QWidget::keyPressEvent(event); return;
   }
-  if (h >= 0 && h < n) model_->setCurrentHead(h);
+  if (t >= 0 && t < n) select(t);
 }
 
 }  // namespace attn::ui

@@ -1,10 +1,16 @@
 #pragma once
 // Small multiples: every head's weights as a thumbnail with its mean row
-// entropy underneath. Click (or arrow keys + Enter) opens a head in the main
-// heatmap through the model.
+// entropy underneath. For a file's precomputed weights with several layers,
+// every layer x head (rows = layers, columns = heads). Click (or arrow keys)
+// opens a tile in the main heatmap through the model.
 #include <QImage>
 #include <QVector>
 #include <QWidget>
+#include <memory>
+
+namespace attn {
+struct LoadedInput;
+}
 
 namespace attn::ui {
 
@@ -17,25 +23,38 @@ class HeadGrid : public QWidget {
 
   void setColormap(const QString& name);
   int columns() const;
-  /// The head under a widget position, or -1.
+  int rows() const;
+  /// True when the tiles are layers x heads of precomputed weights.
+  bool showsLayers() const { return layers_ > 0; }
+  /// The tile under a widget position (the head; layer * heads + head when
+  /// showsLayers), or -1.
   int headAt(const QPoint& pos) const;
-  QRect tileRect(int head) const;
-  /// Mean row entropy (nats) of each head, as shown under the tiles.
+  QRect tileRect(int tile) const;
+  int tileCount() const { return static_cast<int>(thumbs_.size()); }
+  /// Mean row entropy (nats) of each tile, as shown under the tiles.
   const QVector<double>& meanEntropies() const { return entropy_; }
   QSize sizeHint() const override { return {280, 320}; }
 
  protected:
+  bool event(QEvent* event) override;
   void paintEvent(QPaintEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
 
  private:
   void rebuild();
+  int currentTile() const;
+  void select(int tile);
+  QString tileLabel(int tile) const;
+  bool captioned() const;  // room for the entropy under each tile
 
   ExplorerModel* model_;
   QString colormap_ = QStringLiteral("viridis");
   QVector<QImage> thumbs_;
   QVector<double> entropy_;
+  int layers_ = 0, heads_ = 0;  // layered tiles; 0 layers: one tile per head of the result
+  std::shared_ptr<const attn::LoadedInput> builtFrom_;  // the layered tiles' file, to skip rebuilding
+  QString builtColormap_;
 };
 
 }  // namespace attn::ui

@@ -179,8 +179,9 @@ QString HeatmapPanel::hoverText(int row, int col) const {
   const auto& spec = model_->resultSpec();
   const float scale = attn::logitScale(spec.mechanism, h->q.cols(), spec.temperature);
   auto cell = [&](const attn::Mat& m) {
-    return row < m.rows() && col < m.cols() ? QString::number(m(row, col), 'g', 5)
-                                            : tr("(not kept on the %1 path)").arg(QString::fromStdString(r.execUsed));
+    if (row < m.rows() && col < m.cols()) return QString::number(m(row, col), 'g', 5);
+    return model_->showsPrecomputed() ? tr("(not in the file)")
+                                      : tr("(not kept on the %1 path)").arg(QString::fromStdString(r.execUsed));
   };
   // Paths that keep only the scaled logits (tiled, sparse): raw = scaled / scale.
   const bool derived = h->rawLogits.size() == 0 && row < h->scaledLogits.rows() && col < h->scaledLogits.cols();
@@ -228,9 +229,25 @@ void HeatmapPanel::redraw() {
   if (model_->isMetricsOnly()) {
     showNotice(tr("Metrics-only view: %1 tokens is over the N x N limit, so no weights were kept; "
                   "the Metrics panel shows entropy per head and per row.").arg(r.nq()));
+  } else if (values.size() == 0 && model_->showsPrecomputed()) {
+    showNotice(tr("Precomputed weights from %1: the file has no logits to draw.")
+                   .arg(QFileInfo(model_->loadedSource()).fileName()));
   } else if (values.size() == 0) {
     showNotice(tr("The %1 path keeps weights only, not logits; choose Execution: naive to see them.")
                    .arg(QString::fromStdString(r.execUsed)));
+  }
+  if (model_->showsPrecomputed()) {  // from a file: no mechanism or mask made these weights
+    heatmap_->setMatrix(values, model_->queryLabels(), model_->keyLabels(),
+                        tr("%1 — layer %2 of %3, head %4 of %5 — %6")
+                            .arg(what)
+                            .arg(model_->currentLayer() + 1)
+                            .arg(model_->numLayers())
+                            .arg(model_->currentHead() + 1)
+                            .arg(r.numHeads())
+                            .arg(QFileInfo(model_->loadedSource()).fileName()),
+                        lo, hi);
+    heatmap_->setPinnedRow(model_->pinnedRow());
+    return;
   }
   heatmap_->setMatrix(values, model_->queryLabels(), model_->keyLabels(),
                       tr("%1 — head %2 of %3 — %4 — mask: %5")

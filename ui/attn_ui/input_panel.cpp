@@ -1,12 +1,19 @@
 #include "attn_ui/input_panel.h"
 
 #include <QAction>
+#include <QColor>
 #include <QComboBox>
+#include <QFileInfo>
+#include <QFontDatabase>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QPushButton>
+
+#include "attn/input_file.h"
 
 #include "attn_ui/examples.h"
 #include "attn_ui/explorer_model.h"
@@ -20,7 +27,9 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
       key_(new QLineEdit(this)),
       tokenizer_(new QComboBox(this)),
       examples_(new QComboBox(this)),
-      loaded_(new QListWidget(this)) {
+      loaded_(new QListWidget(this)),
+      source_(new QComboBox(this)),
+      closeFile_(new QPushButton(tr("Back to Text"), this)) {
   query_->setPlaceholderText(tr("Type or paste a sentence…"));
   query_->setToolTip(tr("The query sequence; every edit recomputes attention."));
   query_->setMaximumHeight(110);
@@ -32,8 +41,13 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
   examples_->addItem(tr("Choose an example…"), QString());
   for (const auto& e : bundledExamples()) examples_->addItem(e.title, e.text);
   examples_->setToolTip(tr("Replace the query text with a bundled example sentence."));
-  loaded_->setToolTip(tr("What is loaded and the shape of each array."));
+  loaded_->setToolTip(tr("What is loaded: each array with its dtype, shape and use, and the views it feeds."));
   loaded_->setMaximumHeight(90);
+  source_->addItem(tr("Computed from the file (current mechanism)"));
+  source_->addItem(tr("The file's attention weights ('attn')"));
+  source_->setToolTip(tr("The file has both inputs and precomputed weights: compute attention from q/k/v or x "
+                         "with the configuration, or show its 'attn' as it is, layer by layer."));
+  closeFile_->setToolTip(tr("Forget the loaded file and attend over the text above again."));
 
   auto* form = new QFormLayout(this);
   form->addRow(tr("Example"), examples_);
@@ -41,6 +55,10 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
   form->addRow(tr("Key text"), key_);
   form->addRow(tr("Tokenizer"), tokenizer_);
   form->addRow(tr("Loaded"), loaded_);
+  auto* fileRow = new QHBoxLayout;
+  fileRow->addWidget(source_, 1);
+  fileRow->addWidget(closeFile_);
+  form->addRow(QString(), fileRow);
 
   auto* focus = new QAction(tr("Edit Query Text"), this);
   focus->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
@@ -57,6 +75,8 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
     const QString text = examples_->itemData(i).toString();
     if (!text.isEmpty()) setQueryText(text);
   });
+  connect(source_, &QComboBox::activated, this, [this](int i) { model_->setPrecomputedPreferred(i == 1); });
+  connect(closeFile_, &QPushButton::clicked, model_, &ExplorerModel::clearLoadedInput);
   connect(model_, &ExplorerModel::inputChanged, this, &InputPanel::refreshLoaded);
   connect(model_, &ExplorerModel::resultChanged, this, &InputPanel::refreshLoaded);
 }
@@ -68,17 +88,38 @@ void InputPanel::setQueryText(const QString& text) {
 
 void InputPanel::refreshLoaded() {
   loaded_->clear();
-  if (model_->hasLoadedInput()) {
-    loaded_->addItem(model_->loadedSource());
-    const auto* in = model_->loadedInput();
-    auto shape = [](const attn::Mat& m) { return QStringLiteral("[%1, %2]").arg(m.rows()).arg(m.cols()); };
-    if (in->x.size() > 0) loaded_->addItem(QStringLiteral("  x %1").arg(shape(in->x)));
-    if (in->xKv.size() > 0) loaded_->addItem(QStringLiteral("  x_kv %1").arg(shape(in->xKv)));
-    if (!in->q.empty())
-      loaded_->addItem(QStringLiteral("  q, k, v: %1 heads, q %2").arg(in->q.size()).arg(shape(in->q.front())));
-    if (!in->queryTokens.empty()) loaded_->addItem(tr("  %1 tokens").arg(in->queryTokens.size()));
+  const attn::LoadedInput* file = model_->loadedFile();
+  const bool both = file && file->hasEngineInput() && file->hasAttention();
+  source_->setVisible(both);
+  source_->setCurrentIndex(model_->precomputedPreferred() ? 1 : 0);
+  closeFile_->setVisible(file != nullptr);
+  if (file) {
+    // The core's own table (as `attnscope-cli info` prints it), one line per
+    // row, under the file's name: arrays with dtype, shape and use; the views fed.
+    loaded_->setMaximumHeight(220);
+    auto* title = new QListWidgetItem(tr("%1 (%2)").arg(QFileInfo(model_->loadedSource()).fileName(),
+                                                         QString::fromStdString(file->format)));
+    QFont bold = title->font();
+    bold.setBold(true);
+    title->setFont(bold);
+    title->setToolTip(model_->loadedSource());
+    loaded_->addItem(title);
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    const QStringList lines = QString::fromStdString(attn::describeInput(*file)).split(QLatin1Char('\n'));
+    for (qsizetype i = 1; i < lines.size(); ++i) {  // line 0 repeats the path
+      if (lines[i].isEmpty()) continue;
+      auto* item = new QListWidgetItem(lines[i], loaded_);
+      item->setFont(mono);
+      item->setToolTip(lines[i].trimmed());
+      if (lines[i].startsWith(QLatin1String("warning:"))) item->setForeground(QColor(0xb0, 0x60, 0x00));
+    }
+    if (model_->showsPrecomputed() && model_->numLayers() > 0)
+      loaded_->addItem(tr("showing 'attn': layer %1 of %2 (pick a tile in the head grid)")
+                           .arg(model_->currentLayer() + 1)
+                           .arg(model_->numLayers()));
     return;
   }
+  loaded_->setMaximumHeight(90);
   if (model_->hasResult()) {
     const auto& r = model_->result();
     loaded_->addItem(tr("text: %1 query tokens").arg(r.nq()));

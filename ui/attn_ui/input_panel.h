@@ -5,6 +5,7 @@
 
 class QComboBox;
 class QLineEdit;
+class QPushButton;
 class QListWidget;
 class QPlainTextEdit;
 
@@ -22,6 +23,10 @@ class InputPanel : public QWidget {
   QLineEdit* keyEdit() const { return key_; }
   QComboBox* exampleSelector() const { return examples_; }
   QListWidget* loadedList() const { return loaded_; }
+  /// For a file with q/k/v (or x) and 'attn': compute (0) or show 'attn' (1).
+  QComboBox* sourceSelector() const { return source_; }
+  /// Leaves the loaded file and goes back to the text input.
+  QPushButton* closeFileButton() const { return closeFile_; }
 
  private:
   void refreshLoaded();
@@ -32,6 +37,8 @@ class InputPanel : public QWidget {
   QComboBox* tokenizer_;
   QComboBox* examples_;
   QListWidget* loaded_;
+  QComboBox* source_;
+  QPushButton* closeFile_;
 };
 
 }  // namespace attn::ui

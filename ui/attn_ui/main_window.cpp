@@ -17,6 +17,7 @@
 #include "attn_ui/config_panel.h"
 #include "attn_ui/examples.h"
 #include "attn_ui/explorer_model.h"
+#include "attn_ui/file_open_controller.h"
 #include "attn_ui/head_grid.h"
 #include "attn_ui/heatmap_panel.h"
 #include "attn_ui/input_panel.h"
@@ -38,6 +39,7 @@ MainWindow::MainWindow(QWidget* parent)
   setCentralWidget(heatmapPanel_);
   buildMenus();
   sessions_ = new SessionController(this);
+  files_ = new FileOpenController(this);  // File > Open… and Recent Files, above the session entries
   new PreferencesMenu(this);
   setAcceptDrops(true);
   addPanel(tr("Input"), inputPanel_, Qt::LeftDockWidgetArea);
@@ -110,19 +112,21 @@ void MainWindow::restoreLayout() {
 }
 
 bool MainWindow::openFile(const QString& path) {
-  if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) return sessions_->openPath(path);
-  statusBar()->showMessage(tr("%1: only session files (.json) can be opened here so far").arg(path), 8000);
-  return false;
+  files_->open(path);
+  return FileOpenController::canOpen(path);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+  for (const QUrl& url : event->mimeData()->urls())
+    if (url.isLocalFile() && FileOpenController::canOpen(url.toLocalFile())) return event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-  for (const QUrl& url : event->mimeData()->urls())
-    if (url.isLocalFile()) openFile(url.toLocalFile());
-  event->acceptProposedAction();
+  for (const QUrl& url : event->mimeData()->urls())  // the first file it can open
+    if (url.isLocalFile() && FileOpenController::canOpen(url.toLocalFile())) {
+      openFile(url.toLocalFile());
+      return event->acceptProposedAction();
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

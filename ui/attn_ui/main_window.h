@@ -17,6 +17,7 @@ namespace attn::ui {
 
 class ConfigPanel;
 class ExplorerModel;
+class FileOpenController;
 class HeatmapPanel;
 class HeatmapWidget;
 class InputPanel;
@@ -35,6 +36,7 @@ class MainWindow : public QMainWindow {
   InputPanel* inputPanel() const { return inputPanel_; }
   ConfigPanel* configPanel() const { return configPanel_; }
   SessionController* sessions() const { return sessions_; }
+  FileOpenController* fileOpener() const { return files_; }
   StatusSummary* statusSummary() const { return status_; }
 
   /// Puts `panel` in a dock titled `title`, lists it in the View menu, and
@@ -42,7 +44,8 @@ class MainWindow : public QMainWindow {
   /// panel's class name unless the panel has an object name.
   QDockWidget* addPanel(const QString& title, QWidget* panel,
                         Qt::DockWidgetArea area = Qt::RightDockWidgetArea);
-  /// Opens a dropped or command-line file: a .json session, else an input file.
+  /// Opens a dropped or command-line file (tensors, .txt text or a .json
+  /// session) on a worker; false when the type is not one it opens.
   bool openFile(const QString& path);
   /// The top-level menu with this title, created (before Help) on first use.
   QMenu* menu(const QString& title);
@@ -63,6 +66,7 @@ class MainWindow : public QMainWindow {
   InputPanel* inputPanel_;
   ConfigPanel* configPanel_;
   SessionController* sessions_ = nullptr;
+  FileOpenController* files_ = nullptr;
   StatusSummary* status_ = nullptr;
   QMenu* helpMenu_ = nullptr;
   QMenu* panelsMenu_ = nullptr;

@@ -8,12 +8,14 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 #include <numbers>
 
+#include "attn/input_file.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/heatmap_widget.h"
 #include "attn_ui/metrics_bar_chart.h"
@@ -27,7 +29,8 @@ namespace {
 // the panel skips it and says so (12 heads of N = 1024 are still compared).
 constexpr double kMaxSimilarityWork = 1e8;
 
-enum class RowMeasure { Entropy, NormalizedEntropy, MaxWeight, MeanDistance, CoverageK };
+enum class RowMeasure { Entropy, NormalizedEntropy, MaxWeight, MeanDistance, CoverageK, MaxMinGap, MaxMinRatio,
+                        OffsetProfile };
 
 QStringList toLabels(const std::vector<std::string>& tokens) {
   QStringList l;
@@ -78,6 +81,9 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   rowMeasure_->addItem(tr("max weight"), int(RowMeasure::MaxWeight));
   rowMeasure_->addItem(tr("mean attention distance"), int(RowMeasure::MeanDistance));
   rowMeasure_->addItem(tr("keys covering the mass (k)"), int(RowMeasure::CoverageK));
+  rowMeasure_->addItem(tr("max − min weight"), int(RowMeasure::MaxMinGap));
+  rowMeasure_->addItem(tr("max / min weight"), int(RowMeasure::MaxMinRatio));
+  rowMeasure_->addItem(tr("relative-offset profile (mass at j − i)"), int(RowMeasure::OffsetProfile));
   rowMeasure_->setToolTip(tr("Which per-row measure the curve shows for the selected head."));
   bits_->setToolTip(tr("Entropy in bits instead of nats."));
   coverage_->setRange(0.05, 1.0);
@@ -172,15 +178,43 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   connect(coverage_, &QDoubleSpinBox::valueChanged, this, [this] { launch(); });
 
   if (model_) {
-    connect(model_, &ExplorerModel::resultChanged, this,
-            [this] { setResult(model_->resultPtr(), model_->currentHead()); });
+    connect(model_, &ExplorerModel::resultChanged, this, &MetricsPanel::followModel);
     connect(model_, &ExplorerModel::currentHeadChanged, this, &MetricsPanel::setCurrentHead);
     connect(this, &MetricsPanel::headActivated, model_, &ExplorerModel::setCurrentHead);
-    if (model_->hasResult()) setResult(model_->resultPtr(), model_->currentHead());
+    // The layer shown here and in the heatmap is one choice.
+    connect(model_, &ExplorerModel::currentLayerChanged, this, [this](int l) {
+      if (layeredFrom_) layer_->setValue(l + 1);
+    });
+    connect(layer_, &QSpinBox::valueChanged, this, [this](int l) {
+      if (layeredFrom_) model_->setCurrentLayer(l - 1);
+    });
+    if (model_->hasResult()) followModel();
   }
 }
 
 MetricsPanel::~MetricsPanel() = default;
+
+// Precomputed weights with layers (a loaded file's 'attn') are analyzed as
+// layers, once per file: per-layer bars, rollout and flow. Anything else is
+// the model's engine result.
+void MetricsPanel::followModel() {
+  if (model_->showsPrecomputed() && model_->numLayers() > 1) {
+    auto file = model_->loadedFilePtr();
+    if (file != layeredFrom_) {
+      layeredFrom_ = file;
+      setLayers(file->attention.layers, model_->result().keyTokens, model_->currentHead());
+    } else {
+      setCurrentHead(model_->currentHead());
+    }
+    return;
+  }
+  if (layeredFrom_ || model_->resultPtr() != result_) {
+    layeredFrom_.reset();
+    setResult(model_->resultPtr(), model_->currentHead());
+  } else {
+    setCurrentHead(model_->currentHead());  // same result: no new analysis
+  }
+}
 
 attn::AnalysisOptions MetricsPanel::options() const {
   attn::AnalysisOptions o;
@@ -267,6 +301,10 @@ void MetricsPanel::deliver(const std::shared_ptr<Job>& job) {
   similarityNote_->setVisible(!job->options.headSimilarity);
   similarityNote_->setText(tr("Too many heads × tokens to compare every pair here; use attnscope-cli metrics."));
   similarity_->setVisible(job->options.headSimilarity);
+  if (layeredFrom_ && model_) {
+    const QSignalBlocker block(layer_);  // already the model's layer
+    layer_->setValue(model_->currentLayer() + 1);
+  }
   redraw();
   emit analysisChanged();
 }
@@ -333,6 +371,15 @@ void MetricsPanel::drawRows() {
   }
   const auto& h = an->heads[static_cast<size_t>(head_)];
   const auto which = static_cast<RowMeasure>(rowMeasure_->currentData().toInt());
+  const QString where = layered_ ? tr("layer %1, head %2").arg(layer_->value()).arg(head_ + 1) : tr("head %1").arg(head_ + 1);
+  if (which == RowMeasure::OffsetProfile) {  // x = key offset j - i, not a query token
+    const attn::Vec& m = h.offsets.mass;
+    QStringList offsets;
+    for (Eigen::Index k = 0; k < m.size(); ++k) offsets << QString::number(h.offsets.minOffset + k);
+    rows_->setCurve(std::vector<double>(m.data(), m.data() + m.size()), {}, offsets,
+                    tr("mass at each key offset j − i, averaged over rows — %1").arg(where), tr("mass"));
+    return;
+  }
   const attn::Vec* v = nullptr;
   QString label;
   std::vector<double> bound;
@@ -347,9 +394,11 @@ void MetricsPanel::drawRows() {
     case RowMeasure::MaxWeight: v = &h.perRow.maxWeight; label = tr("max weight"); break;
     case RowMeasure::MeanDistance: v = &h.perRow.meanDistance; label = tr("distance (tokens)"); break;
     case RowMeasure::CoverageK: v = &h.perRow.coverageK; label = tr("k (keys)"); break;
+    case RowMeasure::MaxMinGap: v = &h.perRow.maxMinGap; label = tr("max − min"); break;
+    case RowMeasure::MaxMinRatio: v = &h.perRow.maxMinRatio; label = tr("max / min"); break;
+    case RowMeasure::OffsetProfile: return;  // drawn above
   }
   std::vector<double> values(v->data(), v->data() + v->size());
-  const QString where = layered_ ? tr("layer %1, head %2").arg(layer_->value()).arg(head_ + 1) : tr("head %1").arg(head_ + 1);
   rows_->setCurve(values, bound, tokens_, tr("%1 per query token — %2").arg(rowMeasure_->currentText(), where), label);
 }
 

@@ -18,6 +18,10 @@ class QDoubleSpinBox;
 class QLabel;
 class QSpinBox;
 
+namespace attn {
+struct LoadedInput;
+}
+
 namespace attn::ui {
 
 class ExplorerModel;
@@ -75,6 +79,7 @@ class MetricsPanel : public QWidget {
   void drawLayers();
   void showFlags();
   attn::AnalysisOptions options() const;
+  void followModel();
 
   ExplorerModel* model_;
   MetricsBarChart* bars_;
@@ -100,6 +105,9 @@ class MetricsPanel : public QWidget {
   std::shared_ptr<const attn::Analysis> analysis_;
   std::shared_ptr<const attn::LayeredAnalysis> layered_;
   int head_ = 0;
+  // The model's loaded file whose layers are analyzed (rollout, flow); null
+  // when following the model's engine result.
+  std::shared_ptr<const attn::LoadedInput> layeredFrom_;
   quint64 generation_ = 0;  // newest request; older results are dropped
   int pending_ = 0;
   bool rerun_ = false;  // input changed while an analysis ran

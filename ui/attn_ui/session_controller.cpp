@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLineEdit>
@@ -63,6 +64,7 @@ void SessionController::apply(const attn::Session& s) {
   window_->configPanel()->setSpec(s.spec);
   window_->heatmapPanel()->setQuantityKey(QString::fromStdString(s.view.quantity));
   window_->heatmapPanel()->setColormapName(QString::fromStdString(s.view.colormap));
+  if (!s.input.file.empty()) window_->openFile(QString::fromStdString(s.input.file));  // read on a worker
   // Head and pinned row refer to the result, so they wait for it.
   const int head = s.view.head, row = s.view.pinnedRow;
   auto* once = new QMetaObject::Connection;
@@ -80,6 +82,8 @@ bool SessionController::openPath(const QString& path) {
     emit message(tr("Could not open the session: %1").arg(QString::fromStdString(s.error().message)));
     return false;
   }
+  if (!s->input.file.empty())  // relative to the session's folder, as attnscope-cli reads it
+    s->input.file = QFileInfo(QFileInfo(path).dir(), QString::fromStdString(s->input.file)).absoluteFilePath().toStdString();
   apply(*s);
   path_ = path;
   remember(path);
