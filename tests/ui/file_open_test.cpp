@@ -216,12 +216,19 @@ TEST(FileOpen, LayeredAttentionFillsTheGridAndTheRollout) {
 }
 
 TEST(FileOpen, CrossAttentionLayersKeepTheirKeyTokens) {
-  MainWindow w;
-  settle(w);
+  MainWindow w;  // opened while the example sentence may still be computing
+  QList<int> rowsShownWithTheFile;  // a sentence result must not appear under the file's name
+  QObject::connect(w.model(), &ExplorerModel::resultChanged, &w, [&] {
+    if (w.model()->hasLoadedInput()) rowsShownWithTheFile << w.model()->result().nq();
+  });
   openAndSettle(w, io("contract_attn.npz"));  // attn [3, 2, 4, 5]
+  EXPECT_EQ(rowsShownWithTheFile.count(4), rowsShownWithTheFile.size());
+  EXPECT_FALSE(rowsShownWithTheFile.isEmpty());
+  const QStringList keys({"le", "chat", "est", "assis", "."});
+  EXPECT_EQ(w.findChild<MetricsPanel*>()->tokens(), keys);  // the file's labels, never the sentence's
   ASSERT_TRUE(w.model()->showsPrecomputed());
   EXPECT_EQ(w.model()->numLayers(), 3);
-  EXPECT_EQ(w.model()->keyLabels(), QStringList({"le", "chat", "est", "assis", "."}));
+  EXPECT_EQ(w.model()->keyLabels(), keys);
   w.model()->setCurrentLayerHead(2, 1);
   settle(w);
   const auto file = attn::loadInputFile(io("contract_attn.npz").toStdString()).value();

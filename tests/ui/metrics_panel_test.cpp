@@ -103,6 +103,14 @@ TEST(MetricsPanel, OtherMeasuresAndRowCurves) {
   EXPECT_EQ(p.rowChart()->values()[4], want.heads[0].perRow.maxWeight[4]);
   p.setCurrentHead(3);
   EXPECT_EQ(p.rowChart()->values()[4], want.heads[3].perRow.maxWeight[4]);
+  p.rowMeasureSelector()->setCurrentIndex(p.rowMeasureSelector()->findText("max / min weight"));
+  EXPECT_EQ(p.rowChart()->values()[4], want.heads[3].perRow.maxMinRatio[4]);
+  // The relative-offset profile: one value per offset j - i, from -(N-1) to N-1 here.
+  p.rowMeasureSelector()->setCurrentIndex(p.rowMeasureSelector()->findText("relative-offset profile (mass at j − i)"));
+  const auto& mass = want.heads[3].offsets.mass;
+  ASSERT_EQ(p.rowChart()->values().size(), static_cast<size_t>(mass.size()));
+  for (Eigen::Index k = 0; k < mass.size(); ++k) EXPECT_EQ(p.rowChart()->values()[static_cast<size_t>(k)], mass[k]);
+  EXPECT_NE(p.rowChart()->title().indexOf("offset"), -1);
 }
 
 TEST(MetricsPanel, ClickingABarActivatesItsHead) {

@@ -323,7 +323,10 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
   const bool newest = job->generation == generation_;
   // Jobs run one at a time in request order, so a result is always newer than
   // the one on screen; the check keeps that true should that ever change.
-  if (job->generation > shownGeneration_) {
+  // A file opened or closed since this job started: its result would show one
+  // input under the other's labels and titles; the newest request follows.
+  const bool otherInput = job->file != file_ || job->precomputed != showsPrecomputed();
+  if (job->generation > shownGeneration_ && !(otherInput && !newest)) {
     if (job->result) {
       result_ = job->result;
       resultSpec_ = job->spec;

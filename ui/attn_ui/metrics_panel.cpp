@@ -202,7 +202,11 @@ void MetricsPanel::followModel() {
     auto file = model_->loadedFilePtr();
     if (file != layeredFrom_) {
       layeredFrom_ = file;
-      setLayers(file->attention.layers, model_->result().keyTokens, model_->currentHead());
+      // The file's own labels (a result shown meanwhile may still be an older input's).
+      std::vector<std::string> tokens = file->input.keyTokens.empty() ? file->input.queryTokens : file->input.keyTokens;
+      if (tokens.empty())
+        for (int j = 0; j < file->attention.nk(); ++j) tokens.push_back(std::to_string(j));
+      setLayers(file->attention.layers, std::move(tokens), model_->currentHead());
     } else {
       setCurrentHead(model_->currentHead());
     }

@@ -61,6 +61,8 @@ class MetricsPanel : public QWidget {
   QComboBox* layerFlowSelector() const { return rolloutKind_; }
   QSpinBox* layerSelector() const { return layer_; }
   QLabel* flagsLabel() const { return flags_; }
+  /// Token labels of the analysed input (rows of the curve, axes of rollout).
+  const QStringList& tokens() const { return tokens_; }
   QLabel* thresholdsLabel() const { return thresholds_; }
 
  signals:

@@ -16,7 +16,7 @@ void installExtraPanels(MainWindow& window) {
     const auto* a = metrics->analysis();
     window.statusSummary()->setExtraWarnings(a ? collapseWarnings(*a) : QStringList{});
   });
-  window.addPanel(QObject::tr("Tiling & approximation"), new TilingPanel(window.model()), Qt::RightDockWidgetArea)
+  window.addPanel(QObject::tr("Tiling and approximation"), new TilingPanel(window.model()), Qt::BottomDockWidgetArea)
       ->hide();  // a teaching view: opened from the View menu
   new ClassroomActions(window);  // step-through, token lines, compare, toy input; export; presentation
 }

@@ -1,6 +1,7 @@
 #include "attn_ui/tiling_panel.h"
 
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
@@ -34,9 +35,9 @@ QColor stateColor(attn::BlockState s) {
 
 QString stateName(attn::BlockState s) {
   switch (s) {
-    case attn::BlockState::AllAllowed: return QObject::tr("computed");
-    case attn::BlockState::Mixed: return QObject::tr("computed, mask tested");
-    case attn::BlockState::AllMasked: return QObject::tr("skipped (all masked)");
+    case attn::BlockState::AllAllowed: return QObject::tr("full");
+    case attn::BlockState::Mixed: return QObject::tr("partly masked");
+    case attn::BlockState::AllMasked: return QObject::tr("skipped");
   }
   return {};
 }
@@ -140,9 +141,13 @@ TilingPanel::TilingPanel(ExplorerModel* model, QWidget* parent)
     l->setWordWrap(true);
     l->setTextFormat(Qt::RichText);
   }
+  // Wide rather than tall (a bottom dock): the schedule and its controls on
+  // the left, the row's trace table on the right.
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(path_);
   layout->addWidget(error_);
+  auto* columns = new QHBoxLayout;
+  auto* left = new QVBoxLayout;
   auto* form = new QFormLayout;
   tile_->setRange(1, 4096);
   tile_->setValue(4);
@@ -152,17 +157,26 @@ TilingPanel::TilingPanel(ExplorerModel* model, QWidget* parent)
   row_->setToolTip(tr("The query row whose online softmax is traced (follows the pinned row)."));
   form->addRow(tr("Tile size"), tile_);
   form->addRow(tr("Query row"), row_);
-  layout->addLayout(form);
-  layout->addWidget(schedule_, 2);
-  layout->addWidget(legend_);
+  left->addLayout(form);
+  left->addWidget(schedule_, 1);
+  left->addWidget(legend_);
+  columns->addLayout(left, 2);
+  auto* right = new QVBoxLayout;
   table_->setColumnCount(7);
-  table_->setHorizontalHeaderLabels({tr("keys"), tr("tile"), tr("tile max"), tr("running max m"),
-                                     tr("rescale e^(m_old−m)"), tr("normalizer l"), tr("H so far")});
+  table_->setHorizontalHeaderLabels({tr("keys"), tr("tile"), tr("tile max"), tr("max m"), tr("rescale"),
+                                     tr("sum l"), tr("H so far")});
+  table_->horizontalHeaderItem(3)->setToolTip(tr("running max m of the row after this tile"));
+  table_->horizontalHeaderItem(4)->setToolTip(tr("e^(m_old − m_new): the factor applied to l and the output"));
+  table_->horizontalHeaderItem(5)->setToolTip(tr("running normalizer l = Σ e^(s − m) over the keys seen so far"));
+  table_->horizontalHeaderItem(6)->setToolTip(tr("entropy so far, H = log l − t/l (t = Σ e^(s − m)(s − m))"));
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  layout->addWidget(table_, 3);
-  layout->addWidget(summary_);
+  table_->setMinimumHeight(120);
+  right->addWidget(table_, 1);
+  right->addWidget(summary_);
+  columns->addLayout(right, 3);
+  layout->addLayout(columns, 1);
   layout->addWidget(message_);
 
   connect(tile_, &QSpinBox::valueChanged, this, &TilingPanel::refresh);
@@ -238,12 +252,11 @@ void TilingPanel::refresh() {
   fillTable();
   const double H = view_->trace.finalEntropy;
   summary_->setText(tr("Row %1: H = log l − t/l = %2 nats after the last tile; the engine's entropy of this "
-                       "row: %3 nats. Tiles of the %4 path: %5 × %6.")
+                       "row (%3 path): %4 nats. The tiled path itself runs %5 × %6 tiles (sparse: 64 × 64).")
                         .arg(view_->row)
-                        .arg(num(H, 6), num(view_->engineEntropy, 6))
-                        .arg(QString::fromStdString(r.execUsed))
-                        .arg(view_->engineTiles.queryBlock)
-                        .arg(view_->engineTiles.keyBlock));
+                        .arg(num(H, 6), QString::fromStdString(r.execUsed), num(view_->engineEntropy, 6))
+                        .arg(attn::TileConfig{}.queryBlock)
+                        .arg(attn::TileConfig{}.keyBlock));
 }
 
 void TilingPanel::fillTable() {

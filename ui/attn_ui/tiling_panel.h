@@ -1,5 +1,5 @@
 #pragma once
-// The "Tiling & approximation" panel (issue 8): which execution path ran (and
+// The "Tiling and approximation" panel (issue 8): which execution path ran (and
 // what `auto` picked), the approximation error of performer / linear_elu /
 // linformer against exact softmax attention, and a teaching view of tiled
 // execution: the block schedule under the mask (computed, tested cell by cell,
@@ -30,7 +30,7 @@ class BlockScheduleWidget : public QWidget {
   explicit BlockScheduleWidget(QWidget* parent = nullptr);
   void setSchedule(const attn::BlockSchedule& schedule, int highlightQueryBlock);
   void clear();
-  QSize sizeHint() const override { return {260, 260}; }
+  QSize sizeHint() const override { return {220, 220}; }
 
  protected:
   void paintEvent(class QPaintEvent*) override;

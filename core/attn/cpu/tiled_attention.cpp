@@ -94,6 +94,44 @@ inline void expRow(float* s, float* e, int n, float m, bool mayMask, double& l, 
   t = (E * S).sum();
 }
 
+// In place: s becomes e = exp(s - m), 0 where masked (s below kMaskedBelow,
+// or -inf); returns l = sum e and t = sum e (s - m). One load, one store and
+// one vectorized exp per cell; masked cells are cleared with a lane mask.
+inline void expRowInPlace(float* s, int n, float m, bool mayMask, double& l, double& t) {
+  using namespace Eigen::internal;
+  using Packet = packet_traits<float>::type;
+  constexpr int kLanes = packet_traits<float>::size;
+  const Packet pm = pset1<Packet>(m), below = pset1<Packet>(kMaskedBelow);
+  Packet accL = pset1<Packet>(0.0f), accT = pset1<Packet>(0.0f);
+  int j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    const Packet v = ploadu<Packet>(s + j);
+    Packet d = psub(v, pm);
+    Packet x = pexp(d);
+    if (mayMask) {
+      const Packet keep = pcmp_le(below, v);  // all ones where allowed
+      x = pand(x, keep);
+      d = pand(d, keep);
+    }
+    pstoreu(s + j, x);
+    accL = padd(accL, x);
+    accT = pmadd(x, d, accT);
+  }
+  float lf = predux(accL), tf = predux(accT);
+  for (; j < n; ++j) {
+    if (mayMask && !(s[j] >= kMaskedBelow)) {
+      s[j] = 0.0f;
+      continue;
+    }
+    const float d = s[j] - m, x = std::exp(d);
+    s[j] = x;
+    lf += x;
+    tf += x * d;
+  }
+  l = lf;
+  t = tf;
+}
+
 void prepareStats(RowStats& st, int nq) {
   st.entropy.resize(nq);
   st.max.resize(nq);
@@ -201,8 +239,11 @@ void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat&
                                  Mat& output, RowStats& st, int threads, Mat* scaledLogits) {
   const int nq = static_cast<int>(in.q->rows()), nk = static_cast<int>(in.k->rows());
   const int dk = static_cast<int>(in.q->cols()), dv = static_cast<int>(in.v->cols());
-  // The block's full-width rows are written, normalized and multiplied by V
-  // in turn: keep them within about 1 MB so they stay in L2 between passes.
+  // A block's full-width rows live in a per-thread buffer (at most about 1 MB,
+  // so it stays in L2) while they are scored, exponentiated and multiplied by
+  // V; the normalized weights are written to `weights` once, by the last pass.
+  // Writing the scores straight into `weights` cost a zeroing pass (Eigen's
+  // dst = A * B clears dst first) and every later pass over cold memory.
   const int rowsInL2 = std::max(16, (1 << 18) / std::max(1, nk));
   const int bq = std::min({cfg.queryBlock, nq, rowsInL2}), bk = std::min(cfg.keyBlock, nk);
   if (weights.rows() != nq || weights.cols() != nk) weights.resize(nq, nk);
@@ -215,23 +256,23 @@ void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat&
   for (int b = 0; b < numBlocks; ++b) {
     TileScratch& sc = threadScratch();
     if (sc.qs.rows() < bq || sc.qs.cols() != dk) sc.qs.resize(bq, dk);
-    ensureSize(sc.tmp, 1, nk);
+    if (sc.rows.rows() < bq || sc.rows.cols() != nk) sc.rows.resize(bq, nk);
     const int i0 = b * bq, r = std::min(bq, nq - i0);
     sc.qs.topLeftCorner(r, dk) = in.q->middleRows(i0, r) * in.scale;
-    auto w = weights.middleRows(i0, r);  // row-major: r contiguous rows
+    auto S = sc.rows.topRows(r);  // r contiguous rows of nk scores
     bool mayMask = in.bias != nullptr;
     for (int j0 = 0; j0 < nk; j0 += bk) {
       const int c = std::min(bk, nk - j0);
       const BlockState state = tileState(in.mask, i0, i0 + r, j0, j0 + c);
       if (state == BlockState::AllMasked) {
-        w.middleCols(j0, c).setConstant(kMasked);
+        S.middleCols(j0, c).setConstant(kMasked);
         mayMask = true;
         if (scaledLogits)  // the logits view shows masked cells' logits too
           scaledLogits->block(i0, j0, r, c).noalias() =
               sc.qs.topLeftCorner(r, dk) * in.k->middleRows(j0, c).transpose();
         continue;
       }
-      auto tile = w.middleCols(j0, c);
+      auto tile = S.middleCols(j0, c);
       tile.noalias() = sc.qs.topLeftCorner(r, dk) * in.k->middleRows(j0, c).transpose();
       if (scaledLogits) scaledLogits->block(i0, j0, r, c) = tile;
       if (in.bias) tile += in.bias->block(i0, j0, r, c);
@@ -240,27 +281,33 @@ void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat&
         maskMixedTile(*in.mask, i0, j0, tile);
       }
     }
-    float* e = sc.tmp.data();
     for (int a = 0; a < r; ++a) {
       const int i = i0 + a;
-      float* s = &w(a, 0);
-      Eigen::Map<Eigen::ArrayXf> S(s, nk), E(e, nk);
-      const float m = S.maxCoeff();
+      float* s = &S(a, 0);
+      Eigen::Map<Eigen::ArrayXf> row(s, nk);
+      const float m = row.maxCoeff();
       if (m < kMaskedBelow) {  // every key masked: all-zero weights, flagged
-        S.setZero();
+        row.setZero();
+        weights.row(i).setZero();
         st.entropy[i] = 0.0f;
         st.max[i] = -std::numeric_limits<float>::infinity();
         st.sum[i] = 0.0f;
         continue;
       }
       double l, t;
-      expRow(s, e, nk, m, mayMask, l, t);
-      S = E * static_cast<float>(1.0 / l);
+      expRowInPlace(s, nk, m, mayMask, l, t);
+      weights.row(i) = row.matrix().transpose() * static_cast<float>(1.0 / l);
       st.entropy[i] = static_cast<float>(std::max(0.0, std::log(l) - t / l));
       st.max[i] = m;
       st.sum[i] = static_cast<float>(l);
     }
-    output.middleRows(i0, r).noalias() = w * *in.v;
+    // O = diag(1/l) (E V): the unnormalized rows are still in cache.
+    auto out = output.middleRows(i0, r);
+    out.noalias() = S * *in.v;
+    for (int a = 0; a < r; ++a) {
+      const float l = st.sum[i0 + a];
+      out.row(a) *= l > 0.0f ? 1.0f / l : 0.0f;
+    }
   }
   collectFullyMasked(st);
 }
@@ -268,10 +315,9 @@ void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat&
 void softmaxRowsInPlace(Mat& scores, RowStats& st) {
   const int nq = static_cast<int>(scores.rows()), nk = static_cast<int>(scores.cols());
   prepareStats(st, nq);
-  std::vector<float> e(static_cast<size_t>(std::max(nk, 1)));
   for (int i = 0; i < nq; ++i) {
     float* s = &scores(i, 0);
-    Eigen::Map<Eigen::ArrayXf> S(s, nk), E(e.data(), nk);
+    Eigen::Map<Eigen::ArrayXf> S(s, nk);
     const float m = nk > 0 ? S.maxCoeff() : -std::numeric_limits<float>::infinity();
     if (!(m >= kMaskedBelow)) {  // every key masked (or no keys): zeros, flagged
       S.setZero();
@@ -280,11 +326,9 @@ void softmaxRowsInPlace(Mat& scores, RowStats& st) {
       st.sum[i] = 0.0f;
       continue;
     }
-    // Masked cells only exist below the row max; the fused pass is exact when there are none.
-    const bool mayMask = S.minCoeff() < kMaskedBelow;
     double l, t;
-    expRow(s, e.data(), nk, m, mayMask, l, t);
-    S = E * static_cast<float>(1.0 / l);
+    expRowInPlace(s, nk, m, /*mayMask=*/true, l, t);
+    S *= static_cast<float>(1.0 / l);
     st.entropy[i] = static_cast<float>(std::max(0.0, std::log(l) - t / l));
     st.max[i] = m;
     st.sum[i] = static_cast<float>(l);

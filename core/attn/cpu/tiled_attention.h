@@ -41,10 +41,11 @@ struct TileScratch {
   Mat s;                      // score / probability tile
   Mat acc;                    // running output of a query block
   Mat tmp;                    // exp workspace, one row per query of the block
+  Mat rows;                   // full-width score rows of a block (weights path)
   Eigen::VectorXd m, l, t;    // running max, normalizer, entropy numerator
 
   size_t bytes() const {
-    return sizeof(float) * static_cast<size_t>(qs.size() + s.size() + acc.size() + tmp.size()) +
+    return sizeof(float) * static_cast<size_t>(qs.size() + s.size() + acc.size() + tmp.size() + rows.size()) +
            sizeof(double) * static_cast<size_t>(m.size() + l.size() + t.size());
   }
 };
