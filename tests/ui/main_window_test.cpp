@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QImage>
@@ -21,6 +22,7 @@
 #include "attn_ui/heatmap_widget.h"
 #include "attn_ui/input_panel.h"
 #include "attn_ui/main_window.h"
+#include "attn_ui/mask_selector.h"
 #include "attn_ui/session_controller.h"
 
 namespace attn::ui {
@@ -48,8 +50,7 @@ TEST(MainWindow, ChoosingTheCausalMaskChangesTheHeatmap) {
   settle(w);
   const attn::Mat before = w.heatmap()->matrix();
   EXPECT_GT(before(0, before.cols() - 1), 0.0f);
-  auto* mask = w.configPanel()->maskSelector();
-  mask->setCurrentIndex(mask->findData("causal"));
+  w.configPanel()->maskSelector()->familyCheck("causal")->setChecked(true);
   settle(w);
   const attn::Mat after = w.heatmap()->matrix();
   ASSERT_EQ(after.rows(), before.rows());
@@ -77,8 +78,7 @@ TEST(MainWindow, HeadSelectorAndTemperatureReachTheModel) {
 TEST(MainWindow, QuantitySelectorDrawsLogitsWithMaskedCellsAsNaN) {
   MainWindow w;
   settle(w);
-  auto* mask = w.configPanel()->maskSelector();
-  mask->setCurrentIndex(mask->findData("causal"));
+  w.configPanel()->maskSelector()->familyCheck("causal")->setChecked(true);
   settle(w);
   auto* q = w.heatmapPanel()->quantitySelector();
   q->setCurrentIndex(q->findData(int(HeatmapQuantity::ScaledLogits)));
@@ -155,8 +155,7 @@ TEST(SessionController, SaveThenOpenRestoresInputConfigurationAndView) {
     MainWindow w;
     settle(w);
     w.inputPanel()->queryEdit()->setPlainText("alpha beta gamma delta");
-    auto* mask = w.configPanel()->maskSelector();
-    mask->setCurrentIndex(mask->findData("causal"));
+    w.configPanel()->maskSelector()->familyCheck("causal")->setChecked(true);
     w.configPanel()->headsSpin()->setValue(8);
     settle(w);
     w.model()->setCurrentHead(5);

@@ -2,15 +2,17 @@
 
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLineEdit>
 #include <QSlider>
 #include <QSpinBox>
+#include <QVBoxLayout>
 #include <cmath>
 
 #include "attn/exec_path.h"
 #include "attn_ui/explorer_model.h"
+#include "attn_ui/mask_selector.h"
 
 namespace attn::ui {
 namespace {
@@ -50,8 +52,7 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
       temperatureValue_(new QLabel(this)),
       init_(new QComboBox(this)),
       seed_(new QSpinBox(this)),
-      mask_(new QComboBox(this)),
-      maskSpec_(new QLineEdit(this)),
+      mask_(new MaskSelector(this)),
       positional_(new QComboBox(this)),
       exec_(new QComboBox(this)),
       backend_(new QComboBox(this)),
@@ -82,14 +83,14 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   seed_->setRange(0, 1 << 30);
   seed_->setValue(42);
   seed_->setToolTip(tr("Seed for embeddings and weights: the same seed gives the same numbers."));
-  mask_->addItem(tr("none"), "none");
-  mask_->addItem(tr("causal"), "causal");
-  mask_->addItem(tr("custom spec…"), "custom");
   mask_->setToolTip(tr("Which keys each query may attend to; masked cells get weight exactly 0."));
-  maskSpec_->setPlaceholderText(tr("e.g. causal"));
-  maskSpec_->setToolTip(tr("A mask spec as the command line takes it, e.g. 'causal'; terms combine with '+'."));
-  maskSpec_->setEnabled(false);
-  positional_->addItem(qs(attn::positionalName(attn::PositionalEncoding::None)), "none");
+  for (const attn::PositionalInfo& p : attn::positionalEncodings()) {
+    positional_->addItem(QString::fromStdString(p.title), QString::fromStdString(p.name));
+    positional_->setItemData(positional_->count() - 1,
+                             tr("%1 Applied to: %2.").arg(QString::fromStdString(p.description),
+                                                          QString::fromStdString(p.appliedTo)),
+                             Qt::ToolTipRole);
+  }
   positional_->setToolTip(tr("How token positions enter attention (added to embeddings, rotated into q and k, or a logit bias)."));
   for (std::string_view name : attn::allExecPaths())
     exec_->addItem(qs(name), int(*attn::parseExecPath(name)));
@@ -115,21 +116,23 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   form->addRow(tr("Temperature"), tRow);
   form->addRow(tr("Init"), init_);
   form->addRow(tr("Seed"), seed_);
-  form->addRow(tr("Mask"), mask_);
-  form->addRow(QString(), maskSpec_);
+  auto* maskBox = new QGroupBox(tr("Mask"), this);
+  maskBox->setToolTip(mask_->toolTip());
+  auto* maskLayout = new QVBoxLayout(maskBox);
+  maskLayout->setContentsMargins(6, 4, 6, 4);
+  maskLayout->addWidget(mask_);
+  maskLayout->addWidget(problem_);  // bad parameters: core's message, right under them
+  form->addRow(maskBox);
   form->addRow(tr("Positions"), positional_);
   form->addRow(tr("Execution"), exec_);
   form->addRow(tr("Backend"), backend_);
-  form->addRow(problem_);
 
   auto apply = [this] { applyToModel(); };
-  for (QComboBox* b : {mechanism_, init_, mask_, positional_, exec_, backend_})
+  for (QComboBox* b : {mechanism_, init_, positional_, exec_, backend_})
     connect(b, &QComboBox::currentIndexChanged, this, apply);
   for (QSpinBox* s : {heads_, dModel_, dK_, hidden_, seed_}) connect(s, &QSpinBox::valueChanged, this, apply);
   connect(temperature_, &QSlider::valueChanged, this, apply);
-  connect(maskSpec_, &QLineEdit::editingFinished, this, apply);
-  connect(mask_, &QComboBox::currentIndexChanged, this,
-          [this] { maskSpec_->setEnabled(mask_->currentData().toString() == "custom"); });
+  connect(mask_, &MaskSelector::edited, this, apply);
   temperatureValue_->setText(QString::number(sliderToTemperature(temperature_->value()), 'g', 3));
 }
 
@@ -143,11 +146,12 @@ attn::Result<attn::AttentionSpec> ConfigPanel::specFromControls() const {
   s.temperature = static_cast<float>(sliderToTemperature(temperature_->value()));
   s.init = attn::parseInitScheme(init_->currentData().toString().toStdString()).value_or(s.init);
   s.seed = static_cast<uint64_t>(seed_->value());
-  QString maskText = mask_->currentData().toString();
-  if (maskText == "custom") maskText = maskSpec_->text().trimmed();
-  auto mask = attn::Mask::parse(maskText.isEmpty() ? "none" : maskText.toStdString());
-  if (!mask) return attn::Error{"mask: " + mask.error().message};
+  auto mask = attn::Mask::parse(mask_->specText().toStdString());
+  if (!mask) return attn::Error{mask.error().message};
   s.mask = *mask;
+  for (const auto& t : customData_.terms())
+    if (t.kind == attn::MaskTerm::Kind::Custom && t.keep && s.mask.needsCustomData())
+      s.mask = s.mask.withCustom(*t.keep, t.rows, t.cols);
   s.positional = attn::parsePositional(positional_->currentData().toString().toStdString()).value_or(s.positional);
   s.exec = static_cast<attn::ExecPath>(exec_->currentData().toInt());
   s.backend = attn::parseBackend(backend_->currentData().toString().toStdString()).value_or(s.backend);
@@ -159,7 +163,7 @@ void ConfigPanel::applyToModel() {
   temperatureValue_->setText(QString::number(sliderToTemperature(temperature_->value()), 'g', 3));
   auto spec = specFromControls();
   if (!spec) {
-    problem_->setText(QString::fromStdString(spec.error().message));
+    problem_->setText(tr("%1 — the previous view is kept.").arg(QString::fromStdString(spec.error().message)));
     problem_->show();
     return;
   }
@@ -177,18 +181,12 @@ void ConfigPanel::setSpec(const attn::AttentionSpec& spec) {
   temperature_->setValue(temperatureToSlider(spec.temperature));
   selectData(init_, qs(attn::initSchemeName(spec.init)));
   seed_->setValue(static_cast<int>(spec.seed));
-  const QString m = QString::fromStdString(spec.mask.spec());
-  if (m != "custom" && mask_->findData(m) >= 0) {  // "custom" alone is a spec (a file's mask), not the item
-    selectData(mask_, m);
-  } else {
-    selectData(mask_, "custom");
-    maskSpec_->setText(m);
-  }
+  mask_->setSpecText(QString::fromStdString(spec.mask.spec()));  // "custom" checks the Custom row
+  customData_ = spec.mask;
   selectData(positional_, qs(attn::positionalName(spec.positional)));
   exec_->setCurrentIndex(exec_->findData(int(spec.exec)));
   selectData(backend_, qs(attn::backendName(spec.backend)));
   loading_ = false;
-  maskSpec_->setEnabled(mask_->currentData().toString() == "custom");
   applyToModel();
   // Exact values (the slider quantizes temperature) come from the spec itself.
   if (std::abs(sliderToTemperature(temperature_->value()) - spec.temperature) > 1e-6) {

@@ -8,13 +8,13 @@
 
 class QComboBox;
 class QLabel;
-class QLineEdit;
 class QSlider;
 class QSpinBox;
 
 namespace attn::ui {
 
 class ExplorerModel;
+class MaskSelector;
 
 class ConfigPanel : public QWidget {
   Q_OBJECT
@@ -30,8 +30,10 @@ class ConfigPanel : public QWidget {
   QSpinBox* headsSpin() const { return heads_; }
   QSpinBox* dModelSpin() const { return dModel_; }
   QSlider* temperatureSlider() const { return temperature_; }
-  QComboBox* maskSelector() const { return mask_; }
-  QLineEdit* maskSpecEdit() const { return maskSpec_; }
+  MaskSelector* maskSelector() const { return mask_; }
+  QComboBox* positionalSelector() const { return positional_; }
+  /// Core's message for controls that do not make a valid spec (hidden when they do).
+  QLabel* problemLabel() const { return problem_; }
 
   /// Temperature <-> slider position (logarithmic, 0.05 .. 20).
   static double sliderToTemperature(int pos);
@@ -50,8 +52,10 @@ class ConfigPanel : public QWidget {
   QLabel* temperatureValue_;
   QComboBox* init_;
   QSpinBox* seed_;
-  QComboBox* mask_;
-  QLineEdit* maskSpec_;
+  MaskSelector* mask_;
+  // The keep bitmap of a "custom" term set by setSpec (a session's), given back
+  // to the custom term the controls name; the controls only hold its name.
+  attn::Mask customData_;
   QComboBox* positional_;
   QComboBox* exec_;
   QComboBox* backend_;

@@ -8,6 +8,7 @@
 #include <QToolBar>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -71,6 +72,17 @@ HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
   quantity_->addItem(tr("Mask"), int(HeatmapQuantity::Mask));
   quantity_->setToolTip(tr("What the heatmap draws: softmax weights, logits before softmax, or which cells the mask keeps."));
   bar->addWidget(quantity_);
+  maskOverlay_ = new QAction(tr("Show &Masked Cells"), this);
+  maskOverlay_->setCheckable(true);
+  maskOverlay_->setChecked(QSettings().value("view/maskOverlay", true).toBool());
+  maskOverlay_->setToolTip(tr("Dims and hatches the cells the mask removed and outlines rows whose every key is masked."));
+  heatmap_->setMaskOverlayVisible(maskOverlay_->isChecked());
+  connect(maskOverlay_, &QAction::toggled, this, [this](bool on) {
+    QSettings().setValue("view/maskOverlay", on);
+    redraw();
+  });
+  bar->addAction(maskOverlay_);
+  actions_ << maskOverlay_;
   bar->addSeparator();
   bar->addWidget(new QLabel(tr("Colours "), this));
   for (const QString& n : colormapNames()) colormap_->addItem(n, n);
@@ -160,7 +172,8 @@ QString HeatmapPanel::hoverText(int row, int col) const {
   const auto* h = model_->currentHeadResult();
   if (!h || row < 0 || col < 0 || row >= h->weights.rows() || col >= h->weights.cols()) return {};
   const auto& r = model_->result();
-  const bool masked = !model_->resultSpec().mask.allowed(row, col);
+  const bool masked = !shownMask().allowed(row, col);
+  const bool rowMasked = std::find(h->fullyMaskedRows.begin(), h->fullyMaskedRows.end(), row) != h->fullyMaskedRows.end();
   const auto& spec = model_->resultSpec();
   const float scale = attn::logitScale(spec.mechanism, h->q.cols(), spec.temperature);
   auto cell = [&](const attn::Mat& m) {
@@ -181,7 +194,10 @@ QString HeatmapPanel::hoverText(int row, int col) const {
            QString::fromStdString(r.keyTokens[static_cast<size_t>(col)]).toHtmlEscaped())
       .arg(row).arg(col)
       .arg(rawCell, cell(h->scaledLogits), cell(h->weights))
-      .arg(masked ? tr("masked") : tr("not masked"), stride);
+      .arg(masked ? (rowMasked ? tr("masked — every key of this query is masked, so its weights are all 0")
+                               : tr("masked"))
+                  : tr("not masked"),
+           stride);
 }
 
 void HeatmapPanel::redraw() {
@@ -199,9 +215,15 @@ void HeatmapPanel::redraw() {
   heatmap_->setColorScaleLabel(what.toLower());
   const double lo = 0.0;
   const double hi = q == HeatmapQuantity::Mask ? 1.0 : 0.0;
-  attn::Mat values = model_->isMetricsOnly() ? attn::Mat() : heatmapValues(*h, q, model_->resultSpec().mask,
+  const attn::Mask& mask = shownMask();
+  attn::Mat values = model_->isMetricsOnly() ? attn::Mat() : heatmapValues(*h, q, mask,
                                          attn::logitScale(model_->resultSpec().mechanism, h->q.cols(),
                                                           model_->resultSpec().temperature));
+  // The mask view already is the mask; elsewhere the overlay marks what it removed.
+  const bool overlay = maskOverlay_->isChecked() && q != HeatmapQuantity::Mask && values.size() > 0;
+  heatmap_->setMaskOverlay(overlay ? mask : attn::Mask(), static_cast<int>(values.rows()),
+                           static_cast<int>(values.cols()), overlay ? h->fullyMaskedRows : std::vector<int>{});
+  heatmap_->setMaskOverlayVisible(overlay);
   if (model_->isMetricsOnly()) {
     showNotice(tr("Metrics-only view: %1 tokens is over the N x N limit, so no weights were kept; "
                   "the Metrics panel shows entropy per head and per row.").arg(r.nq()));
@@ -234,6 +256,14 @@ void HeatmapPanel::redraw() {
                           .arg(QString::fromStdString(model_->spec().mask.spec())),
                       lo, hi);
   heatmap_->setPinnedRow(model_->pinnedRow());
+}
+
+const attn::Mask& HeatmapPanel::shownMask() const {
+  // The engine's result holds the mask it applied, pad tokens bound; a result
+  // that did not come from the engine has none, and its spec says what it was.
+  static const attn::Mask none;
+  if (!model_->hasResult()) return none;
+  return model_->result().mask.isNone() ? model_->resultSpec().mask : model_->result().mask;
 }
 
 void HeatmapPanel::showError(const QString& message) {

@@ -47,6 +47,10 @@ class HeatmapPanel : public QWidget {
   void setQuantityKey(const QString& key);
   /// Text shown when hovering cell (row, col) of the current head.
   QString hoverText(int row, int col) const;
+  /// Toggles the masked-cell overlay (also in the View menu).
+  QAction* maskOverlayAction() const { return maskOverlay_; }
+  /// The mask the shown result was computed with (pad tokens bound).
+  const attn::Mask& shownMask() const;
 
  signals:
   void colormapChanged(const QString& name);
@@ -65,6 +69,7 @@ class HeatmapPanel : public QWidget {
   QComboBox* quantity_;
   QComboBox* colormap_;
   QLabel* banner_;
+  QAction* maskOverlay_ = nullptr;
   QList<QAction*> actions_;
 };
 

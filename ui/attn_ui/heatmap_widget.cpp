@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "attn_ui/colormaps.h"
+#include "attn_ui/mask_overlay.h"
 #include "attn_ui/plot_theme.h"
 
 namespace attn::ui {
@@ -47,6 +48,7 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QCustomPlot(parent) {
   axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   scale_->setMarginGroup(QCP::msBottom | QCP::msTop, group);
 
+  overlay_ = new MaskOverlay(this);  // created before the pin outline, so drawn under it
   pin_ = new QCPItemRect(this);
   pin_->setPen(QPen(QColor(255, 64, 64), 2));
   pin_->setBrush(Qt::NoBrush);
@@ -212,6 +214,17 @@ void HeatmapWidget::setPinnedRow(int row) {
   }
   replot(QCustomPlot::rpQueuedReplot);
 }
+
+void HeatmapWidget::setMaskOverlay(const attn::Mask& mask, int rows, int cols, std::vector<int> fullyMaskedRows) {
+  overlay_->setMask(mask, rows, cols, std::move(fullyMaskedRows));
+}
+
+void HeatmapWidget::setMaskOverlayVisible(bool visible) {
+  overlay_->setVisible(visible);
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool HeatmapWidget::maskOverlayShown() const { return overlay_->visible() && overlay_->hasContent(); }
 
 void HeatmapWidget::resetView() {
   xAxis->setRange(-0.5, static_cast<double>(values_.cols()) - 0.5);

@@ -7,9 +7,12 @@
 #include <QTimer>
 #include <qcustomplot.h>
 
+#include "attn/mask.h"
 #include "attn/tensor.h"
 
 namespace attn::ui {
+
+class MaskOverlay;
 
 class HeatmapWidget : public QCustomPlot {
   Q_OBJECT
@@ -30,6 +33,14 @@ class HeatmapWidget : public QCustomPlot {
   void setPooling(Pooling p) { pooling_ = p; }
   /// Outlines query row `row` (-1: none).
   void setPinnedRow(int row);
+  /// The mask drawn over a rows x cols matrix (masked cells dimmed and
+  /// hatched, rows with every key masked outlined in red); an empty Mask draws
+  /// nothing. Takes effect with the next setMatrix or replot.
+  void setMaskOverlay(const attn::Mask& mask, int rows, int cols, std::vector<int> fullyMaskedRows);
+  void setMaskOverlayVisible(bool visible);
+  /// True when the overlay is on and has cells or rows to mark.
+  bool maskOverlayShown() const;
+  MaskOverlay* maskOverlay() const { return overlay_; }
   /// Shows the whole matrix again.
   void resetView();
   void zoomBy(double factor);
@@ -62,6 +73,7 @@ class HeatmapWidget : public QCustomPlot {
   QCPColorMap* map_ = nullptr;
   QCPColorScale* scale_ = nullptr;
   QCPTextElement* title_ = nullptr;
+  MaskOverlay* overlay_ = nullptr;
   QCPItemRect* pin_ = nullptr;
   QTimer rebuild_;
   attn::Mat values_;
