@@ -5,1240 +5,1645 @@
     <name>QObject</name>
     <message>
         <source>The text has no tokens; type a sentence.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>weight</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>weight (shared scale)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Head %1</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>%1 x %2 tokens: the full N x N attention would need about %3 GB (limit: %4 tokens, View &gt; Sequence Limit); use the metrics-only view.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Metrics</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 x %2 tokens: the full N x N attention would need about %3 GB (limit: %4 tokens, View &gt; Sequence Limit). The metrics-only view computes entropy without it, up to %5 tokens.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Out of memory: this request needs more memory than is available. Use fewer tokens or heads.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tiling and approximation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>collapse: head %1 near one-hot</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>collapse: head %1 near uniform</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>full</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>partly masked</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Execution: %1, picked by auto (Nq·Nk = %2 ≤ 512²: every intermediate kept)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Execution: %1, picked by auto (Nq·Nk = %2 &gt; 512²: tiles with an online softmax)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Execution: %1 (asked for %2, which does not cover mechanism %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Execution: %1 (chosen)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>weights: not comparable (the N×k map has slots, not keys)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>weights ‖A − A&lt;sub&gt;exact&lt;/sub&gt;‖&lt;sub&gt;F&lt;/sub&gt; = %1, mean row KL = %2 nats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Head %1 vs exact softmax: %2; outputs relative error %3%</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui</name>
     <message>
         <source>Head %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>
 uniform bound log N: %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>
 FLAG: near-uniform</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>
 FLAG: near-one-hot</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>
 %1 fully masked row(s) left out</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>⚠ %1Head %2 is near-uniform: %3% of its rows have normalized entropy above %4.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>⚠ %1Head %2 is near-one-hot: on %3% of its rows one key takes more than %4 of the mass.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Flags: near-uniform when normalized entropy &gt; %1, near-one-hot when one key &gt; %2 of the mass, on more than %3% of rows with 2+ unmasked keys. Sparsity k covers %4% of each row's mass.</source>
-        <translation type="unfinished" />
+        <source>Flags: near-uniform when normalized entropy &gt; %1, near-one-hot when one key &gt; %2 of the mass, on more than %3% of rows with 2+ unmasked keys. Sparsity k covers %4% of each row&apos;s mass.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::BlockScheduleWidget</name>
+    <message>
+        <source>key tiles →</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>query tiles →</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::ClassroomActions</name>
     <message>
         <source>&amp;Export Figure…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Export &amp;Data…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;Presentation Mode</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Token Lines: All Heads</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Step-through</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Token lines</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Compare</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Toy example</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Heatmap (current head)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>All heads (grid)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Step-through (current step)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Compare view</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Toy example heatmap</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Nothing to export yet.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Head %1 — mask: %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>%1 heads — mask: %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>The toy example has a cell that is not a number.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Unknown view.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Wrote %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Export figure</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Export data</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>What to export (every head):</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Data (*.csv *.npy *.npz *.json)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Metrics: per-head bars</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Metrics: per-row curve</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Metrics: head similarity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Metrics: rollout / flow (layers)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The metrics are not computed yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rollout and flow need an input with layers (an &apos;attn&apos; array [L, H, N, N]).</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::ComparePanel</name>
     <message>
         <source>A: head</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>B: head</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>mask</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>same as A</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>B's mask, e.g. causal; empty keeps A's mask. Press Enter to apply.</source>
-        <translation type="unfinished" />
+        <source>B&apos;s mask, e.g. causal; empty keeps A&apos;s mask. Press Enter to apply.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>temperature</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>B's mask: %1</source>
-        <translation type="unfinished" />
+        <source>B&apos;s mask: %1</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>path</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>B's execution path, e.g. performer to compare an approximation with exact attention.</source>
-        <translation type="unfinished" />
+        <source>B&apos;s execution path, e.g. performer to compare an approximation with exact attention.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>head %1, mask %2, T = %3, %4</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::CompareView</name>
     <message>
-        <source>mean |B − A| = %1    max |B − A| = %2
-entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
         <source>weight</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>B − A</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Difference B − A</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mean |B − A| = %1    max |B − A| = %2
+entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
+A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::ConfigPanel</name>
     <message>
-        <source>The score function that compares each query with each key.</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
         <source>Number of attention heads, each with its own projections.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Width of the token embeddings (d_model); with d_k on auto it must divide by the heads.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>auto (d_model / heads)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Width of each head's queries and keys (d_k); auto uses d_model / heads.</source>
-        <translation type="unfinished" />
+        <source>Width of each head&apos;s queries and keys (d_k); auto uses d_model / heads.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Divides the logits before softmax: below 1 sharpens attention, above 1 flattens it.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>How the seeded projection matrices W_Q, W_K, W_V, W_O are drawn.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Seed for embeddings and weights: the same seed gives the same numbers.</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>none</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>causal</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>custom spec…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Which keys each query may attend to; masked cells get weight exactly 0.</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>e.g. causal</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>A mask spec as the command line takes it, e.g. 'causal'; terms combine with '+'.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>How token positions enter attention (added to embeddings, rotated into q and k, or a logit bias).</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>auto</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>naive (materialized)</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>tiled (online softmax)</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>How attention is evaluated: the full N x N matrix, or in tiles with an online softmax.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Where attention runs; an unavailable backend falls back to the CPU with a warning.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Mechanism</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Heads</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>d_model</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>d_k</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Temperature</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Init</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Seed</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Mask</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Positions</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Execution</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Backend</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The score function that compares each query with each key: dot, scaled dot, general (bilinear), additive (Bahdanau) or cosine.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>auto (d_k)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hidden size of the additive score&apos;s tanh layer; used by the additive mechanism only.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 Applied to: %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How attention is evaluated: naive keeps every N x N step, tiled uses an online softmax, performer / linear_elu / linformer approximate it (error in the status bar).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hidden</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 — the previous view is kept.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::FigureExportDialog</name>
     <message>
         <source>Replace file?</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>%1 already exists. Replace it?</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>One colour scale for all heads</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Export figure</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source> px</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>A4 width</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Width of an A4 page (210 mm) at the chosen DPI, 4:3</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Browse…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Figures (*.png *.svg *.pdf)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>figure.png, figure.svg or figure.pdf</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>View</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Size</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>DPI</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Colormap</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>File</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Use a .png, .svg or .pdf file name.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::FileOpenController</name>
+    <message>
+        <source>&amp;Open…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recent &amp;Files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open tensors (.npz, .npy, .safetensors, .csv), text (.txt) or a session (.json).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: unknown file type &apos;%2&apos; (open .npz, .npy, .safetensors, .csv, .txt or a .json session)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Opened %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Everything AttnScope opens (*.npz *.npy *.safetensors *.csv *.txt *.json);;Tensors (*.npz *.npy *.safetensors *.csv);;Text (*.txt);;Sessions (*.json);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 no longer exists; it was removed from Recent Files.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::HeadGrid</name>
     <message>
         <source>Every head at a glance; click one (or use the arrow keys) to open it in the heatmap.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>No result yet</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>H%1  %2 nats</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>layer %1, head %2: mean entropy %3 nats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>head %1: mean entropy %2 nats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>H%1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>L%1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>H%1 %2</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::HeatmapPanel</name>
     <message>
         <source>Head </source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Which attention head the heatmap shows (Ctrl+PgDown / Ctrl+PgUp step through heads).</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Show </source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Weights</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Scaled logits</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Raw logits</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Mask</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>What the heatmap draws: softmax weights, logits before softmax, or which cells the mask keeps.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Colours </source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Colormap; 'diverging' centres logits and differences on white.</source>
-        <translation type="unfinished" />
+        <source>Colormap; &apos;diverging&apos; centres logits and differences on white.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Zoom &amp;In</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Zoom &amp;Out</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;Reset View</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;Next Head</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;Previous Head</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Unpin Row</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&lt;br&gt;&lt;i&gt;zoom in to see single cells (each drawn cell pools %1×%1)&lt;/i&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&lt;b&gt;%1&lt;/b&gt; → &lt;b&gt;%2&lt;/b&gt;&lt;br&gt;query %3, key %4&lt;br&gt;raw logit %5&lt;br&gt;scaled logit %6&lt;br&gt;weight %7&lt;br&gt;%8%9</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>masked</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>not masked</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>%1 — head %2 of %3 — %4 — mask: %5</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>%1 — the previous view is kept.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Export Figure</source>
-        <translation type="unfinished" />
+        <source>Show &amp;Masked Cells</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>PNG image (*.png)</source>
-        <translation type="unfinished" />
+        <source>Dims and hatches the cells the mask removed and outlines rows whose every key is masked.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(not in the file)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(not kept on the %1 path)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>masked — every key of this query is masked, so its weights are all 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Metrics-only view: %1 tokens is over the N x N limit, so no weights were kept; the Metrics panel shows entropy per head and per row.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Precomputed weights from %1: the file has no logits to draw.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The %1 path keeps weights only, not logits; choose Execution: naive to see them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 — layer %2 of %3, head %4 of %5 — %6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compute metrics only</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::HeatmapWidget</name>
     <message>
         <source>key</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>query</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::InputPanel</name>
     <message>
         <source>Type or paste a sentence…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>The query sequence; every edit recomputes attention.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>(empty: self-attention)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>A second sequence to attend to (cross-attention); leave empty for self-attention.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Words and punctuation</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>How text is split into tokens: on whitespace, with each punctuation mark its own token.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Choose an example…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Replace the query text with a bundled example sentence.</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>What is loaded and the shape of each array.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Example</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Query text</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Key text</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Tokenizer</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Loaded</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>  %1 tokens</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>text: %1 query tokens</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>key text: %1 tokens</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>embeddings: seeded, [%1, %2]</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Edit Query Text</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Back to Text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What is loaded: each array with its dtype, shape and use, and the views it feeds.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Computed from the file (current mechanism)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The file&apos;s attention weights (&apos;attn&apos;)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The file has both inputs and precomputed weights: compute attention from q/k/v or x with the configuration, or show its &apos;attn&apos; as it is, layer by layer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forget the loaded file and attend over the text above again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>showing &apos;attn&apos;: layer %1 of %2 (pick a tile in the head grid)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::MainWindow</name>
     <message>
         <source>AttnScope</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Input</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Configuration</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;Panels</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;About AttnScope</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>About AttnScope</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>AttnScope %1 — an attention visualizer.</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>%1: only session files (.json) can be opened here so far</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;File</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;View</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Heads</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::MaskSelector</name>
+    <message>
+        <source>; with other masks checked it removes cells from what they allow.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>from pad tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checked patterns join (union); causal and padding then remove cells.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Composition rule: a cell is kept if any checked pattern keeps it and every checked restriction (causal, padding) keeps it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Spec</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The mask as the command line writes it (e.g. causal+window:4); edit it and press Enter, and the rows above follow.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::MetricsBarChart</name>
     <message>
         <source>head</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>uniform: log %1 = %2 %3</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::MetricsPanel</name>
     <message>
         <source>bits</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Layer</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Which per-head measure the bars show.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>row entropy</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>normalized entropy</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>max weight</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>mean attention distance</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>keys covering the mass (k)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Which per-row measure the curve shows for the selected head.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Entropy in bits instead of nats.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Sparsity: the share of a row's mass that its k largest weights must cover.</source>
-        <translation type="unfinished" />
+        <source>Sparsity: the share of a row&apos;s mass that its k largest weights must cover.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Which layer's heads the bars and the row curve show.</source>
-        <translation type="unfinished" />
+        <source>Which layer&apos;s heads the bars and the row curve show.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Attention rollout</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Attention flow</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>How attention composes through the layers (Abnar &amp; Zuidema 2020): rollout multiplies the layers' head-averaged attention with the residual; flow is a max-flow.</source>
-        <translation type="unfinished" />
+        <source>How attention composes through the layers (Abnar &amp; Zuidema 2020): rollout multiplies the layers&apos; head-averaged attention with the residual; flow is a max-flow.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>JS divergence</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>share of input</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>head</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>input token</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>token after the last layer</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Bars</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>k covers</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Selected head, per row:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Head similarity (Jensen–Shannon divergence, similar heads adjacent):</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Too many heads × tokens to compare every pair here; use attnscope-cli metrics.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Layer %1, </source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <source>uniform: log %1 = %2 %3</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>No head selected</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>entropy (%1)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>distance (tokens)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>k (keys)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>layer %1, head %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>head %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>%1 per query token — %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>h%1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>0 = identical heads, max log 2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>No rollout: the layers are not square self-attention</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Flow not computed: %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Attention flow through %1 layer(s)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Attention rollout through %1 layer(s)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Layer %1: </source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max − min weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max / min weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>relative-offset profile (mass at j − i)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mass at each key offset j − i, averaged over rows — %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mass</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max − min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max / min</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::MetricsRowChart</name>
     <message>
         <source>uniform bound log(unmasked keys)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>query token</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>row %1 %2: %3</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::PreferencesMenu</name>
     <message>
         <source>Sequence &amp;Limit…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Sequence Limit</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Longest sequence drawn as a full N x N matrix (memory grows as N² per head):</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;Language</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>System default</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>The language changes the next time AttnScope starts.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::PresentationWindow</name>
     <message>
         <source>AttnScope — presentation</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>weight</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Head %1 of %2 — mask: %3</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::SessionController</name>
     <message>
         <source>Open &amp;Session…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;Save Session</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Save Session &amp;As…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Recent Sessions</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Could not open the session: %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Opened %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Could not save the session: %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Saved %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Open Session</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>AttnScope session (*.json)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Save Session</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>(none)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Replace file?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 already exists. Replace it?</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::StatusSummary</name>
     <message>
         <source>N = %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Nq = %1, Nk = %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>heads = %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>%1 ms</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>computing…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Error: %1 (previous view kept)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>layer %1 of %2 from the file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>path %1 (picked by auto)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>path %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>approx. error: output %1%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>approx. error: output %1%, weights Frobenius %2, row KL %3</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::StepThroughPanel</name>
     <message>
         <source>Query and keys</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Raw scores: dot products</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Additive: project q and every k</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Additive: add and squash with tanh</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Additive: score with v</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Scale by √d_k</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Divide by the temperature</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Add the positional bias</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Apply the mask</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Softmax: scores become weights</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Weight the values</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Output: sum of weighted values</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>query “%1”: q = x W_Q;  every key j: k_j = x_j W_K   (d_k = %2)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>s_j = q · k_j = Σ_d q_d k_j,d</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>W_qᵀ q (above) and W_kᵀ k_j (per key), hidden size %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>h_j = tanh(W_qᵀ q + W_kᵀ k_j)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>s_j = vᵀ h_j</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>s_j / √d_k = s_j / √%1 = s_j × %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>s_j / T,  T = %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>T = 1 leaves the scores as they are; T &gt; 1 flattens, T &lt; 1 sharpens the softmax.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>before</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>after</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>s_j + b_j  (positional bias)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>sum</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>s_j stays where key j is visible, −∞ where the mask hides it</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
         <source>%n key(s) hidden</source>
         <translation>
-            <numerusform>%n key hidden</numerusform><numerusform>%n keys hidden</numerusform></translation>
+            <numerusform>%n key hidden</numerusform>
+            <numerusform>%n keys hidden</numerusform>
+        </translation>
     </message>
     <message>
         <source>a_j = e^(s_j − m) / Σ e^(s − m),   m = %1,   Σ = %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Every key is hidden: all weights are 0.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Subtracting the maximum m keeps e^x from overflowing.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>every value v_j is multiplied by its weight a_j</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>o = Σ_j a_j v_j = %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Step through the selected query row: Right / Space next, Left / Backspace back.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Select a query row to step through its attention.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Step %1 of %2 — query “%3”</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>key</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
         <source>… %n more key(s)</source>
         <translation>
-            <numerusform>… %n more key</numerusform><numerusform>… %n more keys</numerusform></translation>
+            <numerusform>… %n more key</numerusform>
+            <numerusform>… %n more keys</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>General: multiply q by W</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cosine: scale q and every k to length 1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>u = qᵀ W,  W is d_q × d_k = %1 × %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>q̂ = q / |q|,  k̂_j = k_j / |k_j|,   |q| = %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only directions count: every score will lie in [−1, 1].</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>s_j = u · k_j = qᵀ W k_j</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>s_j = q̂ · k̂_j = cos(q, k_j)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::StepThroughView</name>
     <message>
         <source>◀ Previous</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Next ▶</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Query:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>The query row to walk through (or click a row of the heatmap).</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Previous step (Left)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Next step (Right or Space)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TilingPanel</name>
+    <message>
+        <source>Teaching tile size (queries × keys). The engine&apos;s tiled path uses 256 × 512 tiles, the sparse path 64 × 64; the numbers do not depend on it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The query row whose online softmax is traced (follows the pinned row).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tile size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Query row</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tile</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tile max</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max m</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rescale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sum l</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>H so far</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running max m of the row after this tile</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>e^(m_old − m_new): the factor applied to l and the output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running normalizer l = Σ e^(s − m) over the keys seen so far</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>entropy so far, H = log l − t/l (t = Σ e^(s − m)(s − m))</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No result yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; computed &amp;nbsp; &lt;span style=&apos;color:%2&apos;&gt;■&lt;/span&gt; computed, mask tested cell by cell &amp;nbsp; &lt;span style=&apos;color:#aaaaaa&apos;&gt;■&lt;/span&gt; skipped — %3 of %4 tiles of %5 × %5 computed (%6 need cell tests); the outlined band holds row %7.%8</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> Tiles enlarged to %1 to fit %2 tokens.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Row %1: H = log l − t/l = %2 nats after the last tile; the engine&apos;s entropy of this row (%3 path): %4 nats. The tiled path itself runs %5 × %6 tiles (sparse: 64 × 64).</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::TokenLinesWidget</name>
     <message>
         <source>Hover a token to see only its lines.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>head %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>attn::ui::ToyInputPanel</name>
     <message>
         <source>Q: one row per token (its query vector)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>K: one row per token (its key vector)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>V: one row per token (its value vector)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Causal mask</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Scale by √d_k</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Token labels, separated by spaces.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Tokens</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>tokens ×</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>dims</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Size</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>T</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Query:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>weight</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1[%2, %3]: '%4' is not a number</source>
-        <translation type="unfinished" />
+        <source>%1[%2, %3]: &apos;%4&apos; is not a number</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Toy example: softmax(QKᵀ/√d_k)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Toy example: softmax(QKᵀ)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>

@@ -20,12 +20,68 @@
         <translation>第 %1 个头</translation>
     </message>
     <message>
-        <source>%1 x %2 tokens: the full N x N attention would need about %3 GB (limit: %4 tokens, View &gt; Sequence Limit); use the metrics-only view.</source>
-        <translation>%1 × %2 个词元：完整的 N × N 注意力约需 %3 GB（上限：%4 个词元，见 视图 &gt; 序列上限）；请使用仅指标视图。</translation>
-    </message>
-    <message>
         <source>Metrics</source>
         <translation>指标</translation>
+    </message>
+    <message>
+        <source>%1 x %2 tokens: the full N x N attention would need about %3 GB (limit: %4 tokens, View &gt; Sequence Limit). The metrics-only view computes entropy without it, up to %5 tokens.</source>
+        <translation>%1 x %2 个词元：完整的 N x N 注意力约需 %3 GB（上限：%4 个词元，见 视图 &gt; 序列上限）。仅指标视图无需它即可计算熵，最多 %5 个词元。</translation>
+    </message>
+    <message>
+        <source>Out of memory: this request needs more memory than is available. Use fewer tokens or heads.</source>
+        <translation>内存不足：此请求所需内存超过可用内存。请减少词元或注意力头。</translation>
+    </message>
+    <message>
+        <source>Tiling and approximation</source>
+        <translation>分块与近似</translation>
+    </message>
+    <message>
+        <source>collapse: head %1 near one-hot</source>
+        <translation>坍缩：头 %1 接近独热</translation>
+    </message>
+    <message>
+        <source>collapse: head %1 near uniform</source>
+        <translation>坍缩：头 %1 接近均匀</translation>
+    </message>
+    <message>
+        <source>full</source>
+        <translation>完整</translation>
+    </message>
+    <message>
+        <source>partly masked</source>
+        <translation>部分被掩码</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>跳过</translation>
+    </message>
+    <message>
+        <source>Execution: %1, picked by auto (Nq·Nk = %2 ≤ 512²: every intermediate kept)</source>
+        <translation>执行：%1，由 auto 选择（Nq·Nk = %2 ≤ 512²：保留所有中间结果）</translation>
+    </message>
+    <message>
+        <source>Execution: %1, picked by auto (Nq·Nk = %2 &gt; 512²: tiles with an online softmax)</source>
+        <translation>执行：%1，由 auto 选择（Nq·Nk = %2 &gt; 512²：分块并使用在线 softmax）</translation>
+    </message>
+    <message>
+        <source>Execution: %1 (asked for %2, which does not cover mechanism %3)</source>
+        <translation>执行：%1（请求的是 %2，它不支持机制 %3）</translation>
+    </message>
+    <message>
+        <source>Execution: %1 (chosen)</source>
+        <translation>执行：%1（手动选择）</translation>
+    </message>
+    <message>
+        <source>weights: not comparable (the N×k map has slots, not keys)</source>
+        <translation>权重：不可比较（N×k 图的列是槽位，不是键）</translation>
+    </message>
+    <message>
+        <source>weights ‖A − A&lt;sub&gt;exact&lt;/sub&gt;‖&lt;sub&gt;F&lt;/sub&gt; = %1, mean row KL = %2 nats</source>
+        <translation>权重 ‖A − A&lt;sub&gt;exact&lt;/sub&gt;‖&lt;sub&gt;F&lt;/sub&gt; = %1，平均行 KL = %2 nats</translation>
+    </message>
+    <message>
+        <source>Head %1 vs exact softmax: %2; outputs relative error %3%</source>
+        <translation>头 %1 与精确 softmax 相比：%2；输出相对误差 %3%</translation>
     </message>
 </context>
 <context>
@@ -67,8 +123,19 @@ FLAG: near-one-hot</source>
         <translation>⚠ %1第 %2 个头接近独热：在 %3% 的行中，一个键占了超过 %4 的权重。</translation>
     </message>
     <message>
-        <source>Flags: near-uniform when normalized entropy &gt; %1, near-one-hot when one key &gt; %2 of the mass, on more than %3% of rows with 2+ unmasked keys. Sparsity k covers %4% of each row's mass.</source>
+        <source>Flags: near-uniform when normalized entropy &gt; %1, near-one-hot when one key &gt; %2 of the mass, on more than %3% of rows with 2+ unmasked keys. Sparsity k covers %4% of each row&apos;s mass.</source>
         <translation>标记：在超过 %3% 的（至少有 2 个未遮住键的）行中，归一化熵 &gt; %1 为接近均匀，单个键 &gt; %2 的权重为接近独热。稀疏度 k 覆盖每行 %4% 的权重。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::BlockScheduleWidget</name>
+    <message>
+        <source>key tiles →</source>
+        <translation>键分块 →</translation>
+    </message>
+    <message>
+        <source>query tiles →</source>
+        <translation>查询分块 →</translation>
     </message>
 </context>
 <context>
@@ -165,6 +232,30 @@ FLAG: near-one-hot</source>
         <source>Data (*.csv *.npy *.npz *.json)</source>
         <translation>数据 (*.csv *.npy *.npz *.json)</translation>
     </message>
+    <message>
+        <source>Metrics: per-head bars</source>
+        <translation>指标：各头柱状图</translation>
+    </message>
+    <message>
+        <source>Metrics: per-row curve</source>
+        <translation>指标：逐行曲线</translation>
+    </message>
+    <message>
+        <source>Metrics: head similarity</source>
+        <translation>指标：头相似度</translation>
+    </message>
+    <message>
+        <source>Metrics: rollout / flow (layers)</source>
+        <translation>指标：rollout / flow（多层）</translation>
+    </message>
+    <message>
+        <source>The metrics are not computed yet.</source>
+        <translation>指标尚未计算。</translation>
+    </message>
+    <message>
+        <source>Rollout and flow need an input with layers (an &apos;attn&apos; array [L, H, N, N]).</source>
+        <translation>Rollout 和 flow 需要带层的输入（'attn' 数组 [L, H, N, N]）。</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::ComparePanel</name>
@@ -185,7 +276,7 @@ FLAG: near-one-hot</source>
         <translation>与 A 相同</translation>
     </message>
     <message>
-        <source>B's mask, e.g. causal; empty keeps A's mask. Press Enter to apply.</source>
+        <source>B&apos;s mask, e.g. causal; empty keeps A&apos;s mask. Press Enter to apply.</source>
         <translation>B 的掩码，例如 causal；留空则沿用 A 的掩码。按回车应用。</translation>
     </message>
     <message>
@@ -193,7 +284,7 @@ FLAG: near-one-hot</source>
         <translation>温度</translation>
     </message>
     <message>
-        <source>B's mask: %1</source>
+        <source>B&apos;s mask: %1</source>
         <translation>B 的掩码：%1</translation>
     </message>
     <message>
@@ -201,7 +292,7 @@ FLAG: near-one-hot</source>
         <translation>执行路径</translation>
     </message>
     <message>
-        <source>B's execution path, e.g. performer to compare an approximation with exact attention.</source>
+        <source>B&apos;s execution path, e.g. performer to compare an approximation with exact attention.</source>
         <translation>B 的执行路径，例如 performer，用于把近似注意力与精确注意力对比。</translation>
     </message>
     <message>
@@ -211,12 +302,6 @@ FLAG: near-one-hot</source>
 </context>
 <context>
     <name>attn::ui::CompareView</name>
-    <message>
-        <source>mean |B − A| = %1    max |B − A| = %2
-entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7</source>
-        <translation>平均 |B − A| = %1    最大 |B − A| = %2
-熵（纳特）：A %3，B %4，Δ %5    最关注的键相同：%6%    平均 JS 散度：%7</translation>
-    </message>
     <message>
         <source>weight</source>
         <translation>权重</translation>
@@ -229,13 +314,17 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <source>Difference B − A</source>
         <translation>差值 B − A</translation>
     </message>
+    <message>
+        <source>mean |B − A| = %1    max |B − A| = %2
+entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
+A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
+        <translation>平均 |B − A| = %1    最大 |B − A| = %2
+熵（nats）：A %3，B %4，Δ %5    最高键相同：%6%    平均 JS 散度：%7
+以 A 为精确值：‖B − A‖_F = %8    平均行 KL(A‖B) = %9 nats</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::ConfigPanel</name>
-    <message>
-        <source>The score function that compares each query with each key.</source>
-        <translation>比较每个查询与每个键的打分函数。</translation>
-    </message>
     <message>
         <source>Number of attention heads, each with its own projections.</source>
         <translation>注意力头的数量，每个头有自己的投影矩阵。</translation>
@@ -249,7 +338,7 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <translation>自动 (d_model / 头数)</translation>
     </message>
     <message>
-        <source>Width of each head's queries and keys (d_k); auto uses d_model / heads.</source>
+        <source>Width of each head&apos;s queries and keys (d_k); auto uses d_model / heads.</source>
         <translation>每个头的查询和键的宽度 (d_k)；自动时为 d_model / 头数。</translation>
     </message>
     <message>
@@ -265,48 +354,12 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <translation>嵌入和权重的随机种子：相同的种子得到相同的数值。</translation>
     </message>
     <message>
-        <source>none</source>
-        <translation>无</translation>
-    </message>
-    <message>
-        <source>causal</source>
-        <translation>因果</translation>
-    </message>
-    <message>
-        <source>custom spec…</source>
-        <translation>自定义规格…</translation>
-    </message>
-    <message>
         <source>Which keys each query may attend to; masked cells get weight exactly 0.</source>
         <translation>每个查询可以关注哪些键；被遮住的单元格权重恰好为 0。</translation>
     </message>
     <message>
-        <source>e.g. causal</source>
-        <translation>例如 causal</translation>
-    </message>
-    <message>
-        <source>A mask spec as the command line takes it, e.g. 'causal'; terms combine with '+'.</source>
-        <translation>与命令行相同的掩码规格，例如 'causal'；多个项用 '+' 组合。</translation>
-    </message>
-    <message>
         <source>How token positions enter attention (added to embeddings, rotated into q and k, or a logit bias).</source>
         <translation>词元位置如何进入注意力（加到嵌入上、旋转进 q 和 k，或作为 logit 偏置）。</translation>
-    </message>
-    <message>
-        <source>auto</source>
-        <translation>自动</translation>
-    </message>
-    <message>
-        <source>naive (materialized)</source>
-        <translation>朴素（完整矩阵）</translation>
-    </message>
-    <message>
-        <source>tiled (online softmax)</source>
-        <translation>分块（在线 softmax）</translation>
-    </message>
-    <message>
-        <source>How attention is evaluated: the full N x N matrix, or in tiles with an online softmax.</source>
-        <translation>注意力的计算方式：完整的 N × N 矩阵，或分块配合在线 softmax。</translation>
     </message>
     <message>
         <source>Where attention runs; an unavailable backend falls back to the CPU with a warning.</source>
@@ -355,6 +408,34 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     <message>
         <source>Backend</source>
         <translation>后端</translation>
+    </message>
+    <message>
+        <source>The score function that compares each query with each key: dot, scaled dot, general (bilinear), additive (Bahdanau) or cosine.</source>
+        <translation>比较每个查询与每个键的打分函数：点积、缩放点积、一般（双线性）、加性（Bahdanau）或余弦。</translation>
+    </message>
+    <message>
+        <source>auto (d_k)</source>
+        <translation>自动（d_k）</translation>
+    </message>
+    <message>
+        <source>Hidden size of the additive score&apos;s tanh layer; used by the additive mechanism only.</source>
+        <translation>加性打分中 tanh 层的隐藏维度；仅加性机制使用。</translation>
+    </message>
+    <message>
+        <source>%1 Applied to: %2.</source>
+        <translation>%1 作用于：%2。</translation>
+    </message>
+    <message>
+        <source>How attention is evaluated: naive keeps every N x N step, tiled uses an online softmax, performer / linear_elu / linformer approximate it (error in the status bar).</source>
+        <translation>注意力的计算方式：naive 保留每个 N x N 步骤，tiled 使用在线 softmax，performer / linear_elu / linformer 为近似（误差显示在状态栏）。</translation>
+    </message>
+    <message>
+        <source>Hidden</source>
+        <translation>隐藏维度</translation>
+    </message>
+    <message>
+        <source>%1 — the previous view is kept.</source>
+        <translation>%1 —— 保留之前的视图。</translation>
     </message>
 </context>
 <context>
@@ -425,6 +506,49 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     </message>
 </context>
 <context>
+    <name>attn::ui::FileOpenController</name>
+    <message>
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Recent &amp;Files</source>
+        <translation>最近的文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Open tensors (.npz, .npy, .safetensors, .csv), text (.txt) or a session (.json).</source>
+        <translation>打开张量（.npz、.npy、.safetensors、.csv）、文本（.txt）或会话（.json）。</translation>
+    </message>
+    <message>
+        <source>%1: unknown file type &apos;%2&apos; (open .npz, .npy, .safetensors, .csv, .txt or a .json session)</source>
+        <translation>%1：未知的文件类型“%2”（可打开 .npz、.npy、.safetensors、.csv、.txt 或 .json 会话）</translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2</source>
+        <translation>无法打开 %1：%2</translation>
+    </message>
+    <message>
+        <source>Opened %1</source>
+        <translation>已打开 %1</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Everything AttnScope opens (*.npz *.npy *.safetensors *.csv *.txt *.json);;Tensors (*.npz *.npy *.safetensors *.csv);;Text (*.txt);;Sessions (*.json);;All files (*)</source>
+        <translation>AttnScope 可打开的所有文件 (*.npz *.npy *.safetensors *.csv *.txt *.json);;张量 (*.npz *.npy *.safetensors *.csv);;文本 (*.txt);;会话 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>%1 no longer exists; it was removed from Recent Files.</source>
+        <translation>%1 已不存在；已从最近的文件中移除。</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::HeadGrid</name>
     <message>
         <source>Every head at a glance; click one (or use the arrow keys) to open it in the heatmap.</source>
@@ -437,6 +561,26 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     <message>
         <source>H%1  %2 nats</source>
         <translation>H%1  %2 纳特</translation>
+    </message>
+    <message>
+        <source>layer %1, head %2: mean entropy %3 nats</source>
+        <translation>第 %1 层，头 %2：平均熵 %3 nats</translation>
+    </message>
+    <message>
+        <source>head %1: mean entropy %2 nats</source>
+        <translation>头 %1：平均熵 %2 nats</translation>
+    </message>
+    <message>
+        <source>H%1</source>
+        <translation>H%1</translation>
+    </message>
+    <message>
+        <source>L%1</source>
+        <translation>L%1</translation>
+    </message>
+    <message>
+        <source>H%1 %2</source>
+        <translation>H%1 %2</translation>
     </message>
 </context>
 <context>
@@ -478,8 +622,8 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <translation>颜色 </translation>
     </message>
     <message>
-        <source>Colormap; 'diverging' centres logits and differences on white.</source>
-        <translation>色图；'diverging' 以白色为 logits 和差值的中心。</translation>
+        <source>Colormap; &apos;diverging&apos; centres logits and differences on white.</source>
+        <translation>色图；&apos;diverging&apos; 以白色为 logits 和差值的中心。</translation>
     </message>
     <message>
         <source>Zoom &amp;In</source>
@@ -530,12 +674,44 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <translation>%1 — 保留之前的视图。</translation>
     </message>
     <message>
-        <source>Export Figure</source>
-        <translation>导出图像</translation>
+        <source>Show &amp;Masked Cells</source>
+        <translation>显示被掩码的单元格(&amp;M)</translation>
     </message>
     <message>
-        <source>PNG image (*.png)</source>
-        <translation>PNG 图像 (*.png)</translation>
+        <source>Dims and hatches the cells the mask removed and outlines rows whose every key is masked.</source>
+        <translation>将被掩码移除的单元格变暗并加阴影线，并框出所有键都被掩码的行。</translation>
+    </message>
+    <message>
+        <source>(not in the file)</source>
+        <translation>（文件中没有）</translation>
+    </message>
+    <message>
+        <source>(not kept on the %1 path)</source>
+        <translation>（%1 路径不保留）</translation>
+    </message>
+    <message>
+        <source>masked — every key of this query is masked, so its weights are all 0</source>
+        <translation>已掩码 —— 此查询的所有键都被掩码，因此其权重全为 0</translation>
+    </message>
+    <message>
+        <source>Metrics-only view: %1 tokens is over the N x N limit, so no weights were kept; the Metrics panel shows entropy per head and per row.</source>
+        <translation>仅指标视图：%1 个词元超过 N x N 上限，因此未保留权重；指标面板显示每个头和每行的熵。</translation>
+    </message>
+    <message>
+        <source>Precomputed weights from %1: the file has no logits to draw.</source>
+        <translation>来自 %1 的预计算权重：文件中没有可绘制的 logits。</translation>
+    </message>
+    <message>
+        <source>The %1 path keeps weights only, not logits; choose Execution: naive to see them.</source>
+        <translation>%1 路径只保留权重，不保留 logits；请选择 执行：naive 查看它们。</translation>
+    </message>
+    <message>
+        <source>%1 — layer %2 of %3, head %4 of %5 — %6</source>
+        <translation>%1 —— 第 %2 层（共 %3 层），头 %4（共 %5 个）—— %6</translation>
+    </message>
+    <message>
+        <source>Compute metrics only</source>
+        <translation>仅计算指标</translation>
     </message>
 </context>
 <context>
@@ -584,10 +760,6 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <translation>用内置的示例句子替换查询文本。</translation>
     </message>
     <message>
-        <source>What is loaded and the shape of each array.</source>
-        <translation>已加载的内容以及每个数组的形状。</translation>
-    </message>
-    <message>
         <source>Example</source>
         <translation>示例</translation>
     </message>
@@ -608,10 +780,6 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <translation>已加载</translation>
     </message>
     <message>
-        <source>  %1 tokens</source>
-        <translation>  %1 个词元</translation>
-    </message>
-    <message>
         <source>text: %1 query tokens</source>
         <translation>文本：%1 个查询词元</translation>
     </message>
@@ -626,6 +794,38 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     <message>
         <source>Edit Query Text</source>
         <translation>编辑查询文本</translation>
+    </message>
+    <message>
+        <source>Back to Text</source>
+        <translation>返回文本</translation>
+    </message>
+    <message>
+        <source>What is loaded: each array with its dtype, shape and use, and the views it feeds.</source>
+        <translation>已加载的内容：每个数组的类型、形状和用途，以及它可用于的视图。</translation>
+    </message>
+    <message>
+        <source>Computed from the file (current mechanism)</source>
+        <translation>由文件计算（当前机制）</translation>
+    </message>
+    <message>
+        <source>The file&apos;s attention weights (&apos;attn&apos;)</source>
+        <translation>文件中的注意力权重（'attn'）</translation>
+    </message>
+    <message>
+        <source>The file has both inputs and precomputed weights: compute attention from q/k/v or x with the configuration, or show its &apos;attn&apos; as it is, layer by layer.</source>
+        <translation>该文件同时包含输入和预计算权重：可以按当前配置由 q/k/v 或 x 计算注意力，也可以逐层显示其中的 'attn'。</translation>
+    </message>
+    <message>
+        <source>Forget the loaded file and attend over the text above again.</source>
+        <translation>忘掉已加载的文件，重新对上面的文本计算注意力。</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>showing &apos;attn&apos;: layer %1 of %2 (pick a tile in the head grid)</source>
+        <translation>正在显示 'attn'：第 %1 层（共 %2 层）（在头网格中选择一格）</translation>
     </message>
 </context>
 <context>
@@ -667,10 +867,6 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <translation>AttnScope %1 — 注意力可视化工具。</translation>
     </message>
     <message>
-        <source>%1: only session files (.json) can be opened here so far</source>
-        <translation>%1：目前这里只能打开会话文件 (.json)</translation>
-    </message>
-    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -684,10 +880,41 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     </message>
 </context>
 <context>
+    <name>attn::ui::MaskSelector</name>
+    <message>
+        <source>; with other masks checked it removes cells from what they allow.</source>
+        <translation>；与其他掩码同时勾选时，它会从其他掩码允许的单元格中再移除一部分。</translation>
+    </message>
+    <message>
+        <source>from pad tokens</source>
+        <translation>来自填充词元</translation>
+    </message>
+    <message>
+        <source>Checked patterns join (union); causal and padding then remove cells.</source>
+        <translation>勾选的模式取并集；之后因果和填充掩码再移除单元格。</translation>
+    </message>
+    <message>
+        <source>Composition rule: a cell is kept if any checked pattern keeps it and every checked restriction (causal, padding) keeps it.</source>
+        <translation>组合规则：只要任一勾选的模式保留某个单元格，且每个勾选的限制（因果、填充）都保留它，该单元格就被保留。</translation>
+    </message>
+    <message>
+        <source>Spec</source>
+        <translation>规格</translation>
+    </message>
+    <message>
+        <source>The mask as the command line writes it (e.g. causal+window:4); edit it and press Enter, and the rows above follow.</source>
+        <translation>命令行写法的掩码（例如 causal+window:4）；编辑后按回车，上面的各行会随之更新。</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::MetricsBarChart</name>
     <message>
         <source>head</source>
         <translation>头</translation>
+    </message>
+    <message>
+        <source>uniform: log %1 = %2 %3</source>
+        <translation>均匀：log %1 = %2 %3</translation>
     </message>
 </context>
 <context>
@@ -733,11 +960,11 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <translation>用比特而不是纳特表示熵。</translation>
     </message>
     <message>
-        <source>Sparsity: the share of a row's mass that its k largest weights must cover.</source>
+        <source>Sparsity: the share of a row&apos;s mass that its k largest weights must cover.</source>
         <translation>稀疏度：一行中最大的 k 个权重需要覆盖的权重比例。</translation>
     </message>
     <message>
-        <source>Which layer's heads the bars and the row curve show.</source>
+        <source>Which layer&apos;s heads the bars and the row curve show.</source>
         <translation>柱状图和行曲线显示哪一层的头。</translation>
     </message>
     <message>
@@ -749,7 +976,7 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <translation>注意力流 (flow)</translation>
     </message>
     <message>
-        <source>How attention composes through the layers (Abnar &amp; Zuidema 2020): rollout multiplies the layers' head-averaged attention with the residual; flow is a max-flow.</source>
+        <source>How attention composes through the layers (Abnar &amp; Zuidema 2020): rollout multiplies the layers&apos; head-averaged attention with the residual; flow is a max-flow.</source>
         <translation>注意力如何逐层组合（Abnar &amp; Zuidema 2020）：rollout 将各层按头平均并加上残差后的注意力相乘；flow 是最大流。</translation>
     </message>
     <message>
@@ -795,10 +1022,6 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     <message>
         <source>Layer %1, </source>
         <translation>第 %1 层，</translation>
-    </message>
-    <message>
-        <source>uniform: log %1 = %2 %3</source>
-        <translation>均匀：log %1 = %2 %3</translation>
     </message>
     <message>
         <source>No head selected</source>
@@ -856,6 +1079,34 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <source>Layer %1: </source>
         <translation>第 %1 层：</translation>
     </message>
+    <message>
+        <source>max − min weight</source>
+        <translation>最大 − 最小权重</translation>
+    </message>
+    <message>
+        <source>max / min weight</source>
+        <translation>最大 / 最小权重</translation>
+    </message>
+    <message>
+        <source>relative-offset profile (mass at j − i)</source>
+        <translation>相对偏移分布（j − i 处的质量）</translation>
+    </message>
+    <message>
+        <source>mass at each key offset j − i, averaged over rows — %1</source>
+        <translation>每个键偏移 j − i 处的质量，按行平均 —— %1</translation>
+    </message>
+    <message>
+        <source>mass</source>
+        <translation>质量</translation>
+    </message>
+    <message>
+        <source>max − min</source>
+        <translation>最大 − 最小</translation>
+    </message>
+    <message>
+        <source>max / min</source>
+        <translation>最大 / 最小</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::MetricsRowChart</name>
@@ -897,6 +1148,22 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     <message>
         <source>The language changes the next time AttnScope starts.</source>
         <translation>语言将在下次启动 AttnScope 时生效。</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
     </message>
 </context>
 <context>
@@ -964,6 +1231,14 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
+    <message>
+        <source>Replace file?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <source>%1 already exists. Replace it?</source>
+        <translation>%1 已存在。要替换吗？</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::StatusSummary</name>
@@ -990,6 +1265,26 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     <message>
         <source>Error: %1 (previous view kept)</source>
         <translation>错误：%1（保留之前的视图）</translation>
+    </message>
+    <message>
+        <source>layer %1 of %2 from the file</source>
+        <translation>文件中的第 %1 层（共 %2 层）</translation>
+    </message>
+    <message>
+        <source>path %1 (picked by auto)</source>
+        <translation>路径 %1（由 auto 选择）</translation>
+    </message>
+    <message>
+        <source>path %1</source>
+        <translation>路径 %1</translation>
+    </message>
+    <message>
+        <source>approx. error: output %1%</source>
+        <translation>近似误差：输出 %1%</translation>
+    </message>
+    <message>
+        <source>approx. error: output %1%, weights Frobenius %2, row KL %3</source>
+        <translation>近似误差：输出 %1%，权重 Frobenius %2，行 KL %3</translation>
     </message>
 </context>
 <context>
@@ -1097,7 +1392,8 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     <message numerus="yes">
         <source>%n key(s) hidden</source>
         <translation>
-            <numerusform>%n 个键被遮住</numerusform></translation>
+            <numerusform>%n 个键被遮住</numerusform>
+        </translation>
     </message>
     <message>
         <source>a_j = e^(s_j − m) / Σ e^(s − m),   m = %1,   Σ = %2</source>
@@ -1138,7 +1434,36 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     <message numerus="yes">
         <source>… %n more key(s)</source>
         <translation>
-            <numerusform>… 还有 %n 个键</numerusform></translation>
+            <numerusform>… 还有 %n 个键</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>General: multiply q by W</source>
+        <translation>一般：用 W 乘以 q</translation>
+    </message>
+    <message>
+        <source>Cosine: scale q and every k to length 1</source>
+        <translation>余弦：把 q 和每个 k 缩放到长度 1</translation>
+    </message>
+    <message>
+        <source>u = qᵀ W,  W is d_q × d_k = %1 × %2</source>
+        <translation>u = qᵀ W，W 为 d_q × d_k = %1 × %2</translation>
+    </message>
+    <message>
+        <source>q̂ = q / |q|,  k̂_j = k_j / |k_j|,   |q| = %1</source>
+        <translation>q̂ = q / |q|，k̂_j = k_j / |k_j|，  |q| = %1</translation>
+    </message>
+    <message>
+        <source>Only directions count: every score will lie in [−1, 1].</source>
+        <translation>只有方向起作用：每个分数都在 [−1, 1] 之间。</translation>
+    </message>
+    <message>
+        <source>s_j = u · k_j = qᵀ W k_j</source>
+        <translation>s_j = u · k_j = qᵀ W k_j</translation>
+    </message>
+    <message>
+        <source>s_j = q̂ · k̂_j = cos(q, k_j)</source>
+        <translation>s_j = q̂ · k̂_j = cos(q, k_j)</translation>
     </message>
 </context>
 <context>
@@ -1166,6 +1491,85 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
     <message>
         <source>Next step (Right or Space)</source>
         <translation>下一步（右方向键或空格）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TilingPanel</name>
+    <message>
+        <source>Teaching tile size (queries × keys). The engine&apos;s tiled path uses 256 × 512 tiles, the sparse path 64 × 64; the numbers do not depend on it.</source>
+        <translation>教学用分块大小（查询 × 键）。引擎的分块路径使用 256 × 512 的块，稀疏路径使用 64 × 64；结果数值与它无关。</translation>
+    </message>
+    <message>
+        <source>The query row whose online softmax is traced (follows the pinned row).</source>
+        <translation>追踪其在线 softmax 的查询行（跟随固定的行）。</translation>
+    </message>
+    <message>
+        <source>Tile size</source>
+        <translation>分块大小</translation>
+    </message>
+    <message>
+        <source>Query row</source>
+        <translation>查询行</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>tile</source>
+        <translation>分块</translation>
+    </message>
+    <message>
+        <source>tile max</source>
+        <translation>分块最大值</translation>
+    </message>
+    <message>
+        <source>max m</source>
+        <translation>最大值 m</translation>
+    </message>
+    <message>
+        <source>rescale</source>
+        <translation>重缩放</translation>
+    </message>
+    <message>
+        <source>sum l</source>
+        <translation>和 l</translation>
+    </message>
+    <message>
+        <source>H so far</source>
+        <translation>目前的 H</translation>
+    </message>
+    <message>
+        <source>running max m of the row after this tile</source>
+        <translation>处理此分块后该行的运行最大值 m</translation>
+    </message>
+    <message>
+        <source>e^(m_old − m_new): the factor applied to l and the output</source>
+        <translation>e^(m_old − m_new)：作用于 l 和输出的因子</translation>
+    </message>
+    <message>
+        <source>running normalizer l = Σ e^(s − m) over the keys seen so far</source>
+        <translation>运行归一化项 l = Σ e^(s − m)，对目前见过的键求和</translation>
+    </message>
+    <message>
+        <source>entropy so far, H = log l − t/l (t = Σ e^(s − m)(s − m))</source>
+        <translation>目前的熵，H = log l − t/l（t = Σ e^(s − m)(s − m)）</translation>
+    </message>
+    <message>
+        <source>No result yet.</source>
+        <translation>尚无结果。</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; computed &amp;nbsp; &lt;span style=&apos;color:%2&apos;&gt;■&lt;/span&gt; computed, mask tested cell by cell &amp;nbsp; &lt;span style=&apos;color:#aaaaaa&apos;&gt;■&lt;/span&gt; skipped — %3 of %4 tiles of %5 × %5 computed (%6 need cell tests); the outlined band holds row %7.%8</source>
+        <translation>&lt;span style='color:%1'&gt;■&lt;/span&gt; 已计算 &amp;nbsp; &lt;span style='color:%2'&gt;■&lt;/span&gt; 已计算，掩码逐格检查 &amp;nbsp; &lt;span style='color:#aaaaaa'&gt;■&lt;/span&gt; 跳过 —— 共 %4 个 %5 × %5 分块中计算了 %3 个（%6 个需逐格检查）；框出的带状区域包含第 %7 行。%8</translation>
+    </message>
+    <message>
+        <source> Tiles enlarged to %1 to fit %2 tokens.</source>
+        <translation> 分块已放大到 %1，以容纳 %2 个词元。</translation>
+    </message>
+    <message>
+        <source>Row %1: H = log l − t/l = %2 nats after the last tile; the engine&apos;s entropy of this row (%3 path): %4 nats. The tiled path itself runs %5 × %6 tiles (sparse: 64 × 64).</source>
+        <translation>第 %1 行：最后一个分块后 H = log l − t/l = %2 nats；引擎计算的该行熵（%3 路径）：%4 nats。分块路径本身使用 %5 × %6 的块（稀疏：64 × 64）。</translation>
     </message>
 </context>
 <context>
@@ -1234,7 +1638,7 @@ entropy (nats): A %3, B %4, Δ %5    same top key: %6%    mean JS divergence: %7
         <translation>权重</translation>
     </message>
     <message>
-        <source>%1[%2, %3]: '%4' is not a number</source>
+        <source>%1[%2, %3]: &apos;%4&apos; is not a number</source>
         <translation>%1[%2, %3]：“%4”不是数字</translation>
     </message>
     <message>
