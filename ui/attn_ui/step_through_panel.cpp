@@ -322,7 +322,14 @@ void StepThroughPanel::paintStep(QPainter& p, const QRect& target) const {
   const int tokenW = r.width() / 5;
   const int barW = r.width() / 4;
   const int cellW = nCells > 0 ? (r.width() - tokenW - barW) / nCells : 0;
-  p.setFont(th.font(10, true));
+  QFont headerFont = th.font(10, true);
+  p.setFont(headerFont);
+  int widest = 0;
+  for (const QString& h : t.headers) widest = std::max(widest, p.fontMetrics().horizontalAdvance(h));
+  if (cellW > 12 && widest > cellW - 8) {  // large presentation fonts: headers shrink rather than overlap
+    headerFont.setPointSizeF(std::max(6.0, headerFont.pointSizeF() * (cellW - 8) / widest));
+    p.setFont(headerFont);
+  }
   p.setPen(th.dim);
   p.drawText(QRect(r.left(), r.top(), tokenW, rowH), Qt::AlignVCenter, tr("key"));
   for (int c = 0; c < nCells; ++c)
