@@ -160,6 +160,8 @@ Result<Session> sessionFromJson(std::string_view text, std::string_view source) 
   } catch (const json::parse_error& e) {
     return Error{fmt::format("{}: not valid JSON (byte {}): {}", source, e.byte,
                              std::string_view(e.what()).substr(std::string_view(e.what()).rfind(':') + 2))};
+  } catch (const json::exception&) {  // out_of_range: a number such as 1e400 overflows a double
+    return Error{fmt::format("{}: not valid JSON (a number is out of range)", source)};
   }
   if (!j.is_object()) return Error{fmt::format("{}: a session must be a JSON object", source)};
   if (j.value("format", std::string()) != "attnscope-session")

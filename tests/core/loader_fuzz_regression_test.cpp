@@ -6,6 +6,7 @@
 
 #include "attn/io/csv_reader.h"
 #include "attn/io/safetensors_reader.h"
+#include "attn/session.h"
 #include "attn/tokenizers/text_tokenizer.h"
 
 namespace attn {
@@ -111,6 +112,14 @@ TEST(LoaderRegression, TokenizerJsonNamesStayOnOneLine) {
     EXPECT_EQ(t.error().message.rfind("t.json: ", 0), 0u) << t.error().message;
     EXPECT_NE(t.error().message.find("\\n"), std::string::npos) << t.error().message;  // the name, escaped
   }
+}
+
+TEST(LoaderRegression, SessionNumberOverflowIsAnErrorNotACrash) {
+  // nlohmann throws out_of_range (not parse_error) for 1e400: it used to escape.
+  auto s = sessionFromJson(R"({"format": "attnscope-session", "version": 1, "config": {"heads": 1e400}})",
+                           "s.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "s.json: not valid JSON (a number is out of range)");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "attn/io/float_convert.h"
 #include "attn/io/utf8.h"
+#include "attn/quote.h"
 
 namespace attn {
 namespace {
@@ -42,12 +43,12 @@ Result<Header> parseHeaderDict(std::string_view dict, const std::string& src) {
   static const std::regex dimRe(R"(\s*(\d+)\s*,?)");
   for (auto it = std::sregex_iterator(dims.begin(), dims.end(), dimRe); it != std::sregex_iterator(); ++it) {
     const std::string num = (*it)[1];
-    if (num.size() > 15) return Error{fmt::format("{}: .npy shape ({}) is absurdly large", src, dims)};
+    if (num.size() > 15) return Error{fmt::format("{}: .npy shape {} is absurdly large", src, quoteForMessage(dims))};
     h.shape.push_back(std::stoll(num));
   }
   // Anything other than digits, commas and spaces inside the tuple is malformed.
   if (dims.find_first_not_of("0123456789, ") != std::string::npos)
-    return Error{fmt::format("{}: .npy shape ({}) is malformed", src, dims)};
+    return Error{fmt::format("{}: .npy shape {} is malformed", src, quoteForMessage(dims))};
   return h;
 }
 
@@ -117,27 +118,27 @@ Result<NpyArray> parseNpy(std::string_view b, const std::string& src, const Read
   }
 
   const std::string& d = a.descr;
-  if (d.size() < 3) return Error{fmt::format("{}: unsupported dtype '{}'", src, d)};
+  if (d.size() < 3) return Error{fmt::format("{}: unsupported dtype {}", src, quoteForMessage(d))};
   const char order = d[0];
   const char kind = d[1];
   int64_t itemsize = 0;
   try {
     itemsize = std::stoll(d.substr(2));
   } catch (...) {
-    return Error{fmt::format("{}: unsupported dtype '{}'", src, d)};
+    return Error{fmt::format("{}: unsupported dtype {}", src, quoteForMessage(d))};
   }
   if (order != '<' && order != '>' && order != '|' && order != '=')
-    return Error{fmt::format("{}: unsupported dtype '{}'", src, d)};
+    return Error{fmt::format("{}: unsupported dtype {}", src, quoteForMessage(d))};
   const bool supported = (kind == 'f' && (itemsize == 2 || itemsize == 4 || itemsize == 8)) ||
                          ((kind == 'i' || kind == 'u') &&
                           (itemsize == 1 || itemsize == 2 || itemsize == 4 || itemsize == 8)) ||
                          (kind == 'b' && itemsize == 1) || (kind == 'U' && itemsize > 0);
   if (!supported)
-    return Error{fmt::format("{}: unsupported dtype '{}' (use float16/32/64, int, uint, bool or unicode)", src, d)};
+    return Error{fmt::format("{}: unsupported dtype {} (use float16/32/64, int, uint, bool or unicode)", src, quoteForMessage(d))};
   const bool swap = order == '>';
   const int64_t bytesPerItem = kind == 'U' ? itemsize * 4 : itemsize;
   if (itemsize <= 0 || itemsize > 4096)
-    return Error{fmt::format("{}: unsupported dtype '{}'", src, d)};
+    return Error{fmt::format("{}: unsupported dtype {}", src, quoteForMessage(d))};
   const int64_t need = count * bytesPerItem;
   if (need > limits.maxBytes)
     return Error{fmt::format("{}: array of {} bytes exceeds the {} byte limit", src, need, limits.maxBytes)};
@@ -180,7 +181,7 @@ Result<NpyArray> parseNpy(std::string_view b, const std::string& src, const Read
   else if (kind == 'u' && itemsize == 4) convert([&](const char* q) { return loadAs<uint32_t>(q, swap); });
   else if (kind == 'u' && itemsize == 8) convert([&](const char* q) { return loadAs<uint64_t>(q, swap); });
   else if (kind == 'b' && itemsize == 1) convert([&](const char* q) { return *q ? 1.0f : 0.0f; });
-  else return Error{fmt::format("{}: unsupported dtype '{}' (use float16/32/64, int, uint or bool)", src, d)};
+  else return Error{fmt::format("{}: unsupported dtype {} (use float16/32/64, int, uint or bool)", src, quoteForMessage(d))};
 
   a.values.shape = a.shape;
   a.values.data = hdr->fortran && a.shape.size() > 1 ? fortranToC(v, a.shape) : std::move(v);
@@ -226,7 +227,9 @@ Result<std::vector<NpyArray>> parseNpz(std::string_view z, const std::string& sr
     }
     pos += 46 + nameLen + extraLen + commentLen;
 
-    const std::string member = src + ":" + name;
+    // The member's name comes from the archive: escaped, so errors stay one line.
+    const std::string quoted = quoteForMessage(name, name.size());
+    const std::string member = src + ":" + quoted.substr(1, quoted.size() - 2);
     if (localOff > z.size() || z.size() - localOff < 30 || z.substr(localOff, 4) != std::string_view("PK\x03\x04", 4))
       return Error{member + ": local zip header is missing (truncated?)"};
     const uint64_t dataOff = localOff + 30 + le(z, localOff + 26, 2) + le(z, localOff + 28, 2);
