@@ -45,6 +45,10 @@ QPalette darkPalette() {
 void applyTheme(const QString& name) {
   (void)systemPalette();  // remember the platform's before the first change
   (void)systemStyle();
+  static bool changed = false;  // "system" at start-up has nothing to undo: no style re-creation
+  const bool system = name != QLatin1String("dark") && name != QLatin1String("light");
+  if (system && !changed) return;
+  changed = !system;
   if (name == QLatin1String("dark") || name == QLatin1String("light")) {
     QApplication::setStyle(QStyleFactory::create("Fusion"));
     QApplication::setPalette(name == QLatin1String("dark") ? darkPalette()
