@@ -53,45 +53,27 @@ void scoreTile(const HeadView& in, BlockState state, const Mat& qs, int i0, int 
   if (state == BlockState::Mixed) maskMixedTile(*in.mask, i0, j0, tile);
 }
 
-// Unmasked rows, the hot loop: e = exp(s - m), l = sum e, t = sum e (s - m)
-// in one pass with Eigen's vectorized exp (one load, one store per cell).
-inline void expRowFused(const float* s, float* e, int n, float m, double& l, double& t) {
+// Max of n floats with four independent vector accumulators (Eigen's redux
+// keeps one dependency chain: about twice the time on a 512-key row).
+inline float rowMax(const float* s, int n) {
   using namespace Eigen::internal;
   using Packet = packet_traits<float>::type;
   constexpr int kLanes = packet_traits<float>::size;
-  const Packet pm = pset1<Packet>(m);
-  Packet accL = pset1<Packet>(0.0f), accT = pset1<Packet>(0.0f);
+  float m = -std::numeric_limits<float>::infinity();
   int j = 0;
-  for (; j + kLanes <= n; j += kLanes) {
-    const Packet d = psub(ploadu<Packet>(s + j), pm);
-    const Packet x = pexp(d);
-    pstoreu(e + j, x);
-    accL = padd(accL, x);
-    accT = pmadd(x, d, accT);
+  if (n >= 4 * kLanes) {
+    Packet a = ploadu<Packet>(s), b = ploadu<Packet>(s + kLanes), c = ploadu<Packet>(s + 2 * kLanes),
+           d = ploadu<Packet>(s + 3 * kLanes);
+    for (j = 4 * kLanes; j + 4 * kLanes <= n; j += 4 * kLanes) {
+      a = pmax(a, ploadu<Packet>(s + j));
+      b = pmax(b, ploadu<Packet>(s + j + kLanes));
+      c = pmax(c, ploadu<Packet>(s + j + 2 * kLanes));
+      d = pmax(d, ploadu<Packet>(s + j + 3 * kLanes));
+    }
+    m = predux_max(pmax(pmax(a, b), pmax(c, d)));
   }
-  float lf = predux(accL), tf = predux(accT);
-  for (; j < n; ++j) {
-    const float d = s[j] - m, x = std::exp(d);
-    e[j] = x;
-    lf += x;
-    tf += x * d;
-  }
-  l = lf;
-  t = tf;
-}
-
-// e = exp(s - m) over n cells, 0 where masked; s is left holding s - m.
-// Returns sum e and sum e (s - m) (the entropy numerator t).
-inline void expRow(float* s, float* e, int n, float m, bool mayMask, double& l, double& t) {
-  if (!mayMask) return expRowFused(s, e, n, m, l, t);
-  Eigen::Map<Eigen::ArrayXf> S(s, n), E(e, n);
-  S -= m;
-  E = S.exp();
-  if (mayMask)
-    for (int j = 0; j < n; ++j)
-      if (s[j] < kMaskedBelow) e[j] = s[j] = 0.0f;  // also a -inf bias: no 0 * -inf below
-  l = E.sum();
-  t = (E * S).sum();
+  for (; j < n; ++j) m = std::max(m, s[j]);
+  return m;
 }
 
 // In place: s becomes e = exp(s - m), 0 where masked (s below kMaskedBelow,
@@ -170,7 +152,6 @@ void flashAttention(const HeadView& in, const TileConfig& cfg, TileScratch& sc, 
   prepareStats(st, nq);
   if (sc.qs.rows() < bq || sc.qs.cols() != dk) sc.qs.resize(bq, dk);
   ensureSize(sc.s, bq, bk);
-  ensureSize(sc.tmp, bq, bk);
   ensureSize(sc.acc, bq, dv);
   if (sc.m.size() < bq) sc.m.resize(bq), sc.l.resize(bq), sc.t.resize(bq);
 
@@ -189,16 +170,15 @@ void flashAttention(const HeadView& in, const TileConfig& cfg, TileScratch& sc, 
       scoreTile(in, state, sc.qs, i0, r, j0, c, sc.s);
       const bool mayMask = state == BlockState::Mixed || in.bias;
       for (int a = 0; a < r; ++a) {
-        float* srow = &sc.s(a, 0);
-        float* erow = &sc.tmp(a, 0);
-        const float tileMax = Eigen::Map<Eigen::ArrayXf>(srow, c).maxCoeff();
+        float* srow = &sc.s(a, 0);  // scores become e = exp(s - m) in place (one buffer in L2)
+        const float tileMax = rowMax(srow, c);
         if (tileMax < kMaskedBelow) {  // the row sees nothing in this tile
-          std::fill(erow, erow + c, 0.0f);
+          std::fill(srow, srow + c, 0.0f);
           continue;
         }
         const double mOld = sc.m[a], mNew = std::max(mOld, static_cast<double>(tileMax));
         double bl, bt;
-        expRow(srow, erow, c, static_cast<float>(mNew), mayMask, bl, bt);
+        expRowInPlace(srow, c, static_cast<float>(mNew), mayMask, bl, bt);
         if (mOld == kNegInf) {
           sc.l[a] = bl;
           sc.t[a] = bt;
@@ -214,7 +194,7 @@ void flashAttention(const HeadView& in, const TileConfig& cfg, TileScratch& sc, 
         }
         sc.m[a] = mNew;
       }
-      acc.noalias() += sc.tmp.topLeftCorner(r, c) * in.v->middleRows(j0, c);
+      acc.noalias() += sc.s.topLeftCorner(r, c) * in.v->middleRows(j0, c);
     }
     for (int a = 0; a < r; ++a) {
       const int i = i0 + a;
@@ -285,7 +265,7 @@ void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat&
       const int i = i0 + a;
       float* s = &S(a, 0);
       Eigen::Map<Eigen::ArrayXf> row(s, nk);
-      const float m = row.maxCoeff();
+      const float m = rowMax(s, nk);
       if (m < kMaskedBelow) {  // every key masked: all-zero weights, flagged
         row.setZero();
         weights.row(i).setZero();
@@ -318,7 +298,7 @@ void softmaxRowsInPlace(Mat& scores, RowStats& st) {
   for (int i = 0; i < nq; ++i) {
     float* s = &scores(i, 0);
     Eigen::Map<Eigen::ArrayXf> S(s, nk);
-    const float m = nk > 0 ? S.maxCoeff() : -std::numeric_limits<float>::infinity();
+    const float m = rowMax(s, nk);
     if (!(m >= kMaskedBelow)) {  // every key masked (or no keys): zeros, flagged
       S.setZero();
       st.entropy[i] = 0.0f;

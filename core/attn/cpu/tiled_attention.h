@@ -38,14 +38,13 @@ struct HeadView {
 /// fresh pages is expensive on this machine; see PERFORMANCE.md).
 struct TileScratch {
   Mat qs;                     // scaled query block
-  Mat s;                      // score / probability tile
+  Mat s;                      // score tile, exponentiated in place
   Mat acc;                    // running output of a query block
-  Mat tmp;                    // exp workspace, one row per query of the block
   Mat rows;                   // full-width score rows of a block (weights path)
   Eigen::VectorXd m, l, t;    // running max, normalizer, entropy numerator
 
   size_t bytes() const {
-    return sizeof(float) * static_cast<size_t>(qs.size() + s.size() + acc.size() + tmp.size() + rows.size()) +
+    return sizeof(float) * static_cast<size_t>(qs.size() + s.size() + acc.size() + rows.size()) +
            sizeof(double) * static_cast<size_t>(m.size() + l.size() + t.size());
   }
 };
