@@ -85,6 +85,253 @@
     </message>
 </context>
 <context>
+    <name>attn::CoreText</name>
+    <message>
+        <source>None</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every query attends to every key.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Causal (look-ahead)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Query i sees keys j &lt;= i only (decoder self-attention).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Padding</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keys that are pad tokens ([PAD], &lt;pad&gt;), or keys at or past LEN, are removed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>number of real (non-pad) keys; empty: read pad tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sliding window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Query i sees keys with |i - j| &lt;= W; with causal, the W previous keys.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>keys on each side of the query (at least 1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dilated window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Window with gaps: |i - j| &lt;= W*D and i - j divisible by D (Longformer).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>keys on each side (at least 1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>dilation: distance between kept keys (at least 1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Global tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Listed positions attend to and are attended by every token (Longformer).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>comma-separated token positions, from 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Block-diagonal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Query i sees keys in its own block of B positions.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>block size (at least 1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Random</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each cell kept with probability P, seeded (BigBird&apos;s random attention).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>keep probability in [0, 1]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>seed; the same seed gives the same cells</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A keep bitmap [Nq, Nk] from the input file&apos;s &apos;mask&apos; array (1 = keep).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No position information: attention is permutation-equivariant.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sinusoidal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sin/cos of position at geometric frequencies, added to the embeddings (Vaswani et al. 2017).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learned (seeded)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A seeded absolute position table added to the embeddings (as in BERT, GPT-2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rotary (RoPE)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rotates q and k pairwise by position, so q.k depends on the offset only (Su et al. 2021).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ALiBi</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Adds -m_h |i - j| to head h&apos;s logits, with geometric slopes m_h (Press et al. 2022).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>T5 relative bias</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Adds a seeded per-head bias looked up by log-bucketed offset j - i (Raffel et al. 2020).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>embeddings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>q and k</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>logits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mean entropy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>min row entropy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max row entropy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>normalized entropy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>confidence (mean max weight)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max - min weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max / min weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mean attention distance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>share on self</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>share on previous token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>share on next token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>share on first token (sink)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>share on separators/punctuation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>keys covering the mass (k)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>k / unmasked keys</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>near-uniform rows</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>near-one-hot rows</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>nats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>attn::ui</name>
     <message>
         <source>Head %1</source>

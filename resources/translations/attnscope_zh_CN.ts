@@ -85,6 +85,253 @@
     </message>
 </context>
 <context>
+    <name>attn::CoreText</name>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Every query attends to every key.</source>
+        <translation>每个查询关注所有键。</translation>
+    </message>
+    <message>
+        <source>Causal (look-ahead)</source>
+        <translation>因果（前瞻）</translation>
+    </message>
+    <message>
+        <source>Query i sees keys j &lt;= i only (decoder self-attention).</source>
+        <translation>查询 i 只看到 j &lt;= i 的键（解码器自注意力）。</translation>
+    </message>
+    <message>
+        <source>Padding</source>
+        <translation>填充</translation>
+    </message>
+    <message>
+        <source>Keys that are pad tokens ([PAD], &lt;pad&gt;), or keys at or past LEN, are removed.</source>
+        <translation>去掉填充词元（[PAD]、&lt;pad&gt;）的键，或位置不小于 LEN 的键。</translation>
+    </message>
+    <message>
+        <source>number of real (non-pad) keys; empty: read pad tokens</source>
+        <translation>真实（非填充）键的个数；留空：从填充词元读取</translation>
+    </message>
+    <message>
+        <source>Sliding window</source>
+        <translation>滑动窗口</translation>
+    </message>
+    <message>
+        <source>Query i sees keys with |i - j| &lt;= W; with causal, the W previous keys.</source>
+        <translation>查询 i 看到 |i - j| &lt;= W 的键；与因果同用时，只看前面 W 个键。</translation>
+    </message>
+    <message>
+        <source>keys on each side of the query (at least 1)</source>
+        <translation>查询每侧的键数（至少 1）</translation>
+    </message>
+    <message>
+        <source>Dilated window</source>
+        <translation>空洞窗口</translation>
+    </message>
+    <message>
+        <source>Window with gaps: |i - j| &lt;= W*D and i - j divisible by D (Longformer).</source>
+        <translation>带间隔的窗口：|i - j| &lt;= W*D 且 i - j 能被 D 整除（Longformer）。</translation>
+    </message>
+    <message>
+        <source>keys on each side (at least 1)</source>
+        <translation>每侧的键数（至少 1）</translation>
+    </message>
+    <message>
+        <source>dilation: distance between kept keys (at least 1)</source>
+        <translation>空洞率：保留的键之间的距离（至少 1）</translation>
+    </message>
+    <message>
+        <source>Global tokens</source>
+        <translation>全局词元</translation>
+    </message>
+    <message>
+        <source>Listed positions attend to and are attended by every token (Longformer).</source>
+        <translation>列出的位置关注所有词元，也被所有词元关注（Longformer）。</translation>
+    </message>
+    <message>
+        <source>comma-separated token positions, from 0</source>
+        <translation>逗号分隔的词元位置，从 0 开始</translation>
+    </message>
+    <message>
+        <source>Block-diagonal</source>
+        <translation>块对角</translation>
+    </message>
+    <message>
+        <source>Query i sees keys in its own block of B positions.</source>
+        <translation>查询 i 只看到它所在的、长为 B 的块中的键。</translation>
+    </message>
+    <message>
+        <source>block size (at least 1)</source>
+        <translation>块大小（至少 1）</translation>
+    </message>
+    <message>
+        <source>Random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <source>Each cell kept with probability P, seeded (BigBird&apos;s random attention).</source>
+        <translation>每个单元格以概率 P 保留，由种子决定（BigBird 的随机注意力）。</translation>
+    </message>
+    <message>
+        <source>keep probability in [0, 1]</source>
+        <translation>保留概率，取值 [0, 1]</translation>
+    </message>
+    <message>
+        <source>seed; the same seed gives the same cells</source>
+        <translation>种子；相同的种子给出相同的单元格</translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation>自定义</translation>
+    </message>
+    <message>
+        <source>A keep bitmap [Nq, Nk] from the input file&apos;s &apos;mask&apos; array (1 = keep).</source>
+        <translation>来自输入文件 “mask” 数组的保留位图 [Nq, Nk]（1 = 保留）。</translation>
+    </message>
+    <message>
+        <source>No position information: attention is permutation-equivariant.</source>
+        <translation>没有位置信息：注意力对排列是等变的。</translation>
+    </message>
+    <message>
+        <source>Sinusoidal</source>
+        <translation>正弦</translation>
+    </message>
+    <message>
+        <source>sin/cos of position at geometric frequencies, added to the embeddings (Vaswani et al. 2017).</source>
+        <translation>位置在几何级数频率上的 sin/cos，加到嵌入上（Vaswani 等，2017）。</translation>
+    </message>
+    <message>
+        <source>Learned (seeded)</source>
+        <translation>可学习（由种子生成）</translation>
+    </message>
+    <message>
+        <source>A seeded absolute position table added to the embeddings (as in BERT, GPT-2).</source>
+        <translation>由种子生成的绝对位置表，加到嵌入上（同 BERT、GPT-2）。</translation>
+    </message>
+    <message>
+        <source>Rotary (RoPE)</source>
+        <translation>旋转（RoPE）</translation>
+    </message>
+    <message>
+        <source>Rotates q and k pairwise by position, so q.k depends on the offset only (Su et al. 2021).</source>
+        <translation>按位置成对旋转 q 和 k，使 q.k 只取决于相对偏移（Su 等，2021）。</translation>
+    </message>
+    <message>
+        <source>ALiBi</source>
+        <translation>ALiBi</translation>
+    </message>
+    <message>
+        <source>Adds -m_h |i - j| to head h&apos;s logits, with geometric slopes m_h (Press et al. 2022).</source>
+        <translation>向第 h 个头的 logits 加上 -m_h |i - j|，斜率 m_h 呈几何级数（Press 等，2022）。</translation>
+    </message>
+    <message>
+        <source>T5 relative bias</source>
+        <translation>T5 相对偏置</translation>
+    </message>
+    <message>
+        <source>Adds a seeded per-head bias looked up by log-bucketed offset j - i (Raffel et al. 2020).</source>
+        <translation>按对数分桶的偏移 j - i 查表，加上由种子生成的每头偏置（Raffel 等，2020）。</translation>
+    </message>
+    <message>
+        <source>embeddings</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>q and k</source>
+        <translation>q 和 k</translation>
+    </message>
+    <message>
+        <source>logits</source>
+        <translation>logits</translation>
+    </message>
+    <message>
+        <source>mean entropy</source>
+        <translation>平均熵</translation>
+    </message>
+    <message>
+        <source>min row entropy</source>
+        <translation>最小行熵</translation>
+    </message>
+    <message>
+        <source>max row entropy</source>
+        <translation>最大行熵</translation>
+    </message>
+    <message>
+        <source>normalized entropy</source>
+        <translation>归一化熵</translation>
+    </message>
+    <message>
+        <source>confidence (mean max weight)</source>
+        <translation>置信度（平均最大权重）</translation>
+    </message>
+    <message>
+        <source>max - min weight</source>
+        <translation>最大 - 最小权重</translation>
+    </message>
+    <message>
+        <source>max / min weight</source>
+        <translation>最大 / 最小权重</translation>
+    </message>
+    <message>
+        <source>mean attention distance</source>
+        <translation>平均注意力距离</translation>
+    </message>
+    <message>
+        <source>share on self</source>
+        <translation>关注自身的比例</translation>
+    </message>
+    <message>
+        <source>share on previous token</source>
+        <translation>关注前一个词元的比例</translation>
+    </message>
+    <message>
+        <source>share on next token</source>
+        <translation>关注后一个词元的比例</translation>
+    </message>
+    <message>
+        <source>share on first token (sink)</source>
+        <translation>关注第一个词元的比例（汇点）</translation>
+    </message>
+    <message>
+        <source>share on separators/punctuation</source>
+        <translation>关注分隔符/标点的比例</translation>
+    </message>
+    <message>
+        <source>keys covering the mass (k)</source>
+        <translation>覆盖权重所需的键数 (k)</translation>
+    </message>
+    <message>
+        <source>k / unmasked keys</source>
+        <translation>k / 未遮住的键数</translation>
+    </message>
+    <message>
+        <source>near-uniform rows</source>
+        <translation>接近均匀的行</translation>
+    </message>
+    <message>
+        <source>near-one-hot rows</source>
+        <translation>接近独热的行</translation>
+    </message>
+    <message>
+        <source>nats</source>
+        <translation>纳特</translation>
+    </message>
+    <message>
+        <source>bits</source>
+        <translation>比特</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>键</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui</name>
     <message>
         <source>Head %1</source>
@@ -254,7 +501,7 @@ FLAG: near-one-hot</source>
     </message>
     <message>
         <source>Rollout and flow need an input with layers (an &apos;attn&apos; array [L, H, N, N]).</source>
-        <translation>Rollout 和 flow 需要带层的输入（'attn' 数组 [L, H, N, N]）。</translation>
+        <translation>Rollout 和 flow 需要带层的输入（&apos;attn&apos; 数组 [L, H, N, N]）。</translation>
     </message>
 </context>
 <context>
@@ -809,11 +1056,11 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>The file&apos;s attention weights (&apos;attn&apos;)</source>
-        <translation>文件中的注意力权重（'attn'）</translation>
+        <translation>文件中的注意力权重（&apos;attn&apos;）</translation>
     </message>
     <message>
         <source>The file has both inputs and precomputed weights: compute attention from q/k/v or x with the configuration, or show its &apos;attn&apos; as it is, layer by layer.</source>
-        <translation>该文件同时包含输入和预计算权重：可以按当前配置由 q/k/v 或 x 计算注意力，也可以逐层显示其中的 'attn'。</translation>
+        <translation>该文件同时包含输入和预计算权重：可以按当前配置由 q/k/v 或 x 计算注意力，也可以逐层显示其中的 &apos;attn&apos;。</translation>
     </message>
     <message>
         <source>Forget the loaded file and attend over the text above again.</source>
@@ -825,7 +1072,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>showing &apos;attn&apos;: layer %1 of %2 (pick a tile in the head grid)</source>
-        <translation>正在显示 'attn'：第 %1 层（共 %2 层）（在头网格中选择一格）</translation>
+        <translation>正在显示 &apos;attn&apos;：第 %1 层（共 %2 层）（在头网格中选择一格）</translation>
     </message>
 </context>
 <context>
@@ -1561,7 +1808,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; computed &amp;nbsp; &lt;span style=&apos;color:%2&apos;&gt;■&lt;/span&gt; computed, mask tested cell by cell &amp;nbsp; &lt;span style=&apos;color:#aaaaaa&apos;&gt;■&lt;/span&gt; skipped — %3 of %4 tiles of %5 × %5 computed (%6 need cell tests); the outlined band holds row %7.%8</source>
-        <translation>&lt;span style='color:%1'&gt;■&lt;/span&gt; 已计算 &amp;nbsp; &lt;span style='color:%2'&gt;■&lt;/span&gt; 已计算，掩码逐格检查 &amp;nbsp; &lt;span style='color:#aaaaaa'&gt;■&lt;/span&gt; 跳过 —— 共 %4 个 %5 × %5 分块中计算了 %3 个（%6 个需逐格检查）；框出的带状区域包含第 %7 行。%8</translation>
+        <translation>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; 已计算 &amp;nbsp; &lt;span style=&apos;color:%2&apos;&gt;■&lt;/span&gt; 已计算，掩码逐格检查 &amp;nbsp; &lt;span style=&apos;color:#aaaaaa&apos;&gt;■&lt;/span&gt; 跳过 —— 共 %4 个 %5 × %5 分块中计算了 %3 个（%6 个需逐格检查）；框出的带状区域包含第 %7 行。%8</translation>
     </message>
     <message>
         <source> Tiles enlarged to %1 to fit %2 tokens.</source>

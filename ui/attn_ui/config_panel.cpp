@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "attn/exec_path.h"
+#include "attn_ui/core_text.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/mask_selector.h"
 
@@ -85,10 +86,9 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   seed_->setToolTip(tr("Seed for embeddings and weights: the same seed gives the same numbers."));
   mask_->setToolTip(tr("Which keys each query may attend to; masked cells get weight exactly 0."));
   for (const attn::PositionalInfo& p : attn::positionalEncodings()) {
-    positional_->addItem(QString::fromStdString(p.title), QString::fromStdString(p.name));
+    positional_->addItem(coreText(p.title), QString::fromStdString(p.name));
     positional_->setItemData(positional_->count() - 1,
-                             tr("%1 Applied to: %2.").arg(QString::fromStdString(p.description),
-                                                          QString::fromStdString(p.appliedTo)),
+                             tr("%1 Applied to: %2.").arg(coreText(p.description), coreText(p.appliedTo)),
                              Qt::ToolTipRole);
   }
   positional_->setToolTip(tr("How token positions enter attention (added to embeddings, rotated into q and k, or a logit bias)."));

@@ -7,6 +7,7 @@
 #include <QSpinBox>
 
 #include "attn/mask.h"
+#include "attn_ui/core_text.h"
 
 namespace attn::ui {
 namespace {
@@ -17,7 +18,7 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString sentence(QString s) {
   if (s.isEmpty()) return s;
   s[0] = s[0].toUpper();
-  if (!s.endsWith('.')) s += '.';
+  if (!s.endsWith('.') && !s.endsWith(QChar(0x3002))) s += '.';  // 0x3002: the Chinese full stop
   return s;
 }
 
@@ -49,8 +50,8 @@ MaskSelector::MaskSelector(QWidget* parent) : QWidget(parent), advanced_(new QLi
     if (f.name == "none") continue;  // none = nothing checked
     Row row;
     row.name = qs(f.name);
-    row.check = new QCheckBox(qs(f.title), this);
-    QString tip = sentence(qs(f.description));
+    row.check = new QCheckBox(coreText(f.title), this);
+    QString tip = sentence(coreText(f.description));
     if (f.restricts) {
       tip.chop(1);
       tip += tr("; with other masks checked it removes cells from what they allow.");
@@ -87,7 +88,7 @@ MaskSelector::MaskSelector(QWidget* parent) : QWidget(parent), advanced_(new QLi
         });
         w = edit;
       }
-      w->setToolTip(sentence(qs(p.description)));
+      w->setToolTip(sentence(coreText(p.description)));
       auto* label = new QLabel(name, this);
       label->setToolTip(w->toolTip());
       label->setBuddy(w);

@@ -1,6 +1,7 @@
 #include "attn_ui/metrics_bar_chart.h"
 
 #include "attn/analysis/measure_table.h"
+#include "attn_ui/core_text.h"
 #include "attn_ui/metrics_text.h"
 #include "attn_ui/plot_theme.h"
 
@@ -36,6 +37,10 @@ MetricsBarChart::MetricsBarChart(QWidget* parent) : QCustomPlot(parent) {
   boundText_->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
   boundText_->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
   boundText_->position->setTypeY(QCPItemPosition::ptPlotCoords);
+  // The plot's height is known after layout: resize the range to fit the label.
+  connect(this, &QCustomPlot::afterLayout, this, [this] {
+    if (updateValueRange()) replot(QCustomPlot::rpQueuedReplot);
+  });
   xAxis->setLabel(tr("head"));
   auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
   ticker->setTickStep(1.0);
@@ -83,21 +88,36 @@ void MetricsBarChart::rebuild() {
   const bool showBound = bound_ >= 0.0;
   boundLine_->setVisible(showBound);
   boundText_->setVisible(showBound);
+  if (showBound) {
+    boundLine_->point1->setCoords(0, bound_);
+    boundLine_->point2->setCoords(1, bound_);
+    boundText_->position->setCoords(0.98, bound_);
+  }
+  xAxis->setRange(0.4, static_cast<double>(values_.size()) + 0.6);
+  updateValueRange();
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool MetricsBarChart::updateValueRange() {
   double top = 0.0, bottom = 0.0;
   for (double v : values_)
     if (std::isfinite(v)) {
       top = std::max(top, v);
       bottom = std::min(bottom, v);
     }
-  if (showBound) {
-    boundLine_->point1->setCoords(0, bound_);
-    boundLine_->point2->setCoords(1, bound_);
-    boundText_->position->setCoords(0.98, bound_);
-    top = std::max(top, bound_);
+  const bool showBound = bound_ >= 0.0;
+  if (showBound) top = std::max(top, bound_);
+  double hi = top > bottom ? top * 1.12 : 1.0;
+  if (showBound && top > bottom) {
+    // The label sits on the line: the share of the plot's height above the
+    // line must hold one line of text, whatever the dock's height.
+    const double textPx = QFontMetricsF(boundText_->font()).height() + 4.0;
+    const double f = std::min(0.5, textPx / std::max(40, axisRect()->height()));
+    hi = std::max(hi, (bound_ - f * bottom) / (1.0 - f));
   }
-  xAxis->setRange(0.4, static_cast<double>(values_.size()) + 0.6);
-  yAxis->setRange(bottom, top > bottom ? top * 1.12 : 1.0);
-  replot(QCustomPlot::rpQueuedReplot);
+  const QCPRange before = yAxis->range();
+  yAxis->setRange(bottom, hi);
+  return std::abs(before.lower - bottom) > 1e-12 || std::abs(before.upper - hi) > 1e-9 * std::max(1.0, hi);
 }
 
 int MetricsBarChart::headAt(const QPoint& pos) const {
@@ -130,7 +150,7 @@ void showHeadMeasure(MetricsBarChart& chart, const attn::Analysis& an, const att
     values.push_back(m.value(h));
     flagged.push_back(h.collapse.nearUniform || h.collapse.nearOneHot);
   }
-  const QString unit = QString::fromUtf8(attn::unitName(an.options.unit).data());
+  const QString unit = coreText(attn::unitName(an.options.unit));
   chart.setSelectedHead(selected);
   chart.setBars(values, flagged, measureAxisLabel(m, an.options.unit), m.entropyBound ? an.uniformBound : -1.0,
                 MetricsBarChart::tr("uniform: log %1 = %2 %3").arg(an.nk).arg(an.uniformBound, 0, 'f', 3).arg(unit));

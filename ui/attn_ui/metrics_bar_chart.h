@@ -43,6 +43,8 @@ class MetricsBarChart : public QCustomPlot {
 
  private:
   void rebuild();
+  // Leaves room above the bound line for its label; true if the range changed.
+  bool updateValueRange();
 
   QCPBars* normal_;
   QCPBars* flaggedBars_;

@@ -16,6 +16,7 @@
 #include <numbers>
 
 #include "attn/input_file.h"
+#include "attn_ui/core_text.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/heatmap_widget.h"
 #include "attn_ui/metrics_bar_chart.h"
@@ -69,7 +70,7 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
       similarityNote_(new QLabel(this)),
       layerBox_(new QWidget(this)) {
   for (const auto& m : attn::headMeasures())
-    measure_->addItem(QString::fromUtf8(m.label.data(), static_cast<qsizetype>(m.label.size())),
+    measure_->addItem(coreText(m.label),
                       QString::fromUtf8(m.key.data(), static_cast<qsizetype>(m.key.size())));
   measure_->setToolTip(tr("Which per-head measure the bars show."));
   measure_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -378,7 +379,7 @@ void MetricsPanel::drawRows() {
   const attn::Vec* v = nullptr;
   QString label;
   std::vector<double> bound;
-  const QString unit = QString::fromUtf8(attn::unitName(an->options.unit).data());
+  const QString unit = coreText(attn::unitName(an->options.unit));
   switch (which) {
     case RowMeasure::Entropy:
       v = &h.perRow.entropy;

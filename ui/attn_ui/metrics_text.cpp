@@ -2,17 +2,18 @@
 
 #include <QCoreApplication>
 
+#include "attn_ui/core_text.h"
+
 namespace attn::ui {
 namespace {
 
 QString tr(const char* s) { return QCoreApplication::translate("attn::ui::MetricsPanel", s); }
-QString str(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 }  // namespace
 
 QString measureAxisLabel(const attn::HeadMeasure& m, attn::EntropyUnit unit) {
   const std::string_view u = m.unit == "nats" ? attn::unitName(unit) : m.unit;
-  return u.empty() ? str(m.label) : QStringLiteral("%1 (%2)").arg(str(m.label), str(u));
+  return u.empty() ? coreText(m.label) : QStringLiteral("%1 (%2)").arg(coreText(m.label), coreText(u));
 }
 
 QString headSummaryText(const attn::Analysis& an, int head) {

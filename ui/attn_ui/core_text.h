@@ -1,0 +1,20 @@
+#pragma once
+// Core's English display text (mask family titles and descriptions, positional
+// encodings, per-head measure names, units) shown in the UI in the user's
+// language. Core never includes Qt, so its labels are translated here, under
+// the "attn::CoreText" context of the .ts files.
+#include <QString>
+
+#include <string_view>
+
+namespace attn::ui {
+
+/// `english` translated into the installed UI language; unchanged when the
+/// catalogue has no entry (a label core adds later still shows, in English).
+QString coreText(std::string_view english);
+
+/// True when `english` is one of the labels registered for translation; the
+/// tests use it to catch a core label that was added without an entry.
+bool coreTextRegistered(std::string_view english);
+
+}  // namespace attn::ui
