@@ -8,6 +8,9 @@
 #include <QComboBox>
 
 #include "attn/analysis/measure_table.h"
+#include "attn/engine.h"
+#include "attn/input_file.h"
+#include "attn/memory_budget.h"
 #include "attn/mask.h"
 #include "attn/positions.h"
 #include "attn_ui/core_text.h"
@@ -77,6 +80,31 @@ TEST_F(CoreText, MaskSelectorShowsFamilyTitlesInChinese) {
   EXPECT_EQ(window->text(), QString("滑动窗口"));
   EXPECT_NE(causal->text(), QString("Causal (look-ahead)"));
   EXPECT_TRUE(window->toolTip().endsWith(QChar(0x3002))) << window->toolTip().toStdString();
+}
+
+TEST(UiMessage, CoreErrorsNameTheWindowsControlsNotCommandLineOptions) {
+  // Real messages from core: a file whose width 10 heads do not divide, and
+  // a request over a 1 MB memory budget.
+  AttentionInput in;
+  in.x = Mat::Zero(4, 64);
+  AttentionSpec spec;
+  spec.heads = 10;
+  const auto fit = fitSpecToInput(in, spec);
+  ASSERT_FALSE(fit);
+  const QString heads = uiMessage(fit.error().message);
+  EXPECT_FALSE(heads.contains("--")) << heads.toStdString();
+  EXPECT_TRUE(heads.contains("Configuration > Heads")) << heads.toStdString();
+  EXPECT_TRUE(heads.contains("Configuration > d_k")) << heads.toStdString();
+  EXPECT_TRUE(heads.startsWith("'x' has width 64, which 10 heads")) << heads.toStdString();
+
+  spec.heads = 12;
+  spec.memoryBudget = 1 << 20;
+  const auto mem = checkAttentionMemory(spec, ExecPath::Naive, 12, 2048, 2048);
+  ASSERT_FALSE(mem);
+  const QString budget = uiMessage(mem.error().message);
+  EXPECT_FALSE(budget.contains("--")) << budget.toStdString();
+  EXPECT_TRUE(budget.endsWith("use fewer tokens or heads")) << budget.toStdString();
+  EXPECT_TRUE(budget.contains("budget of 1.0 MiB;")) << budget.toStdString();
 }
 
 }  // namespace

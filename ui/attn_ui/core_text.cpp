@@ -93,6 +93,20 @@ QString coreText(std::string_view english) {
   return QCoreApplication::translate(kContext, s.c_str());
 }
 
+QString uiMessage(const std::string& coreMessage) {
+  // Core's messages are English; the replacements stay English so a message
+  // never mixes two languages.
+  QString m = QString::fromStdString(coreMessage);
+  m.replace(QStringLiteral(" heads (--heads) do not divide"),
+            QStringLiteral(" heads (Configuration > Heads) do not divide"));
+  m.replace(QStringLiteral("; set --d-k"), QStringLiteral("; set Configuration > d_k"));
+  // The window has no execution-path or budget switch for this case (its
+  // metrics-only view starts above the sequence limit): fewer tokens or heads.
+  m.replace(QStringLiteral("use --exec tiled for metrics without the full matrices, "), QString());
+  m.replace(QStringLiteral(", or raise the budget (--memory-budget)"), QString());
+  return m;
+}
+
 bool coreTextRegistered(std::string_view english) {
   return std::any_of(std::begin(kLabels), std::end(kLabels),
                      [english](const char* label) { return english == label; });

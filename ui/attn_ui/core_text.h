@@ -5,6 +5,7 @@
 // the "attn::CoreText" context of the .ts files.
 #include <QString>
 
+#include <string>
 #include <string_view>
 
 namespace attn::ui {
@@ -16,5 +17,10 @@ QString coreText(std::string_view english);
 /// True when `english` is one of the labels registered for translation; the
 /// tests use it to catch a core label that was added without an entry.
 bool coreTextRegistered(std::string_view english);
+
+/// A core error message worded for the window: command-line options it
+/// names become the controls that do the same in the GUI (--heads, --d-k) or
+/// are left out where the window has none (--exec tiled, --memory-budget).
+QString uiMessage(const std::string& coreMessage);
 
 }  // namespace attn::ui

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "attn/tokenizer.h"
+#include "attn_ui/core_text.h"
 
 namespace attn::ui {
 
@@ -225,7 +226,7 @@ void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
   if (input) {
     // The configuration follows the file's sizes (heads from q, d_model from x, ...).
     if (auto st = attn::fitSpecToInput(*input, job->spec); !st) {
-      job->error = QString::fromStdString(job->file->path + ": " + st.error().message);
+      job->error = uiMessage(job->file->path + ": " + st.error().message);
       return;
     }
     if (!job->file->maskKeep.empty() && job->spec.mask.needsCustomData())
@@ -274,7 +275,7 @@ void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
   try {
     auto res = attn::runAttention(*input, job->spec);
     if (!res) {
-      job->error = QString::fromStdString(res.error().message);
+      job->error = uiMessage(res.error().message);
       return;
     }
     job->result = std::make_shared<attn::AttentionResult>(std::move(res).value());
