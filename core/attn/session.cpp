@@ -164,7 +164,8 @@ Result<Session> sessionFromJson(std::string_view text, std::string_view source) 
     return Error{fmt::format("{}: not valid JSON (a number is out of range)", source)};
   }
   if (!j.is_object()) return Error{fmt::format("{}: a session must be a JSON object", source)};
-  if (j.value("format", std::string()) != "attnscope-session")
+  // j.value() would throw type_error for a non-string 'format' (fuzz finding).
+  if (!j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != "attnscope-session")
     return Error{fmt::format("{}: field 'format' must be \"attnscope-session\"", source)};
   if (!j.contains("version") || !j["version"].is_number_integer())
     return Error{fmt::format("{}: field 'version' is missing or not an integer", source)};

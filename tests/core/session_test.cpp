@@ -84,6 +84,8 @@ TEST(Session, ErrorsNameTheFileAndTheField) {
       {"{not json", "not valid JSON"},
       {"[1,2]", "must be a JSON object"},
       {R"({"version":1})", "'format'"},
+      {R"({"format":1,"version":1})", "'format'"},  // fuzz finding: threw json type_error
+      {R"({"format":null,"version":1})", "'format'"},
       {R"({"format":"attnscope-session","version":99})", "version 99 is not supported"},
       {head + R"("config":{"heads":"four"}})", "config.heads must be an integer"},
       {head + R"("config":{"heads":0}})", "config.heads must be in [1, 4096]"},
