@@ -92,6 +92,9 @@ TEST(NpyReader, RejectsBadFilesWithNamedFaults) {
   std::string complex = good;
   complex.replace(complex.find("<f4"), 3, "<c8");
   expectError(parseNpy(complex, "bad.npy"), "unsupported dtype");
+  std::string junk = good;  // fuzz finding: "<f4.x" was read as float32 and echoed raw
+  junk.replace(junk.find("<f4"), 3, "<f4.x");
+  expectError(parseNpy(junk, "bad.npy"), "unsupported dtype '<f4.x'");
   EXPECT_FALSE(parseNpz("PK\x03\x04 truncated", "bad.npz").ok());
 }
 

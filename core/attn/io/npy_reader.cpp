@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -122,11 +123,10 @@ Result<NpyArray> parseNpy(std::string_view b, const std::string& src, const Read
   const char order = d[0];
   const char kind = d[1];
   int64_t itemsize = 0;
-  try {
-    itemsize = std::stoll(d.substr(2));
-  } catch (...) {
+  // The item size is all the rest: "<f2.junk" is not float16 (fuzz finding).
+  const char* sizeEnd = d.data() + d.size();
+  if (auto [ptr, ec] = std::from_chars(d.data() + 2, sizeEnd, itemsize); ec != std::errc() || ptr != sizeEnd)
     return Error{fmt::format("{}: unsupported dtype {}", src, quoteForMessage(d))};
-  }
   if (order != '<' && order != '>' && order != '|' && order != '=')
     return Error{fmt::format("{}: unsupported dtype {}", src, quoteForMessage(d))};
   const bool supported = (kind == 'f' && (itemsize == 2 || itemsize == 4 || itemsize == 8)) ||
@@ -144,7 +144,7 @@ Result<NpyArray> parseNpy(std::string_view b, const std::string& src, const Read
     return Error{fmt::format("{}: array of {} bytes exceeds the {} byte limit", src, need, limits.maxBytes)};
   if (static_cast<int64_t>(b.size() - dataOff) < need)
     return Error{fmt::format("{}: header says {} {} ({} bytes) but only {} bytes of data follow", src,
-                             a.shapeString(), d, need, b.size() - dataOff)};
+                             a.shapeString(), d, need, b.size() - dataOff)};  // d: checked above
   const char* p = b.data() + dataOff;
 
   if (kind == 'U') {
