@@ -313,7 +313,8 @@ void StepThroughPanel::paintStep(QPainter& p, const QRect& target) const {
     p.setPen(th.text);
     const QRect lab(r.left(), r.top(), r.width() / 5, rowH);
     p.drawText(lab, Qt::AlignVCenter | Qt::AlignLeft, t.topLabel + " = ");
-    p.drawText(QRect(lab.right(), r.top(), r.width() * 2 / 5, rowH), Qt::AlignVCenter, vecText(t.topBars));
+    const QRect vec(lab.right(), r.top(), static_cast<int>(r.width() * 0.62) - lab.width() - 6, rowH);
+    p.drawText(vec, Qt::AlignVCenter, fm.elidedText(vecText(t.topBars), Qt::ElideRight, vec.width()));
     drawBars(p, QRectF(r.left() + r.width() * 0.62, r.top() + 2, r.width() * 0.38, rowH - 4), t.topBars, maxAbs, th);
     r.setTop(r.top() + rowH + static_cast<int>(4 * s));
   }
@@ -355,7 +356,7 @@ void StepThroughPanel::paintStep(QPainter& p, const QRect& target) const {
                fm.elidedText(row.label, Qt::ElideRight, tokenW - 4));
     for (int c = 0; c < std::min<int>(nCells, static_cast<int>(row.cells.size())); ++c)
       p.drawText(QRect(r.left() + tokenW + c * cellW, y, cellW, rowH), Qt::AlignVCenter | Qt::AlignRight,
-                 fm.elidedText(row.cells[c], Qt::ElideLeft, cellW));
+                 fm.elidedText(row.cells[c], Qt::ElideRight, cellW));  // keep signs and leading digits
     const QRectF barBox(r.right() - barW + 8 * s, y + 3, barW - 8 * s, rowH - 6);
     if (row.bars.size()) {
       drawBars(p, barBox, row.bars, maxAbs, th);
