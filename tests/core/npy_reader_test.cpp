@@ -95,6 +95,9 @@ TEST(NpyReader, RejectsBadFilesWithNamedFaults) {
   std::string junk = good;  // fuzz finding: "<f4.x" was read as float32 and echoed raw
   junk.replace(junk.find("<f4"), 3, "<f4.x");
   expectError(parseNpy(junk, "bad.npy"), "unsupported dtype '<f4.x'");
+  std::string wide = good;  // fuzz finding: the unicode item size times 4 overflowed int64
+  wide.replace(wide.find("<f4"), 3, "<U3333333333323333333");
+  expectError(parseNpy(wide, "bad.npy"), "unsupported dtype '<U3333333333323333333'");
   EXPECT_FALSE(parseNpz("PK\x03\x04 truncated", "bad.npz").ok());
 }
 

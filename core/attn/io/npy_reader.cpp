@@ -135,10 +135,11 @@ Result<NpyArray> parseNpy(std::string_view b, const std::string& src, const Read
                          (kind == 'b' && itemsize == 1) || (kind == 'U' && itemsize > 0);
   if (!supported)
     return Error{fmt::format("{}: unsupported dtype {} (use float16/32/64, int, uint, bool or unicode)", src, quoteForMessage(d))};
-  const bool swap = order == '>';
-  const int64_t bytesPerItem = kind == 'U' ? itemsize * 4 : itemsize;
+  // Bounded before it is multiplied: '<U3333333333323333333' overflowed int64 (fuzz finding, UBSan).
   if (itemsize <= 0 || itemsize > 4096)
     return Error{fmt::format("{}: unsupported dtype {}", src, quoteForMessage(d))};
+  const bool swap = order == '>';
+  const int64_t bytesPerItem = kind == 'U' ? itemsize * 4 : itemsize;
   const int64_t need = count * bytesPerItem;
   if (need > limits.maxBytes)
     return Error{fmt::format("{}: array of {} bytes exceeds the {} byte limit", src, need, limits.maxBytes)};
