@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The unit, e2e and fuzz-replay suites under AddressSanitizer + UndefinedBehaviorSanitizer
-# (preset asan, g++ RelWithDebInfo). A second test command beside scripts/test.sh:
-# on 2 cores it takes longer than CI's 20-minute budget allows on top of the
-# main suite (README, "Sanitizers"). Builds only what those suites run.
+# (preset asan, g++ -O1 -g1). Run by scripts/test.sh after the main suite (so CI
+# runs it); on its own for a sanitizer-only check. Builds only what those suites run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 "$(dirname "$0")/install-deps.sh"
