@@ -154,7 +154,9 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       t.formula = StepThroughPanel::tr("s_j + b_j  (positional bias)");
       t.headers << "s_j" << "b_j" << StepThroughPanel::tr("sum");
       for (Eigen::Index j = 0; j < nk; ++j) {
-        StepTable::Row r{label(j), {num(w.temperedScores(j)), num(w.bias(j)), num(w.biasedScores(j))}};
+        StepTable::Row r;
+        r.label = label(j);
+        r.cells = {num(w.temperedScores(j)), num(w.bias(j)), num(w.biasedScores(j))};
         r.hasBar = true;
         r.bar = w.biasedScores(j);
         t.rows.push_back(r);
@@ -178,8 +180,9 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       t.headers << "s_j − m" << "e^(s_j − m)" << "a_j";
       for (Eigen::Index j = 0; j < nk; ++j) {
         const bool ok = w.allowed[static_cast<size_t>(j)];
-        StepTable::Row r{label(j),
-                         {ok ? num(w.maskedScores(j) - w.rowMax) : num(-INFINITY), num(w.exps(j)), num(w.weights(j))}};
+        StepTable::Row r;
+        r.label = label(j);
+        r.cells = {ok ? num(w.maskedScores(j) - w.rowMax) : num(-INFINITY), num(w.exps(j)), num(w.weights(j))};
         r.hasBar = true;
         r.bar = w.weights(j);
         r.dimmed = !ok;
