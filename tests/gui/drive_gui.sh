@@ -50,10 +50,18 @@ open_file() {                     # File > Open (Ctrl+O), path typed into the di
   xdotool windowfocus --sync "$win" || true  # a closed dialog leaves no X focus behind
   xdotool key ctrl+o
   dlg=$(timeout 20 xdotool search --sync --onlyvisible --name '^Open' | head -1) || fail "Ctrl+O opened no dialog"
-  xdotool windowfocus --sync "$dlg" || true
-  sleep 0.5
-  xdotool type --delay 5 "$1"; xdotool key Return
-  for _ in $(seq 100); do xdotool search --onlyvisible --name '^Open' >/dev/null 2>&1 || break; sleep 0.1; done
+  # The dialog's path completer loads folders in the background and, when
+  # slow, can swallow typed characters (seen in CI: an empty name field, the
+  # dialog still open). Retype the whole path until the dialog closes.
+  for attempt in 1 2 3; do
+    xdotool windowfocus --sync "$dlg" || true
+    sleep 0.5
+    xdotool key ctrl+a
+    xdotool type --delay $((5 * attempt * attempt)) "$1"; sleep 0.3; xdotool key Return
+    for _ in $(seq 50); do xdotool search --onlyvisible --name '^Open' >/dev/null 2>&1 || return 0; sleep 0.1; done
+    echo "drive_gui: the Open dialog is still up after typing $1 (attempt $attempt); typing it again" >&2
+  done
+  fail "the Open dialog did not take the path $1"
 }
 open_file "$fixtures/bad/truncated.npz"   # a bad file: message, view kept
 shot_until 06-bad-file '#fde2e1' 0.002
