@@ -79,6 +79,19 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       t.rows.push_back(r);
     }
   };
+  // One row per key: an optional scalar column `lead`, then row j of `m` as
+  // numbers and as small bars; `dimZeroLead` greys keys whose lead is 0 (weights).
+  auto addVectorRows = [&](const attn::Mat& m, const attn::Vec* lead = nullptr, bool dimZeroLead = false) {
+    for (Eigen::Index j = 0; j < nk; ++j) {
+      StepTable::Row r;
+      r.label = label(j);
+      if (lead) r.cells << num((*lead)(j));
+      r.bars = rowOf(m, j);
+      r.cells << vecText(r.bars);
+      r.dimmed = dimZeroLead && lead && (*lead)(j) == 0.0f;
+      t.rows.push_back(r);
+    }
+  };
   switch (kind) {
     case StepKind::QueryAndKeys:
       t.formula = StepThroughPanel::tr("query “%1”: q = x W_Q;  every key j: k_j = x_j W_K   (d_k = %2)")
@@ -87,18 +100,14 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       t.topLabel = "q";
       t.topBars = w.q;
       t.headers << "k_j";
-      for (Eigen::Index j = 0; j < nk; ++j) {
-        StepTable::Row r{label(j), {vecText(rowOf(w.k, j))}, rowOf(w.k, j)};
-        t.rows.push_back(r);
-      }
+      addVectorRows(w.k);
       break;
     case StepKind::BilinearProjection:
       t.formula = StepThroughPanel::tr("u = qᵀ W,  W is d_q × d_k = %1 × %2").arg(w.q.size()).arg(w.qW.size());
       t.topLabel = "u";
       t.topBars = w.qW;
       t.headers << "k_j";
-      for (Eigen::Index j = 0; j < nk; ++j)
-        t.rows.push_back(StepTable::Row{label(j), {vecText(rowOf(w.k, j))}, rowOf(w.k, j)});
+      addVectorRows(w.k);
       break;
     case StepKind::CosineNormalize:
       t.formula = StepThroughPanel::tr("q̂ = q / |q|,  k̂_j = k_j / |k_j|,   |q| = %1").arg(num(w.qNorm));
@@ -106,8 +115,7 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       t.topLabel = "q̂";
       t.topBars = w.qUnit;
       t.headers << "|k_j|" << "k̂_j";
-      for (Eigen::Index j = 0; j < nk; ++j)
-        t.rows.push_back(StepTable::Row{label(j), {num(w.kNorms(j)), vecText(rowOf(w.kUnit, j))}, rowOf(w.kUnit, j)});
+      addVectorRows(w.kUnit, &w.kNorms);
       break;
     case StepKind::RawScores:
       t.formula = w.general  ? StepThroughPanel::tr("s_j = u · k_j = qᵀ W k_j")
@@ -121,14 +129,12 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       t.topLabel = "W_qᵀq";
       t.topBars = w.wqQ;
       t.headers << "W_kᵀk_j";
-      for (Eigen::Index j = 0; j < nk; ++j)
-        t.rows.push_back(StepTable::Row{label(j), {vecText(rowOf(w.wkK, j))}, rowOf(w.wkK, j)});
+      addVectorRows(w.wkK);
       break;
     case StepKind::AdditiveTanh:
       t.formula = StepThroughPanel::tr("h_j = tanh(W_qᵀ q + W_kᵀ k_j)");
       t.headers << "h_j";
-      for (Eigen::Index j = 0; j < nk; ++j)
-        t.rows.push_back(StepTable::Row{label(j), {vecText(rowOf(w.tanhSum, j))}, rowOf(w.tanhSum, j)});
+      addVectorRows(w.tanhSum);
       break;
     case StepKind::AdditiveScores:
       t.formula = StepThroughPanel::tr("s_j = vᵀ h_j");
@@ -192,23 +198,14 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
     case StepKind::WeightedSum:
       t.formula = StepThroughPanel::tr("every value v_j is multiplied by its weight a_j");
       t.headers << "a_j" << "a_j v_j";
-      for (Eigen::Index j = 0; j < nk; ++j) {
-        StepTable::Row r{label(j), {num(w.weights(j)), vecText(rowOf(w.weightedValues, j))},
-                         rowOf(w.weightedValues, j)};
-        r.dimmed = w.weights(j) == 0.0f;
-        t.rows.push_back(r);
-      }
+      addVectorRows(w.weightedValues, &w.weights, /*dimZeroLead=*/true);
       break;
     case StepKind::Output:
       t.formula = StepThroughPanel::tr("o = Σ_j a_j v_j = %1").arg(vecText(w.output, 6));
       t.topLabel = "o";
       t.topBars = w.output;
       t.headers << "a_j" << "v_j";
-      for (Eigen::Index j = 0; j < nk; ++j) {
-        StepTable::Row r{label(j), {num(w.weights(j)), vecText(rowOf(w.v, j))}, rowOf(w.v, j)};
-        r.dimmed = w.weights(j) == 0.0f;
-        t.rows.push_back(r);
-      }
+      addVectorRows(w.v, &w.weights, /*dimZeroLead=*/true);
       break;
   }
   return t;
