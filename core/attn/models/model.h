@@ -1,0 +1,103 @@
+#pragma once
+// A pretrained transformer opened from a Hugging Face model folder and run on
+// the CPU: GPT-2 (learned positions, pre-LayerNorm, Conv1D weights, gelu_new,
+// causal), BERT encoders (token type + position embeddings, post-LayerNorm,
+// erf GELU, bidirectional with padding) and the Llama family (RMSNorm, RoPE
+// rotate-half, grouped-query attention, SwiGLU; Llama 2/3, TinyLlama, SmolLM,
+// Qwen2 with q/k/v biases, Mistral). Weights are memory-mapped safetensors
+// (F32, F16, BF16). The forward pass follows the Hugging Face modeling code
+// and returns every layer's per-head attention as engine results, so every
+// view that draws an AttentionResult draws a model's layer.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/engine.h"
+#include "attn/models/hf_tokenizer.h"
+#include "attn/status.h"
+#include "attn/tensor.h"
+
+namespace attn::models {
+
+enum class Family { Gpt2, Bert, Llama };
+/// "GPT-2", "BERT", "Llama".
+std::string_view familyName(Family f);
+
+/// Long work reports a fraction in [0, 1] and a short stage text; returning false cancels
+/// (the call then fails with "cancelled").
+using ProgressFn = std::function<bool(double fraction, std::string_view stage)>;
+
+struct ModelInfo {
+  std::string dir;        // the folder the files were read from (a cache layout resolved to its snapshot)
+  std::string name;       // "gpt2", "org/name" from a cache layout, or the folder's name
+  std::string modelType;  // config.json model_type: gpt2, bert, roberta, llama, qwen2, mistral, ...
+  Family family = Family::Gpt2;
+  int layers = 0, heads = 0, kvHeads = 0, dModel = 0, headDim = 0, intermediate = 0;
+  int vocabSize = 0;      // rows of the token embedding
+  int maxPositions = 0;   // longest sequence the model accepts (0: no limit from the config)
+  int64_t parameters = 0; // elements of every tensor loaded
+  std::string dtype;      // of the weights on disk: "F32", "F16", "BF16" (or "mixed")
+  std::string tokenizerKind;  // HfTokenizer::kindName()
+  bool causal = false;
+};
+
+struct TopToken {
+  int id = 0;
+  std::string token;  // HfTokenizer::displayText(id)
+  float prob = 0;
+};
+
+struct RunOptions {
+  bool keepQkv = true;      // per-head q (after RoPE), k (after RoPE, repeated per query head for GQA), v
+  bool keepLogits = false;  // rawLogits / scaledLogits / maskedLogits per head (N x N each)
+  int onlyLayer = -1;       // >= 0: keep that layer's results only (every layer still runs)
+  int topK = 5;             // causal models: next-token predictions per position (0: none)
+  bool keepHiddenStates = false;  // hidden states after the embeddings and after every layer
+  bool keepFullLogits = false;    // causal models: the lm_head logits [N, vocab]
+};
+
+struct ModelRun {
+  Encoding encoding;
+  /// Per layer (all, or only RunOptions::onlyLayer): heads with weights [N, N], entropy,
+  /// output, (q/k/v, logits as asked); mask = causal or padding; tokens = encoding.tokens.
+  std::vector<AttentionResult> layers;
+  int firstLayer = 0;  // index of layers[0] (onlyLayer, or 0)
+  std::vector<std::vector<TopToken>> nextTokens;  // causal: [N][topK], the prediction after each position
+  std::vector<Mat> hiddenStates;  // keepHiddenStates: [layers + 1] x [N, d_model], as HF output_hidden_states
+  Mat finalHidden;  // [N, d_model]: after the final norm (GPT-2 ln_f, Llama norm) or BERT's last layer
+  Mat logits;       // keepFullLogits: [N, vocab]
+};
+
+class Model {
+ public:
+  /// Opens a model folder, a Hugging Face cache directory `models--org--name` (its newest
+  /// snapshot, or the one refs/main names) or a `snapshots/<hash>` folder. Safetensors files are
+  /// memory-mapped. Errors name the file and the fault (missing file, unsupported model_type,
+  /// tensor missing or of the wrong shape, shard absent, tokenizer ids beyond the vocabulary).
+  static Result<std::shared_ptr<const Model>> open(const std::string& path, const ProgressFn& progress = {});
+
+  const ModelInfo& info() const;
+  const HfTokenizer& tokenizer() const;
+
+  /// Tokenizes as the model expects (special tokens added). `pair`: BERT's second segment.
+  Result<Encoding> encode(std::string_view text, std::optional<std::string_view> pair,
+                          const std::string& source) const;
+  /// Runs the forward pass. Errors: empty input, a sequence past maxPositions, ids out of range.
+  Result<ModelRun> run(const Encoding& encoding, const RunOptions& options = {},
+                       const ProgressFn& progress = {}) const;
+
+  ~Model();
+  struct Impl;
+
+ private:
+  explicit Model(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// True when `path` looks like a model folder (config.json present, or a cache layout).
+bool isModelFolder(const std::string& path);
+
+}  // namespace attn::models
