@@ -23,6 +23,7 @@ struct Encoding {
   std::vector<std::string> tokens;  // vocabulary strings as the library returns them ("Ġworld", "##ing", "▁the", "<s>")
   std::vector<int> typeIds;         // segment (token_type) ids: 1 for the second text of a pair, else 0
   std::vector<uint8_t> special;     // 1 where the post-processor added a special token (CLS, SEP, BOS, EOS)
+  std::vector<uint8_t> attention;   // HF attention_mask: 1 = a real token, 0 = padding; empty = all 1
 
   int size() const { return static_cast<int>(ids.size()); }
 };

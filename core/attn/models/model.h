@@ -82,10 +82,13 @@ class Model {
   const ModelInfo& info() const;
   const HfTokenizer& tokenizer() const;
 
-  /// Tokenizes as the model expects (special tokens added). `pair`: BERT's second segment.
+  /// Tokenizes as the model expects (special tokens added). `pair`: BERT's second segment
+  /// (also taken from a "[SEP]" inside `text` for BERT-style models). `padTo` > size appends
+  /// the pad token with attention 0 up to that length, as HF's padding="max_length".
   Result<Encoding> encode(std::string_view text, std::optional<std::string_view> pair,
-                          const std::string& source) const;
-  /// Runs the forward pass. Errors: empty input, a sequence past maxPositions, ids out of range.
+                          const std::string& source, int padTo = 0) const;
+  /// Runs the forward pass (padding keys, attention 0, are masked as HF's attention_mask does;
+  /// their query rows are still computed). Errors: empty input, a sequence past maxPositions, ids out of range.
   Result<ModelRun> run(const Encoding& encoding, const RunOptions& options = {},
                        const ProgressFn& progress = {}) const;
 
