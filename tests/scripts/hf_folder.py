@@ -308,6 +308,56 @@ def write_qwen2_tokenizer(folder, corpus, num_merges, model_max_length=32768):
     return vocab
 
 
+
+LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+                  r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+LLAMA3_SPLIT = re.compile(r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\w]?[^\W\d_]+|\d{1,3}| ?[^\s\w]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
+
+
+def write_llama3_tokenizer(folder, corpus, num_merges, whole_words=(), model_max_length=131072):
+    """tokenizer.json as Llama 3 / 3.1 / 3.2 ship it: no normalizer, Split(Llama 3 regex, Isolated) +
+    ByteLevel(use_regex false), BPE with ignore_merges true (a pre-token found whole in the vocabulary
+    is one token, merges or not), post-processor ByteLevel + TemplateProcessing adding
+    <|begin_of_text|>, special tokens after the vocabulary. `whole_words` (byte-level strings such as
+    "Ġbecause") join the vocabulary without merges, so ignore_merges shows. Returns the vocab."""
+    vocab, merges = byte_level_bpe(corpus, num_merges, split=LLAMA3_SPLIT)
+    for w in whole_words:
+        vocab.setdefault(w, len(vocab))
+    bpe_vocab = dict(vocab)
+    added = []
+    for t in ("<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"):
+        vocab[t] = len(vocab)
+        added.append({"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                      "normalized": False, "special": True})
+    bos = "<|begin_of_text|>"
+    tok = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": LLAMA3_PATTERN}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
+        "post_processor": {"type": "Sequence", "processors": [
+            {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},
+            {"type": "TemplateProcessing",
+             "single": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+             "pair": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                      {"SpecialToken": {"id": bos, "type_id": 1}}, {"Sequence": {"id": "B", "type_id": 1}}],
+             "special_tokens": {bos: {"id": bos, "ids": [vocab[bos]], "tokens": [bos]}}}]},
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
+                  "vocab": bpe_vocab, "merges": [f"{a} {b}" for a, b in merges]},
+    }
+    write_json(os.path.join(folder, "tokenizer.json"), tok)
+    write_json(os.path.join(folder, "tokenizer_config.json"), {
+        "bos_token": bos, "eos_token": "<|eot_id|>", "clean_up_tokenization_spaces": True,
+        "model_input_names": ["input_ids", "attention_mask"], "model_max_length": model_max_length,
+        "tokenizer_class": "PreTrainedTokenizerFast"})
+    return vocab
+
 # ---------------------------------------------------------------------------
 # Benchmark-sized random models, written tensor by tensor (a 1B model never sits in memory
 # whole). Shapes and names as the real checkpoints (gpt2's model.safetensors, Llama 3.2 1B).
