@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes the model reference fixtures the C++ loader, tokenizer and forward pass are
-checked against (issue 15): small random GPT-2, BERT (two checkpoint forms), Llama
-(GQA, BF16) and Qwen2 (q/k/v biases, tied, sharded) models as Hugging Face folders,
+checked against (issue 15): small random GPT-2, BERT (two checkpoint forms), Llama 2
+(GQA, BF16, SentencePiece BPE), Llama 3.2 (byte-level BPE, rope_scaling "llama3", tied)
+and Qwen2 (q/k/v biases, tied, padded vocabulary, sharded) models as Hugging Face folders,
 with the token ids Hugging Face's own tokenizer gives and the attentions, hidden
 states and logits a plain-PyTorch re-implementation of the Hugging Face modeling code
 computes on them.
