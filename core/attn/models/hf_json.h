@@ -1,11 +1,16 @@
 #pragma once
 // Lenient field reads for tokenizer.json: a missing or mistyped optional field
 // takes the library's default instead of throwing (nlohmann's get<> would).
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 namespace attn::models::hfjson {
+
+/// Largest token id accepted from a file: ids are ints here (the library's are u32);
+/// one past it must still fit.
+inline constexpr int64_t kMaxTokenId = 0x7FFFFFFE;
 
 inline std::string str(const nlohmann::json& j, const char* key, std::string fallback = {}) {
   if (!j.is_object()) return fallback;

@@ -12,9 +12,7 @@
 namespace attn::models {
 namespace {
 
-// Largest id accepted from a file: far above any real vocabulary (Gemma's 256k),
-// low enough that an id cannot overflow the arithmetic on it.
-constexpr int64_t kMaxId = int64_t{1} << 26;
+constexpr int64_t kMaxId = hfjson::kMaxTokenId;
 
 size_t utf8Len(unsigned char b) { return b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : 4; }
 
@@ -22,7 +20,9 @@ class VocabModel : public HfModel {
  public:
   explicit VocabModel(std::unordered_map<std::string, int> vocab) : vocab_(std::move(vocab)) {
     for (const auto& [tok, id] : vocab_) {
-      reverse_.emplace(id, tok);
+      // Two tokens on one id (a malformed file): keep one deterministically, never "".
+      auto [it, fresh] = reverse_.emplace(id, tok);
+      if (!fresh && !tok.empty() && (it->second.empty() || tok < it->second)) it->second = tok;
       limit_ = std::max(limit_, id + 1);
     }
   }
@@ -203,7 +203,7 @@ Result<std::unordered_map<std::string, int>> parseVocab(const nlohmann::json& j,
   std::unordered_map<std::string, int> vocab;
   vocab.reserve(j.size());
   for (const auto& [tok, id] : j.items()) {
-    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= kMaxId)
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > kMaxId)
       return Error{fmt::format("{}: vocabulary token {} has no valid id", source, quoteForMessage(tok))};
     if (!isValidUtf8(tok)) return Error{source + ": a vocabulary token is not UTF-8"};
     vocab[tok] = static_cast<int>(id.get<int64_t>());
@@ -250,9 +250,9 @@ Result<std::unique_ptr<HfModel>> parseModel(const nlohmann::json& j, const std::
   if (type != "WordPiece" && type != "BPE")
     return Error{fmt::format("{}: unsupported model type {} (WordPiece and BPE are supported)", source,
                              quoteForMessage(type.empty() ? "(none)" : type))};
-  auto vocab = parseVocab(j.contains("vocab") ? j["vocab"] : nlohmann::json(), source);
-  if (!vocab) return vocab.error();
   if (type == "WordPiece") {
+    auto vocab = parseVocab(j.contains("vocab") ? j["vocab"] : nlohmann::json(), source);
+    if (!vocab) return vocab.error();
     size_t maxChars = 100;
     if (j.contains("max_input_chars_per_word") && j["max_input_chars_per_word"].is_number_unsigned())
       maxChars = j["max_input_chars_per_word"].get<size_t>();
@@ -277,7 +277,8 @@ Result<std::unique_ptr<HfModel>> parseModel(const nlohmann::json& j, const std::
         const std::string s = e.get<std::string>();
         const size_t sp = s.find(' ');
         if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos)
-          return Error{fmt::format("{}: merge {} is not two tokens separated by one space", source, i + 1)};
+          return Error{fmt::format("{}: merge {} {} is not two tokens separated by one space", source, i + 1,
+                                   quoteForMessage(s, 40))};
         merges.emplace_back(s.substr(0, sp), s.substr(sp + 1));
       } else if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string()) {
         merges.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
@@ -286,6 +287,8 @@ Result<std::unique_ptr<HfModel>> parseModel(const nlohmann::json& j, const std::
       }
     }
   }
+  auto vocab = parseVocab(j.contains("vocab") ? j["vocab"] : nlohmann::json(), source);
+  if (!vocab) return vocab.error();
   return makeBpe(std::move(*vocab), merges, std::move(o), source);
 }
 

@@ -29,7 +29,7 @@ void appendSpecial(Encoding& to, const std::vector<int>& ids, const std::vector<
 Result<std::pair<std::string, int>> parseTokenPair(const nlohmann::json& j, const char* key, const std::string& source) {
   const auto it = j.find(key);
   if (it == j.end() || !it->is_array() || it->size() != 2 || !(*it)[0].is_string() || !(*it)[1].is_number_integer() ||
-      (*it)[1].get<int64_t>() < 0 || (*it)[1].get<int64_t>() > (int64_t{1} << 26))
+      (*it)[1].get<int64_t>() < 0 || (*it)[1].get<int64_t>() > hfjson::kMaxTokenId)
     return Error{fmt::format("{}: post_processor \"{}\" is not [token, id]", source, key)};
   return std::make_pair((*it)[0].get<std::string>(), static_cast<int>((*it)[1].get<int64_t>()));
 }
@@ -88,7 +88,7 @@ Result<PostProcessor> PostProcessor::parse(const nlohmann::json& j, const std::s
       if (!v.is_object() || !v.contains("ids") || !v["ids"].is_array())
         return Error{fmt::format("{}: template special token {} has no \"ids\"", source, quoteForMessage(name))};
       for (const auto& id : v["ids"]) {
-        if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > (int64_t{1} << 26))
+        if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > hfjson::kMaxTokenId)
           return Error{fmt::format("{}: template special token {} has a bad id", source, quoteForMessage(name))};
         s.ids.push_back(static_cast<int>(id.get<int64_t>()));
       }

@@ -163,7 +163,7 @@ PreTokenizer bertPreTokenizer() {
 PreTokenizer byteLevelPreTokenizer(bool addPrefixSpace, bool useRegex) {
   return [=](const PreToken& p) {
     PreToken q = p;
-    if (addPrefixSpace && !q.text.starts_with(' ')) q.text.insert(0, " ");
+    if (addPrefixSpace && !q.text.starts_with(' ')) q.text = " " + q.text;  // not insert(0, ...): a g++ 12 -Wrestrict false positive
     std::vector<PreToken> parts =
         useRegex ? applyBehavior(q, regexSegments(gpt2Regex(), q.text), Behavior::Isolated, false)
                  : std::vector<PreToken>{q};
@@ -258,7 +258,7 @@ Result<PreTokenizer> parsePreTokenizer(const nlohmann::json& j, const std::strin
       }
       q.text = std::move(replaced);
       if (!q.text.starts_with(rep) && (scheme == "always" || (scheme == "first" && q.atStart)))
-        q.text.insert(0, rep);
+        q.text = rep + q.text;
       if (!split) return std::vector<PreToken>{q};
       std::vector<Segment> segs;
       size_t prev = 0;

@@ -54,7 +54,7 @@ Result<HfTokenizer> parseTokenizerJson(std::string_view json, const std::string&
     if (!list.is_array()) return Error{source + ": \"added_tokens\" is not a list"};
     for (const auto& t : list) {
       if (!t.is_object() || !hfjson::hasString(t, "content") || !t.contains("id") || !t["id"].is_number_integer() ||
-          t["id"].get<int64_t>() < 0 || t["id"].get<int64_t>() >= (int64_t{1} << 26))
+          t["id"].get<int64_t>() < 0 || t["id"].get<int64_t>() > hfjson::kMaxTokenId)
         return Error{source + ": an added token has no \"content\" or no valid \"id\""};
       AddedToken a;
       a.content = t["content"].get<std::string>();

@@ -81,20 +81,7 @@ Result<HfTokenizer> fromVocabTxt(const std::string& dir, const std::string& path
   for (const auto& needed : {unk, sep, cls})
     if (!vocab->count(needed))
       return Error{fmt::format("{}: the vocabulary has no {} token", path, quoteForMessage(needed))};
-  const int sepId = vocab->at(sep), clsId = vocab->at(cls);
-  auto impl = std::make_shared<HfTokenizer::Impl>();
-  auto model = makeWordPiece(*vocab, unk, "##", 100, path);
-  if (!model) return model.error();
-  impl->model = std::move(*model);
-  impl->normalizer = bertNormalizer(true, chinese, strip, lower);
-  impl->preTokenizer = bertPreTokenizer();
-  impl->post = PostProcessor::bert(cls, clsId, sep, sepId);
-  impl->kind = HfKind::WordPiece;
-  std::vector<AddedToken> added;
-  for (const auto& name : {unk, sep, pad, cls, mask})
-    if (vocab->count(name)) added.push_back({name, vocab->at(name), true, false, false, false, false});
-  impl->setAddedTokens(std::move(added));
-  return makeHfTokenizer(std::move(impl));
+  return makeBertWordPiece(*vocab, lower, strip, chinese, unk, "##", sep, cls, {unk, sep, pad, cls, mask}, path);
 }
 
 Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& vocabPath, const std::string& mergesPath,
@@ -107,7 +94,7 @@ Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& voc
   if (doc.is_discarded() || !doc.is_object()) return Error{vocabPath + ": not a JSON object of {token: id}"};
   std::unordered_map<std::string, int> vocab;
   for (const auto& [tok, id] : doc.items()) {
-    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= (int64_t{1} << 26))
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > hfjson::kMaxTokenId)
       return Error{fmt::format("{}: token {} has no valid id", vocabPath, quoteForMessage(tok))};
     vocab[tok] = static_cast<int>(id.get<int64_t>());
   }
@@ -164,6 +151,29 @@ Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& voc
 }
 
 }  // namespace
+
+Result<HfTokenizer> makeBertWordPiece(const std::unordered_map<std::string, int>& vocab, bool lowercase,
+                                      bool stripAccents, bool chineseChars, const std::string& unk,
+                                      const std::string& prefix, const std::string& sep, const std::string& cls,
+                                      const std::vector<std::string>& specials, const std::string& source) {
+  auto impl = std::make_shared<HfTokenizer::Impl>();
+  auto model = makeWordPiece(vocab, unk, prefix, 100, source);
+  if (!model) return model.error();
+  impl->model = std::move(*model);
+  impl->normalizer = bertNormalizer(true, chineseChars, stripAccents, lowercase);
+  impl->preTokenizer = bertPreTokenizer();
+  const auto s = vocab.find(sep), c = vocab.find(cls);
+  if (s != vocab.end() && c != vocab.end()) impl->post = PostProcessor::bert(cls, c->second, sep, s->second);
+  impl->kind = HfKind::WordPiece;
+  std::vector<AddedToken> added;
+  for (const auto& name : specials) {
+    bool seen = false;
+    for (const auto& a : added) seen = seen || a.content == name;
+    if (!seen && vocab.count(name)) added.push_back({name, vocab.at(name), true, false, false, false, false});
+  }
+  impl->setAddedTokens(std::move(added));
+  return makeHfTokenizer(std::move(impl));
+}
 
 Result<HfTokenizer> HfTokenizer::fromFolder(const std::string& dir, const std::string& modelType) {
   try {

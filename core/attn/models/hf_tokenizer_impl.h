@@ -32,6 +32,14 @@ struct HfTokenizer::Impl {
   Encoding encodeOne(std::string_view text) const;
 };
 
+/// BERT as BertTokenizerFast converts a vocab.txt: BertNormalizer (accents stripped when
+/// lowercasing), BertPreTokenizer, WordPiece, [CLS] $A [SEP] ($B [SEP]); the special tokens
+/// among unk/[SEP]/[PAD]/[CLS]/[MASK] that the vocabulary has are kept whole.
+Result<HfTokenizer> makeBertWordPiece(const std::unordered_map<std::string, int>& vocab, bool lowercase,
+                                      bool stripAccents, bool chineseChars, const std::string& unk,
+                                      const std::string& prefix, const std::string& sep, const std::string& cls,
+                                      const std::vector<std::string>& specials, const std::string& source);
+
 /// Builds an HfTokenizer around a filled Impl.
 HfTokenizer makeHfTokenizer(std::shared_ptr<const HfTokenizer::Impl> impl);
 
