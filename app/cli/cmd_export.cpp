@@ -11,6 +11,7 @@
 #include "attn/engine.h"
 #include "attn/io/table_export.h"
 #include "commands.h"
+#include "model_request.h"
 #include "options.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
@@ -147,7 +148,11 @@ int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const Atten
     if (!path) return fail(fmt::format("--compare-exec: unknown path '{}'", ex.compareExec));
     specB.exec = *path;
   }
-  auto resB = runAttention(input, specB);
+  if (opts.model && (!ex.compareMask.empty() || ex.compareTemperature > 0.0f || !ex.compareExec.empty()))
+    return fail("--compare-mask/--compare-temperature/--compare-exec: a model's attention is fixed by its weights; "
+                "compare two of its heads with --compare-head");
+  // A model's B is another head of the same layer.
+  auto resB = opts.model ? Result<AttentionResult>(res) : runAttention(input, specB);
   if (!resB) return fail(resB.error().message);
   auto hb = parseHeads(ex.compareHead.empty() ? std::to_string(h0 + 1) : ex.compareHead, resB->numHeads());
   if (!hb || hb->size() != 1)
@@ -213,6 +218,13 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
     if (what != "figure" && !data)
       return fail(fmt::format("{}: {} are written as .npy, .npz, .csv or .json", ex->out, what));
 
+    if (!opts->modelDir.empty()) {
+      // One layer's heads, with what the step-through and logits exports read.
+      opts->modelRunOptions.keepQkv = true;
+      opts->modelRunOptions.keepLogits = true;
+      opts->modelRunOptions.topK = 0;
+      opts->modelRunOptions.onlyLayer = opts->layer > 0 ? opts->layer - 1 : kLastLayer;
+    }
     auto req = buildRequest(*opts);
     if (!req) return fail(req.error().message);
     auto res = runRequest(*opts, req->first, req->second);
@@ -267,7 +279,15 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
     fo.colormap = QString::fromStdString(ex->colormap);
     fo.sharedScale = ex->sharedScale;
     const int h0 = heads->front();
-    fo.title = heads->size() > 1 ? QString("%1 heads — %2 — mask: %3")
+    const std::string modelTitle =
+        opts->model ? fmt::format("{} — layer {} of {}", opts->model->model->info().name,
+                                  (opts->layer > 0 ? opts->layer : opts->model->model->info().layers),
+                                  opts->model->model->info().layers)
+                    : std::string();
+    fo.title = opts->model ? (heads->size() > 1 ? QString::fromStdString(modelTitle) + QString(" — %1 heads").arg(res->numHeads())
+                                                : QString::fromStdString(modelTitle) +
+                                                      QString(" — head %1 of %2").arg(h0 + 1).arg(res->numHeads()))
+             : heads->size() > 1 ? QString("%1 heads — %2 — mask: %3")
                                        .arg(res->numHeads())
                                        .arg(QString::fromStdString(opts->mechanism),
                                             QString::fromStdString(req->second.mask.spec()))

@@ -14,6 +14,7 @@
 #include "attn/metrics.h"
 #include "commands.h"
 #include "metrics_report.h"
+#include "model_request.h"
 #include "options.h"
 
 namespace attn::cli {
@@ -257,6 +258,26 @@ int runOnFile(const MetricsOptions& o, Result<Precomputed> pre) {
   return finish(o, doc, text, csv);
 }
 
+// --model: every layer of the model's run, analysed as a layered file is
+// (per-layer measures, rollout, flow), labelled with the model's tokens.
+int runOnModel(CommonOptions& common, MetricsOptions& o) {
+  common.modelRunOptions.keepQkv = false;
+  common.modelRunOptions.topK = 0;
+  auto req = runModelRequest(common, common.modelRunOptions);
+  if (!req) return fail(req.error().message);
+  Precomputed p;
+  for (auto& layer : req->run.layers) {
+    std::vector<Mat> heads;
+    for (auto& h : layer.heads) heads.push_back(std::move(h.weights));
+    p.layers.push_back(std::move(heads));
+  }
+  p.hasLayerAxis = true;
+  p.tokens = req->run.encoding.tokens;
+  p.keyTokens = p.tokens;
+  o.attnFile = req->model->info().name;
+  return runOnFile(o, std::move(p));
+}
+
 }  // namespace
 
 Action addMetricsCommand(CLI::App& app) {
@@ -270,7 +291,8 @@ Action addMetricsCommand(CLI::App& app) {
   cmd->add_option("--attn", o->attnFile,
                   "Precomputed weights to analyze: .npy, or .npz with 'attn' (or 'weights') "
                   "[Nq,Nk], [H,Nq,Nk] or [L,H,Nq,Nk] and optional 'tokens'")
-      ->excludes(text);
+      ->excludes(text)
+      ->excludes(cmd->get_option("--model"));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_option("--csv", o->csv, "Also write one CSV line per head (and layer) to this file");
   cmd->add_flag("--force", o->force, "Overwrite an existing --csv file");
@@ -291,6 +313,7 @@ Action addMetricsCommand(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     if (auto st = checkOptions(*o); !st) return fail(st.error().message);
     if (!o->attnFile.empty()) return runOnFile(*o, loadPrecomputed(o->attnFile));
+    if (!common->modelDir.empty()) return runOnModel(*common, *o);
     if (common->text.empty() && common->textFile.empty() && common->inputFile.empty())
       return fail("metrics: give --text \"...\", --text-file, --input FILE or --attn FILE");
     // Precomputed layers alone in an .npz/.npy: the layered analysis (rollout, flow) of --attn.

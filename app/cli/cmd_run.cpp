@@ -6,9 +6,71 @@
 #include "attn/engine.h"
 #include "attn/io/npy_writer.h"
 #include "commands.h"
+#include "model_request.h"
 #include "options.h"
 
 namespace attn::cli {
+
+namespace {
+
+// --model: every layer's weights [L, H, N, N] (one layer with --layer: [H, N, N]),
+// their row entropy, the tokens and ids, and for causal models the top-5 next
+// tokens after each position with their probabilities.
+int runModelCommand(CommonOptions& opts, const std::string& out) {
+  opts.modelRunOptions.keepQkv = false;
+  opts.modelRunOptions.topK = 5;
+  if (opts.layer > 0) opts.modelRunOptions.onlyLayer = opts.layer - 1;
+  auto req = runModelRequest(opts, opts.modelRunOptions);
+  if (!req) return fail(req.error().message);
+  const auto& info = req->model->info();
+  const auto& run = req->run;
+  const int n = run.encoding.size();
+  const int heads = info.heads;
+  const int layers = static_cast<int>(run.layers.size());
+  Tensor weights, entropy;
+  weights.shape = opts.layer > 0 ? std::vector<int64_t>{heads, n, n} : std::vector<int64_t>{layers, heads, n, n};
+  entropy.shape = opts.layer > 0 ? std::vector<int64_t>{heads, n} : std::vector<int64_t>{layers, heads, n};
+  weights.data.reserve(static_cast<size_t>(weights.size()));
+  entropy.data.reserve(static_cast<size_t>(entropy.size()));
+  for (const auto& layer : run.layers)
+    for (const auto& h : layer.heads) {
+      weights.data.insert(weights.data.end(), h.weights.data(), h.weights.data() + h.weights.size());
+      entropy.data.insert(entropy.data.end(), h.entropy.data(), h.entropy.data() + h.entropy.size());
+    }
+  NpzWriter npz;
+  npz.add("weights", weights);
+  npz.add("entropy", entropy);
+  npz.addStrings("tokens", run.encoding.tokens);
+  Tensor ids;
+  ids.shape = {n};
+  for (int id : run.encoding.ids) ids.data.push_back(static_cast<float>(id));
+  npz.add("ids", ids);
+  if (!run.nextTokens.empty()) {
+    const int k = static_cast<int>(run.nextTokens.front().size());
+    std::vector<std::string> tokens;
+    Tensor probs;
+    probs.shape = {n, k};
+    for (const auto& row : run.nextTokens)
+      for (const auto& t : row) {
+        tokens.push_back(t.token);
+        probs.data.push_back(t.prob);
+      }
+    npz.addStrings("next_tokens", tokens, {n, k});
+    npz.add("next_probs", probs);
+  }
+  if (auto st = npz.write(out); !st) return fail(st.error().message);
+  fmt::print("model: {} ({}, {} layers x {} heads)\n", info.name, models::familyName(info.family), info.layers,
+             info.heads);
+  if (!run.nextTokens.empty() && !run.nextTokens.back().empty()) {
+    std::string line;
+    for (const auto& t : run.nextTokens.back()) line += fmt::format("  {:?} {:.3f}", t.token, t.prob);
+    fmt::print("next token after the last position:{}\n", line);
+  }
+  fmt::print("wrote {} ({} layer(s), {} heads, {} tokens)\n", out, layers, heads, n);
+  return 0;
+}
+
+}  // namespace
 
 Action addRunCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Compute attention and write scores, weights, output, entropy (.npz)");
@@ -22,6 +84,7 @@ Action addRunCommand(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     if (!out->ends_with(".npz")) return fail(fmt::format("{}: --out of run must end in .npz", *out));
     if (auto st = checkOverwrite(*out, *force); !st) return fail(st.error().message);
+    if (!opts->modelDir.empty()) return runModelCommand(*opts, *out);
     auto req = buildRequest(*opts);
     if (!req) return fail(req.error().message);
     auto res = runRequest(*opts, req->first, req->second);

@@ -8,6 +8,7 @@
 #include "attn/io/text_file.h"
 #include "attn/session.h"
 #include "attn/tokenizers/text_tokenizer.h"
+#include "model_request.h"
 
 namespace attn::cli {
 
@@ -27,7 +28,15 @@ void addInputOptions(CLI::App& cmd, InputOptions& o) {
   cmd.add_option("--vocab", o.vocab, "WordPiece vocab.txt, or BPE vocab.json");
   cmd.add_option("--merges", o.merges, "BPE merges.txt");
   cmd.add_option("--tokenizer-json", o.tokenizerJson, "Hugging Face tokenizer.json (WordPiece or byte-level BPE)");
-  cmd.add_option("--layer", o.layer, "Layer of precomputed 'attn' to view, 1-based (default: the last)");
+  cmd.add_option("--layer", o.layer, "Layer of precomputed 'attn' or of --model to view, 1-based (default: the last)");
+  auto* model = cmd.add_option("--model", o.modelDir,
+                               "Hugging Face model folder (config.json, *.safetensors, tokenizer files) or its cache "
+                               "directory models--org--name; runs the model on --text (--key-text: BERT's second segment)");
+  model->excludes(input);
+  for (const char* name : {"--tokenizer", "--vocab", "--merges", "--tokenizer-json"})
+    model->excludes(cmd.get_option(name));
+  cmd.add_option("--pad-to", o.padTo, "With --model: pad the tokens to this length (padding keys are masked)")
+      ->needs(model);
 }
 
 namespace {
@@ -66,6 +75,15 @@ Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec) {
     o.loaded = fromSession.loaded;
     return in;
   }
+  if (!o.modelDir.empty()) {
+    auto req = runModelRequest(o, o.modelRunOptions);
+    if (!req) return req.error();
+    spec = modelSpec(req->model->info(), req->run.encoding);
+    AttentionInput in;
+    in.queryTokens = req->run.encoding.tokens;
+    o.model = std::make_shared<const ModelRequest>(std::move(req).value());
+    return in;
+  }
   if (!o.inputFile.empty()) {
     auto loaded = loadInputFile(o.inputFile);
     if (!loaded) return loaded.error();
@@ -102,6 +120,11 @@ Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec) {
 }
 
 Result<AttentionResult> runRequest(const InputOptions& o, const AttentionInput& input, const AttentionSpec& spec) {
+  if (o.model) {
+    auto layer = modelLayerIndex(*o.model, o.layer);
+    if (!layer) return layer.error();
+    return o.model->run.layers[static_cast<size_t>(*layer)];
+  }
   if (o.loaded)
     for (const auto& w : o.loaded->warnings) fmt::print(stderr, "warning: {}: {}\n", o.inputFile, w);
   if (o.loaded && !o.loaded->hasEngineInput()) {

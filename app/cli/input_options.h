@@ -7,8 +7,11 @@
 
 #include "attn/engine.h"
 #include "attn/input_file.h"
+#include "attn/models/model.h"
 
 namespace attn::cli {
+
+struct ModelRequest;
 
 struct InputOptions {
   std::string text, keyText;
@@ -16,10 +19,16 @@ struct InputOptions {
   std::string inputFile;
   std::string tokenizer = "words";
   std::string vocab, merges, tokenizerJson;
-  int layer = 0;  // 1-based layer of precomputed `attn`; 0 = last
+  int layer = 0;  // 1-based layer of precomputed `attn` or of --model; 0 = last
+  std::string modelDir;  // --model: a Hugging Face model folder (or its cache directory)
+  int padTo = 0;         // --pad-to: pad the model's tokens to this length (attention 0)
+  // What a --model run keeps; commands set it before building the request.
+  models::RunOptions modelRunOptions;
   // Set while building the request: the file loaded with --input, kept for
   // commands that view its precomputed weights.
   mutable std::shared_ptr<const LoadedInput> loaded;
+  // Set while building the request with --model: the model and its run.
+  mutable std::shared_ptr<const ModelRequest> model;
 };
 
 void addInputOptions(CLI::App& cmd, InputOptions& o);
@@ -29,7 +38,8 @@ void addInputOptions(CLI::App& cmd, InputOptions& o);
 Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec);
 
 /// Runs the engine, or, for a file holding only precomputed `attn`, returns
-/// the chosen layer's weights and entropy as they are.
+/// the chosen layer's weights and entropy as they are; with --model, the chosen
+/// layer (--layer, default the last) of the model's run.
 Result<AttentionResult> runRequest(const InputOptions& o, const AttentionInput& input, const AttentionSpec& spec);
 
 }  // namespace attn::cli

@@ -35,6 +35,11 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--backend", o.backend, "Backend: cpu, cuda, auto")->capture_default_str();
   cmd.add_option("--memory-budget", o.memoryBudget,
                  "Most memory the per-head N x N matrices may take, e.g. 2G (default: half of RAM)");
+  // A model fixes its own mechanism, sizes, weights and positions.
+  if (auto* model = cmd.get_option_no_throw("--model"))
+    for (const char* name : {"--mechanism", "--heads", "--d-model", "--d-k", "--hidden", "--bias", "--pos", "--seed",
+                             "--init", "--exec", "--features", "--slots", "--mask"})
+      model->excludes(cmd.get_option(name));
 }
 
 Result<std::pair<AttentionInput, AttentionSpec>> buildRequest(const CommonOptions& o) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <cassert>
 #include <cstring>
 
 #include "attn/io/atomic_file.h"
@@ -40,7 +41,7 @@ std::string encodeNpy(const Tensor& t) {
   return out;
 }
 
-std::string encodeNpyStrings(const std::vector<std::string>& strings) {
+std::string encodeNpyStrings(const std::vector<std::string>& strings, const std::vector<int64_t>& shape) {
   std::vector<std::u32string> wide;
   size_t maxLen = 1;
   for (const auto& s : strings) {
@@ -48,7 +49,11 @@ std::string encodeNpyStrings(const std::vector<std::string>& strings) {
     maxLen = std::max(maxLen, w.size());
     wide.push_back(std::move(w));
   }
-  std::string out = npyHeader(fmt::format("<U{}", maxLen), {static_cast<int64_t>(strings.size())});
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  assert(shape.empty() || count == static_cast<int64_t>(strings.size()));
+  std::string out = npyHeader(fmt::format("<U{}", maxLen),
+                              shape.empty() ? std::vector<int64_t>{static_cast<int64_t>(strings.size())} : shape);
   for (const auto& w : wide)
     for (size_t i = 0; i < maxLen; ++i) putLe(out, i < w.size() ? w[i] : 0, 4);
   return out;

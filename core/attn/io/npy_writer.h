@@ -12,15 +12,16 @@ namespace attn {
 
 /// Little-endian float32 array, C order.
 std::string encodeNpy(const Tensor& t);
-/// A 1-D numpy unicode array ('<U{maxlen}', UTF-32LE), as np.array(list_of_str).
-std::string encodeNpyStrings(const std::vector<std::string>& strings);
+/// A numpy unicode array ('<U{maxlen}', UTF-32LE), as np.array(list_of_str): 1-D, or
+/// `shape` (C order; its product must equal strings.size()).
+std::string encodeNpyStrings(const std::vector<std::string>& strings, const std::vector<int64_t>& shape = {});
 
 /// Collects named .npy members and writes them as one .npz, atomically.
 class NpzWriter {
  public:
   void add(std::string name, const Tensor& t) { members_.emplace_back(std::move(name), encodeNpy(t)); }
-  void addStrings(std::string name, const std::vector<std::string>& s) {
-    members_.emplace_back(std::move(name), encodeNpyStrings(s));
+  void addStrings(std::string name, const std::vector<std::string>& s, const std::vector<int64_t>& shape = {}) {
+    members_.emplace_back(std::move(name), encodeNpyStrings(s, shape));
   }
   /// The .npz bytes (zip, stored members, CRC-32 from zlib).
   std::string bytes() const;

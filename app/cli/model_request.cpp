@@ -1,0 +1,102 @@
+#include "model_request.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "attn/io/text_file.h"
+#include "input_options.h"
+
+namespace attn::cli {
+namespace {
+
+models::ProgressFn terminalProgress() {
+  if (isatty(fileno(stderr)) == 0) return {};
+  return [](double fraction, std::string_view stage) {
+    fmt::print(stderr, "\r{:3.0f}% {:<40.40}", 100.0 * fraction, stage);
+    if (fraction >= 1.0) fmt::print(stderr, "\r{:50}\r", "");
+    return true;
+  };
+}
+
+Result<std::string> textOf(const std::string& text, const std::string& file) {
+  if (file.empty()) return text;
+  return readUtf8TextFile(file);
+}
+
+}  // namespace
+
+Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOptions& runOptions) {
+  if (o.text.empty() && o.textFile.empty()) return Error{"--model needs the text to run on: --text or --text-file"};
+  auto text = textOf(o.text, o.textFile);
+  if (!text) return text.error();
+  std::optional<std::string> pair;
+  if (!o.keyText.empty() || !o.keyTextFile.empty()) {
+    auto k = textOf(o.keyText, o.keyTextFile);
+    if (!k) return k.error();
+    pair = std::move(k).value();
+  }
+  if (o.padTo < 0) return Error{fmt::format("--pad-to must be at least 0 (got {})", o.padTo)};
+  auto model = models::Model::open(o.modelDir, terminalProgress());
+  if (!model) return model.error();
+  const std::string source = o.textFile.empty() ? std::string("--text") : o.textFile;
+  auto enc = (*model)->encode(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, source, o.padTo);
+  if (!enc) return enc.error();
+  models::RunOptions options = runOptions;
+  const int layers = (*model)->info().layers;
+  if (options.onlyLayer == kLastLayer) options.onlyLayer = layers - 1;
+  if (options.onlyLayer >= layers)
+    return Error{fmt::format("--layer: {} is out of range (1..{})", options.onlyLayer + 1, layers)};
+  auto run = (*model)->run(*enc, options, terminalProgress());
+  if (!run) return run.error();
+  return ModelRequest{std::move(model).value(), std::move(run).value()};
+}
+
+AttentionSpec modelSpec(const models::ModelInfo& info, const models::Encoding& encoding) {
+  AttentionSpec spec;
+  spec.mechanism = Mechanism::ScaledDot;
+  spec.heads = info.heads;
+  spec.dModel = info.heads * info.headDim;
+  spec.dK = info.headDim;
+  bool padded = false;
+  for (uint8_t a : encoding.attention) padded |= a == 0;
+  if (info.causal) {
+    spec.mask = Mask::causal();
+    if (padded) {
+      int valid = 0;
+      for (uint8_t a : encoding.attention) valid += a != 0;
+      if (auto m = Mask::parse(fmt::format("causal+padding:{}", valid))) spec.mask = *m;
+    }
+  } else if (padded) {
+    int valid = 0;
+    for (uint8_t a : encoding.attention) valid += a != 0;
+    if (auto m = Mask::parse(fmt::format("padding:{}", valid))) spec.mask = *m;
+  }
+  return spec;
+}
+
+Result<int> modelLayerIndex(const ModelRequest& req, int layerOption) {
+  const int layers = req.model->info().layers;
+  if (layerOption < 0 || layerOption > layers)
+    return Error{fmt::format("--layer: {} is out of range (1..{})", layerOption, layers)};
+  const int wanted = layerOption == 0 ? layers - 1 : layerOption - 1;
+  const int index = wanted - req.run.firstLayer;
+  if (index < 0 || index >= static_cast<int>(req.run.layers.size()))
+    return Error{fmt::format("--layer: layer {} was not kept by this run", wanted + 1)};
+  return index;
+}
+
+std::string describeModel(const models::ModelInfo& info) {
+  std::string heads = fmt::format("{} heads", info.heads);
+  if (info.kvHeads > 0 && info.kvHeads != info.heads) heads += fmt::format(" ({} key/value heads)", info.kvHeads);
+  return fmt::format(
+      "model: {}\nfolder: {}\nfamily: {} ({}), {}\nlayers: {}\nheads: {} of {}\nd_model: {}\nparameters: {} ({:.1f} M)\n"
+      "dtype: {}\nvocabulary: {}\nmax positions: {}\ntokenizer: {}\n",
+      info.name, info.dir, models::familyName(info.family), info.modelType,
+      info.causal ? "causal" : "bidirectional", info.layers, heads, info.headDim, info.dModel, info.parameters,
+      static_cast<double>(info.parameters) / 1e6, info.dtype, info.vocabSize,
+      info.maxPositions > 0 ? std::to_string(info.maxPositions) : std::string("no limit"), info.tokenizerKind);
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,38 @@
+#pragma once
+// --model DIR: a Hugging Face model folder run on the text. The commands view
+// its layers as engine results (run writes every layer, metrics analyses every
+// layer with rollout and flow, export draws one layer's heads).
+#include <memory>
+#include <string>
+
+#include "attn/models/model.h"
+#include "attn/spec.h"
+#include "attn/status.h"
+
+namespace attn::cli {
+
+struct InputOptions;
+
+struct ModelRequest {
+  std::shared_ptr<const models::Model> model;
+  models::ModelRun run;
+};
+
+/// RunOptions::onlyLayer for "the model's last layer", resolved once the model is open.
+inline constexpr int kLastLayer = -2;
+
+/// Opens --model, encodes --text/--text-file (with --key-text as the second
+/// segment) and runs every layer. Progress goes to stderr when it is a terminal.
+Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOptions& runOptions);
+
+/// The spec a model's attention amounts to, for the views that read one
+/// (step-through scaling, titles): scaled dot over its heads, causal or padding mask.
+AttentionSpec modelSpec(const models::ModelInfo& info, const models::Encoding& encoding);
+
+/// 0-based index into run.layers for the 1-based --layer (0 = the last layer).
+Result<int> modelLayerIndex(const ModelRequest& req, int layerOption);
+
+/// The model's one-paragraph description (`info DIR`, `run`'s summary line).
+std::string describeModel(const models::ModelInfo& info);
+
+}  // namespace attn::cli

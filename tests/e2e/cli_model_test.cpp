@@ -1,0 +1,213 @@
+// End-to-end: attnscope-cli with --model on the small Hugging Face folders that
+// tests/scripts/gen_model_fixtures.py wrote (plain-PyTorch reference forward,
+// token ids from the tokenizers library). The suite never runs Python.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "attn/io/npy_reader.h"
+#include "cli_runner.h"
+
+namespace attn::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string modelDir(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/models/" + name; }
+
+const NpyArray* member(const std::vector<NpyArray>& z, const std::string& name) {
+  for (const auto& a : z)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+struct Case {
+  std::string text;
+  std::optional<std::string> pair;
+  int padTo = 0;
+  std::vector<std::string> tokens;
+};
+
+Case referenceCase(const std::string& model, int c) {
+  std::ifstream f(modelDir(model) + "/reference_tokens.json");
+  const auto doc = nlohmann::json::parse(f);
+  const auto& j = doc["cases"][static_cast<size_t>(c)];
+  Case out;
+  out.text = j["text"].get<std::string>();
+  if (j["pair"].is_string()) out.pair = j["pair"].get<std::string>();
+  out.padTo = j["pad_to"].get<int>();
+  out.tokens = j["tokens"].get<std::vector<std::string>>();
+  return out;
+}
+
+std::vector<std::string> caseArgs(const std::string& model, const Case& c) {
+  std::vector<std::string> a{"--model", modelDir(model), "--text", c.text};
+  if (c.pair) a.insert(a.end(), {"--key-text", *c.pair});
+  if (c.padTo > 0) a.insert(a.end(), {"--pad-to", std::to_string(c.padTo)});
+  return a;
+}
+
+class CliModelRun : public ::testing::TestWithParam<std::pair<std::string, int>> {};
+
+// Every layer's weights within 1e-4 of the reference, the tokens identical, and
+// for causal models the top-5 next tokens are the reference logits' top 5.
+TEST_P(CliModelRun, WeightsTokensAndPredictionsMatchTheReference) {
+  const auto [model, c] = GetParam();
+  const Case ref = referenceCase(model, c);
+  auto expected = readNpzFile(modelDir(model) + "/reference.npz");
+  ASSERT_TRUE(expected.ok()) << expected.error().message;
+  const auto* attn = member(*expected, "attn_" + std::to_string(c));
+  ASSERT_NE(attn, nullptr);
+
+  const auto out = (scratchDir("model_" + model + std::to_string(c)) / "r.npz").string();
+  auto args = caseArgs(model, ref);
+  args.insert(args.begin(), "run");
+  args.insert(args.end(), {"--out", out});
+  const auto r = runCli(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto z = readNpzFile(out);
+  ASSERT_TRUE(z.ok()) << z.error().message;
+  const auto* w = member(*z, "weights");
+  ASSERT_NE(w, nullptr);
+  ASSERT_EQ(w->shape, attn->shape);
+  float worst = 0;
+  for (int64_t i = 0; i < attn->values.size(); ++i)
+    worst = std::max(worst, std::abs(w->values.data[static_cast<size_t>(i)] - attn->values.data[static_cast<size_t>(i)]));
+  EXPECT_LE(worst, 1e-4f);
+  const auto* tokens = member(*z, "tokens");
+  ASSERT_NE(tokens, nullptr);
+  EXPECT_EQ(tokens->strings, ref.tokens);
+
+  const auto* logits = member(*expected, "logits_" + std::to_string(c));
+  const auto* probs = member(*z, "next_probs");
+  if (!logits) {  // an encoder: no next-token predictions
+    EXPECT_EQ(probs, nullptr);
+    return;
+  }
+  ASSERT_NE(probs, nullptr);
+  const int64_t n = logits->shape[0], v = logits->shape[1];
+  ASSERT_EQ(probs->shape, (std::vector<int64_t>{n, 5}));
+  ASSERT_NE(member(*z, "next_tokens"), nullptr);
+  EXPECT_EQ(member(*z, "next_tokens")->shape, (std::vector<int64_t>{n, 5}));
+  for (int64_t i = 0; i < n; ++i) {
+    const float* row = logits->values.data.data() + i * v;
+    const float mx = *std::max_element(row, row + v);
+    double sum = 0;
+    for (int64_t j = 0; j < v; ++j) sum += std::exp(static_cast<double>(row[j] - mx));
+    std::vector<float> p(static_cast<size_t>(v));
+    for (int64_t j = 0; j < v; ++j) p[static_cast<size_t>(j)] = static_cast<float>(std::exp(row[j] - mx) / sum);
+    std::sort(p.begin(), p.end(), std::greater<>());
+    for (int k = 0; k < 5; ++k)
+      EXPECT_NEAR(probs->values.data[static_cast<size_t>(i * 5 + k)], p[static_cast<size_t>(k)], 1e-4)
+          << "position " << i << " rank " << k;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, CliModelRun,
+                         ::testing::Values(std::pair{std::string("gpt2"), 0}, std::pair{std::string("gpt2"), 1},
+                                           std::pair{std::string("bert"), 0}, std::pair{std::string("bert"), 1},
+                                           std::pair{std::string("llama"), 0}, std::pair{std::string("qwen2"), 0}),
+                         [](const auto& info) { return info.param.first + "_" + std::to_string(info.param.second); });
+
+TEST(CliModel, InfoDescribesTheFolder) {
+  const auto r = runCli({"info", modelDir("llama")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* s : {"family: Llama", "layers: 2", "heads: 4 (2 key/value heads) of 16", "dtype: BF16", "causal"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << "missing '" << s << "' in:\n" << r.out;
+}
+
+TEST(CliModel, OneLayerIsWrittenWithLayer) {
+  const Case ref = referenceCase("gpt2", 0);
+  const auto out = (scratchDir("model_layer") / "r.npz").string();
+  auto args = caseArgs("gpt2", ref);
+  args.insert(args.begin(), "run");
+  args.insert(args.end(), {"--layer", "2", "--out", out});
+  const auto r = runCli(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto z = readNpzFile(out);
+  ASSERT_TRUE(z.ok());
+  auto expected = readNpzFile(modelDir("gpt2") + "/reference.npz");
+  const auto* attn = member(*expected, "attn_0");
+  const auto* w = member(*z, "weights");
+  ASSERT_NE(w, nullptr);
+  const int64_t n = attn->shape[2];
+  ASSERT_EQ(w->shape, (std::vector<int64_t>{4, n, n}));
+  const int64_t layerSize = 4 * n * n;
+  for (int64_t i = 0; i < layerSize; ++i)
+    ASSERT_NEAR(w->values.data[static_cast<size_t>(i)], attn->values.data[static_cast<size_t>(layerSize + i)], 1e-4);
+}
+
+TEST(CliModel, MetricsAnalyseEveryLayerWithRollout) {
+  const Case ref = referenceCase("bert", 0);
+  auto args = caseArgs("bert", ref);
+  args.insert(args.begin(), "metrics");
+  args.push_back("--json");
+  const auto r = runCli(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["layers"].size(), 2u);
+  EXPECT_EQ(doc["n_heads"], 4);
+  EXPECT_EQ(doc["n_query"], static_cast<int>(ref.tokens.size()));
+  ASSERT_TRUE(doc.contains("rollout"));
+  for (const auto& row : doc["rollout"]) {  // rollout rows are distributions
+    double s = 0;
+    for (const auto& x : row) s += x.get<double>();
+    EXPECT_NEAR(s, 1.0, 1e-3);
+  }
+}
+
+TEST(CliModel, ExportsAFigureOfOneLayer) {
+  const Case ref = referenceCase("llama", 0);
+  const auto out = (scratchDir("model_export") / "heads.png").string();
+  auto args = caseArgs("llama", ref);
+  args.insert(args.begin(), "export");
+  args.insert(args.end(), {"--layer", "1", "--head", "all", "--out", out});
+  const auto r = runCli(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_GT(fs::file_size(out), 1000u);
+}
+
+TEST(CliModel, StepThroughOfARealHead) {
+  const Case ref = referenceCase("gpt2", 0);
+  const auto out = (scratchDir("model_step") / "softmax.svg").string();
+  auto args = caseArgs("gpt2", ref);
+  args.insert(args.begin(), "export");
+  args.insert(args.end(), {"--view", "step-through", "--query", "3", "--step", "5", "--out", out});
+  const auto r = runCli(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(readFile(out).find("<svg"), std::string::npos);
+}
+
+// Bad input: one line naming the folder or file and the fault, exit status 1, no output file.
+TEST(CliModel, BadFoldersGiveOneLineErrors) {
+  const auto dir = scratchDir("model_bad");
+  const auto out = (dir / "r.npz").string();
+  auto expectError = [&](const std::vector<std::string>& args, const std::string& needle) {
+    const auto r = runCli(args);
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  };
+  expectError({"run", "--model", (dir / "absent").string(), "--text", "hi", "--out", out}, "absent");
+  const auto noConfig = dir / "no_config";
+  fs::copy(modelDir("gpt2"), noConfig, fs::copy_options::recursive);
+  fs::remove(noConfig / "config.json");
+  expectError({"run", "--model", noConfig.string(), "--text", "hi", "--out", out}, "config.json");
+  const auto noShard = dir / "no_shard";
+  fs::copy(modelDir("qwen2"), noShard, fs::copy_options::recursive);
+  fs::remove(noShard / "model-00002-of-00002.safetensors");
+  expectError({"run", "--model", noShard.string(), "--text", "hi", "--out", out}, "model-00002-of-00002.safetensors");
+  expectError({"run", "--model", modelDir("gpt2"), "--text", "hi", "--layer", "3", "--out", out}, "--layer");
+  expectError({"run", "--model", modelDir("gpt2"), "--text", "hi", "--heads", "3", "--out", out}, "--heads");
+  std::string longText;
+  for (int i = 0; i < 80; ++i) longText += "the cat ";
+  expectError({"run", "--model", modelDir("gpt2"), "--text", longText, "--out", out}, "64");
+}
+
+}  // namespace
+}  // namespace attn::test
