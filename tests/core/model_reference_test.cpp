@@ -202,3 +202,42 @@ TEST(ModelReferenceInfo, GqaQueryHeadsShareTheirKvHeadsKeysAndValues) {
 
 }  // namespace
 }  // namespace attn::models
+
+namespace attn::models {
+namespace {
+
+TEST(ModelRunOptions, OnlyLayerAndLogitsKeepWhatTheyAskFor) {
+  auto model = Model::open(modelDir("gpt2"));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  auto enc = (*model)->encode("Hello world, hello there.", std::nullopt, "text");
+  ASSERT_TRUE(enc.ok()) << enc.error().message;
+  const int n = enc->size();
+  auto all = (*model)->run(*enc);
+  RunOptions opt;
+  opt.onlyLayer = 1;
+  opt.keepLogits = true;
+  opt.keepQkv = false;
+  opt.topK = 3;
+  auto one = (*model)->run(*enc, opt);
+  ASSERT_TRUE(all.ok() && one.ok());
+  ASSERT_EQ(one->layers.size(), 1u);
+  EXPECT_EQ(one->firstLayer, 1);
+  const HeadResult& h = one->layers[0].heads[2];
+  EXPECT_EQ(h.weights, all->layers[1].heads[2].weights);
+  EXPECT_EQ(h.q.size(), 0);
+  ASSERT_EQ(h.maskedLogits.rows(), n);
+  // scaled = raw / sqrt(16); masked = scaled with -inf above the diagonal.
+  EXPECT_FLOAT_EQ(h.scaledLogits(3, 1), h.rawLogits(3, 1) / 4.0f);
+  EXPECT_EQ(h.maskedLogits(1, 3), -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(h.maskedLogits(3, 1), h.scaledLogits(3, 1));
+  EXPECT_EQ(one->nextTokens[0].size(), 3u);
+  EXPECT_EQ(one->layers[0].queryTokens, enc->tokens);
+  EXPECT_EQ(one->layers[0].output.cols(), (*model)->info().dModel);
+  opt.onlyLayer = 2;
+  auto bad = (*model)->run(*enc, opt);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("layer 2 asked for, but the model has 2 layers"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace attn::models
