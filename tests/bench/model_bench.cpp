@@ -1,0 +1,227 @@
+// Model forward pass speed (issue 15). Two modes:
+//  - `model_bench --model DIR --tokens N [--runs R]`: opens a Hugging Face folder
+//    (timed), runs the full forward (every layer's attention maps, q/k/v,
+//    next-token top-5 from lm_head) R times on N token ids and prints the
+//    median, then one JSON line {"open_s", "forward_s", "peak_rss_bytes", ...}
+//    that tests/bench/compare_models.py reads. Targets: GPT-2 small, 128 tokens,
+//    <= 0.5 s and open < 1 s; Llama 1B-sized (BF16), <= 4 s, peak RSS < 2.5x the file.
+//  - otherwise Google Benchmark: a GPT-2-shaped model (random F32 weights written
+//    to a temporary folder; 4 layers, 12 heads, d 768) forward at N = 128, and the
+//    GEMM of the MLP on its shapes, Eigen with column split vs a single call.
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attn/models/model.h"
+#include "attn/models/model_config.h"
+#include "attn/models/model_weights.h"
+#include "attn/models/nn_ops.h"
+#include "attn/models/transformer_forward.h"
+#include "attn/random.h"
+
+namespace {
+
+using namespace attn;
+using namespace attn::models;
+
+double seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int64_t peakRssBytes() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  return 0;
+}
+
+int64_t folderWeightBytes(const std::string& dir) {
+  int64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().extension() == ".safetensors") n += static_cast<int64_t>(e.file_size(ec));
+  return n;
+}
+
+int modelMain(const std::string& path, int tokens, int runs) {
+  const double t0 = seconds();
+  auto model = Model::open(path);
+  const double openS = seconds() - t0;
+  if (!model) {
+    std::fprintf(stderr, "%s\n", model.error().message.c_str());
+    return 1;
+  }
+  const Model& m = **model;
+  const ModelInfo& info = m.info();
+  // Token ids spread over the tokenizer's vocabulary (a fixed pattern, no text needed).
+  Encoding enc;
+  const int limit = std::max(1, std::min(m.tokenizer().idLimit(), info.vocabSize));
+  for (int i = 0; i < tokens; ++i) {
+    const int id = static_cast<int>((static_cast<int64_t>(i) * 7919 + 13) % limit);
+    enc.ids.push_back(id);
+    enc.tokens.push_back(m.tokenizer().idToToken(id));
+  }
+  RunOptions opt;  // q/k/v kept, top-5 next tokens: what the views show
+  std::vector<double> times;
+  for (int r = 0; r < runs + 1; ++r) {  // the first run warms caches and page tables
+    const double t = seconds();
+    auto run = m.run(enc, opt);
+    const double dt = seconds() - t;
+    if (!run) {
+      std::fprintf(stderr, "%s\n", run.error().message.c_str());
+      return 1;
+    }
+    if (r > 0) times.push_back(dt);
+  }
+  std::sort(times.begin(), times.end());
+  const double median = times[times.size() / 2];
+  const int64_t rss = peakRssBytes(), file = folderWeightBytes(info.dir);
+  std::printf("model: %s (%s, %d layers x %d heads, kv %d, d %d, vocab %d, %s, %.1fM parameters)\n",
+              info.name.c_str(), std::string(familyName(info.family)).c_str(), info.layers, info.heads, info.kvHeads,
+              info.dModel, info.vocabSize, info.dtype.c_str(), static_cast<double>(info.parameters) / 1e6);
+  std::printf("open: %.3f s\n", openS);
+  std::printf("forward: %.1f ms (median of %d, %d tokens; min %.1f, max %.1f)\n", median * 1e3, runs, tokens,
+              times.front() * 1e3, times.back() * 1e3);
+  std::printf("peak RSS: %.0f MB for %.0f MB of weight files (%.2fx)\n", static_cast<double>(rss) / 1e6,
+              static_cast<double>(file) / 1e6, file > 0 ? static_cast<double>(rss) / static_cast<double>(file) : 0.0);
+  std::printf("{\"open_s\": %.6f, \"forward_s\": %.6f, \"peak_rss_bytes\": %lld, \"file_bytes\": %lld, "
+              "\"tokens\": %d, \"runs\": %d}\n",
+              openS, median, static_cast<long long>(rss), static_cast<long long>(file), tokens, runs);
+  return 0;
+}
+
+// --- Google Benchmark mode -------------------------------------------------
+
+void putLe64(std::string& s, uint64_t v) {
+  for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+/// A random GPT-2 folder (F32 safetensors + config.json), written once per process.
+std::string syntheticGpt2(int layers, int d, int heads, int vocab) {
+  const auto dir = std::filesystem::temp_directory_path() / ("attn_model_bench_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::vector<std::pair<std::string, std::vector<int64_t>>> ts = {{"wte.weight", {vocab, d}}, {"wpe.weight", {1024, d}},
+                                                                  {"ln_f.weight", {d}}, {"ln_f.bias", {d}}};
+  for (int l = 0; l < layers; ++l) {
+    const std::string p = "h." + std::to_string(l) + ".";
+    for (const char* n : {"ln_1", "ln_2"}) {
+      ts.push_back({p + n + ".weight", {d}});
+      ts.push_back({p + n + ".bias", {d}});
+    }
+    ts.push_back({p + "attn.c_attn.weight", {d, 3 * d}});
+    ts.push_back({p + "attn.c_attn.bias", {3 * d}});
+    ts.push_back({p + "attn.c_proj.weight", {d, d}});
+    ts.push_back({p + "attn.c_proj.bias", {d}});
+    ts.push_back({p + "mlp.c_fc.weight", {d, 4 * d}});
+    ts.push_back({p + "mlp.c_fc.bias", {4 * d}});
+    ts.push_back({p + "mlp.c_proj.weight", {4 * d, d}});
+    ts.push_back({p + "mlp.c_proj.bias", {d}});
+  }
+  std::ostringstream hs;
+  hs << "{";
+  int64_t off = 0;
+  for (const auto& [name, shape] : ts) {
+    int64_t n = 1;
+    hs << (off > 0 ? "," : "") << '"' << name << "\":{\"dtype\":\"F32\",\"shape\":[";
+    for (size_t i = 0; i < shape.size(); ++i) hs << (i ? "," : "") << shape[i], n *= shape[i];
+    hs << "],\"data_offsets\":[" << off << "," << off + 4 * n << "]}";
+    off += 4 * n;
+  }
+  hs << "}";
+  const std::string header = hs.str();
+  std::ofstream f(dir / "model.safetensors", std::ios::binary);
+  std::string len;
+  putLe64(len, header.size());
+  f << len << header;
+  SeededRng rng(7);
+  std::vector<float> buf;
+  for (const auto& [name, shape] : ts) {
+    int64_t n = 1;
+    for (auto s : shape) n *= s;
+    buf.resize(static_cast<size_t>(n));
+    const bool norm = name.find("ln_") != std::string::npos && name.ends_with("weight");
+    for (auto& x : buf) x = norm ? 1.0f : 0.05f * static_cast<float>(rng.normal());
+    f.write(reinterpret_cast<const char*>(buf.data()), static_cast<std::streamsize>(4 * n));
+  }
+  std::ofstream(dir / "config.json") << "{\"model_type\": \"gpt2\", \"n_layer\": " << layers << ", \"n_head\": "
+                                     << heads << ", \"n_embd\": " << d << ", \"n_positions\": 1024, \"vocab_size\": "
+                                     << vocab << "}";
+  return dir.string();
+}
+
+struct Synthetic {
+  ModelConfig config;
+  ModelWeights weights;
+  std::string dir;
+  Synthetic() {
+    dir = syntheticGpt2(4, 768, 12, 50257);
+    config = *parseModelConfig(
+        "{\"model_type\": \"gpt2\", \"n_layer\": 4, \"n_head\": 12, \"n_embd\": 768, \"vocab_size\": 50257}", "c");
+    weights = loadModelWeights(dir, config).value();
+  }
+  ~Synthetic() { std::filesystem::remove_all(dir); }
+};
+
+Synthetic& synthetic() {
+  static Synthetic s;
+  return s;
+}
+
+void BM_Gpt2ShapedForward(benchmark::State& state) {
+  Synthetic& s = synthetic();
+  const int n = static_cast<int>(state.range(0));
+  Encoding enc;
+  for (int i = 0; i < n; ++i) enc.ids.push_back((i * 7919) % 50257), enc.tokens.push_back("t");
+  for (auto _ : state) {
+    auto run = transformerForward(s.config, s.weights, enc, RunOptions{}, "bench", {});
+    benchmark::DoNotOptimize(run);
+  }
+  state.counters["layers"] = s.config.layers;
+}
+BENCHMARK(BM_Gpt2ShapedForward)->Arg(128)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_MlpGemm(benchmark::State& state) {
+  // x [128, 768] x W [768, 3072] (GPT-2's c_fc, Conv1D layout): the split linear vs one Eigen call.
+  const bool split = state.range(0) != 0;
+  Mat x = Mat::Random(128, 768), w = Mat::Random(768, 3072), y;
+  LinearWeight l;
+  l.w.data = w.data();
+  l.w.rows = 768;
+  l.w.cols = 3072;
+  l.inOut = true;
+  for (auto _ : state) {
+    if (split) linear(x, l, y);
+    else y.noalias() = x * w;
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * 128 * 768 * 3072, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_MlpGemm)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string model;
+  int tokens = 128, runs = 5;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--model" && i + 1 < argc) model = argv[++i];
+    else if (a == "--tokens" && i + 1 < argc) tokens = std::atoi(argv[++i]);
+    else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+  }
+  if (!model.empty()) return modelMain(model, std::max(1, tokens), runs);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
