@@ -88,7 +88,7 @@ Result<int> modelLayerIndex(const ModelRequest& req, int layerOption) {
 }
 
 std::string describeModel(const models::ModelInfo& info) {
-  std::string heads = fmt::format("{} heads", info.heads);
+  std::string heads = std::to_string(info.heads);
   if (info.kvHeads > 0 && info.kvHeads != info.heads) heads += fmt::format(" ({} key/value heads)", info.kvHeads);
   return fmt::format(
       "model: {}\nfolder: {}\nfamily: {} ({}), {}\nlayers: {}\nheads: {} of {}\nd_model: {}\nparameters: {} ({:.1f} M)\n"

@@ -111,7 +111,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, CliModelRun,
                          ::testing::Values(std::pair{std::string("gpt2"), 0}, std::pair{std::string("gpt2"), 1},
                                            std::pair{std::string("bert"), 0}, std::pair{std::string("bert"), 1},
                                            std::pair{std::string("llama"), 0}, std::pair{std::string("qwen2"), 0}),
-                         [](const auto& info) { return info.param.first + "_" + std::to_string(info.param.second); });
+                         [](const auto& p) { return p.param.first + "_" + std::to_string(p.param.second); });
 
 TEST(CliModel, InfoDescribesTheFolder) {
   const auto r = runCli({"info", modelDir("llama")});
