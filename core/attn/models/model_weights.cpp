@@ -16,6 +16,9 @@
 #if defined(__F16C__)
 #include <immintrin.h>
 #endif
+#include <sys/mman.h>
+
+#include <cstdlib>
 
 namespace attn::models {
 namespace {
@@ -137,7 +140,10 @@ class Loader {
       if (e.dtype == "F32" && aligned) {
         p.dest->data = reinterpret_cast<const float*>(bytes.data());
       } else {
-        std::unique_ptr<float[]> buf(new float[static_cast<size_t>(std::max<int64_t>(n, 1))]);
+        FloatBuffer buf = allocateWeightBuffer(n);
+        if (!buf)
+          return Error{fmt::format("{}: tensor {}: out of memory converting {} MB of {} weights to f32",
+                                   p.at.file->path(), quoteForMessage(e.name), n * 4 >> 20, e.dtype)};
         float* dst = buf.get();
         const char* src = bytes.data();
         const std::string dtype = e.dtype;
@@ -265,6 +271,22 @@ std::string readText(const fs::path& p) {
 }
 
 }  // namespace
+
+void FreeDeleter::operator()(float* p) const noexcept { std::free(p); }
+
+FloatBuffer allocateWeightBuffer(int64_t elements) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  const size_t bytes = static_cast<size_t>(std::max<int64_t>(elements, 1)) * sizeof(float);
+  void* p = nullptr;
+  if (bytes >= kHuge) {
+    const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+    p = std::aligned_alloc(kHuge, rounded);
+    if (p) ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without THP it is ignored
+  } else {
+    p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  }
+  return FloatBuffer(static_cast<float*>(p));
+}
 
 Result<std::vector<std::string>> parseSafetensorsIndex(std::string_view text, const std::string& src) {
   auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
