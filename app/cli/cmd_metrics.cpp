@@ -3,6 +3,7 @@
 // table, JSON (--json) or CSV (--csv FILE).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -26,8 +27,15 @@ struct MetricsOptions {
   bool json = false;
   bool bits = false;
   bool force = false;
+  bool profile = false;
+  std::string divergence = "auto";
+  int divergenceRows = 2048;
+  std::string analysisPath = "auto";
   AnalysisOptions analysis;
 };
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 struct Precomputed {
   LayeredWeights layers;  // [L][H], L = 1 for 2-D and 3-D arrays
@@ -92,6 +100,15 @@ Status checkOptions(MetricsOptions& o) {
                              std::pair{"--collapse-mass", o.analysis.collapse.oneHotMass},
                              std::pair{"--collapse-share", o.analysis.collapse.rowShare}})
     if (!(value >= 0.0 && value <= 1.0)) return Error{fmt::format("{} must be in [0, 1] (got {:g})", name, value)};
+  auto& d = o.analysis.divergence;
+  if (o.divergence == "auto") d.mode = DivergenceOptions::Mode::Auto;
+  else if (o.divergence == "exact") d.mode = DivergenceOptions::Mode::Exact;
+  else if (o.divergence == "sampled") d.mode = DivergenceOptions::Mode::Sampled;
+  else return Error{fmt::format("--divergence: expected auto, exact or sampled (got '{}')", o.divergence)};
+  if (o.divergenceRows < 1) return Error{fmt::format("--divergence-rows must be at least 1 (got {})", o.divergenceRows)};
+  d.sampleRows = o.divergenceRows;
+  if (o.analysisPath != "auto" && o.analysisPath != "streamed" && o.analysisPath != "materialized")
+    return Error{fmt::format("--analysis-path: expected auto, streamed or materialized (got '{}')", o.analysisPath)};
   if (!o.csv.empty()) {
     if (!o.csv.ends_with(".csv")) return Error{fmt::format("{}: --csv must name a .csv file", o.csv)};
     if (auto st = checkOverwrite(o.csv, o.force); !st) return st;
@@ -166,18 +183,71 @@ void addVsExact(const AttentionInput& input, const AttentionSpec& spec, const At
   if (!rows.empty()) doc["vs_exact"] = std::move(rows);
 }
 
+// Query and key rows of an engine input (projected q/k, or embeddings).
+std::pair<int, int> inputRows(const AttentionInput& in) {
+  if (!in.q.empty() && !in.k.empty()) return {static_cast<int>(in.q[0].rows()), static_cast<int>(in.k[0].rows())};
+  const auto nq = static_cast<int>(in.x.rows());
+  return {nq, in.xKv.size() > 0 ? static_cast<int>(in.xKv.rows()) : nq};
+}
+
+void printProfile(const MetricsOptions& o, AnalysisProfile& prof, Clock::time_point start) {
+  if (!o.profile) return;
+  prof.wallSeconds = secondsSince(start);
+  fmt::print(stderr, "{}", profileText(prof));
+}
+
 int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
+  const auto start = Clock::now();
+  AnalysisProfile prof;
   auto req = buildRequest(common);
   if (!req) return fail(req.error().message);
+  prof.add("load input, build request", secondsSince(start));
+  const bool engineInput = !common.loaded || common.loaded->hasEngineInput();
+  AttentionSpec streamSpec = req->second;
+  if (o.analysisPath == "streamed" && streamSpec.exec == ExecPath::Auto) streamSpec.exec = ExecPath::Tiled;
+  const auto [nq, nk] = inputRows(req->first);
+  const bool streamable = engineInput && canStreamAnalysis(streamSpec, nq, nk);
+  if (o.analysisPath == "streamed" && !streamable)
+    return fail("--analysis-path streamed: needs the CPU tiled or sparse path, a mechanism it covers and a mask "
+                "without pattern terms (causal/padding only)");
+  if (streamable && o.analysisPath != "materialized") {
+    auto sm = analyzeAttentionStreamed(req->first, streamSpec, o.analysis, o.profile ? &prof : nullptr);
+    if (!sm) return fail(sm.error().message);
+    const auto t0 = Clock::now();
+    const Analysis& an = sm->analysis;
+    nlohmann::json doc = optionsJson(o.analysis);
+    doc["n_query"] = sm->nq;
+    doc["n_key"] = sm->nk;
+    doc["mechanism"] = common.mechanism;
+    doc["mask"] = req->second.mask.spec();
+    doc["analysis_path"] = "streamed";
+    auto warnings = sm->warnings;
+    warnings.insert(warnings.end(), an.warnings.begin(), an.warnings.end());
+    doc["warnings"] = warnings;
+    addAnalysisJson(doc, an);
+    printWarnings(warnings);
+    const std::string title = fmt::format("{} x {} tokens, mechanism {}, mask {}, entropy in {}", sm->nq, sm->nk,
+                                          common.mechanism, req->second.mask.spec(), unitName(o.analysis.unit));
+    const int rc = finish(o, doc, analysisText(an, title), csvRows(an, 0));
+    prof.add("report (JSON, text, CSV)", secondsSince(t0));
+    printProfile(o, prof, start);
+    return rc;
+  }
+  auto t0 = Clock::now();
   auto res = runRequest(common, req->first, req->second);
   if (!res) return fail(res.error().message);
+  prof.add("engine run (weights materialized)", secondsSince(t0));
+  t0 = Clock::now();
   const Analysis an = analyzeResult(*res, o.analysis);
+  prof.add("analysis (all measures, head divergence)", secondsSince(t0));
+  t0 = Clock::now();
 
   nlohmann::json doc = optionsJson(o.analysis);
   doc["n_query"] = res->nq();
   doc["n_key"] = res->nk();
   doc["mechanism"] = common.mechanism;
   doc["mask"] = req->second.mask.spec();
+  doc["analysis_path"] = "materialized";
   auto warnings = res->warnings;
   warnings.insert(warnings.end(), an.warnings.begin(), an.warnings.end());
   doc["warnings"] = warnings;
@@ -186,8 +256,11 @@ int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
   const std::string title = fmt::format("{} x {} tokens, mechanism {}, mask {}, entropy in {}", res->nq(), res->nk(),
                                         common.mechanism, req->second.mask.spec(), unitName(o.analysis.unit));
   std::string text = analysisText(an, title);
-  if (!common.loaded || common.loaded->hasEngineInput()) addVsExact(req->first, req->second, *res, doc, text);
-  return finish(o, doc, text, csvRows(an, 0));
+  if (engineInput) addVsExact(req->first, req->second, *res, doc, text);
+  const int rc = finish(o, doc, text, csvRows(an, 0));
+  prof.add("report (JSON, text, CSV)", secondsSince(t0));
+  printProfile(o, prof, start);
+  return rc;
 }
 
 // Precomputed weights of a file in another format (.safetensors, .csv) as the input loader maps them.
@@ -299,6 +372,16 @@ Action addMetricsCommand(CLI::App& app) {
   cmd->add_flag("--bits", o->bits, "Entropy in bits instead of nats");
   cmd->add_option("--coverage", o->analysis.coverageLevel,
                   "Sparsity: share of a row's mass its k largest weights must cover")
+      ->capture_default_str();
+  cmd->add_flag("--profile", o->profile, "Print where the time went (per stage and measure) to stderr");
+  cmd->add_option("--divergence", o->divergence,
+                  "Head Jensen-Shannon divergence: exact (every row), sampled (a seeded row sample, with its "
+                  "error bound), auto (exact up to 8192 x 8192)")
+      ->capture_default_str();
+  cmd->add_option("--divergence-rows", o->divergenceRows, "Rows drawn by --divergence sampled")->capture_default_str();
+  cmd->add_option("--analysis-path", o->analysisPath,
+                  "auto: stream the analysis through the tiled kernel when it runs (no N x N array); "
+                  "streamed: always; materialized: keep every head's weights, then analyze")
       ->capture_default_str();
   cmd->add_option("--collapse-entropy", o->analysis.collapse.uniformEntropy,
                   "A row is near-uniform above this normalized entropy")

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "attn/engine.h"
-#include "attn/io/npy_writer.h"
+#include "attn/io/npz_stream.h"
 #include "commands.h"
 #include "model_request.h"
 #include "options.h"
@@ -77,10 +77,16 @@ Action addRunCommand(CLI::App& app) {
   auto opts = std::make_shared<CommonOptions>();
   auto out = std::make_shared<std::string>();
   auto force = std::make_shared<bool>(false);
+  auto dtype = std::make_shared<std::string>("f32");
   addCommonOptions(*cmd, *opts);
   cmd->add_option("--out", *out, "Result file (.npz)")->required();
+  cmd->add_option("--weights-dtype", *dtype,
+                  "Element type of the N x N arrays 'weights' and 'scores': f32, or f16 (half the file, "
+                  "about 3 significant digits: enough to view)")
+      ->check(CLI::IsMember({"f32", "f16"}))
+      ->capture_default_str();
   cmd->add_flag("--force", *force, "Overwrite an existing output file");
-  return [cmd, opts, out, force]() -> int {
+  return [cmd, opts, out, force, dtype]() -> int {
     if (!cmd->parsed()) return -1;
     if (!out->ends_with(".npz")) return fail(fmt::format("{}: --out of run must end in .npz", *out));
     if (auto st = checkOverwrite(*out, *force); !st) return fail(st.error().message);
@@ -90,33 +96,49 @@ Action addRunCommand(CLI::App& app) {
     auto res = runRequest(*opts, req->first, req->second);
     if (!res) return fail(res.error().message);
 
-    std::vector<Mat> scores, weights, output;
-    Mat entropy(res->numHeads(), res->nq());
-    for (int h = 0; h < res->numHeads(); ++h) {
-      const auto& hr = res->heads[static_cast<size_t>(h)];
-      scores.push_back(hr.scaledLogits);
-      weights.push_back(hr.weights);
-      output.push_back(hr.output);
-      entropy.row(h) = hr.entropy.transpose();
-    }
-    NpzWriter npz;
+    // Each member streams to disk straight from the heads: no stacked copies,
+    // no archive in memory (issue 17).
+    const NpyFloat mapType = *dtype == "f16" ? NpyFloat::F16 : NpyFloat::F32;
+    const int nh = res->numHeads();
+    NpzStreamWriter npz;
+    if (auto st = npz.open(*out); !st) return fail(st.error().message);
+    auto stacked = [&](const std::string& name, NpyFloat type, auto member) -> Status {
+      const Mat& first = member(res->heads[0]);
+      if (auto st = npz.beginFloatMember(name, type, {nh, first.rows(), first.cols()}); !st) return st;
+      for (int h = 0; h < nh; ++h) {
+        const Mat& m = member(res->heads[static_cast<size_t>(h)]);
+        if (type == NpyFloat::F16 && m.size() > 0 && m.cwiseAbs().maxCoeff() > 65504.0f)
+          return Error{fmt::format("{}: head {} '{}' has values beyond float16's range (65504); use --weights-dtype f32",
+                                   *out, h + 1, name)};
+        if (auto st = npz.appendFloats(m.data(), static_cast<size_t>(m.size())); !st) return st;
+      }
+      return npz.endMember();
+    };
     // Precomputed weights (--input with only 'attn') have no logits or outputs to write.
-    if (scores[0].size() > 0) npz.add("scores", Tensor::stack(scores));
-    npz.add("weights", Tensor::stack(weights));
-    if (output[0].size() > 0) npz.add("output", Tensor::stack(output));
-    npz.add("entropy", Tensor::fromMat(entropy));
-    if (res->numHeads() > 0 && res->heads[0].approxError) {
-      Mat err(res->numHeads(), 3);  // weights Frobenius, mean row KL, output rel. error
-      for (int h = 0; h < res->numHeads(); ++h) {
+    Status st = okStatus();
+    if (res->heads[0].scaledLogits.size() > 0)
+      st = stacked("scores", mapType, [](const HeadResult& h) -> const Mat& { return h.scaledLogits; });
+    if (st) st = stacked("weights", mapType, [](const HeadResult& h) -> const Mat& { return h.weights; });
+    if (st && res->heads[0].output.size() > 0)
+      st = stacked("output", NpyFloat::F32, [](const HeadResult& h) -> const Mat& { return h.output; });
+    if (st) {
+      Mat entropy(nh, res->nq());
+      for (int h = 0; h < nh; ++h) entropy.row(h) = res->heads[static_cast<size_t>(h)].entropy.transpose();
+      st = npz.addFloat("entropy", Tensor::fromMat(entropy));
+    }
+    if (st && nh > 0 && res->heads[0].approxError) {
+      Mat err(nh, 3);  // weights Frobenius, mean row KL, output rel. error
+      for (int h = 0; h < nh; ++h) {
         const auto& e = *res->heads[static_cast<size_t>(h)].approxError;
         err.row(h) << static_cast<float>(e.weightsFrobenius), static_cast<float>(e.meanRowKl),
             static_cast<float>(e.outputRelError);
       }
-      npz.add("approx_error", Tensor::fromMat(err));
+      st = npz.addFloat("approx_error", Tensor::fromMat(err));
     }
-    npz.addStrings("tokens", res->queryTokens);
-    npz.addStrings("key_tokens", res->keyTokens);
-    if (auto st = npz.write(*out); !st) return fail(st.error().message);
+    if (st) st = npz.addStrings("tokens", res->queryTokens);
+    if (st) st = npz.addStrings("key_tokens", res->keyTokens);
+    if (st) st = npz.commit();
+    if (!st) return fail(st.error().message);
     for (const auto& w : res->warnings) fmt::print(stderr, "warning: {}\n", w);
     fmt::print("exec: {}{}\n", res->execUsed, req->second.exec == ExecPath::Auto ? " (picked by auto)" : "");
     for (int h = 0; h < res->numHeads(); ++h)

@@ -54,6 +54,35 @@ void addAnalysisJson(nlohmann::json& doc, const Analysis& an) {
   auto order = an.headOrder;
   for (int& h : order) ++h;  // heads are numbered from 1 everywhere users see them
   doc["head_order"] = order;
+  if (an.headDivergence.size() > 0) doc["head_divergence_method"] = divergenceJson(an.divergenceInfo);
+}
+
+nlohmann::json divergenceJson(const DivergenceInfo& d) {
+  return {{"method", d.sampled ? "sampled" : "exact"},
+          {"rows_used", d.rowsUsed},
+          {"rows_total", d.rowsTotal},
+          {"bound", d.bound},
+          {"confidence", d.sampled ? d.confidence : 1.0}};
+}
+
+std::string divergenceText(const DivergenceInfo& d, EntropyUnit unit) {
+  if (!d.sampled) return fmt::format("head divergence: exact, mean over all {} rows\n", d.rowsTotal);
+  return fmt::format("head divergence: sampled estimate over {} of {} rows (seeded); every pair within +-{:.4f} {} "
+                     "of the exact value with probability {:g}% (Hoeffding-Serfling, union over pairs); "
+                     "--divergence exact for the exact mean\n",
+                     d.rowsUsed, d.rowsTotal, d.bound, unitName(unit), d.confidence * 100);
+}
+
+std::string profileText(const AnalysisProfile& p) {
+  double total = 0;
+  for (const auto& e : p.entries) total += e.cpuSeconds;
+  std::string s = fmt::format("profile ({} thread(s); CPU seconds summed over threads; wall {:.3f} s)\n", p.threads,
+                              p.wallSeconds);
+  s += fmt::format("{:<44}{:>10}{:>8}\n", "stage", "cpu s", "share");
+  for (const auto& e : p.entries)
+    s += fmt::format("{:<44}{:>10.4f}{:>7.1f}%\n", e.name, e.cpuSeconds, total > 0 ? 100 * e.cpuSeconds / total : 0.0);
+  s += fmt::format("{:<44}{:>10.4f}\n", "total", total);
+  return s;
 }
 
 nlohmann::json optionsJson(const AnalysisOptions& o) {
@@ -94,6 +123,7 @@ std::string analysisText(const Analysis& an, const std::string& title) {
   if (an.heads.size() > 1 && an.headDivergence.rows() == static_cast<Eigen::Index>(an.heads.size()))
     s += matrixText(an.headDivergence,
                     fmt::format("head divergence (mean row Jensen-Shannon, {}; 0 = identical):", unitName(o.unit)));
+  if (an.heads.size() > 1 && an.headDivergence.size() > 0) s += divergenceText(an.divergenceInfo, o.unit);
   if (!an.headOrder.empty()) {
     s += "heads ordered by similarity (Jensen-Shannon):";
     for (int h : an.headOrder) s += fmt::format(" {}", h + 1);

@@ -12,6 +12,12 @@ namespace attn::cli {
 nlohmann::json headJson(const HeadAnalysis& h, int headNumber);
 /// Heads, divergence matrix and order of one analysis (one layer).
 void addAnalysisJson(nlohmann::json& doc, const Analysis& an);
+/// Which divergence ran: {"method": "exact"|"sampled", "rows_used", "rows_total", "bound", "confidence"}.
+nlohmann::json divergenceJson(const DivergenceInfo& d);
+std::string divergenceText(const DivergenceInfo& d, EntropyUnit unit);
+/// metrics --profile: one line per stage with CPU seconds and share.
+std::string profileText(const AnalysisProfile& p);
+
 /// Unit, thresholds and coverage level: what the numbers mean.
 nlohmann::json optionsJson(const AnalysisOptions& o);
 

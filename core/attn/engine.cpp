@@ -50,11 +50,9 @@ AttentionInput inputFromTokens(std::vector<std::string> tokens, int dModel, uint
   return in;
 }
 
-Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSpec& specIn) {
-  AttentionSpec spec = specIn;  // its mask is replaced by the one bound to the tokens below
-  AttentionResult res;
-  if (auto st = checkLoadedParametersFinite(in); !st) return st.error();
-  if (auto st = prepareHeads(in, spec, res); !st) return st.error();
+Status setUpHeads(const AttentionInput& in, AttentionSpec& spec, AttentionResult& res) {
+  if (auto st = checkLoadedParametersFinite(in); !st) return st;
+  if (auto st = prepareHeads(in, spec, res); !st) return st;
   std::vector<HeadResult>& heads = res.heads;
 
   const int nq = static_cast<int>(heads[0].q.rows());
@@ -67,7 +65,7 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
   // Refuse before anything N x N per head is allocated (bias, logits, weights).
   if (auto st = checkAttentionMemory(spec, resolveExecPath(spec, nq, nk), static_cast<int64_t>(heads.size()),
                                      nq, nk); !st)
-    return st.error();
+    return st;
   if (!in.queryTokens.empty() && static_cast<int>(in.queryTokens.size()) != nq)
     return Error{fmt::format("{} query tokens for {} query rows", in.queryTokens.size(), nq)};
   if (!in.keyTokens.empty() && static_cast<int>(in.keyTokens.size()) != nk)
@@ -77,6 +75,16 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
     applyPositionsToQK(heads[i].q, heads[i].k, i, spec);
     heads[i].logitBias = positionalLogitBias(i, static_cast<int>(heads.size()), nq, nk, spec);
   }
+  return okStatus();
+}
+
+Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSpec& specIn) {
+  AttentionSpec spec = specIn;  // its mask is replaced by the one bound to the tokens below
+  AttentionResult res;
+  if (auto st = setUpHeads(in, spec, res); !st) return st.error();
+  std::vector<HeadResult>& heads = res.heads;
+  const int nq = static_cast<int>(heads[0].q.rows());
+  const int nk = static_cast<int>(heads[0].k.rows());
 
   auto backend = selectBackend(spec.backend, res.warnings);
   res.backendUsed = std::string(backend->name());

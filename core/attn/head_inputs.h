@@ -11,6 +11,12 @@ namespace attn {
 /// (res.wQ..res.bO). Errors name the array(s), their shapes and the fault.
 Status prepareHeads(const AttentionInput& in, const AttentionSpec& spec, AttentionResult& res);
 
+/// Everything runAttention does before the heads are computed: parameters
+/// checked, heads prepared, spec.mask bound to the tokens, the memory guard
+/// (by spec.weightsHead), token counts checked, positions applied to q/k and
+/// each head's logit bias. The streamed analysis starts from here too.
+Status setUpHeads(const AttentionInput& in, AttentionSpec& spec, AttentionResult& res);
+
 /// res.output = res.concatOutput * res.wO + res.bO (or the concatenation
 /// itself when no W_O applies: projected input without a loaded w_o).
 void projectOutput(AttentionResult& res);

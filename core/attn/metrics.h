@@ -8,3 +8,4 @@
 #include "attn/analysis/layers.h"
 #include "attn/analysis/measure_table.h"
 #include "attn/analysis/row_measures.h"
+#include "attn/analysis/streamed_analysis.h"

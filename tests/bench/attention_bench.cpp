@@ -132,7 +132,7 @@ void BM_MetricsOnlyAllHeads(benchmark::State& st) {
   st.counters["rss_growth_MB"] = peak - before;
   st.counters["scratch_MB"] = scratchBytes * omp_get_max_threads() / 1048576.0;
 }
-BENCHMARK(BM_MetricsOnlyAllHeads)->Arg(512)->Arg(4096)->Unit(benchmark::kMillisecond)->UseRealTime()->ComputeStatistics("min", minOf);
+BENCHMARK(BM_MetricsOnlyAllHeads)->Arg(512)->Arg(2048)->Arg(4096)->Arg(16384)->Unit(benchmark::kMillisecond)->UseRealTime()->ComputeStatistics("min", minOf);
 
 // The head on screen at large N: its full weights map, entropy and output,
 // the query blocks shared by both cores (the only parallel level here).

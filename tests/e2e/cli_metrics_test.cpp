@@ -206,3 +206,64 @@ TEST(CliMetrics, SparseMaskAndApproximationAreMeasuredAgainstExact) {
 
 }  // namespace
 }  // namespace attn::test
+
+namespace attn::test {
+namespace {
+
+// Issue 17: the streamed analysis (no N x N array) reports what the
+// materialized one does, every measure, to 1e-6; run's streamed .npz reads
+// back; f16 weights are the f32 ones within half precision.
+TEST(CliMetricsStreamed, SameReportAsMaterializedAndRunFilesAgree) {
+  const auto dir = scratchDir("metrics_streamed");
+  const std::vector<std::string> common{"--text", kText, "--heads", "4", "--mask", "causal", "--exec", "tiled", "--json"};
+  auto withPath = [&](const char* path) {
+    auto args = std::vector<std::string>{"metrics"};
+    args.insert(args.end(), common.begin(), common.end());
+    args.insert(args.end(), {"--analysis-path", path});
+    return runJson(args);
+  };
+  const json s = withPath("streamed"), m = withPath("materialized");
+  ASSERT_FALSE(s.is_discarded());
+  ASSERT_FALSE(m.is_discarded());
+  EXPECT_EQ(s["analysis_path"], "streamed");
+  EXPECT_EQ(m["analysis_path"], "materialized");
+  EXPECT_EQ(s["head_divergence_method"]["method"], "exact");
+  ASSERT_EQ(s["heads"].size(), m["heads"].size());
+  for (size_t h = 0; h < s["heads"].size(); ++h)
+    for (auto& [key, value] : m["heads"][h].items()) {
+      if (value.is_number())
+        EXPECT_NEAR(s["heads"][h][key].get<double>(), value.get<double>(), 1e-6 * std::max(1.0, std::abs(value.get<double>())))
+            << key;
+      if (value.is_array() && !value.empty() && value[0].is_number())
+        for (size_t i = 0; i < value.size(); ++i)
+          EXPECT_NEAR(s["heads"][h][key][i].get<double>(), value[i].get<double>(), 1e-6 * std::max(1.0, std::abs(value[i].get<double>())))
+              << key << "[" << i << "]";
+    }
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      EXPECT_NEAR(s["head_divergence"][a][b].get<double>(), m["head_divergence"][a][b].get<double>(), 1e-6);
+
+  const auto f32 = (dir / "r32.npz").string(), f16 = (dir / "r16.npz").string();
+  ASSERT_EQ(runCli({"run", "--text", kText, "--heads", "4", "--out", f32}).status, 0);
+  const auto r16 = runCli({"run", "--text", kText, "--heads", "4", "--out", f16, "--weights-dtype", "f16"});
+  ASSERT_EQ(r16.status, 0) << r16.err;
+  auto a32 = readNpzFile(f32);
+  auto a16 = readNpzFile(f16);
+  ASSERT_TRUE(a32.ok() && a16.ok());
+  ASSERT_EQ(a32->size(), a16->size());
+  for (size_t k = 0; k < a32->size(); ++k) {
+    const auto& x = (*a32)[k];
+    const auto& y = (*a16)[k];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.shape, y.shape);
+    const bool half = x.name == "weights" || x.name == "scores";
+    EXPECT_EQ(y.descr, half ? "<f2" : x.descr) << x.name;
+    for (size_t i = 0; i < x.values.data.size(); ++i) {
+      const float u = x.values.data[i], v = y.values.data[i];
+      EXPECT_LE(std::abs(u - v), half ? std::max(std::ldexp(std::abs(u), -11), std::ldexp(1.0f, -25)) : 0.0f) << x.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace attn::test

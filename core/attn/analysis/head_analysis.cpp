@@ -7,6 +7,7 @@
 #include <numbers>
 #include <optional>
 
+#include "attn/analysis/head_rows.h"
 #include "attn/analysis/head_similarity.h"
 #include "attn/engine.h"
 
@@ -56,71 +57,34 @@ struct RowStats {
   double mean() const { return n > 0 ? sum / n : 0.0; }
 };
 
+// Every row measure from one visit of each row (fused_rows.h); rows shared
+// among the OpenMP threads (heads run one after another: one level only).
 HeadAnalysis analyzeHead(const Mat& w, const KeepMask& keep, const std::vector<bool>& sepKeys,
                          const AnalysisOptions& opt) {
   HeadAnalysis a;
-  a.rows = static_cast<int>(w.rows());
-  a.cols = static_cast<int>(w.cols());
-  auto& r = a.perRow;
-  r.keptKeys = keptKeyCounts(w, keep);
-  r.entropy = rowEntropy(w);
-  r.normalizedEntropy = normalizedFromEntropy(r.entropy, r.keptKeys);
-  if (opt.unit == EntropyUnit::Bits) r.entropy /= static_cast<float>(std::numbers::ln2);
-  r.maxWeight = rowMaxWeight(w);
-  r.maxMinGap = rowMaxMinGap(w, keep);
-  r.maxMinRatio = rowMaxMinRatio(w, keep);
-  r.meanDistance = rowMeanDistance(w);
-  r.coverageK = rowCoverageK(w, opt.coverageLevel);
-  a.offsets = relativeOffsetProfile(w);
-  a.shares = patternShares(w, sepKeys);
-
-  RowStats h, hn, conf, gap, logRatio, dist, k, kFrac;
-  int uniformRows = 0, oneHotRows = 0;
-  for (int i = 0; i < a.rows; ++i) {
-    const int n = r.keptKeys[static_cast<size_t>(i)];
-    // A row with no mass is fully masked whatever a mask says.
-    if (n == 0 || !(w.row(i).maxCoeff() > 0.0f)) {
-      a.emptyRows.push_back(i);
-      continue;
+  const int nq = static_cast<int>(w.rows()), nk = static_cast<int>(w.cols());
+  startHead(a, nq, nk);
+  const bool masked = keep.size() > 0 && keep.rows() == w.rows() && keep.cols() == w.cols();
+  const std::vector<int> sepIdx = separatorIndex(sepKeys, nk);
+  HeadRowSums total;
+  total.reset(nq, nk);
+#pragma omp parallel if (static_cast<long long>(nq) * nk >= (1LL << 16))
+  {
+    HeadRowSums local;
+    local.reset(nq, nk);
+    FusedRowScratch scratch;
+#pragma omp for schedule(dynamic, 16)
+    for (int i = 0; i < nq; ++i) {
+      const float* row = nk > 0 ? &w(i, 0) : nullptr;
+      const FusedRow f = measureRow(row, nk, i, masked ? &keep(i, 0) : nullptr, opt.coverageLevel, scratch);
+      storeRow(a, i, f);
+      if (f.hasMass) local.addRow(row, nk, i, nq, sepIdx);
     }
-    h.add(r.entropy[i]);
-    hn.add(r.normalizedEntropy[i]);
-    conf.add(r.maxWeight[i]);
-    gap.add(r.maxMinGap[i]);
-    logRatio.add(std::log(static_cast<double>(r.maxMinRatio[i])));
-    dist.add(r.meanDistance[i]);
-    k.add(r.coverageK[i]);
-    kFrac.add(r.coverageK[i] / n);
-    if (n >= 2) {
-      ++a.collapse.rowsCounted;
-      uniformRows += r.normalizedEntropy[i] > opt.collapse.uniformEntropy ? 1 : 0;
-      oneHotRows += r.maxWeight[i] > opt.collapse.oneHotMass ? 1 : 0;
-    }
+#pragma omp critical(attn_analyze_head)
+    total.merge(local);
   }
-  a.entropyMean = h.mean();
-  a.entropyMin = h.min;
-  a.entropyMax = h.max;
-  a.normalizedEntropyMean = hn.mean();
-  a.confidence = conf.mean();
-  a.maxMinGap = gap.mean();
-  a.maxMinRatio = std::exp(logRatio.mean());
-  a.meanDistance = dist.mean();
-  a.coverageK = k.mean();
-  a.coverageFraction = kFrac.mean();
-  if (a.collapse.rowsCounted > 0) {
-    a.collapse.uniformRowShare = static_cast<double>(uniformRows) / a.collapse.rowsCounted;
-    a.collapse.oneHotRowShare = static_cast<double>(oneHotRows) / a.collapse.rowsCounted;
-    a.collapse.nearUniform = a.collapse.uniformRowShare > opt.collapse.rowShare;
-    a.collapse.nearOneHot = a.collapse.oneHotRowShare > opt.collapse.rowShare;
-  }
+  finishHead(a, total, static_cast<int>(sepIdx.size()), opt);
   return a;
-}
-
-std::string listRows(const std::vector<int>& rows) {
-  std::string s;
-  for (size_t r = 0; r < rows.size() && r < kListedRows; ++r) s += fmt::format("{}{}", r ? ", " : "", rows[r]);
-  if (rows.size() > kListedRows) s += fmt::format(" and {} more", rows.size() - kListedRows);
-  return s;
 }
 
 }  // namespace
@@ -205,16 +169,13 @@ Analysis analyzeHeadsImpl(const std::vector<const Mat*>& heads, const std::vecto
     const KeepMask& k = h < keep.size() ? keep[h] : noMask;
     out.heads.push_back(analyzeHead(*clean[h], k, sepKeys, options));
     const auto& empty = out.heads.back().emptyRows;
-    if (!empty.empty())
-      out.warnings.push_back(fmt::format("{}: {} fully masked row(s) ({}) have no weights; "
-                                         "left out of the head's means",
-                                         what, empty.size(), listRows(empty)));
+    if (!empty.empty()) out.warnings.push_back(fullyMaskedRowsWarning(what, empty));
   }
   bool sameShape = true;
   for (const Mat* w : clean)
     sameShape = sameShape && (w->size() == 0 || (w->rows() == out.nq && w->cols() == out.nk));
   if (options.headSimilarity) {
-    out.headDivergence = headSimilarityMatrix(clean, options.unit);
+    out.headDivergence = headSimilarityMatrix(clean, options.unit, options.divergence, &out.divergenceInfo);
     out.headOrder = similarityOrder(out.headDivergence);
     if (!sameShape && heads.size() > 1)
       out.warnings.push_back(label + "heads differ in shape: divergence between them is left at 0");

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "attn/analysis/entropy.h"
+#include "attn/analysis/head_similarity.h"
 #include "attn/analysis/layers.h"
 #include "attn/analysis/row_measures.h"
 
@@ -26,6 +27,7 @@ struct AnalysisOptions {
   CollapseThresholds collapse;
   double rowSumTolerance = 1e-3;   // |sum_j a_ij - 1| above this is reported and rescaled
   bool headSimilarity = true;      // O(H^2 N^2): callers with many heads may skip it
+  DivergenceOptions divergence;    // exact, or a row sample with a bound (long N)
 };
 
 /// Collapse flags. Near-one-hot is the low-entropy "attention entropy
@@ -70,6 +72,7 @@ struct Analysis {
   std::vector<HeadAnalysis> heads;
   Mat headDivergence;                // H x H mean row Jensen-Shannon divergence (in the unit)
   std::vector<int> headOrder;        // heads ordered so similar ones are adjacent
+  DivergenceInfo divergenceInfo;     // exact or sampled, and the sample's bound
   std::vector<std::string> warnings; // empty heads, rows not summing to 1, fully masked rows
 };
 

@@ -1,9 +1,14 @@
 #include "attn/analysis/head_similarity.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <numeric>
+#include <random>
+
+#include "attn/analysis/fused_rows.h"
 
 namespace attn {
 
@@ -44,23 +49,144 @@ double headJensenShannon(const Eigen::Ref<const Mat>& a, const Eigen::Ref<const 
   return unit == EntropyUnit::Bits ? js / std::numbers::ln2 : js;
 }
 
-Mat headSimilarityMatrix(const std::vector<const Mat*>& heads, EntropyUnit unit) {
-  const auto n = static_cast<Eigen::Index>(heads.size());
-  Mat d = Mat::Zero(n, n);
-  for (Eigen::Index a = 0; a < n; ++a)
-    for (Eigen::Index b = a + 1; b < n; ++b) {
-      const Mat& ha = *heads[static_cast<size_t>(a)];
-      const Mat& hb = *heads[static_cast<size_t>(b)];
-      if (ha.size() == 0 || ha.rows() != hb.rows() || ha.cols() != hb.cols()) continue;
-      d(a, b) = d(b, a) = static_cast<float>(headJensenShannon(ha, hb, unit));
+std::vector<char> divergenceRows(int nq, int nk, int heads, const DivergenceOptions& options, EntropyUnit unit,
+                                 DivergenceInfo& info) {
+  info = {};
+  info.rowsTotal = std::max(nq, 0);
+  const bool sample = options.mode == DivergenceOptions::Mode::Sampled ||
+                      (options.mode == DivergenceOptions::Mode::Auto &&
+                       static_cast<long long>(nq) * nk > options.autoExactMaxCells);
+  const int n = std::clamp(options.sampleRows, 1, std::max(nq, 1));
+  if (!sample || n >= nq) {
+    info.rowsUsed = info.rowsTotal;
+    return std::vector<char>(static_cast<size_t>(info.rowsTotal), 1);
+  }
+  // Partial Fisher-Yates with a fixed seed: a uniform sample without replacement.
+  std::vector<int> order(static_cast<size_t>(nq));
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(options.seed);
+  std::vector<char> use(static_cast<size_t>(nq), 0);
+  for (int k = 0; k < n; ++k) {
+    std::uniform_int_distribution<int> pick(k, nq - 1);
+    std::swap(order[static_cast<size_t>(k)], order[static_cast<size_t>(pick(rng))]);
+    use[static_cast<size_t>(order[static_cast<size_t>(k)])] = 1;
+  }
+  const double pairs = std::max(1.0, heads * (heads - 1) / 2.0);
+  const double delta = std::clamp(1.0 - options.confidence, 1e-12, 1.0);
+  const double fpc = 1.0 - (n - 1.0) / nq;
+  double bound = std::numbers::ln2 * std::sqrt(fpc * std::log(2.0 * pairs / delta) / (2.0 * n));
+  if (unit == EntropyUnit::Bits) bound /= std::numbers::ln2;
+  info.sampled = true;
+  info.rowsUsed = n;
+  info.bound = bound;
+  info.confidence = options.confidence;
+  return use;
+}
+
+PairDivergence::PairDivergence(int heads)
+    : heads_(heads), sum_(static_cast<size_t>(heads * heads), 0.0), rows_(static_cast<size_t>(heads * heads), 0) {}
+
+void PairDivergence::addRow(const std::vector<const float*>& p, const std::vector<const float*>& plogp,
+                            const std::vector<char>& hasMass, int n) {
+  for (int a = 0; a < heads_; ++a) {
+    if (!hasMass[static_cast<size_t>(a)]) continue;
+    for (int b = a + 1; b < heads_; ++b) {
+      if (!hasMass[static_cast<size_t>(b)]) continue;
+      const double js = jsRowFromPlogp(p[static_cast<size_t>(a)], p[static_cast<size_t>(b)],
+                                       plogp[static_cast<size_t>(a)], plogp[static_cast<size_t>(b)], n);
+      const auto k = static_cast<size_t>(a * heads_ + b);
+      sum_[k] += std::max(0.0, js);  // rounding can leave -1e-9
+      ++rows_[k];
+    }
+  }
+}
+
+void PairDivergence::merge(const PairDivergence& o) {
+  for (size_t k = 0; k < sum_.size(); ++k) {
+    sum_[k] += o.sum_[k];
+    rows_[k] += o.rows_[k];
+  }
+}
+
+Mat PairDivergence::matrix(EntropyUnit unit) const {
+  Mat d = Mat::Zero(heads_, heads_);
+  const double scale = unit == EntropyUnit::Bits ? 1.0 / std::numbers::ln2 : 1.0;
+  for (int a = 0; a < heads_; ++a)
+    for (int b = a + 1; b < heads_; ++b) {
+      const auto k = static_cast<size_t>(a * heads_ + b);
+      if (rows_[k] > 0) d(a, b) = d(b, a) = static_cast<float>(sum_[k] / rows_[k] * scale);
     }
   return d;
 }
 
-Mat headSimilarityMatrix(const std::vector<Mat>& heads, EntropyUnit unit) {
+const float* jsReadyRow(const float* p, int n, std::vector<float>& buffer) {
+  const Eigen::Map<const Eigen::ArrayXf> row(p, n);
+  if (n == 0 || !(row.maxCoeff() > 0.0f)) return nullptr;
+  const double s = row.cast<double>().sum();
+  if (std::abs(s - 1.0) <= 1e-5) return p;
+  buffer.resize(static_cast<size_t>(n));
+  Eigen::Map<Eigen::ArrayXf>(buffer.data(), n) = row / static_cast<float>(s);
+  return buffer.data();
+}
+
+Mat headSimilarityMatrix(const std::vector<const Mat*>& heads, EntropyUnit unit, const DivergenceOptions& options,
+                         DivergenceInfo* infoOut) {
+  const int nh = static_cast<int>(heads.size());
+  Eigen::Index nq = 0, nk = 0;
+  for (const Mat* m : heads)
+    if (m->size() > 0) {
+      nq = m->rows();
+      nk = m->cols();
+      break;
+    }
+  std::vector<char> valid(static_cast<size_t>(nh), 0);
+  for (int h = 0; h < nh; ++h) {
+    const Mat& m = *heads[static_cast<size_t>(h)];
+    valid[static_cast<size_t>(h)] = m.size() > 0 && m.rows() == nq && m.cols() == nk;
+  }
+  DivergenceInfo info;
+  const std::vector<char> use =
+      divergenceRows(static_cast<int>(nq), static_cast<int>(nk), nh, options, unit, info);
+  if (infoOut) *infoOut = info;
+  std::vector<int> rows;
+  for (int i = 0; i < static_cast<int>(nq); ++i)
+    if (use[static_cast<size_t>(i)]) rows.push_back(i);
+  PairDivergence total(nh);
+  if (nh < 2 || nk == 0) return total.matrix(unit);
+  const int n = static_cast<int>(nk);
+  const int numRows = static_cast<int>(rows.size());
+#pragma omp parallel
+  {
+    PairDivergence local(nh);
+    std::vector<std::vector<float>> rescaled(static_cast<size_t>(nh));
+    std::vector<float> plogp(static_cast<size_t>(nh) * static_cast<size_t>(n));
+    std::vector<const float*> p(static_cast<size_t>(nh)), lp(static_cast<size_t>(nh));
+    std::vector<char> mass(static_cast<size_t>(nh));
+#pragma omp for schedule(dynamic, 16)
+    for (int r = 0; r < numRows; ++r) {
+      const int i = rows[static_cast<size_t>(r)];
+      for (int h = 0; h < nh; ++h) {
+        const auto uh = static_cast<size_t>(h);
+        p[uh] = valid[uh] ? jsReadyRow(&(*heads[uh])(i, 0), n, rescaled[uh]) : nullptr;
+        mass[uh] = p[uh] != nullptr;
+        if (!mass[uh]) continue;
+        float* out = plogp.data() + uh * static_cast<size_t>(n);
+        plogpRow(p[uh], n, out);
+        lp[uh] = out;
+      }
+      local.addRow(p, lp, mass, n);
+    }
+#pragma omp critical(attn_head_similarity)
+    total.merge(local);
+  }
+  return total.matrix(unit);
+}
+
+Mat headSimilarityMatrix(const std::vector<Mat>& heads, EntropyUnit unit, const DivergenceOptions& options,
+                         DivergenceInfo* info) {
   std::vector<const Mat*> p;
   for (const Mat& m : heads) p.push_back(&m);
-  return headSimilarityMatrix(p, unit);
+  return headSimilarityMatrix(p, unit, options, info);
 }
 
 std::vector<int> similarityOrder(const Mat& divergence) {

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "attn/io/atomic_file.h"
+#include "attn/io/npz_stream.h"
 #include "attn/io/utf8.h"
 
 namespace attn {
@@ -15,6 +16,8 @@ namespace {
 void putLe(std::string& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
+
+}  // namespace
 
 std::string npyHeader(const std::string& descr, const std::vector<int64_t>& shape) {
   std::string shapeStr;
@@ -29,8 +32,6 @@ std::string npyHeader(const std::string& descr, const std::vector<int64_t>& shap
   putLe(out, dict.size(), 2);
   return out + dict;
 }
-
-}  // namespace
 
 std::string encodeNpy(const Tensor& t) {
   std::string out = npyHeader("<f4", t.shape);

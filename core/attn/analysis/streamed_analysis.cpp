@@ -1,0 +1,335 @@
+#include "attn/analysis/streamed_analysis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <exception>
+
+#include "attn/analysis/fused_rows.h"
+#include "attn/analysis/head_rows.h"
+#include "attn/analysis/head_similarity.h"
+#include "attn/cpu/efficient_exec.h"
+#include "attn/cpu/softmax_rows.h"
+#include "attn/exec_path.h"
+#include "attn/head_inputs.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace attn {
+
+void AnalysisProfile::add(const std::string& name, double cpuSeconds) {
+  for (auto& e : entries)
+    if (e.name == name) {
+      e.cpuSeconds += cpuSeconds;
+      return;
+    }
+  entries.push_back({name, cpuSeconds});
+}
+
+namespace {
+
+using namespace softmax_rows;
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+enum Stage { kScores, kSoftmax, kEntropy, kMaxMin, kDistance, kCoverage, kOffsets, kDivergence, kStages };
+constexpr std::array<const char*, kStages> kStageNames = {
+    "scores q k^T (+bias, mask)", "softmax (exp, normalize)", "entropy (p log p)",
+    "max, min, gap, ratio, kept keys", "mean distance", "coverage k", "offset profile, shares",
+    "head Jensen-Shannon"};
+
+// Rows per block: Eigen's GEMM kernel works on 48-row panels (fewer rows waste
+// most of it), so blocks hold 48 rows, or 96 when a block's rows of all its
+// heads stay under 8 MB. The per-thread buffers are reused: fresh pages cost
+// about 11 us each here (PERFORMANCE.md).
+int blockRows(int nk, int headsPerItem) {
+  const long long rowBytes = 4LL * std::max(nk, 1) * std::max(headsPerItem, 1);
+  return 96 * rowBytes <= (8LL << 20) ? 96 : 48;
+}
+
+// One unit of work: rows [begin, begin + count) of `rows`, for one head (or all).
+struct Item {
+  int head = -1;  // -1: every head
+  int begin = 0, count = 0;
+  bool measure = true, divergence = false;
+};
+
+struct Worker {
+  std::vector<float> p, plogp;  // heads x B x nk
+  Mat qs;
+  FusedRowScratch scratch;
+  std::vector<HeadRowSums> sums;
+  PairDivergence pairs;
+  std::array<double, kStages> seconds{};
+  std::vector<const float*> rowP, rowL;
+  std::vector<char> mass, blockMass;  // blockMass: heads x B, row has mass
+
+  Worker(int heads, int nq, int nk) : sums(static_cast<size_t>(heads)), pairs(heads) {
+    for (auto& s : sums) s.reset(nq, nk);
+    rowP.resize(static_cast<size_t>(heads));
+    rowL.resize(static_cast<size_t>(heads));
+    mass.resize(static_cast<size_t>(heads));
+  }
+};
+
+// Softmax rows of one head for the listed query rows into out (count x nk,
+// row-major), exactly as blockedAttentionWithWeights forms its weights.
+void softmaxRows(const HeadView& hv, const int* rows, int count, int nk, float* out, Worker& w, bool timing) {
+  const auto t0 = timing ? Clock::now() : Clock::time_point{};
+  const auto dk = hv.q->cols();
+  if (w.qs.rows() < count || w.qs.cols() != dk) w.qs.resize(std::max<Eigen::Index>(count, w.qs.rows()), dk);
+  const bool contiguous = rows[count - 1] - rows[0] == count - 1;
+  if (contiguous)
+    w.qs.topRows(count) = hv.q->middleRows(rows[0], count) * hv.scale;
+  else
+    for (int a = 0; a < count; ++a) w.qs.row(a) = hv.q->row(rows[a]) * hv.scale;
+  Eigen::Map<Mat> s(out, count, nk);
+  s.noalias() = w.qs.topRows(count) * hv.k->transpose();
+  const bool hasMask = hv.mask && !hv.mask->isNone();
+  constexpr int kKeyTile = 512;
+  for (int a = 0; a < count; ++a) {
+    const int i = rows[a];
+    float* row = out + static_cast<size_t>(a) * nk;
+    if (hv.bias) Eigen::Map<Eigen::RowVectorXf>(row, nk) += hv.bias->row(i);
+    if (!hasMask) continue;
+    for (int j0 = 0; j0 < nk; j0 += kKeyTile) {
+      const int c = std::min(kKeyTile, nk - j0);
+      switch (hv.mask->blockState(i, i + 1, j0, j0 + c)) {
+        case BlockState::AllAllowed: break;
+        case BlockState::AllMasked: std::fill(row + j0, row + j0 + c, kMasked); break;
+        case BlockState::Mixed: maskMixedTile(*hv.mask, i, j0, Eigen::Map<Mat>(row + j0, 1, c)); break;
+      }
+    }
+  }
+  const auto t1 = timing ? Clock::now() : Clock::time_point{};
+  if (timing) w.seconds[kScores] += std::chrono::duration<double>(t1 - t0).count();
+  const bool mayMask = hasMask || hv.bias;
+  for (int a = 0; a < count; ++a) {
+    float* row = out + static_cast<size_t>(a) * nk;
+    const float m = rowMax(row, nk);
+    if (!(m >= kMaskedBelow)) {  // every key masked: all-zero weights
+      std::fill(row, row + nk, 0.0f);
+      continue;
+    }
+    double l, t;
+    expRowInPlace(row, nk, m, mayMask, l, t);
+    Eigen::Map<Eigen::ArrayXf>(row, nk) *= static_cast<float>(1.0 / l);
+  }
+  if (timing) w.seconds[kSoftmax] += secondsSince(t1);
+}
+
+struct Shared {
+  const std::vector<HeadView>* heads;
+  int nq, nk;
+  const std::vector<int>* rows;
+  std::vector<int> sepIdx;
+  const AnalysisOptions* opt;
+  std::vector<HeadAnalysis>* out;
+  bool timing;
+};
+
+void runItem(const Item& it, const Shared& sh, Worker& w) {
+  const int nk = sh.nk, nh = static_cast<int>(sh.heads->size());
+  const int* rows = sh.rows->data() + it.begin;
+  const int h0 = it.head < 0 ? 0 : it.head, h1 = it.head < 0 ? nh : it.head + 1;
+  const size_t block = static_cast<size_t>(it.count) * static_cast<size_t>(nk);
+  const size_t need = static_cast<size_t>(h1 - h0) * block;
+  if (w.p.size() < need) w.p.resize(need);
+  if (it.divergence && w.plogp.size() < need) w.plogp.resize(need);
+  if (w.blockMass.size() < static_cast<size_t>(nh * it.count)) w.blockMass.resize(static_cast<size_t>(nh * it.count));
+  for (int h = h0; h < h1; ++h) {
+    float* p = w.p.data() + static_cast<size_t>(h - h0) * block;
+    float* lp = it.divergence ? w.plogp.data() + static_cast<size_t>(h - h0) * block : nullptr;
+    softmaxRows((*sh.heads)[static_cast<size_t>(h)], rows, it.count, nk, p, w, sh.timing);
+    if (!it.measure) {
+      const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
+      for (int a = 0; a < it.count; ++a) {
+        const float* row = p + static_cast<size_t>(a) * nk;
+        w.blockMass[static_cast<size_t>((h - h0) * it.count + a)] = rowMax(row, nk) > 0.0f;
+        plogpRow(row, nk, lp + static_cast<size_t>(a) * nk);
+      }
+      if (sh.timing) w.seconds[kDivergence] += secondsSince(t0);
+      continue;
+    }
+    HeadAnalysis& ha = (*sh.out)[static_cast<size_t>(h)];
+    RowTimes times;
+    for (int a = 0; a < it.count; ++a) {
+      const float* row = p + static_cast<size_t>(a) * nk;
+      const int i = rows[a];
+      const FusedRow f = measureRow(row, nk, i, nullptr, sh.opt->coverageLevel, w.scratch,
+                                    lp ? lp + static_cast<size_t>(a) * nk : nullptr, sh.timing ? &times : nullptr);
+      storeRow(ha, i, f);
+      w.blockMass[static_cast<size_t>((h - h0) * it.count + a)] = f.hasMass;
+      if (f.hasMass) {
+        const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
+        w.sums[static_cast<size_t>(h)].addRow(row, nk, i, sh.nq, sh.sepIdx);
+        if (sh.timing) w.seconds[kOffsets] += secondsSince(t0);
+      }
+    }
+    w.seconds[kEntropy] += times.entropy;
+    w.seconds[kMaxMin] += times.maxMin;
+    w.seconds[kDistance] += times.distance;
+    w.seconds[kCoverage] += times.coverage;
+  }
+  if (!it.divergence) return;
+  const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
+  // Softmax rows sum to 1 by construction (the materialized path's jsReadyRow
+  // would return them unchanged): no rescaling pass.
+  for (int a = 0; a < it.count; ++a) {
+    for (int h = 0; h < nh; ++h) {
+      const auto uh = static_cast<size_t>(h);
+      const size_t off = uh * block + static_cast<size_t>(a) * nk;
+      w.mass[uh] = w.blockMass[static_cast<size_t>(h * it.count + a)];
+      w.rowP[uh] = w.p.data() + off;
+      w.rowL[uh] = w.plogp.data() + off;
+    }
+    w.pairs.addRow(w.rowP, w.rowL, w.mass, nk);
+  }
+  if (sh.timing) w.seconds[kDivergence] += secondsSince(t0);
+}
+
+}  // namespace
+
+Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens,
+                         const AnalysisOptions& options, AnalysisProfile* profile) {
+  const auto start = Clock::now();
+  Analysis out;
+  out.options = options;
+  const int nh = static_cast<int>(heads.size());
+  const int nq = nh > 0 ? static_cast<int>(heads[0].q->rows()) : 0;
+  const int nk = nh > 0 ? static_cast<int>(heads[0].k->rows()) : 0;
+  out.nq = nq;
+  out.nk = nk;
+  out.uniformBound = uniformEntropy(nk, options.unit);
+  const auto sepKeys = separatorKeys(keyTokens, nk);
+  out.heads.resize(static_cast<size_t>(nh));
+  for (auto& h : out.heads) startHead(h, nq, nk);
+
+  std::vector<char> use;
+  if (options.headSimilarity) use = divergenceRows(nq, nk, nh, options.divergence, options.unit, out.divergenceInfo);
+  const bool divergence = options.headSimilarity && nh > 1 && nk > 0;
+  const bool inline_ = divergence && !out.divergenceInfo.sampled;
+
+  // Rows: 0..nq-1, then the sampled rows (when sampling) as a second list.
+  std::vector<int> rows(static_cast<size_t>(nq));
+  for (int i = 0; i < nq; ++i) rows[static_cast<size_t>(i)] = i;
+  const int b = blockRows(nk, inline_ ? nh : 1);
+  std::vector<Item> items;
+  if (nk > 0) {
+    if (inline_) {  // all heads of a block together: measures, then the pairs from the same rows
+      for (int i0 = 0; i0 < nq; i0 += b) items.push_back({-1, i0, std::min(b, nq - i0), true, true});
+    } else {  // head-major: a head's keys stay in cache across its blocks
+      for (int h = 0; h < nh; ++h)
+        for (int i0 = 0; i0 < nq; i0 += b) items.push_back({h, i0, std::min(b, nq - i0), true, false});
+      if (divergence) {
+        const int begin = static_cast<int>(rows.size());
+        for (int i = 0; i < nq; ++i)
+          if (use[static_cast<size_t>(i)]) rows.push_back(i);
+        const int end = static_cast<int>(rows.size());
+        for (int i0 = begin; i0 < end; i0 += b) items.push_back({-1, i0, std::min(b, end - i0), false, true});
+      }
+    }
+  }
+
+  Shared sh{&heads, nq, nk, &rows, separatorIndex(sepKeys, nk), &options, &out.heads, profile != nullptr};
+  HeadRowSums zero;
+  zero.reset(nq, nk);
+  std::vector<HeadRowSums> sums(static_cast<size_t>(nh), zero);
+  PairDivergence pairs(nh);
+  std::array<double, kStages> seconds{};
+  int threads = 1;
+  std::exception_ptr thrown;  // std::bad_alloc must not leave the OpenMP region
+  const int numItems = static_cast<int>(items.size());
+#pragma omp parallel
+  {
+#ifdef _OPENMP
+#pragma omp single
+    threads = omp_get_num_threads();
+#endif
+    try {
+      Worker w(nh, nq, nk);
+#pragma omp for schedule(dynamic, 1)
+      for (int k = 0; k < numItems; ++k) runItem(items[static_cast<size_t>(k)], sh, w);
+#pragma omp critical(attn_streamed_merge)
+      {
+        for (int h = 0; h < nh; ++h) sums[static_cast<size_t>(h)].merge(w.sums[static_cast<size_t>(h)]);
+        pairs.merge(w.pairs);
+        for (int s = 0; s < kStages; ++s) seconds[static_cast<size_t>(s)] += w.seconds[static_cast<size_t>(s)];
+      }
+    } catch (...) {
+#pragma omp critical(attn_streamed_merge)
+      thrown = std::current_exception();
+    }
+  }
+  if (thrown) std::rethrow_exception(thrown);
+
+  const auto t0 = Clock::now();
+  for (int h = 0; h < nh; ++h) {
+    HeadAnalysis& a = out.heads[static_cast<size_t>(h)];
+    finishHead(a, sums[static_cast<size_t>(h)], static_cast<int>(sh.sepIdx.size()), options);
+    if (!a.emptyRows.empty()) out.warnings.push_back(fullyMaskedRowsWarning(fmt::format("head {}", h + 1), a.emptyRows));
+  }
+  if (options.headSimilarity) {
+    out.headDivergence = pairs.matrix(options.unit);
+    out.headOrder = similarityOrder(out.headDivergence);
+  }
+  if (profile) {
+    profile->threads = threads;
+    for (int s = 0; s < kStages; ++s) profile->add(kStageNames[static_cast<size_t>(s)], seconds[static_cast<size_t>(s)]);
+    profile->add("head summaries, order", secondsSince(t0));
+    profile->wallSeconds += secondsSince(start);
+  }
+  return out;
+}
+
+bool canStreamAnalysis(const AttentionSpec& spec, int nq, int nk) {
+  if (spec.backend == BackendKind::Cuda) return false;
+  const ExecPath path = resolveExecPath(spec, nq, nk);
+  if (path != ExecPath::Tiled && path != ExecPath::Sparse) return false;
+  for (const auto& t : spec.mask.terms())
+    if (!t.restricts()) return false;
+  return true;
+}
+
+Result<StreamedMetrics> analyzeAttentionStreamed(const AttentionInput& in, const AttentionSpec& specIn,
+                                                 const AnalysisOptions& options, AnalysisProfile* profile) {
+  const auto t0 = Clock::now();
+  AttentionSpec spec = specIn;
+  spec.weightsHead = -2;  // nothing N x N is kept (the memory guard counts only a logit bias)
+  AttentionResult res;
+  if (auto st = setUpHeads(in, spec, res); !st) return st.error();
+  StreamedMetrics m;
+  m.nq = static_cast<int>(res.heads[0].q.rows());
+  m.nk = static_cast<int>(res.heads[0].k.rows());
+  m.execUsed = std::string(execPathName(resolveExecPath(spec, m.nq, m.nk)));
+  m.queryTokens = in.queryTokens;
+  m.keyTokens = in.keyTokens;
+  if (m.keyTokens.empty() && !in.isCross() && m.nk == m.nq) m.keyTokens = in.queryTokens;
+  if (m.queryTokens.empty())
+    for (int i = 0; i < m.nq; ++i) m.queryTokens.push_back(std::to_string(i));
+  if (m.keyTokens.empty())
+    for (int j = 0; j < m.nk; ++j) m.keyTokens.push_back(std::to_string(j));
+  const size_t nh = res.heads.size();
+  std::vector<Mat> qBuf(nh), kBuf(nh);
+  std::vector<HeadView> views;
+  for (size_t h = 0; h < nh; ++h) {
+    res.heads[h].v.resize(0, 0);  // metrics never read the values
+    views.push_back(tiledHeadView(spec, res.heads[h], qBuf[h], kBuf[h]));
+  }
+  if (profile) profile->add("prepare heads (projections, positions)", secondsSince(t0));
+  m.analysis = analyzeStreamed(views, m.keyTokens, options, profile);
+  for (const auto& h : m.analysis.heads)
+    if (!h.emptyRows.empty()) {
+      m.warnings.push_back(
+          fmt::format("{} query row(s) have every key masked; their weights are 0", h.emptyRows.size()));
+      break;
+    }
+  return m;
+}
+
+}  // namespace attn

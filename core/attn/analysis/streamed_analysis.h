@@ -1,0 +1,58 @@
+#pragma once
+// The whole analysis of softmax attention without any Nq x Nk array (issue
+// 17): query rows are scored, normalized and measured a block at a time, all
+// heads of a block together, while the block is in cache; the heads'
+// Jensen-Shannon divergence is taken from the same rows. Memory: the inputs
+// plus a few H x B x Nk row blocks per thread, whatever N is. The results are
+// those of analyzeResult over the materialized tiled weights
+// (tests/core/metrics_fused_test.cpp checks both to 1e-6).
+#include <string>
+#include <vector>
+
+#include "attn/analysis/head_analysis.h"
+#include "attn/cpu/tiled_attention.h"
+#include "attn/engine.h"
+
+namespace attn {
+
+/// Where the time of an analysis went: CPU seconds per stage summed over the
+/// threads (in pipeline order), and the wall time of the whole.
+struct AnalysisProfile {
+  struct Entry {
+    std::string name;
+    double cpuSeconds = 0;
+  };
+  std::vector<Entry> entries;
+  double wallSeconds = 0;
+  int threads = 1;
+  void add(const std::string& name, double cpuSeconds);
+};
+
+/// Analysis of heads given as HeadViews (softmax of scale * q k^T + bias under
+/// the mask), as analyzeHeads would give for their weights with no KeepMask
+/// (non-zero weights are the unmasked keys, as for the tiled engine path).
+/// Per-row entropy is -sum p log p of the fp32 weights, as analyzeResult's.
+Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens,
+                         const AnalysisOptions& options, AnalysisProfile* profile = nullptr);
+
+/// Whether a request can be analyzed streamed: the CPU kernels' exact paths
+/// (tiled or sparse, as resolveExecPath picks them for this size) and a mask
+/// with no pattern term (a pattern mask's metrics also compare against dense
+/// attention, which needs the materialized weights).
+bool canStreamAnalysis(const AttentionSpec& spec, int nq, int nk);
+
+/// What `metrics` reports of a streamed run.
+struct StreamedMetrics {
+  Analysis analysis;
+  int nq = 0, nk = 0;
+  std::vector<std::string> queryTokens, keyTokens;
+  std::vector<std::string> warnings;  // the engine's (fully masked rows)
+  std::string execUsed;
+};
+
+/// runAttention's setup (setUpHeads), then analyzeStreamed over the heads; no
+/// head output is computed (metrics do not need it).
+Result<StreamedMetrics> analyzeAttentionStreamed(const AttentionInput& input, const AttentionSpec& spec,
+                                                 const AnalysisOptions& options, AnalysisProfile* profile = nullptr);
+
+}  // namespace attn

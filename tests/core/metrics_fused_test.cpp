@@ -1,0 +1,306 @@
+// The fused row kernel, the parallel head divergence and the streamed analysis
+// (issue 17) against the separate reference functions (row_measures.h,
+// entropy.h, headJensenShannon), whose own values are hand-checked in
+// metrics_rows_test.cpp and metrics_heads_test.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <random>
+
+#include "attn/analysis/fused_rows.h"
+#include "attn/engine.h"
+#include "attn/metrics.h"
+#include "matrix_matchers.h"
+
+namespace attn {
+namespace {
+
+// Rows of every kind the measures treat specially: random softmax rows of
+// varied sharpness, one-hot, uniform, ties, fully masked (all zero), a single
+// allowed key, underflowed (zero) weights among allowed keys.
+Mat mixedRows(int nq, int nk, uint64_t seed, KeepMask* keep = nullptr) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  Mat w = Mat::Zero(nq, nk);
+  if (keep) keep->setConstant(nq, nk, true);
+  for (int i = 0; i < nq; ++i) {
+    const int kind = i % 7;
+    if (kind == 0) {
+      w(i, i % nk) = 1.0f;
+    } else if (kind == 1) {
+      w.row(i).setConstant(1.0f / nk);
+    } else if (kind == 2) {  // ties: two levels
+      for (int j = 0; j < nk; ++j) w(i, j) = j % 3 == 0 ? 2.0f : 1.0f;
+      w.row(i) /= w.row(i).sum();
+    } else if (kind == 3) {  // fully masked
+      if (keep) keep->row(i).setConstant(false);
+    } else if (kind == 4) {  // causal-like: keys 0..i allowed
+      const int n = std::min(nk, i + 1);
+      for (int j = 0; j < n; ++j) w(i, j) = std::exp(3.0f * g(rng));
+      w.row(i) /= w.row(i).sum();
+      if (keep)
+        for (int j = n; j < nk; ++j) (*keep)(i, j) = false;
+    } else {  // sharp or flat softmax, some weights underflowing to 0
+      const float scale = kind == 5 ? 0.5f : 12.0f;
+      for (int j = 0; j < nk; ++j) w(i, j) = std::exp(scale * g(rng) - 60.0f * (j % 11 == 0));
+      w.row(i) /= w.row(i).sum();
+      for (int j = 0; j < nk; ++j)
+        if (w(i, j) < 1e-30f) w(i, j) = 0.0f;
+    }
+  }
+  return w;
+}
+
+TEST(FusedRows, CoverageKEqualsTheSortedDefinition) {
+  FusedRowScratch scratch;
+  for (int nk : {1, 2, 7, 64, 333, 2048}) {
+    const Mat w = mixedRows(40, nk, 7 + nk);
+    for (double level : {0.5, 0.9, 0.99, 1.0}) {
+      const Vec ref = rowCoverageK(w, level);
+      for (int i = 0; i < w.rows(); ++i)
+        EXPECT_EQ(coverageKOfRow(&w(i, 0), nk, level, scratch), ref[i]) << "nk " << nk << " level " << level << " row " << i;
+    }
+  }
+}
+
+TEST(FusedRows, MeasureRowAgreesWithTheSeparateFunctions) {
+  for (bool masked : {false, true}) {
+    const int nq = 50, nk = 97;
+    KeepMask keep;
+    const Mat w = mixedRows(nq, nk, 11, masked ? &keep : nullptr);
+    const Vec h = rowEntropy(w), mx = rowMaxWeight(w), gap = rowMaxMinGap(w, keep), ratio = rowMaxMinRatio(w, keep);
+    const Vec dist = rowMeanDistance(w), cov = rowCoverageK(w, 0.9);
+    const auto kept = keptKeyCounts(w, keep);
+    FusedRowScratch scratch;
+    for (int i = 0; i < nq; ++i) {
+      const FusedRow f = measureRow(&w(i, 0), nk, i, masked ? &keep(i, 0) : nullptr, 0.9, scratch);
+      EXPECT_NEAR(std::max(0.0, -f.plogp), h[i], 1e-6) << i;
+      EXPECT_EQ(f.kept, kept[static_cast<size_t>(i)]) << i;
+      EXPECT_EQ(f.maxWeight, mx[i]) << i;
+      EXPECT_NEAR(f.maxMinGap, gap[i], 1e-7) << i;
+      EXPECT_NEAR(f.maxMinRatio, ratio[i], 1e-6 * ratio[i]) << i;
+      EXPECT_NEAR(f.meanDistance, dist[i], 1e-6 * std::max(1.0f, dist[i])) << i;
+      EXPECT_EQ(f.coverageK, cov[i]) << i;
+      EXPECT_EQ(f.hasMass, w.row(i).maxCoeff() > 0.0f) << i;
+    }
+  }
+}
+
+void expectHeadMatchesSeparate(const HeadAnalysis& a, const Mat& w, const std::vector<bool>& sep, double tol) {
+  EXPECT_MATRIX_NEAR(a.perRow.entropy, rowEntropy(w), tol);
+  EXPECT_MATRIX_NEAR(a.perRow.maxWeight, rowMaxWeight(w), tol);
+  EXPECT_MATRIX_NEAR(a.perRow.maxMinGap, rowMaxMinGap(w), tol);
+  EXPECT_MATRIX_NEAR(a.perRow.meanDistance, rowMeanDistance(w), tol * w.cols());
+  EXPECT_MATRIX_NEAR(a.perRow.coverageK, rowCoverageK(w, 0.9), 0.0);
+  EXPECT_EQ(a.perRow.keptKeys, keptKeyCounts(w));
+  const Vec ratio = rowMaxMinRatio(w);
+  for (Eigen::Index i = 0; i < ratio.size(); ++i) EXPECT_NEAR(a.perRow.maxMinRatio[i], ratio[i], 1e-6 * ratio[i]);
+  const OffsetProfile off = relativeOffsetProfile(w);
+  EXPECT_EQ(a.offsets.minOffset, off.minOffset);
+  EXPECT_MATRIX_NEAR(a.offsets.mass, off.mass, tol);
+  const PatternShares s = patternShares(w, sep);
+  EXPECT_NEAR(a.shares.diagonal, s.diagonal, tol);
+  EXPECT_NEAR(a.shares.previous, s.previous, tol);
+  EXPECT_NEAR(a.shares.next, s.next, tol);
+  EXPECT_NEAR(a.shares.first, s.first, tol);
+  EXPECT_NEAR(a.shares.separator, s.separator, tol);
+  EXPECT_EQ(a.shares.separatorKeys, s.separatorKeys);
+}
+
+std::vector<std::string> tokensWithCommas(int n) {
+  std::vector<std::string> t;
+  for (int j = 0; j < n; ++j) t.push_back(j % 5 == 4 ? "," : "w" + std::to_string(j));
+  return t;
+}
+
+TEST(FusedRows, AnalyzeHeadsAgreesWithTheSeparateFunctions) {
+  const int n = 120;
+  std::vector<Mat> heads = {mixedRows(n, n, 1), mixedRows(n, n, 2), mixedRows(n, n, 3)};
+  const auto tokens = tokensWithCommas(n);
+  const Analysis an = analyzeHeads(heads, tokens);
+  const auto sep = separatorKeys(tokens, n);
+  for (size_t h = 0; h < heads.size(); ++h) expectHeadMatchesSeparate(an.heads[h], heads[h], sep, 1e-6);
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      EXPECT_NEAR(an.headDivergence(a, b), a == b ? 0.0 : headJensenShannon(heads[static_cast<size_t>(a)],
+                                                                            heads[static_cast<size_t>(b)]),
+                  1e-6);
+  EXPECT_FALSE(an.divergenceInfo.sampled);
+  EXPECT_EQ(an.divergenceInfo.rowsUsed, n);
+}
+
+TEST(HeadDivergence, ParallelMatrixEqualsPairwiseDefinitionInBitsToo) {
+  std::vector<Mat> heads;
+  for (int h = 0; h < 5; ++h) heads.push_back(mixedRows(64, 301, 100 + h));
+  heads.push_back(heads[0]);  // a twin: exactly 0
+  const Mat d = headSimilarityMatrix(heads, EntropyUnit::Bits);
+  for (int a = 0; a < 6; ++a)
+    for (int b = a + 1; b < 6; ++b)
+      EXPECT_NEAR(d(a, b), headJensenShannon(heads[static_cast<size_t>(a)], heads[static_cast<size_t>(b)], EntropyUnit::Bits),
+                  1e-6);
+  EXPECT_EQ(d(0, 5), 0.0f);
+}
+
+// Heads with different habits (local, sink, broad), so pair divergences differ.
+std::vector<Mat> habitHeads(int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  std::vector<Mat> heads;
+  for (int h = 0; h < 4; ++h) {
+    Mat w(n, n);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        float s = g(rng) * (0.5f + h);
+        if (h == 1) s -= 0.05f * std::abs(i - j);
+        if (h == 2 && j == 0) s += 4.0f;
+        w(i, j) = std::exp(s);
+      }
+      w.row(i) /= w.row(i).sum();
+    }
+    heads.push_back(std::move(w));
+  }
+  return heads;
+}
+
+TEST(HeadDivergence, SampledEstimateStaysWithinItsStatedBound) {
+  const int n = 600;
+  const auto heads = habitHeads(n, 5);
+  const Mat exact = headSimilarityMatrix(heads);
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    DivergenceOptions opt;
+    opt.mode = DivergenceOptions::Mode::Sampled;
+    opt.sampleRows = 60;
+    opt.seed = seed;
+    DivergenceInfo info;
+    const Mat est = headSimilarityMatrix(heads, EntropyUnit::Nats, opt, &info);
+    ASSERT_TRUE(info.sampled);
+    EXPECT_EQ(info.rowsUsed, 60);
+    EXPECT_EQ(info.rowsTotal, n);
+    // log 2 sqrt((1 - 59/600) log(2 * 6 / 0.01) / 120) = 0.693147 * sqrt(0.901667 * 7.090077 / 120) = 0.16000
+    EXPECT_NEAR(info.bound, std::numbers::ln2 * std::sqrt((1.0 - 59.0 / 600) * std::log(1200.0) / 120.0), 1e-12);
+    EXPECT_NEAR(info.bound, 0.16000, 5e-5);
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b) EXPECT_LE(std::abs(est(a, b) - exact(a, b)), info.bound) << a << "," << b;
+    EXPECT_GT((est - exact).cwiseAbs().maxCoeff(), 0.0f);  // it did sample
+  }
+  // Auto stays exact below its cell limit; Sampled with every row is exact.
+  DivergenceInfo info;
+  DivergenceOptions all;
+  all.mode = DivergenceOptions::Mode::Sampled;
+  all.sampleRows = n;
+  EXPECT_MATRIX_NEAR(headSimilarityMatrix(heads, EntropyUnit::Nats, all, &info), exact, 0.0);
+  EXPECT_FALSE(info.sampled);
+}
+
+AttentionInput randomQkv(int heads, int n, int d, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  AttentionInput in;
+  for (int h = 0; h < heads; ++h) {
+    for (auto* list : {&in.q, &in.k, &in.v}) {
+      Mat m(n, d);
+      for (Eigen::Index k = 0; k < m.size(); ++k) m.data()[k] = g(rng) * (1.0f + h);
+      list->push_back(std::move(m));
+    }
+  }
+  for (int i = 0; i < n; ++i) in.queryTokens.push_back(i % 6 == 5 ? "." : "t" + std::to_string(i));
+  return in;
+}
+
+void expectSameAnalysis(const Analysis& s, const Analysis& m) {
+  ASSERT_EQ(s.heads.size(), m.heads.size());
+  for (size_t h = 0; h < s.heads.size(); ++h) {
+    const auto& a = s.heads[h].perRow;
+    const auto& b = m.heads[h].perRow;
+    EXPECT_MATRIX_NEAR(a.entropy, b.entropy, 1e-6);
+    EXPECT_MATRIX_NEAR(a.normalizedEntropy, b.normalizedEntropy, 1e-6);
+    EXPECT_MATRIX_NEAR(a.maxWeight, b.maxWeight, 1e-6);
+    EXPECT_MATRIX_NEAR(a.maxMinGap, b.maxMinGap, 1e-6);
+    EXPECT_MATRIX_NEAR(a.meanDistance, b.meanDistance, 1e-6 * s.nk);
+    EXPECT_MATRIX_NEAR(a.coverageK, b.coverageK, 0.0);
+    EXPECT_EQ(a.keptKeys, b.keptKeys);
+    EXPECT_MATRIX_NEAR(s.heads[h].offsets.mass, m.heads[h].offsets.mass, 1e-6);
+    EXPECT_NEAR(s.heads[h].maxMinRatio, m.heads[h].maxMinRatio, 1e-5 * m.heads[h].maxMinRatio);
+    EXPECT_NEAR(s.heads[h].shares.separator, m.heads[h].shares.separator, 1e-6);
+    EXPECT_NEAR(s.heads[h].shares.first, m.heads[h].shares.first, 1e-6);
+    EXPECT_NEAR(s.heads[h].shares.previous, m.heads[h].shares.previous, 1e-6);
+    EXPECT_EQ(s.heads[h].emptyRows, m.heads[h].emptyRows);
+    EXPECT_EQ(s.heads[h].collapse.rowsCounted, m.heads[h].collapse.rowsCounted);
+  }
+  EXPECT_MATRIX_NEAR(s.headDivergence, m.headDivergence, 1e-6);
+  EXPECT_EQ(s.headOrder, m.headOrder);
+  EXPECT_EQ(s.warnings, m.warnings);
+}
+
+// Streamed (no N x N) against the materialized tiled weights analyzed by
+// analyzeResult, under masks with fully masked rows and a positional bias.
+TEST(StreamedAnalysis, EqualsTheMaterializedAnalysis) {
+  for (const char* maskSpec : {"none", "causal", "padding:200"}) {
+    for (auto pos : {PositionalEncoding::None, PositionalEncoding::Alibi}) {
+      AttentionInput in = randomQkv(3, 230, 16, 9);
+      AttentionSpec spec;
+      spec.heads = 3;
+      spec.dModel = 48;
+      spec.exec = ExecPath::Tiled;
+      spec.positional = pos;
+      spec.mask = *Mask::parse(maskSpec);
+      auto res = runAttention(in, spec);
+      ASSERT_TRUE(res) << res.error().message;
+      const Analysis m = analyzeResult(*res);
+      AnalysisProfile prof;
+      auto s = analyzeAttentionStreamed(in, spec, {}, &prof);
+      ASSERT_TRUE(s) << s.error().message;
+      SCOPED_TRACE(std::string(maskSpec) + (pos == PositionalEncoding::Alibi ? " alibi" : ""));
+      EXPECT_EQ(s->nq, 230);
+      EXPECT_EQ(s->keyTokens, res->keyTokens);
+      expectSameAnalysis(s->analysis, m);
+      EXPECT_EQ(s->warnings.empty(), res->warnings.empty());
+      // And the materialized weights against the separate functions directly.
+      const auto sep = separatorKeys(res->keyTokens, s->nk);
+      for (size_t h = 0; h < 3; ++h) expectHeadMatchesSeparate(s->analysis.heads[h], res->heads[h].weights, sep, 1e-6);
+      EXPECT_GE(prof.entries.size(), 8u);
+    }
+  }
+}
+
+TEST(StreamedAnalysis, SampledDivergenceInsideTheStreamWithinBound) {
+  AttentionInput in = randomQkv(4, 400, 8, 3);
+  AttentionSpec spec;
+  spec.heads = 4;
+  spec.dModel = 32;
+  spec.exec = ExecPath::Tiled;
+  spec.mask = *Mask::parse("causal");
+  AnalysisOptions exact, sampled;
+  sampled.divergence.mode = DivergenceOptions::Mode::Sampled;
+  sampled.divergence.sampleRows = 50;
+  auto e = analyzeAttentionStreamed(in, spec, exact);
+  auto s = analyzeAttentionStreamed(in, spec, sampled);
+  ASSERT_TRUE(e && s);
+  EXPECT_FALSE(e->analysis.divergenceInfo.sampled);
+  ASSERT_TRUE(s->analysis.divergenceInfo.sampled);
+  EXPECT_EQ(s->analysis.divergenceInfo.rowsUsed, 50);
+  const Mat diff = (s->analysis.headDivergence - e->analysis.headDivergence).cwiseAbs();
+  EXPECT_LE(diff.maxCoeff(), s->analysis.divergenceInfo.bound);
+  // Row measures do not depend on the divergence mode.
+  EXPECT_MATRIX_NEAR(s->analysis.heads[2].perRow.entropy, e->analysis.heads[2].perRow.entropy, 0.0);
+  EXPECT_MATRIX_NEAR(s->analysis.heads[2].perRow.coverageK, e->analysis.heads[2].perRow.coverageK, 0.0);
+}
+
+TEST(StreamedAnalysis, OnlyExactKernelPathsWithoutPatternMasksStream) {
+  AttentionSpec spec;
+  spec.exec = ExecPath::Auto;
+  EXPECT_FALSE(canStreamAnalysis(spec, 100, 100));  // auto picks naive this small
+  EXPECT_TRUE(canStreamAnalysis(spec, 2048, 2048));
+  spec.mask = *Mask::parse("causal+window:4");
+  EXPECT_FALSE(canStreamAnalysis(spec, 2048, 2048));  // pattern mask: vs dense needs the weights
+  spec.mask = *Mask::parse("causal");
+  spec.exec = ExecPath::Performer;
+  EXPECT_FALSE(canStreamAnalysis(spec, 2048, 2048));
+  spec.exec = ExecPath::Tiled;
+  spec.mechanism = Mechanism::Additive;
+  EXPECT_FALSE(canStreamAnalysis(spec, 2048, 2048));  // the kernels do not cover it
+}
+
+}  // namespace
+}  // namespace attn
