@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "attn/engine.h"
+#include "attn/io/npy_writer.h"
 #include "attn/io/npz_stream.h"
 #include "commands.h"
 #include "model_request.h"

@@ -82,7 +82,9 @@ TEST(CliExportFigure, EveryTeachingViewRenders) {
     ASSERT_EQ(r.status, 0) << c.file << ": " << r.err;
     const std::string body = readFile(out);
     EXPECT_GT(body.size(), 5000u) << c.file;
-    if (!c.needle.empty()) EXPECT_NE(body.find(c.needle), std::string::npos) << c.file;
+    if (!c.needle.empty()) {
+      EXPECT_NE(body.find(c.needle), std::string::npos) << c.file;
+    }
   }
 }
 

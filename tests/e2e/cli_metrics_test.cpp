@@ -231,13 +231,15 @@ TEST(CliMetricsStreamed, SameReportAsMaterializedAndRunFilesAgree) {
   ASSERT_EQ(s["heads"].size(), m["heads"].size());
   for (size_t h = 0; h < s["heads"].size(); ++h)
     for (auto& [key, value] : m["heads"][h].items()) {
-      if (value.is_number())
+      if (value.is_number()) {
         EXPECT_NEAR(s["heads"][h][key].get<double>(), value.get<double>(), 1e-6 * std::max(1.0, std::abs(value.get<double>())))
             << key;
-      if (value.is_array() && !value.empty() && value[0].is_number())
+      }
+      if (value.is_array() && !value.empty() && value[0].is_number()) {
         for (size_t i = 0; i < value.size(); ++i)
           EXPECT_NEAR(s["heads"][h][key][i].get<double>(), value[i].get<double>(), 1e-6 * std::max(1.0, std::abs(value[i].get<double>())))
               << key << "[" << i << "]";
+      }
     }
   for (int a = 0; a < 4; ++a)
     for (int b = 0; b < 4; ++b)
