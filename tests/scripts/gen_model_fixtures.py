@@ -1,0 +1,779 @@
+#!/usr/bin/python3
+"""Writes the model reference fixtures the C++ loader, tokenizer and forward pass are
+checked against (issue 15): small random GPT-2, BERT (two checkpoint forms), Llama
+(GQA, BF16) and Qwen2 (q/k/v biases, tied, sharded) models as Hugging Face folders,
+with the token ids Hugging Face's own tokenizer gives and the attentions, hidden
+states and logits a plain-PyTorch re-implementation of the Hugging Face modeling code
+computes on them.
+
+Run (from the repository root; needs Debian's python3-torch 1.13 + numpy, and node):
+
+    (cd tests/scripts/hf_tokenizers && npm install)      # once: the `tokenizers` npm package
+    /usr/bin/python3 tests/scripts/gen_model_fixtures.py
+
+It does three steps (each can be run alone: --step folders|tokens|reference):
+  1. folders:   tests/fixtures/models/<name>/ with config.json, *.safetensors and the
+                tokenizer files (hf_folder.py writes them; seeded, deterministic);
+  2. tokens:    node tests/scripts/hf_tokenizers/encode_model_fixtures.js encodes each
+                folder's cases (texts defined there) with the `tokenizers` library into
+                <name>/reference_tokens.json;
+  3. reference: runs the forward below on those ids and writes <name>/reference.npz,
+                after checking it against an independent float64 numpy implementation
+                (per-head loops, RoPE as a complex rotation, GQA with explicitly repeated
+                K/V weights) and PyTorch's own nn.MultiheadAttention (GPT-2, BERT layer 0).
+
+reference.npz, per case c = 0, 1, ... (all float32 except the ids):
+  ids_c [N] int64, type_ids_c [N] int64, mask_c [N] int64 (HF attention_mask),
+  attn_c [L, H, N, N]      every layer's weights for every query head (GQA: each query head),
+  hidden_c [L+1, N, d]     HF output_hidden_states: embeddings output, then each layer's output;
+                           for GPT-2 / Llama / Qwen2 the last entry is after the final norm (ln_f /
+                           model.norm) as HF returns it; for BERT the last layer's output;
+  logits_c [N, V]          causal models: lm_head logits (V = config vocab_size, padded for Qwen2);
+  mlm_logits_c [N, V]      BERT: the BertForMaskedLM head (cls.predictions).
+Weights are rounded to their storage dtype (F16, BF16) and the forward then runs in
+float32, i.e. as transformers does after from_pretrained(..., torch_dtype=torch.float32).
+"""
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import hf_folder  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(HERE, "..", "fixtures", "models"))
+NODE_DIR = os.path.join(HERE, "hf_tokenizers")
+
+# The text the small vocabularies are learned from (only their consistency matters: the
+# ids come from the tokenizers library). It holds the fixtures' words so they tokenize
+# into a few pieces, some digits and punctuation, accents and a little Chinese.
+CORPUS = """The animal didn't cross the street because it was too tired. The animal was tired,
+so it stayed on the other side of the street. The cat sat on the mat, and it was very happy!
+It was a sunny day; the cat and the dog were happy. Hello, world! Hello there, how are you?
+I'm fine, thanks. We'll see what they've done. She said it's the best model in the world.
+On 12/03/2024 the team scored 3.14 points, then 42 more -- wow!! Apples cost $3.50 each,
+and 7 apples cost $24.50. In 2024, 3 + 4 = 7; isn't it? Call 555-0123 at 10:30, OK?
+Attention is all you need: every head attends to the tokens it finds useful, and the
+previous token head looks one step back. Transformers read the whole sentence at once.
+The café served a naïve résumé of déjà vu. Café, naïve, résumé.
+你好，世界！中文的世界很大。东京和北京都是城市。你好吗？我很好。
+"""
+BERT_EXTRA_CHARS = "中文東"  # no emoji: BERT maps 🙂 to [UNK]
+
+
+def gen(seed):
+    g = torch.Generator().manual_seed(seed)
+
+    def rnd(*shape, std=1.0, mean=0.0):
+        return torch.randn(*shape, generator=g) * std + mean
+    return rnd
+
+
+# ---------------------------------------------------------------------------
+# GPT-2 (transformers/models/gpt2/modeling_gpt2.py, eager attention)
+
+GPT2_CFG = dict(n_layer=2, n_head=4, n_embd=64, n_positions=64, n_inner=None, layer_norm_epsilon=1e-5)
+
+
+def gpt2_build(vocab_size, seed=2019):
+    c = GPT2_CFG
+    d, L = c["n_embd"], c["n_layer"]
+    inner = c["n_inner"] or 4 * d
+    r = gen(seed)
+    w = {"wte.weight": r(vocab_size, d, std=0.5), "wpe.weight": r(c["n_positions"], d, std=0.3)}
+    for i in range(L):
+        p = f"h.{i}."
+        w[p + "ln_1.weight"] = r(d, std=0.1, mean=1.0)
+        w[p + "ln_1.bias"] = r(d, std=0.1)
+        # Conv1D: weight [in, out]; c_attn's out is q | k | v. q and k large enough that
+        # attention is far from uniform, v and the rest ~ 1/sqrt(fan_in).
+        w[p + "attn.c_attn.weight"] = torch.cat([r(d, d, std=0.2), r(d, d, std=0.2), r(d, d, std=0.15)], 1)
+        w[p + "attn.c_attn.bias"] = r(3 * d, std=0.1)
+        w[p + "attn.c_proj.weight"] = r(d, d, std=0.12)
+        w[p + "attn.c_proj.bias"] = r(d, std=0.05)
+        w[p + "ln_2.weight"] = r(d, std=0.1, mean=1.0)
+        w[p + "ln_2.bias"] = r(d, std=0.1)
+        w[p + "mlp.c_fc.weight"] = r(d, inner, std=0.15)
+        w[p + "mlp.c_fc.bias"] = r(inner, std=0.1)
+        w[p + "mlp.c_proj.weight"] = r(inner, d, std=0.06)
+        w[p + "mlp.c_proj.bias"] = r(d, std=0.05)
+    w["ln_f.weight"] = r(d, std=0.1, mean=1.0)
+    w["ln_f.bias"] = r(d, std=0.1)
+    return w
+
+
+def gpt2_config(vocab_size):
+    c = GPT2_CFG
+    return {
+        "activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"], "attn_pdrop": 0.1,
+        "bos_token_id": vocab_size - 1, "embd_pdrop": 0.1, "eos_token_id": vocab_size - 1,
+        "initializer_range": 0.02, "layer_norm_epsilon": c["layer_norm_epsilon"], "model_type": "gpt2",
+        "n_ctx": c["n_positions"], "n_embd": c["n_embd"], "n_head": c["n_head"], "n_inner": c["n_inner"],
+        "n_layer": c["n_layer"], "n_positions": c["n_positions"], "reorder_and_upcast_attn": False,
+        "resid_pdrop": 0.1, "scale_attn_by_inverse_layer_idx": False, "scale_attn_weights": True,
+        "summary_activation": None, "summary_first_dropout": 0.1, "summary_proj_to_labels": True,
+        "summary_type": "cls_index", "summary_use_proj": True, "torch_dtype": "float32",
+        "use_cache": True, "vocab_size": vocab_size}
+
+
+def gelu_new(x):  # transformers.activations.NewGELUActivation
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+def gpt2_forward(w, cfg, ids):
+    d, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
+    eps = cfg["layer_norm_epsilon"]
+    dh = d // H
+    N = len(ids)
+    ids_t = torch.tensor(ids)
+    h = w["wte.weight"][ids_t] + w["wpe.weight"][torch.arange(N)]
+    causal = torch.tril(torch.ones(N, N, dtype=torch.bool))
+    hidden, attns = [], []
+    for i in range(L):
+        p = f"h.{i}."
+        hidden.append(h)
+        a = F.layer_norm(h, (d,), w[p + "ln_1.weight"], w[p + "ln_1.bias"], eps)
+        qkv = torch.addmm(w[p + "attn.c_attn.bias"], a, w[p + "attn.c_attn.weight"])  # Conv1D
+        q, k, v = qkv.split(d, dim=1)
+        q, k, v = (t.view(N, H, dh).transpose(0, 1) for t in (q, k, v))  # _split_heads
+        s = q @ k.transpose(-1, -2) / torch.full([], v.size(-1) ** 0.5)
+        s = torch.where(causal, s, torch.tensor(torch.finfo(s.dtype).min))
+        pw = torch.softmax(s, dim=-1)
+        attns.append(pw)
+        o = (pw @ v).transpose(0, 1).reshape(N, d)  # _merge_heads
+        o = torch.addmm(w[p + "attn.c_proj.bias"], o, w[p + "attn.c_proj.weight"])
+        h = h + o
+        m = F.layer_norm(h, (d,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
+        m = gelu_new(torch.addmm(w[p + "mlp.c_fc.bias"], m, w[p + "mlp.c_fc.weight"]))
+        h = h + torch.addmm(w[p + "mlp.c_proj.bias"], m, w[p + "mlp.c_proj.weight"])
+    h = F.layer_norm(h, (d,), w["ln_f.weight"], w["ln_f.bias"], eps)
+    hidden.append(h)
+    logits = h @ w["wte.weight"].T  # tied lm_head
+    return torch.stack(attns), torch.stack(hidden), logits
+
+
+# ---------------------------------------------------------------------------
+# BERT (transformers/models/bert/modeling_bert.py, BertForMaskedLM, eager attention)
+
+BERT_CFG = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
+                max_position_embeddings=64, type_vocab_size=2, layer_norm_eps=1e-12)
+
+
+def bert_build(vocab_size, cfg, seed):
+    """Canonical BertForMaskedLM state dict (names with the `bert.` prefix, LayerNorm weight/bias)."""
+    d, L, I = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["intermediate_size"]
+    r = gen(seed)
+    w = {}
+    e = "bert.embeddings."
+    w[e + "word_embeddings.weight"] = r(vocab_size, d, std=0.5)
+    w[e + "position_embeddings.weight"] = r(cfg["max_position_embeddings"], d, std=0.3)
+    w[e + "token_type_embeddings.weight"] = r(cfg["type_vocab_size"], d, std=0.3)
+    w[e + "LayerNorm.weight"] = r(d, std=0.1, mean=1.0)
+    w[e + "LayerNorm.bias"] = r(d, std=0.1)
+    for i in range(L):
+        p = f"bert.encoder.layer.{i}."
+        for name, std in (("query", 0.2), ("key", 0.2), ("value", 0.15)):  # nn.Linear [out, in]
+            w[p + f"attention.self.{name}.weight"] = r(d, d, std=std)
+            w[p + f"attention.self.{name}.bias"] = r(d, std=0.1)
+        w[p + "attention.output.dense.weight"] = r(d, d, std=0.12)
+        w[p + "attention.output.dense.bias"] = r(d, std=0.05)
+        w[p + "attention.output.LayerNorm.weight"] = r(d, std=0.1, mean=1.0)
+        w[p + "attention.output.LayerNorm.bias"] = r(d, std=0.1)
+        w[p + "intermediate.dense.weight"] = r(I, d, std=0.15)
+        w[p + "intermediate.dense.bias"] = r(I, std=0.1)
+        w[p + "output.dense.weight"] = r(d, I, std=0.09)
+        w[p + "output.dense.bias"] = r(d, std=0.05)
+        w[p + "output.LayerNorm.weight"] = r(d, std=0.1, mean=1.0)
+        w[p + "output.LayerNorm.bias"] = r(d, std=0.1)
+    w["bert.pooler.dense.weight"] = r(d, d, std=0.12)
+    w["bert.pooler.dense.bias"] = r(d, std=0.05)
+    t = "cls.predictions."
+    w[t + "transform.dense.weight"] = r(d, d, std=0.12)
+    w[t + "transform.dense.bias"] = r(d, std=0.05)
+    w[t + "transform.LayerNorm.weight"] = r(d, std=0.1, mean=1.0)
+    w[t + "transform.LayerNorm.bias"] = r(d, std=0.1)
+    w[t + "bias"] = r(vocab_size, std=0.1)
+    return w
+
+
+def bert_checkpoint(w, legacy):
+    """Names as stored. Modern BertForMaskedLM (bert-base-uncased's model.safetensors): `bert.` prefix,
+    cls.predictions.decoder.weight (tied to the word embeddings) and decoder.bias (= bias),
+    cls.seq_relationship from pre-training. Legacy (older BertModel checkpoints): no prefix,
+    LayerNorm.gamma / LayerNorm.beta, and the embeddings.position_ids buffer (I64)."""
+    out = {}
+    if not legacy:
+        out.update(w)
+        out["cls.predictions.decoder.weight"] = w["bert.embeddings.word_embeddings.weight"]
+        out["cls.predictions.decoder.bias"] = w["cls.predictions.bias"]
+        return out
+    for k, v in w.items():
+        if not k.startswith("bert."):
+            continue  # a BertModel checkpoint has no heads
+        k = k[len("bert."):].replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta")
+        out[k] = v
+    return out
+
+
+def bert_config(vocab_size, cfg, arch):
+    return {
+        "architectures": [arch], "attention_probs_dropout_prob": 0.1, "classifier_dropout": None,
+        "gradient_checkpointing": False, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+        "hidden_size": cfg["hidden_size"], "initializer_range": 0.02, "intermediate_size": cfg["intermediate_size"],
+        "layer_norm_eps": cfg["layer_norm_eps"], "max_position_embeddings": cfg["max_position_embeddings"],
+        "model_type": "bert", "num_attention_heads": cfg["num_attention_heads"],
+        "num_hidden_layers": cfg["num_hidden_layers"], "pad_token_id": 0, "position_embedding_type": "absolute",
+        "torch_dtype": "float32", "transformers_version": "4.44.2", "type_vocab_size": cfg["type_vocab_size"],
+        "use_cache": True, "vocab_size": vocab_size}
+
+
+def bert_forward(w, cfg, ids, type_ids, mask):
+    d, H, L = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"]
+    eps = cfg["layer_norm_eps"]
+    dh = d // H
+    N = len(ids)
+    e = "bert.embeddings."
+    x = (w[e + "word_embeddings.weight"][torch.tensor(ids)] + w[e + "token_type_embeddings.weight"][torch.tensor(type_ids)]
+         + w[e + "position_embeddings.weight"][torch.arange(N)])
+    x = F.layer_norm(x, (d,), w[e + "LayerNorm.weight"], w[e + "LayerNorm.bias"], eps)
+    # get_extended_attention_mask: (1 - mask) * finfo(dtype).min, added to the scores
+    ext = (1.0 - torch.tensor(mask, dtype=torch.float32))[None, None, :] * torch.finfo(torch.float32).min
+    hidden, attns = [x], []
+    for i in range(L):
+        p = f"bert.encoder.layer.{i}."
+        lin = lambda t, n: F.linear(t, w[p + n + ".weight"], w[p + n + ".bias"])  # noqa: E731
+        q, k, v = (lin(x, f"attention.self.{n}").view(N, H, dh).transpose(0, 1) for n in ("query", "key", "value"))
+        s = q @ k.transpose(-1, -2) / math.sqrt(dh) + ext
+        pw = torch.softmax(s, dim=-1)
+        attns.append(pw)
+        ctx = (pw @ v).transpose(0, 1).reshape(N, d)
+        a = F.layer_norm(lin(ctx, "attention.output.dense") + x, (d,), w[p + "attention.output.LayerNorm.weight"],
+                         w[p + "attention.output.LayerNorm.bias"], eps)
+        m = F.gelu(lin(a, "intermediate.dense"))  # erf GELU ("gelu")
+        x = F.layer_norm(lin(m, "output.dense") + a, (d,), w[p + "output.LayerNorm.weight"],
+                         w[p + "output.LayerNorm.bias"], eps)
+        hidden.append(x)
+    t = "cls.predictions."
+    if t + "bias" not in w:
+        return torch.stack(attns), torch.stack(hidden), None
+    y = F.gelu(F.linear(x, w[t + "transform.dense.weight"], w[t + "transform.dense.bias"]))
+    y = F.layer_norm(y, (d,), w[t + "transform.LayerNorm.weight"], w[t + "transform.LayerNorm.bias"], eps)
+    mlm = y @ w[e + "word_embeddings.weight"].T + w[t + "bias"]
+    return torch.stack(attns), torch.stack(hidden), mlm
+
+
+# ---------------------------------------------------------------------------
+# Llama / Qwen2 (transformers/models/llama/modeling_llama.py, qwen2/modeling_qwen2.py, eager)
+
+LLAMA_CFG = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                 intermediate_size=160, max_position_embeddings=128, rms_norm_eps=1e-5, rope_theta=10000.0,
+                 tie_word_embeddings=False, attention_bias=False)
+QWEN2_CFG = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1,
+                 intermediate_size=192, max_position_embeddings=256, rms_norm_eps=1e-6, rope_theta=1000000.0,
+                 tie_word_embeddings=True, attention_bias=True)
+
+
+def llama_build(vocab_size, cfg, seed):
+    d, L, I = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["intermediate_size"]
+    H, KV = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    dh = d // H
+    r = gen(seed)
+    w = {"model.embed_tokens.weight": r(vocab_size, d, std=0.5)}
+    for i in range(L):
+        p = f"model.layers.{i}."
+        w[p + "input_layernorm.weight"] = r(d, std=0.1, mean=1.0)
+        w[p + "self_attn.q_proj.weight"] = r(H * dh, d, std=0.2)  # nn.Linear [out, in]
+        w[p + "self_attn.k_proj.weight"] = r(KV * dh, d, std=0.2)
+        w[p + "self_attn.v_proj.weight"] = r(KV * dh, d, std=0.15)
+        if cfg["attention_bias"]:  # Qwen2: q/k/v biases, o_proj without
+            w[p + "self_attn.q_proj.bias"] = r(H * dh, std=0.3)
+            w[p + "self_attn.k_proj.bias"] = r(KV * dh, std=0.3)
+            w[p + "self_attn.v_proj.bias"] = r(KV * dh, std=0.1)
+        w[p + "self_attn.o_proj.weight"] = r(d, H * dh, std=0.12)
+        w[p + "post_attention_layernorm.weight"] = r(d, std=0.1, mean=1.0)
+        w[p + "mlp.gate_proj.weight"] = r(I, d, std=0.15)
+        w[p + "mlp.up_proj.weight"] = r(I, d, std=0.15)
+        w[p + "mlp.down_proj.weight"] = r(d, I, std=0.08)
+    w["model.norm.weight"] = r(d, std=0.1, mean=1.0)
+    if not cfg["tie_word_embeddings"]:
+        w["lm_head.weight"] = r(vocab_size, d, std=0.3)
+    return w
+
+
+def llama_config(vocab_size, cfg, model_type, bos, eos):
+    c = {
+        "architectures": ["LlamaForCausalLM" if model_type == "llama" else "Qwen2ForCausalLM"],
+        "attention_dropout": 0.0, "bos_token_id": bos, "eos_token_id": eos, "hidden_act": "silu",
+        "hidden_size": cfg["hidden_size"], "initializer_range": 0.02, "intermediate_size": cfg["intermediate_size"],
+        "max_position_embeddings": cfg["max_position_embeddings"], "model_type": model_type,
+        "num_attention_heads": cfg["num_attention_heads"], "num_hidden_layers": cfg["num_hidden_layers"],
+        "num_key_value_heads": cfg["num_key_value_heads"], "rms_norm_eps": cfg["rms_norm_eps"],
+        "rope_scaling": None, "rope_theta": cfg["rope_theta"], "tie_word_embeddings": cfg["tie_word_embeddings"],
+        "torch_dtype": "bfloat16", "transformers_version": "4.44.2", "use_cache": True, "vocab_size": vocab_size}
+    if model_type == "llama":
+        c.update({"attention_bias": False, "mlp_bias": False, "pretraining_tp": 1})
+    else:
+        c.update({"max_window_layers": cfg["num_hidden_layers"], "sliding_window": cfg["max_position_embeddings"],
+                  "use_sliding_window": False})
+    return dict(sorted(c.items()))
+
+
+def rms_norm(x, weight, eps):  # LlamaRMSNorm / Qwen2RMSNorm (variance in float32)
+    xf = x.to(torch.float32)
+    var = xf.pow(2).mean(-1, keepdim=True)
+    return weight * (xf * torch.rsqrt(var + eps)).to(x.dtype)
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rope_cos_sin(dh, theta, N):  # LlamaRotaryEmbedding (default rope_type)
+    inv_freq = 1.0 / (theta ** (torch.arange(0, dh, 2, dtype=torch.int64).float() / dh))
+    pos = torch.arange(N, dtype=torch.float32)
+    freqs = pos[:, None] * inv_freq[None, :]
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos(), emb.sin()
+
+
+def repeat_kv(x, n_rep):  # [KV, N, dh] -> [KV * n_rep, N, dh]; query head h uses kv head h // n_rep
+    kv, n, dh = x.shape
+    return x[:, None].expand(kv, n_rep, n, dh).reshape(kv * n_rep, n, dh)
+
+
+def llama_forward(w, cfg, ids):
+    d, L = cfg["hidden_size"], cfg["num_hidden_layers"]
+    H, KV = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    dh = d // H
+    eps = cfg["rms_norm_eps"]
+    N = len(ids)
+    h = w["model.embed_tokens.weight"][torch.tensor(ids)]
+    cos, sin = rope_cos_sin(dh, cfg["rope_theta"], N)
+    causal = torch.triu(torch.full((N, N), torch.finfo(torch.float32).min), diagonal=1)
+    hidden, attns = [], []
+    for i in range(L):
+        p = f"model.layers.{i}."
+        hidden.append(h)
+        a = rms_norm(h, w[p + "input_layernorm.weight"], eps)
+        proj = lambda n: F.linear(a, w[p + f"self_attn.{n}.weight"], w.get(p + f"self_attn.{n}.bias"))  # noqa: E731
+        q = proj("q_proj").view(N, H, dh).transpose(0, 1)
+        k = proj("k_proj").view(N, KV, dh).transpose(0, 1)
+        v = proj("v_proj").view(N, KV, dh).transpose(0, 1)
+        q = q * cos + rotate_half(q) * sin  # apply_rotary_pos_emb
+        k = k * cos + rotate_half(k) * sin
+        k, v = repeat_kv(k, H // KV), repeat_kv(v, H // KV)
+        s = q @ k.transpose(-1, -2) / math.sqrt(dh) + causal
+        pw = torch.softmax(s, dim=-1, dtype=torch.float32)
+        attns.append(pw)
+        o = (pw @ v).transpose(0, 1).reshape(N, H * dh)
+        h = h + F.linear(o, w[p + "self_attn.o_proj.weight"])
+        m = rms_norm(h, w[p + "post_attention_layernorm.weight"], eps)
+        m = F.linear(F.silu(F.linear(m, w[p + "mlp.gate_proj.weight"])) * F.linear(m, w[p + "mlp.up_proj.weight"]),
+                     w[p + "mlp.down_proj.weight"])
+        h = h + m
+    h = rms_norm(h, w["model.norm.weight"], eps)
+    hidden.append(h)
+    head = w["model.embed_tokens.weight"] if cfg["tie_word_embeddings"] else w["lm_head.weight"]
+    return torch.stack(attns), torch.stack(hidden), h @ head.T
+
+
+# ---------------------------------------------------------------------------
+# Independent float64 numpy implementations, written from the papers' formulas rather
+# than from the code above: per-head loops, explicit softmax, RoPE as a complex rotation
+# (pairs (i, i + dh/2), as the rotate-half convention pairs them), GQA with the K/V weight
+# rows explicitly repeated per query head.
+
+def np64(w):
+    return {k: v.double().numpy() for k, v in w.items()}
+
+
+def np_softmax_rows(s, keep):
+    out = np.zeros_like(s)
+    for i in range(s.shape[0]):
+        idx = np.nonzero(keep[i])[0]
+        e = np.exp(s[i, idx] - s[i, idx].max())
+        out[i, idx] = e / e.sum()
+    return out
+
+
+def np_layer_norm(x, g, b, eps):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * g + b
+
+
+def np_gpt2(w, cfg, ids):
+    d, H = cfg["n_embd"], cfg["n_head"]
+    dh = d // H
+    N = len(ids)
+    x = w["wte.weight"][ids] + w["wpe.weight"][:N]
+    keep = np.tril(np.ones((N, N), bool))
+    attn, hid = [], [x]
+    for i in range(cfg["n_layer"]):
+        p = f"h.{i}."
+        a = np_layer_norm(x, w[p + "ln_1.weight"], w[p + "ln_1.bias"], cfg["layer_norm_epsilon"])
+        W, B = w[p + "attn.c_attn.weight"], w[p + "attn.c_attn.bias"]
+        heads, ctx = [], np.zeros((N, d))
+        for hh in range(H):
+            cols = slice(hh * dh, (hh + 1) * dh)
+            q = a @ W[:, :d][:, cols] + B[:d][cols]
+            k = a @ W[:, d:2 * d][:, cols] + B[d:2 * d][cols]
+            v = a @ W[:, 2 * d:][:, cols] + B[2 * d:][cols]
+            pw = np_softmax_rows(q @ k.T / math.sqrt(dh), keep)
+            heads.append(pw)
+            ctx[:, cols] = pw @ v
+        attn.append(heads)
+        x = x + ctx @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
+        m = np_layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"], cfg["layer_norm_epsilon"])
+        u = m @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"]
+        u = 0.5 * u * (1 + np.tanh(math.sqrt(2 / math.pi) * (u + 0.044715 * u ** 3)))
+        x = x + u @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
+        hid.append(x)
+    hid[-1] = np_layer_norm(x, w["ln_f.weight"], w["ln_f.bias"], cfg["layer_norm_epsilon"])
+    return np.array(attn), np.array(hid), hid[-1] @ w["wte.weight"].T
+
+
+def np_bert(w, cfg, ids, type_ids, mask):
+    from math import erf
+    d, H = cfg["hidden_size"], cfg["num_attention_heads"]
+    dh = d // H
+    N = len(ids)
+    eps = cfg["layer_norm_eps"]
+    gelu = np.vectorize(lambda t: 0.5 * t * (1 + erf(t / math.sqrt(2))))
+    e = "bert.embeddings."
+    x = w[e + "word_embeddings.weight"][ids] + w[e + "token_type_embeddings.weight"][type_ids] + w[e + "position_embeddings.weight"][:N]
+    x = np_layer_norm(x, w[e + "LayerNorm.weight"], w[e + "LayerNorm.bias"], eps)
+    keep = np.tile(np.array(mask, bool)[None, :], (N, 1))
+    attn, hid = [], [x]
+    for i in range(cfg["num_hidden_layers"]):
+        p = f"bert.encoder.layer.{i}.attention."
+        heads, ctx = [], np.zeros((N, d))
+        for hh in range(H):
+            r = slice(hh * dh, (hh + 1) * dh)
+            q, k, v = (x @ w[p + f"self.{n}.weight"][r].T + w[p + f"self.{n}.bias"][r] for n in ("query", "key", "value"))
+            pw = np_softmax_rows(q @ k.T / math.sqrt(dh), keep)
+            heads.append(pw)
+            ctx[:, r] = pw @ v
+        attn.append(heads)
+        a = np_layer_norm(ctx @ w[p + "output.dense.weight"].T + w[p + "output.dense.bias"] + x,
+                          w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], eps)
+        p = f"bert.encoder.layer.{i}."
+        m = gelu(a @ w[p + "intermediate.dense.weight"].T + w[p + "intermediate.dense.bias"])
+        x = np_layer_norm(m @ w[p + "output.dense.weight"].T + w[p + "output.dense.bias"] + a,
+                          w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], eps)
+        hid.append(x)
+    return np.array(attn), np.array(hid)
+
+
+def np_llama(w, cfg, ids):
+    d, H, KV = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    dh = d // H
+    half = dh // 2
+    N = len(ids)
+    eps = cfg["rms_norm_eps"]
+    rms = lambda t, g: t / np.sqrt((t ** 2).mean(-1, keepdims=True) + eps) * g  # noqa: E731
+    freqs = np.arange(N)[:, None] * cfg["rope_theta"] ** (-np.arange(half) * 2.0 / dh)[None, :]
+    rot = np.exp(1j * freqs)  # [N, dh/2]
+
+    def rope(t):  # pairs (j, j + dh/2) as one complex number, rotated by pos * theta^(-2j/dh)
+        z = (t[:, :half] + 1j * t[:, half:]) * rot
+        return np.concatenate([z.real, z.imag], axis=1)
+
+    x = w["model.embed_tokens.weight"][ids]
+    keep = np.tril(np.ones((N, N), bool))
+    attn, hid = [], [x]
+    for i in range(cfg["num_hidden_layers"]):
+        p = f"model.layers.{i}."
+        a = rms(x, w[p + "input_layernorm.weight"])
+        # GQA by explicit repetition: query head hh gets the K/V rows of kv head hh // (H / KV)
+        rep = H // KV
+        wk = np.concatenate([w[p + "self_attn.k_proj.weight"][(hh // rep) * dh:(hh // rep + 1) * dh] for hh in range(H)])
+        wv = np.concatenate([w[p + "self_attn.v_proj.weight"][(hh // rep) * dh:(hh // rep + 1) * dh] for hh in range(H)])
+        bq = w.get(p + "self_attn.q_proj.bias", np.zeros(H * dh))
+        bk = w.get(p + "self_attn.k_proj.bias", np.zeros(KV * dh))
+        bv = w.get(p + "self_attn.v_proj.bias", np.zeros(KV * dh))
+        bk = np.concatenate([bk[(hh // rep) * dh:(hh // rep + 1) * dh] for hh in range(H)])
+        bv = np.concatenate([bv[(hh // rep) * dh:(hh // rep + 1) * dh] for hh in range(H)])
+        heads, ctx = [], np.zeros((N, H * dh))
+        for hh in range(H):
+            r = slice(hh * dh, (hh + 1) * dh)
+            q = rope(a @ w[p + "self_attn.q_proj.weight"][r].T + bq[r])
+            k = rope(a @ wk[r].T + bk[r])
+            v = a @ wv[r].T + bv[r]
+            pw = np_softmax_rows(q @ k.T / math.sqrt(dh), keep)
+            heads.append(pw)
+            ctx[:, r] = pw @ v
+        attn.append(heads)
+        x = x + ctx @ w[p + "self_attn.o_proj.weight"].T
+        m = rms(x, w[p + "post_attention_layernorm.weight"])
+        g = m @ w[p + "mlp.gate_proj.weight"].T
+        x = x + (g / (1 + np.exp(-g)) * (m @ w[p + "mlp.up_proj.weight"].T)) @ w[p + "mlp.down_proj.weight"].T
+        hid.append(x)
+    hid[-1] = rms(x, w["model.norm.weight"])
+    head = w["model.embed_tokens.weight"] if cfg["tie_word_embeddings"] else w["lm_head.weight"]
+    return np.array(attn), np.array(hid), hid[-1] @ head.T
+
+
+def torch_mha_layer0(x_in, wq, bq, wk, bk, wv, bv, H, keep):
+    """PyTorch's own nn.MultiheadAttention on layer 0's normalized input (weights [out, in]):
+    per-head weights [H, N, N]."""
+    d = x_in.shape[1]
+    mha = torch.nn.MultiheadAttention(d, H, bias=True, batch_first=True)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([wq, wk, wv]))
+        mha.in_proj_bias.copy_(torch.cat([bq, bk, bv]))
+        _, pw = mha(x_in[None], x_in[None], x_in[None], attn_mask=~keep, need_weights=True,
+                    average_attn_weights=False)
+    return pw[0]
+
+
+# ---------------------------------------------------------------------------
+
+def check_close(name, got, want, tol):
+    got, want = (np.asarray(t.numpy() if torch.is_tensor(t) else t, np.float64) for t in (got, want))
+    err = float(np.max(np.abs(got - want)))
+    scale = float(np.max(np.abs(want))) or 1.0
+    print(f"    {name:28s} max |diff| {err:.2e} (max |ref| {scale:.2e})")
+    if err > tol * max(1.0, scale):
+        raise SystemExit(f"{name}: the reference and the independent check differ by {err}")
+
+
+def check_attention(attn, keep):
+    """Rows sum to 1 over kept keys; masked (causal / padding) weights exactly 0."""
+    a = attn.numpy()
+    assert np.all(a[..., ~keep] == 0.0), "masked weights must be exactly 0"
+    assert np.allclose(a.sum(-1), 1.0, atol=1e-5), "rows must sum to 1"
+    # not uniform: the fixtures should exercise real softmax shapes
+    ent = -(np.where(a > 0, a * np.log(np.where(a > 0, a, 1)), 0)).sum(-1)
+    maxent = np.log(keep.sum(-1).clip(min=1))
+    print(f"    attention: rows sum to 1, masked weights 0; mean entropy {ent.mean():.2f} nats"
+          f" (uniform {maxent.mean():.2f}), max weight {a.max():.3f}")
+
+
+def store(w, dtype, skip=()):
+    """(value, dtype) pairs for the safetensors writer, and the weights as read back in float32."""
+    rounded = {k: hf_folder.round_to_dtype(v, dtype) for k, v in w.items()}
+    return {k: (v, dtype) for k, v in w.items() if k not in skip}, rounded
+
+
+def fresh(name):
+    folder = os.path.join(ROOT, name)
+    if os.path.isdir(folder):
+        keep = {"reference_tokens.json"}
+        for f in os.listdir(folder):
+            if f not in keep:
+                os.remove(os.path.join(folder, f))
+    else:
+        os.makedirs(folder)
+    return folder
+
+
+def write_gpt2():
+    folder = fresh("gpt2")
+    vocab = hf_folder.write_gpt2_tokenizer(folder, CORPUS, num_merges=260, model_max_length=GPT2_CFG["n_positions"])
+    V = len(vocab)
+    w = gpt2_build(V)
+    tensors, _ = store(w, "F32")
+    n = GPT2_CFG["n_positions"]
+    for i in range(GPT2_CFG["n_layer"]):  # the checkpoint's buffers: causal tril and the old masked_bias
+        tensors[f"h.{i}.attn.bias"] = (torch.tril(torch.ones(n, n)).view(1, 1, n, n), "F32")
+        tensors[f"h.{i}.attn.masked_bias"] = (torch.tensor(-1e4), "F32")
+    hf_folder.write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    hf_folder.write_json(os.path.join(folder, "config.json"), gpt2_config(V))
+
+
+def write_bert(name, legacy):
+    folder = fresh(name)
+    cfg = dict(BERT_CFG)
+    if legacy:  # a different shape: 3 layers, 2 heads of 24
+        cfg.update(hidden_size=48, num_hidden_layers=3, num_attention_heads=2, intermediate_size=96,
+                   max_position_embeddings=40)
+    tokens = hf_folder.write_bert_vocab(folder, CORPUS, extra_chars=BERT_EXTRA_CHARS)
+    V = len(tokens)
+    w = bert_build(V, cfg, seed=1810 if not legacy else 1811)
+    dtype = "F16" if legacy else "F32"
+    ck = bert_checkpoint(w, legacy)
+    tensors = {k: (v, dtype) for k, v in ck.items()}
+    if legacy:
+        tensors["embeddings.position_ids"] = (torch.arange(cfg["max_position_embeddings"])[None], "I64")
+    hf_folder.write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    cfg_json = bert_config(V, cfg, "BertModel" if legacy else "BertForMaskedLM")
+    if legacy:
+        cfg_json["torch_dtype"] = "float16"
+    hf_folder.write_json(os.path.join(folder, "config.json"), cfg_json)
+    if not legacy:  # the legacy folder has none: BertTokenizer's default do_lower_case (true) applies
+        hf_folder.write_json(os.path.join(folder, "tokenizer_config.json"),
+                             {"do_lower_case": True, "model_max_length": cfg["max_position_embeddings"],
+                              "tokenizer_class": "BertTokenizer"})
+
+
+def write_llama():
+    folder = fresh("llama")
+    vocab = hf_folder.write_llama_tokenizer(folder, CORPUS, num_merges=150,
+                                            model_max_length=LLAMA_CFG["max_position_embeddings"])
+    V = len(vocab)
+    w = llama_build(V, LLAMA_CFG, seed=2302)
+    hf_folder.write_safetensors(os.path.join(folder, "model.safetensors"), {k: (v, "BF16") for k, v in w.items()})
+    hf_folder.write_json(os.path.join(folder, "config.json"), llama_config(V, LLAMA_CFG, "llama", 1, 2))
+    hf_folder.write_json(os.path.join(folder, "generation_config.json"), {"bos_token_id": 1, "eos_token_id": 2})
+
+
+def qwen2_vocab_size(tokenizer_size):
+    return (tokenizer_size + 63) // 64 * 64 + 64  # padded past the tokenizer, as Qwen2 pads to 151936
+
+
+def write_qwen2():
+    folder = fresh("qwen2")
+    vocab = hf_folder.write_qwen2_tokenizer(folder, CORPUS, num_merges=160,
+                                            model_max_length=QWEN2_CFG["max_position_embeddings"])
+    V = qwen2_vocab_size(len(vocab))
+    w = llama_build(V, QWEN2_CFG, seed=2407)
+    tensors = {k: (v, "BF16") for k, v in w.items()}
+    names = sorted(tensors)
+    first = [n for n in names if n.startswith("model.embed_tokens") or n.startswith("model.layers.0.")]
+    second = [n for n in names if n not in first]
+    hf_folder.write_sharded(folder, tensors, [first, second])
+    eot = vocab["<|endoftext|>"]
+    hf_folder.write_json(os.path.join(folder, "config.json"), llama_config(V, QWEN2_CFG, "qwen2", eot, eot))
+
+
+# --- step 3: references -------------------------------------------------------
+
+def load_weights(folder):
+    """Reads back what step 1 wrote (safetensors via the header; independent of the writer's
+    in-memory tensors, so a writer fault shows up here)."""
+    import struct
+    files = [f for f in sorted(os.listdir(folder)) if f.endswith(".safetensors")]
+    out = {}
+    for fname in files:
+        with open(os.path.join(folder, fname), "rb") as f:
+            blob = f.read()
+        n = struct.unpack("<Q", blob[:8])[0]
+        header = json.loads(blob[8:8 + n])
+        base = 8 + n
+        for k, meta in header.items():
+            if k == "__metadata__":
+                continue
+            b, e = meta["data_offsets"]
+            raw = blob[base + b:base + e]
+            dt = meta["dtype"]
+            if dt == "BF16":
+                t = torch.from_numpy(np.frombuffer(raw, "<i2").copy()).view(torch.bfloat16).float()
+            elif dt == "F16":
+                t = torch.from_numpy(np.frombuffer(raw, "<f2").astype(np.float32))
+            elif dt == "F32":
+                t = torch.from_numpy(np.frombuffer(raw, "<f4").copy())
+            elif dt == "I64":
+                t = torch.from_numpy(np.frombuffer(raw, "<i8").copy())
+            else:
+                raise SystemExit(f"{fname}: {k}: unexpected dtype {dt}")
+            out[k] = t.reshape(meta["shape"])
+    return out
+
+
+def bert_canonical(ck):
+    """Stored names back to the canonical BertForMaskedLM ones (the legacy form has no cls head)."""
+    out = {}
+    for k, v in ck.items():
+        if k == "embeddings.position_ids" or k.startswith("cls.predictions.decoder"):
+            continue
+        k = k.replace("LayerNorm.gamma", "LayerNorm.weight").replace("LayerNorm.beta", "LayerNorm.bias")
+        out[k if k.startswith(("bert.", "cls.")) else "bert." + k] = v
+    return out
+
+
+def reference(name):
+    folder = os.path.join(ROOT, name)
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    toks = json.load(open(os.path.join(folder, "reference_tokens.json")))
+    w = load_weights(folder)
+    arrays = {}
+    print(f"{name}: {toks['library']}; {toks['tokenizer']}")
+    for c, case in enumerate(toks["cases"]):
+        ids, N = case["ids"], len(case["ids"])
+        print(f"  case {c}: {N} tokens {case['tokens']}")
+        arrays[f"ids_{c}"] = np.array(ids, np.int64)
+        arrays[f"type_ids_{c}"] = np.array(case["type_ids"], np.int64)
+        arrays[f"mask_{c}"] = np.array(case["attention_mask"], np.int64)
+        if cfg["model_type"] == "gpt2":
+            attn, hid, logits = gpt2_forward(w, cfg, ids)
+            keep = np.tril(np.ones((N, N), bool))
+            a64, h64, l64 = np_gpt2(np64(w), cfg, ids)
+            d = cfg["n_embd"]
+            x0 = F.layer_norm(hid[0], (d,), w["h.0.ln_1.weight"], w["h.0.ln_1.bias"], cfg["layer_norm_epsilon"])
+            W, B = w["h.0.attn.c_attn.weight"], w["h.0.attn.c_attn.bias"]
+            pw = torch_mha_layer0(x0, W[:, :d].T, B[:d], W[:, d:2 * d].T, B[d:2 * d], W[:, 2 * d:].T, B[2 * d:],
+                                  cfg["n_head"], torch.from_numpy(keep))
+            check_close("layer 0 vs nn.MultiheadAttn", attn[0], pw, 1e-5)
+        elif cfg["model_type"] == "bert":
+            wc = bert_canonical(w)
+            mask = case["attention_mask"]
+            attn, hid, mlm = bert_forward(wc, cfg, ids, case["type_ids"], mask)
+            keep = np.tile(np.array(mask, bool)[None, :], (N, 1))
+            a64, h64 = np_bert(np64(wc), cfg, ids, case["type_ids"], mask)
+            p = "bert.encoder.layer.0.attention.self."
+            pw = torch_mha_layer0(hid[0], *(wc[p + f"{n}.{t}"] for n in ("query", "key", "value") for t in ("weight", "bias")),
+                                  cfg["num_attention_heads"], torch.from_numpy(keep))
+            check_close("layer 0 vs nn.MultiheadAttn", attn[0], pw, 1e-5)
+            if mlm is not None:
+                arrays[f"mlm_logits_{c}"] = mlm.numpy().astype(np.float32)
+                # the stored decoder is the tied word embedding, its bias the head's bias
+                assert torch.equal(w["cls.predictions.decoder.weight"], w["bert.embeddings.word_embeddings.weight"])
+            logits = None
+        else:
+            attn, hid, logits = llama_forward(w, cfg, ids)
+            keep = np.tril(np.ones((N, N), bool))
+            a64, h64, l64 = np_llama(np64(w), cfg, ids)
+        check_attention(attn, keep)
+        check_close("attn vs float64 numpy", attn, a64, 1e-5)
+        check_close("hidden vs float64 numpy", hid, h64, 1e-5)
+        arrays[f"attn_{c}"] = attn.numpy().astype(np.float32)
+        arrays[f"hidden_{c}"] = hid.numpy().astype(np.float32)
+        if logits is not None:
+            check_close("logits vs float64 numpy", logits, l64, 1e-5)
+            arrays[f"logits_{c}"] = logits.numpy().astype(np.float32)
+    np.savez_compressed(os.path.join(folder, "reference.npz"), **arrays)
+
+
+MODELS = {
+    "gpt2": write_gpt2,
+    "bert": lambda: write_bert("bert", legacy=False),
+    "bert_legacy": lambda: write_bert("bert_legacy", legacy=True),
+    "llama": write_llama,
+    "qwen2": write_qwen2,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--step", choices=["all", "folders", "tokens", "reference"], default="all")
+    ap.add_argument("models", nargs="*", default=list(MODELS))
+    args = ap.parse_args()
+    torch.set_grad_enabled(False)
+    torch.set_num_threads(1)
+    if args.step in ("all", "folders"):
+        for m in args.models:
+            MODELS[m]()
+    if args.step in ("all", "tokens"):
+        node = shutil.which("node") or "node"
+        subprocess.run([node, os.path.join(NODE_DIR, "encode_model_fixtures.js"), ROOT], check=True)
+    if args.step in ("all", "reference"):
+        for m in args.models:
+            reference(m)
+    for m in args.models:
+        folder = os.path.join(ROOT, m)
+        size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
+        print(f"{m}: {size / 1024:.0f} KiB in {len(os.listdir(folder))} files")
+
+
+if __name__ == "__main__":
+    main()
