@@ -43,6 +43,7 @@
 #include "attn_ui/metrics_panel.h"
 #include "attn_ui/models/model_info_box.h"
 #include "attn_ui/models/model_open_controller.h"
+#include "attn_ui/models/model_text.h"
 #include "attn_ui/models/prediction_panel.h"
 #include "attn_ui/session_controller.h"
 #include "attn_ui/step_through_panel.h"
@@ -106,6 +107,21 @@ void typeText(MainWindow& w, const QString& text, const QString& pair = {}) {
   w.inputPanel()->keyEdit()->setText(pair);
   w.inputPanel()->queryEdit()->setPlainText(text);
   settle(w);
+}
+
+TEST(ModelText, ParameterCountsAndShapesReadAsPeopleWriteThem) {
+  EXPECT_EQ(parameterCountText(124439808), "124.4 M");   // gpt2
+  EXPECT_EQ(parameterCountText(1100048384), "1.10 B");   // TinyLlama
+  EXPECT_EQ(parameterCountText(85120), "85.1 K");
+  EXPECT_EQ(parameterCountText(900), "900");
+  attn::models::ModelInfo info;
+  info.layers = 22;
+  info.heads = 32;
+  info.kvHeads = 4;
+  info.headDim = 64;
+  EXPECT_EQ(modelShapeText(info), "22 layers × 32 heads of 64 (4 KV heads)");
+  info.kvHeads = 32;
+  EXPECT_EQ(modelShapeText(info), "22 layers × 32 heads of 64");
 }
 
 TEST(ModelView, EveryFixtureShowsLayersTimesHeadsInTheHeadGrid) {

@@ -380,8 +380,11 @@ void ExplorerModel::runModelJob(Job& job) {
     job.error = QObject::tr("The text has no tokens; type a sentence.");
     return;
   }
-  if (n > job.maxTokens) {
-    job.error = tooLongMessage(n, n, info.heads * std::max(1, info.layers), job.maxTokens);
+  if (n > job.maxTokens) {  // every layer's N x N weights are kept, so the limit applies to the model too
+    job.error = QObject::tr("%1 tokens: over the limit of %2 tokens for which the window keeps every layer's "
+                            "N x N attention (View > Sequence Limit); shorten the text.")
+                    .arg(n)
+                    .arg(job.maxTokens);
     return;
   }
   attn::models::RunOptions options;
