@@ -79,7 +79,8 @@ TEST(LoaderRegression, TokenizerJsonUnknownTokenComesFromTheFile) {
   // an unk_token missing from the vocabulary (or empty) used to give tokens
   // that are not in it.
   const std::string ok =
-      R"({"model": {"type": "WordPiece", "unk_token": "<unk>", "vocab": {"<unk>": 0, "cat": 1}}})";
+      R"({"pre_tokenizer": {"type": "BertPreTokenizer"},
+          "model": {"type": "WordPiece", "unk_token": "<unk>", "vocab": {"<unk>": 0, "cat": 1}}})";
   auto t = TextTokenizer::fromTokenizerJson(ok, "t.json", TokenizerKind::WordPiece);
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(t->tokenize("cat dog", "text").value(), (std::vector<std::string>{"cat", "<unk>"}));
@@ -95,10 +96,17 @@ TEST(LoaderRegression, TokenizerJsonUnknownTokenComesFromTheFile) {
 TEST(LoaderRegression, TokenizerJsonSparseIdsDoNotSizeTheVocabulary) {
   // Ids far apart are ordered, not used as indices (this once allocated 10^7 strings).
   const std::string sparse =
-      R"({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "cat": 9999999, "##s": 4000000000000}}})";
+      R"({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "cat": 9999999, "##s": 2000000000}}})";
   auto t = TextTokenizer::fromTokenizerJson(sparse, "t.json", TokenizerKind::WordPiece);
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(t->tokenize("cats", "text").value(), (std::vector<std::string>{"cat", "##s"}));
+  // Past what an id can be (the library's are u32, ours int): one clear error.
+  auto huge = TextTokenizer::fromTokenizerJson(
+      R"({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "##s": 4000000000000}}})", "t.json",
+      TokenizerKind::WordPiece);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.error().message.find("t.json: vocabulary token '##s' has no valid id"), std::string::npos)
+      << huge.error().message;
 }
 
 TEST(LoaderRegression, TokenizerJsonNamesStayOnOneLine) {

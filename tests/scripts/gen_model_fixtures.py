@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes the model reference fixtures the C++ loader, tokenizer and forward pass are
-checked against (issue 15): small random GPT-2, BERT (two checkpoint forms), Llama
-(GQA, BF16) and Qwen2 (q/k/v biases, tied, sharded) models as Hugging Face folders,
+checked against (issue 15): small random GPT-2, BERT (two checkpoint forms), Llama 2
+(GQA, BF16, SentencePiece BPE), Llama 3.2 (byte-level BPE, rope_scaling "llama3", tied)
+and Qwen2 (q/k/v biases, tied, padded vocabulary, sharded) models as Hugging Face folders,
 with the token ids Hugging Face's own tokenizer gives and the attentions, hidden
 states and logits a plain-PyTorch re-implementation of the Hugging Face modeling code
 computes on them.
@@ -279,12 +280,20 @@ LLAMA_CFG = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num
 QWEN2_CFG = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1,
                  intermediate_size=192, max_position_embeddings=256, rms_norm_eps=1e-6, rope_theta=1000000.0,
                  tie_word_embeddings=True, attention_bias=True)
+# Llama 3.1 / 3.2 form: explicit head_dim, tied embeddings, rope_scaling of rope_type "llama3"
+# (rescales inv_freq by wavelength, at every position). original_max_position_embeddings is
+# small here so that all three wavelength bands occur with head_dim 16 and theta 10000.
+LLAMA3_CFG = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                  intermediate_size=128, max_position_embeddings=128, rms_norm_eps=1e-5, rope_theta=10000.0,
+                  tie_word_embeddings=True, attention_bias=False,
+                  rope_scaling={"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                                "original_max_position_embeddings": 32, "rope_type": "llama3"})
 
 
 def llama_build(vocab_size, cfg, seed):
     d, L, I = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["intermediate_size"]
     H, KV = cfg["num_attention_heads"], cfg["num_key_value_heads"]
-    dh = d // H
+    dh = cfg.get("head_dim") or d // H
     r = gen(seed)
     w = {"model.embed_tokens.weight": r(vocab_size, d, std=0.5)}
     for i in range(L):
@@ -316,10 +325,12 @@ def llama_config(vocab_size, cfg, model_type, bos, eos):
         "max_position_embeddings": cfg["max_position_embeddings"], "model_type": model_type,
         "num_attention_heads": cfg["num_attention_heads"], "num_hidden_layers": cfg["num_hidden_layers"],
         "num_key_value_heads": cfg["num_key_value_heads"], "rms_norm_eps": cfg["rms_norm_eps"],
-        "rope_scaling": None, "rope_theta": cfg["rope_theta"], "tie_word_embeddings": cfg["tie_word_embeddings"],
+        "rope_scaling": cfg.get("rope_scaling"), "rope_theta": cfg["rope_theta"], "tie_word_embeddings": cfg["tie_word_embeddings"],
         "torch_dtype": "bfloat16", "transformers_version": "4.44.2", "use_cache": True, "vocab_size": vocab_size}
     if model_type == "llama":
         c.update({"attention_bias": False, "mlp_bias": False, "pretraining_tp": 1})
+        if "head_dim" in cfg:
+            c["head_dim"] = cfg["head_dim"]
     else:
         c.update({"max_window_layers": cfg["num_hidden_layers"], "sliding_window": cfg["max_position_embeddings"],
                   "use_sliding_window": False})
@@ -337,8 +348,27 @@ def rotate_half(x):
     return torch.cat((-x2, x1), dim=-1)
 
 
-def rope_cos_sin(dh, theta, N):  # LlamaRotaryEmbedding (default rope_type)
+def rope_inv_freq(dh, theta, scaling):
+    """modeling_rope_utils: _compute_default_rope_parameters, and _compute_llama3_parameters when
+    rope_scaling's rope_type (older configs: type) is "llama3" (attention_factor 1)."""
     inv_freq = 1.0 / (theta ** (torch.arange(0, dh, 2, dtype=torch.int64).float() / dh))
+    kind = (scaling or {}).get("rope_type", (scaling or {}).get("type"))
+    if kind in (None, "default"):
+        return inv_freq
+    assert kind == "llama3", kind
+    factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+    old = scaling["original_max_position_embeddings"]
+    low_wavelen, high_wavelen = old / low, old / high
+    wavelen = 2 * math.pi / inv_freq
+    inv_llama = torch.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
+    smooth = (old / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * inv_llama / factor + smooth * inv_llama
+    medium = ~(wavelen < high_wavelen) * ~(wavelen > low_wavelen)
+    return torch.where(medium, smoothed, inv_llama)
+
+
+def rope_cos_sin(dh, theta, N, scaling=None):  # LlamaRotaryEmbedding
+    inv_freq = rope_inv_freq(dh, theta, scaling)
     pos = torch.arange(N, dtype=torch.float32)
     freqs = pos[:, None] * inv_freq[None, :]
     emb = torch.cat((freqs, freqs), dim=-1)
@@ -353,11 +383,11 @@ def repeat_kv(x, n_rep):  # [KV, N, dh] -> [KV * n_rep, N, dh]; query head h use
 def llama_forward(w, cfg, ids):
     d, L = cfg["hidden_size"], cfg["num_hidden_layers"]
     H, KV = cfg["num_attention_heads"], cfg["num_key_value_heads"]
-    dh = d // H
+    dh = cfg.get("head_dim") or d // H
     eps = cfg["rms_norm_eps"]
     N = len(ids)
     h = w["model.embed_tokens.weight"][torch.tensor(ids)]
-    cos, sin = rope_cos_sin(dh, cfg["rope_theta"], N)
+    cos, sin = rope_cos_sin(dh, cfg["rope_theta"], N, cfg.get("rope_scaling"))
     causal = torch.triu(torch.full((N, N), torch.finfo(torch.float32).min), diagonal=1)
     hidden, attns = [], []
     for i in range(L):
@@ -476,12 +506,25 @@ def np_bert(w, cfg, ids, type_ids, mask):
 
 def np_llama(w, cfg, ids):
     d, H, KV = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
-    dh = d // H
+    dh = cfg.get("head_dim") or d // H
     half = dh // 2
     N = len(ids)
     eps = cfg["rms_norm_eps"]
     rms = lambda t, g: t / np.sqrt((t ** 2).mean(-1, keepdims=True) + eps) * g  # noqa: E731
-    freqs = np.arange(N)[:, None] * cfg["rope_theta"] ** (-np.arange(half) * 2.0 / dh)[None, :]
+    omega = [cfg["rope_theta"] ** (-2.0 * j / dh) for j in range(half)]
+    sc = cfg.get("rope_scaling")
+    if sc:  # Llama 3.1 (meta-llama/llama-models apply_scaling): by wavelength, per frequency
+        for j, f in enumerate(omega):
+            wl = 2 * math.pi / f
+            lo, hi = sc["original_max_position_embeddings"] / sc["low_freq_factor"], \
+                sc["original_max_position_embeddings"] / sc["high_freq_factor"]
+            if wl > lo:
+                omega[j] = f / sc["factor"]
+            elif wl >= hi:
+                t = (sc["original_max_position_embeddings"] / wl - sc["low_freq_factor"]) / \
+                    (sc["high_freq_factor"] - sc["low_freq_factor"])
+                omega[j] = (1 - t) * f / sc["factor"] + t * f
+    freqs = np.arange(N)[:, None] * np.array(omega)[None, :]
     rot = np.exp(1j * freqs)  # [N, dh/2]
 
     def rope(t):  # pairs (j, j + dh/2) as one complex number, rotated by pos * theta^(-2j/dh)
@@ -627,6 +670,18 @@ def write_llama():
     hf_folder.write_json(os.path.join(folder, "generation_config.json"), {"bos_token_id": 1, "eos_token_id": 2})
 
 
+def write_llama3():
+    folder = fresh("llama3")
+    vocab = hf_folder.write_llama3_tokenizer(folder, CORPUS, num_merges=120,
+                                             whole_words=("Ġbecause", "Ġstreet", "Ġtired", "Ġapples"),
+                                             model_max_length=LLAMA3_CFG["max_position_embeddings"])
+    V = len(vocab)
+    w = llama_build(V, LLAMA3_CFG, seed=2407 + 3)
+    hf_folder.write_safetensors(os.path.join(folder, "model.safetensors"), {k: (v, "BF16") for k, v in w.items()})
+    bos, eos = vocab["<|begin_of_text|>"], vocab["<|eot_id|>"]
+    hf_folder.write_json(os.path.join(folder, "config.json"), llama_config(V, LLAMA3_CFG, "llama", bos, eos))
+
+
 def qwen2_vocab_size(tokenizer_size):
     return (tokenizer_size + 63) // 64 * 64 + 64  # padded past the tokenizer, as Qwen2 pads to 151936
 
@@ -749,6 +804,7 @@ MODELS = {
     "bert": lambda: write_bert("bert", legacy=False),
     "bert_legacy": lambda: write_bert("bert_legacy", legacy=True),
     "llama": write_llama,
+    "llama3": write_llama3,
     "qwen2": write_qwen2,
 }
 

@@ -306,3 +306,185 @@ def write_qwen2_tokenizer(folder, corpus, num_merges, model_max_length=32768):
         "unk_token": None, "errors": "replace", "model_max_length": model_max_length,
         "tokenizer_class": "Qwen2Tokenizer", "split_special_tokens": False})
     return vocab
+
+
+
+LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+                  r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+LLAMA3_SPLIT = re.compile(r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\w]?[^\W\d_]+|\d{1,3}| ?[^\s\w]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
+
+
+def write_llama3_tokenizer(folder, corpus, num_merges, whole_words=(), model_max_length=131072):
+    """tokenizer.json as Llama 3 / 3.1 / 3.2 ship it: no normalizer, Split(Llama 3 regex, Isolated) +
+    ByteLevel(use_regex false), BPE with ignore_merges true (a pre-token found whole in the vocabulary
+    is one token, merges or not), post-processor ByteLevel + TemplateProcessing adding
+    <|begin_of_text|>, special tokens after the vocabulary. `whole_words` (byte-level strings such as
+    "Ġbecause") join the vocabulary without merges, so ignore_merges shows. Returns the vocab."""
+    vocab, merges = byte_level_bpe(corpus, num_merges, split=LLAMA3_SPLIT)
+    for w in whole_words:
+        vocab.setdefault(w, len(vocab))
+    bpe_vocab = dict(vocab)
+    added = []
+    for t in ("<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"):
+        vocab[t] = len(vocab)
+        added.append({"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                      "normalized": False, "special": True})
+    bos = "<|begin_of_text|>"
+    tok = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": LLAMA3_PATTERN}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
+        "post_processor": {"type": "Sequence", "processors": [
+            {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},
+            {"type": "TemplateProcessing",
+             "single": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+             "pair": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                      {"SpecialToken": {"id": bos, "type_id": 1}}, {"Sequence": {"id": "B", "type_id": 1}}],
+             "special_tokens": {bos: {"id": bos, "ids": [vocab[bos]], "tokens": [bos]}}}]},
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
+                  "vocab": bpe_vocab, "merges": [f"{a} {b}" for a, b in merges]},
+    }
+    write_json(os.path.join(folder, "tokenizer.json"), tok)
+    write_json(os.path.join(folder, "tokenizer_config.json"), {
+        "bos_token": bos, "eos_token": "<|eot_id|>", "clean_up_tokenization_spaces": True,
+        "model_input_names": ["input_ids", "attention_mask"], "model_max_length": model_max_length,
+        "tokenizer_class": "PreTrainedTokenizerFast"})
+    return vocab
+
+# ---------------------------------------------------------------------------
+# Benchmark-sized random models, written tensor by tensor (a 1B model never sits in memory
+# whole). Shapes and names as the real checkpoints (gpt2's model.safetensors, Llama 3.2 1B).
+
+def write_safetensors_streamed(path, specs, make, metadata=None):
+    """specs: {name: (shape, dtype)}; make(name) -> torch tensor of that shape, called once per
+    tensor in file order. Same layout as write_safetensors. Returns the file size."""
+    order = sorted(specs, key=lambda n: (-DTYPE_SIZE[specs[n][1]], n))
+    header, offset = {"__metadata__": metadata or {"format": "pt"}}, 0
+    for name in order:
+        shape, dtype = specs[name]
+        size = int(np.prod(shape, dtype=np.int64)) * DTYPE_SIZE[dtype]
+        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + size]}
+        offset += size
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for name in order:
+            shape, dtype = specs[name]
+            data = tensor_bytes(make(name), dtype)
+            assert len(data) == header[name]["data_offsets"][1] - header[name]["data_offsets"][0], name
+            f.write(data)
+    return 8 + len(text) + offset
+
+
+BENCH_CORPUS = ("The quick brown fox jumps over the lazy dog. Attention heads look back at earlier tokens, "
+                "and some of them find the previous word, the first token or the end of a clause. ") * 4
+
+GPT2_SMALL = dict(n_layer=12, n_head=12, n_embd=768, n_positions=1024, vocab_size=50257)
+LLAMA_1B = dict(num_hidden_layers=16, num_attention_heads=32, num_key_value_heads=8, hidden_size=2048,
+                intermediate_size=8192, vocab_size=128256, max_position_embeddings=131072,
+                rope_theta=500000.0, rms_norm_eps=1e-5, tie_word_embeddings=True)
+
+
+def gpt2_specs(c):
+    d, inner = c["n_embd"], c.get("n_inner") or 4 * c["n_embd"]
+    s = {"wte.weight": [c["vocab_size"], d], "wpe.weight": [c["n_positions"], d],
+         "ln_f.weight": [d], "ln_f.bias": [d]}
+    for i in range(c["n_layer"]):
+        p = f"h.{i}."
+        s.update({p + "ln_1.weight": [d], p + "ln_1.bias": [d], p + "ln_2.weight": [d], p + "ln_2.bias": [d],
+                  p + "attn.c_attn.weight": [d, 3 * d], p + "attn.c_attn.bias": [3 * d],
+                  p + "attn.c_proj.weight": [d, d], p + "attn.c_proj.bias": [d],
+                  p + "mlp.c_fc.weight": [d, inner], p + "mlp.c_fc.bias": [inner],
+                  p + "mlp.c_proj.weight": [inner, d], p + "mlp.c_proj.bias": [d]})
+    return s
+
+
+def llama_specs(c):
+    d, I, H, KV = c["hidden_size"], c["intermediate_size"], c["num_attention_heads"], c["num_key_value_heads"]
+    dh = c.get("head_dim") or d // H
+    s = {"model.embed_tokens.weight": [c["vocab_size"], d], "model.norm.weight": [d]}
+    if not c["tie_word_embeddings"]:
+        s["lm_head.weight"] = [c["vocab_size"], d]
+    for i in range(c["num_hidden_layers"]):
+        p = f"model.layers.{i}."
+        s.update({p + "input_layernorm.weight": [d], p + "post_attention_layernorm.weight": [d],
+                  p + "self_attn.q_proj.weight": [H * dh, d], p + "self_attn.k_proj.weight": [KV * dh, d],
+                  p + "self_attn.v_proj.weight": [KV * dh, d], p + "self_attn.o_proj.weight": [d, H * dh],
+                  p + "mlp.gate_proj.weight": [I, d], p + "mlp.up_proj.weight": [I, d],
+                  p + "mlp.down_proj.weight": [d, I]})
+    return s
+
+
+def random_maker(specs, seed, keep=None):
+    """make(name) for write_safetensors_streamed: seeded normal weights (std 0.02 as HF initializes,
+    larger for q/k, ~1.5 / sqrt(d_model), so attention is not uniform), norm weights near 1. `keep` (a dict) collects the
+    tensors when the caller needs them (the PyTorch baseline)."""
+    g = torch.Generator().manual_seed(seed)
+
+    def make(name):
+        shape = specs[name]
+        if len(shape) == 1:
+            t = (1.0 + 0.05 * torch.randn(shape, generator=g)) if ("ln" in name or "norm" in name) and name.endswith(
+                "weight") else 0.02 * torch.randn(shape, generator=g)
+        else:
+            std = 0.03 if any(k in name for k in ("q_proj", "k_proj")) else 0.02
+            t = torch.empty(shape).normal_(0.0, std, generator=g)
+            if name.endswith("c_attn.weight"):  # q | k columns larger, as above
+                t[:, : 2 * shape[1] // 3] *= 3.0
+        if keep is not None:
+            keep[name] = t
+        return t
+    return make
+
+
+def write_bench_gpt2(folder, c=GPT2_SMALL, seed=1, keep=None):
+    """GPT-2-small-sized random model (F32, tied lm_head, gpt2 names). Returns the weight file size."""
+    os.makedirs(folder, exist_ok=True)
+    specs = gpt2_specs(c)
+    size = write_safetensors_streamed(os.path.join(folder, "model.safetensors"),
+                                      {k: (v, "F32") for k, v in specs.items()}, random_maker(specs, seed, keep))
+    write_gpt2_tokenizer(folder, BENCH_CORPUS, num_merges=60, model_max_length=c["n_positions"])
+    write_json(os.path.join(folder, "config.json"), {
+        "activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"], "layer_norm_epsilon": 1e-5,
+        "model_type": "gpt2", "n_ctx": c["n_positions"], "n_embd": c["n_embd"], "n_head": c["n_head"],
+        "n_inner": None, "n_layer": c["n_layer"], "n_positions": c["n_positions"], "scale_attn_weights": True,
+        "torch_dtype": "float32", "vocab_size": c["vocab_size"], "bos_token_id": 50256, "eos_token_id": 50256})
+    return size
+
+
+def write_bench_llama(folder, c=LLAMA_1B, seed=2, keep=None):
+    """Llama-3.2-1B-sized random model (BF16, tied embeddings, GQA 32/8). rope_scaling is left out
+    (the real 3.2 config has rope_type "llama3"; it changes no cost). Returns the weight file size."""
+    os.makedirs(folder, exist_ok=True)
+    specs = llama_specs(c)
+    size = write_safetensors_streamed(os.path.join(folder, "model.safetensors"),
+                                      {k: (v, "BF16") for k, v in specs.items()}, random_maker(specs, seed, keep))
+    write_llama_tokenizer(folder, BENCH_CORPUS, num_merges=60, model_max_length=c["max_position_embeddings"])
+    write_json(os.path.join(folder, "config.json"), {
+        "architectures": ["LlamaForCausalLM"], "attention_bias": False, "bos_token_id": 1, "eos_token_id": 2,
+        "head_dim": c["hidden_size"] // c["num_attention_heads"], "hidden_act": "silu",
+        "hidden_size": c["hidden_size"], "intermediate_size": c["intermediate_size"],
+        "max_position_embeddings": c["max_position_embeddings"], "mlp_bias": False, "model_type": "llama",
+        "num_attention_heads": c["num_attention_heads"], "num_hidden_layers": c["num_hidden_layers"],
+        "num_key_value_heads": c["num_key_value_heads"], "pretraining_tp": 1, "rms_norm_eps": c["rms_norm_eps"],
+        "rope_scaling": None, "rope_theta": c["rope_theta"], "tie_word_embeddings": c["tie_word_embeddings"],
+        "torch_dtype": "bfloat16", "vocab_size": c["vocab_size"]})
+    return size
+
+
+if __name__ == "__main__":
+    import sys
+    usage = "usage: hf_folder.py gpt2-small|llama-1b DIR   (writes a random benchmark model folder)"
+    if len(sys.argv) != 3 or sys.argv[1] not in ("gpt2-small", "llama-1b"):
+        raise SystemExit(usage)
+    writer = write_bench_gpt2 if sys.argv[1] == "gpt2-small" else write_bench_llama
+    print(f"{sys.argv[2]}: {writer(sys.argv[2]) / 1e6:.1f} MB of weights")

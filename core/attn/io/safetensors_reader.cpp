@@ -63,7 +63,9 @@ uint64_t headerLength(std::string_view first8) {
   return v;
 }
 
-Status checkHeaderLength(uint64_t len, uint64_t fileSize, const std::string& src) {
+}  // namespace
+
+Status checkSafetensorsHeaderLength(uint64_t len, uint64_t fileSize, const std::string& src) {
   if (len > static_cast<uint64_t>(kMaxSafetensorsHeader))
     return Error{fmt::format("{}: safetensors header claims {} bytes (limit {}); not a safetensors file or corrupt",
                              src, len, kMaxSafetensorsHeader)};
@@ -74,16 +76,26 @@ Status checkHeaderLength(uint64_t len, uint64_t fileSize, const std::string& src
   return okStatus();
 }
 
-}  // namespace
+uint64_t safetensorsHeaderLength(std::string_view first8) { return headerLength(first8); }
 
 Result<std::vector<SafetensorsEntry>> parseSafetensorsHeader(std::string_view json, int64_t dataSize,
                                                              const std::string& src, const ReadLimits& limits) {
+  // The reference loader (safetensors' Rust crate, `Metadata::validate`) wants
+  // the header to start with '{' (trailing spaces are its padding).
+  if (json.empty() || json.front() != '{')
+    return Error{src + ": safetensors header is not a JSON object (bad magic or corrupt file)"};
   nlohmann::json doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object())
     return Error{src + ": safetensors header is not a JSON object (bad magic or corrupt file)"};
   std::vector<SafetensorsEntry> out;
   for (const auto& [name, v] : doc.items()) {
-    if (name == "__metadata__") continue;
+    if (name == "__metadata__") {
+      bool strings = v.is_object();
+      if (strings)
+        for (const auto& [k, m] : v.items()) strings = strings && m.is_string();
+      if (!strings) return Error{src + ": __metadata__ must map names to strings"};
+      continue;
+    }
     const std::string where = fmt::format("{}: tensor {}", src, quoteForMessage(name));
     if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets") ||
         !v["dtype"].is_string() || !v["shape"].is_array() || !v["data_offsets"].is_array() ||
@@ -128,13 +140,29 @@ Result<std::vector<SafetensorsEntry>> parseSafetensorsHeader(std::string_view js
   // nlohmann orders keys alphabetically; the file's order is by offset.
   std::sort(out.begin(), out.end(),
             [](const auto& a, const auto& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
-  // Overlapping tensors would let a small file expand into many copies of its
-  // data (the reference implementation refuses them too).
-  for (size_t i = 1; i < out.size(); ++i)
-    if (out[i].begin < out[i - 1].end)
+  // The reference loader's rule: sorted by offset, the tensors tile the data
+  // section exactly, each starting where the previous one ended. Overlaps would
+  // let a small file expand into many copies of its data; gaps and trailing
+  // bytes are data no tensor owns (a corrupt or hand-edited file).
+  int64_t at = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].begin < at)
       return Error{fmt::format("{}: tensors {} and {} overlap (data_offsets [{}, {}] and [{}, {}])", src,
                                quoteForMessage(out[i - 1].name), quoteForMessage(out[i].name), out[i - 1].begin,
                                out[i - 1].end, out[i].begin, out[i].end)};
+    if (out[i].begin > at)
+      return Error{i == 0 ? fmt::format("{}: tensor {} starts at data byte {}; the first tensor must start at 0 "
+                                        "(a gap no tensor owns)", src, quoteForMessage(out[i].name), out[i].begin)
+                          : fmt::format("{}: gap of {} bytes between tensors {} and {} (data_offsets [{}, {}] and "
+                                        "[{}, {}]); tensors must cover the data section exactly",
+                                        src, out[i].begin - at, quoteForMessage(out[i - 1].name),
+                                        quoteForMessage(out[i].name), out[i - 1].begin, out[i - 1].end,
+                                        out[i].begin, out[i].end)};
+    at = out[i].end;
+  }
+  if (at != dataSize)
+    return Error{fmt::format("{}: the tensors cover {} of the {} data bytes; {} trailing bytes belong to no tensor",
+                             src, at, dataSize, dataSize - at)};
   return out;
 }
 
@@ -142,7 +170,7 @@ Result<std::vector<NpyArray>> parseSafetensors(std::string_view bytes, const std
                                                const ReadLimits& limits) {
   if (bytes.size() < 8) return Error{src + ": too short for a safetensors file (truncated?)"};
   const uint64_t len = headerLength(bytes.substr(0, 8));
-  if (auto st = checkHeaderLength(len, bytes.size(), src); !st) return st.error();
+  if (auto st = checkSafetensorsHeaderLength(len, bytes.size(), src); !st) return st.error();
   const std::string_view data = bytes.substr(8 + len);
   auto entries = parseSafetensorsHeader(bytes.substr(8, len), static_cast<int64_t>(data.size()), src, limits);
   if (!entries) return entries.error();
@@ -162,7 +190,7 @@ Result<std::vector<NpyArray>> readSafetensorsFile(const std::string& path, const
   char first8[8];
   if (!f.read(first8, 8)) return Error{path + ": read failed"};
   const uint64_t len = headerLength(std::string_view(first8, 8));
-  if (auto st = checkHeaderLength(len, static_cast<uint64_t>(size), path); !st) return st.error();
+  if (auto st = checkSafetensorsHeaderLength(len, static_cast<uint64_t>(size), path); !st) return st.error();
   std::string header(len, '\0');
   if (!f.read(header.data(), static_cast<std::streamsize>(len))) return Error{path + ": read failed"};
   const int64_t dataStart = 8 + static_cast<int64_t>(len);

@@ -4,7 +4,11 @@
 // Format: https://huggingface.co/docs/safetensors (F32, F16, BF16, F64 and
 // integer/bool dtypes are converted to float32).
 // The header length and every offset are checked against the file size and a
-// limit before anything is allocated.
+// limit before anything is allocated, and the reference loader's rules hold
+// for every file (safetensors crate, `Metadata::validate`): the header starts
+// with '{', tensor byte ranges tile the data section exactly (no overlap, no
+// gap, no trailing bytes), each range is shape x dtype size, and
+// `__metadata__` maps names to strings.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +28,12 @@ struct SafetensorsEntry {
 
 /// The reference implementation refuses headers above 100 MB; so do we.
 inline constexpr int64_t kMaxSafetensorsHeader = int64_t{100} << 20;
+
+/// The little-endian header length in a file's first 8 bytes.
+uint64_t safetensorsHeaderLength(std::string_view first8);
+/// The reference loader's bounds on that length: at most kMaxSafetensorsHeader,
+/// within the file after the 8 length bytes, and at least "{}".
+Status checkSafetensorsHeaderLength(uint64_t len, uint64_t fileSize, const std::string& source);
 
 /// Parses and checks the header JSON against `dataSize` (bytes after the header).
 Result<std::vector<SafetensorsEntry>> parseSafetensorsHeader(std::string_view json, int64_t dataSize,

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "attn/status.h"
@@ -59,8 +60,12 @@ class HfTokenizer {
   HfTokenizer(HfTokenizer&&) noexcept;
   HfTokenizer& operator=(HfTokenizer&&) noexcept;
 
- private:
+  /// Internal (core/attn/models/hf_tokenizer_impl.h): the pipeline stages the loaders fill.
   struct Impl;
+
+ private:
+  explicit HfTokenizer(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  friend HfTokenizer makeHfTokenizer(std::shared_ptr<const Impl> impl);
   std::shared_ptr<const Impl> impl_;
 };
 

@@ -8,6 +8,7 @@
 
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
+#include "attn/models/hf_tokenizer.h"
 #include "attn/quote.h"
 #include "attn/tokenizer.h"
 #include "attn/tokenizers/bpe.h"
@@ -16,16 +17,6 @@
 
 namespace attn {
 namespace {
-
-// The pre-tokenizer or any step of a Sequence is ByteLevel.
-bool usesByteLevel(const nlohmann::json& pre) {
-  if (!pre.is_object()) return false;
-  if (pre.value("type", "") == "ByteLevel") return true;
-  if (pre.contains("pretokenizers") && pre["pretokenizers"].is_array())
-    for (const auto& p : pre["pretokenizers"])
-      if (usesByteLevel(p)) return true;
-  return false;
-}
 
 Result<std::function<std::vector<std::string>(std::string_view)>> tokenizerFromJson(std::string_view text,
                                                                                     const std::string& path,
@@ -37,57 +28,15 @@ Result<std::function<std::vector<std::string>(std::string_view)>> tokenizerFromJ
   const std::string type = model.value("type", "");
   if (!model.contains("vocab") || !model["vocab"].is_object())
     return Error{fmt::format("{}: model of type {} has no vocab object", path, quoteForMessage(type))};
-  if (type == "WordPiece" && want == TokenizerKind::WordPiece) {
-    // Tokens in id order; ids need not be dense (only their order matters here,
-    // and a sparse id must not size a vector).
-    std::vector<std::pair<uint64_t, std::string>> byId;
-    for (const auto& [tok, id] : model["vocab"].items()) {
-      if (!id.is_number_unsigned())
-        return Error{fmt::format("{}: token {} has no valid id", path, quoteForMessage(tok))};
-      byId.emplace_back(id.get<uint64_t>(), tok);
-    }
-    std::sort(byId.begin(), byId.end());
-    std::vector<std::string> vocab;
-    vocab.reserve(byId.size());
-    for (auto& [id, tok] : byId) vocab.push_back(std::move(tok));
-    int lower = -1;
-    if (doc.contains("normalizer") && doc["normalizer"].is_object() && doc["normalizer"].contains("lowercase"))
-      lower = doc["normalizer"]["lowercase"].get<bool>() ? 1 : 0;
-    const std::string unk = model.contains("unk_token") ? model["unk_token"].get<std::string>() : "[UNK]";
-    auto wp = WordPieceTokenizer::fromVocab(std::move(vocab), path, lower, unk);
-    if (!wp) return wp.error();
-    if (model.contains("continuing_subword_prefix"))
-      wp->setContinuationPrefix(model["continuing_subword_prefix"].get<std::string>());
-    auto shared = std::make_shared<WordPieceTokenizer>(std::move(wp).value());
-    return std::function<std::vector<std::string>(std::string_view)>(
-        [shared](std::string_view s) { return shared->tokenize(s); });
-  }
-  if (type == "BPE" && want == TokenizerKind::Bpe) {
-    if (!usesByteLevel(doc.value("pre_tokenizer", nlohmann::json())))
-      return Error{path + ": only byte-level BPE (GPT-2 style, ByteLevel pre-tokenizer) is supported"};
-    std::unordered_map<std::string, int> vocab;
-    for (const auto& [tok, id] : model["vocab"].items())
-      if (id.is_number_integer()) vocab.emplace(tok, id.get<int>());
-    std::vector<std::pair<std::string, std::string>> merges;
-    if (!model.contains("merges") || !model["merges"].is_array())
-      return Error{path + ": BPE model has no merges list"};
-    for (const auto& m : model["merges"]) {
-      if (m.is_string()) {  // "a b"
-        const std::string s = m.get<std::string>();
-        const size_t sp = s.find(' ');
-        if (sp == std::string::npos) return Error{fmt::format("{}: merge {} is not two symbols", path, quoteForMessage(s))};
-        merges.emplace_back(s.substr(0, sp), s.substr(sp + 1));
-      } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {  // ["a", "b"]
-        merges.emplace_back(m[0].get<std::string>(), m[1].get<std::string>());
-      } else {
-        return Error{path + ": a merge is neither \"a b\" nor [\"a\", \"b\"]"};
-      }
-    }
-    auto bpe = BpeTokenizer::fromMerges(std::move(merges), std::move(vocab), path);
-    if (!bpe) return bpe.error();
-    auto shared = std::make_shared<BpeTokenizer>(std::move(bpe).value());
-    return std::function<std::vector<std::string>(std::string_view)>(
-        [shared](std::string_view s) { return shared->tokenize(s); });
+  if ((type == "WordPiece" && want == TokenizerKind::WordPiece) || (type == "BPE" && want == TokenizerKind::Bpe)) {
+    // The whole tokenizer.json pipeline, exactly as Hugging Face's library runs it.
+    auto hf = models::HfTokenizer::fromTokenizerJson(text, path);
+    if (!hf) return hf.error();
+    auto shared = std::make_shared<const models::HfTokenizer>(std::move(hf).value());
+    return std::function<std::vector<std::string>(std::string_view)>([shared](std::string_view s) {
+      auto e = shared->encode(s, std::nullopt, false, "text");
+      return e ? std::move(e->tokens) : std::vector<std::string>();
+    });
   }
   return Error{fmt::format("{}: holds a {} model, not what --tokenizer {} needs", path, quoteForMessage(type),
                            tokenizerKindName(want))};

@@ -5,32 +5,22 @@
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
 #include "attn/quote.h"
-#include "attn/tokenizers/char_tokenizer.h"
+#include "attn/models/hf_tokenizer.h"
+#include "attn/models/hf_tokenizer_impl.h"
 
 namespace attn {
-namespace {
-
-// Lower case and base letter for Latin-1, Greek and Cyrillic capitals; what
-// BERT's uncased normalizer (lowercase, NFD, drop combining marks) gives for
-// the precomposed letters of those blocks.
-char32_t foldUncased(char32_t c) {
-  if (c >= 'A' && c <= 'Z') return c + 32;
-  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 32;  // Greek capitals
-  if (c >= 0x410 && c <= 0x42F) return c + 32;                 // Cyrillic А-Я
-  if (c >= 0x400 && c <= 0x40F) c += 80;                       // Cyrillic Ѐ-Џ -> ѐ-џ
-  if (c == 0x439) return 0x438;                                // й -> и (breve dropped)
-  if (c == 0x451) return 0x435;                                // ё -> е
-  if (c >= 0xC0 && c <= 0xFF) {
-    // À..ÿ without accents; 0 = keep as is (Æ, Ð, ×, Þ, ß, ...), lowercased if a capital.
-    static const char kBase[] = "aaaaaa\0ceeeeiiii\0nooooo\0\0uuuuy\0\0aaaaaa\0ceeeeiiii\0nooooo\0\0uuuuy\0y";
-    const char b = kBase[c - 0xC0];
-    if (b) return static_cast<char32_t>(b);
-    if (c <= 0xDE && c != 0xD7) return c + 32;
-  }
-  return c;
+Status WordPieceTokenizer::rebuild(const std::string& source) {
+  auto hf = models::makeBertWordPiece(vocab_, lowercase_, lowercase_, true, unk_, prefix_, "[SEP]", "[CLS]",
+                                      {unk_, "[SEP]", "[PAD]", "[CLS]", "[MASK]"}, source);
+  if (!hf) return hf.error();
+  hf_ = std::make_shared<const models::HfTokenizer>(std::move(hf).value());
+  return okStatus();
 }
 
-}  // namespace
+Status WordPieceTokenizer::setContinuationPrefix(std::string p) {
+  prefix_ = std::move(p);
+  return rebuild("vocabulary");
+}
 
 Result<WordPieceTokenizer> WordPieceTokenizer::fromVocabFile(const std::string& path) {
   auto text = readUtf8TextFile(path);
@@ -70,52 +60,15 @@ Result<WordPieceTokenizer> WordPieceTokenizer::fromVocab(std::vector<std::string
   if (!t.vocab_.count(t.unk_))
     return Error{fmt::format("{}: the vocabulary has no unknown token {}", source, quoteForMessage(t.unk_))};
   t.lowercase_ = lowercase < 0 ? !upper : lowercase != 0;
+  if (auto built = t.rebuild(source); !built) return built.error();
   return t;
 }
 
 std::vector<std::string> WordPieceTokenizer::tokenize(std::string_view text) const {
-  if (!utf8ToUtf32(text)) return {};
-  std::vector<std::string> out;
-  for (const std::string& original : tokenizeChars(text)) {
-    if (original.starts_with("[") && vocab_.count(original)) {  // "[PAD]", "[CLS]": never lowercased
-      out.push_back(original);
-      continue;
-    }
-    const std::u32string decoded = utf8ToUtf32(original).value_or(std::u32string());
-    std::u32string chars;
-    for (char32_t c : decoded)
-      if (!lowercase_) chars.push_back(c);
-      else if (!(c >= 0x300 && c <= 0x36F)) chars.push_back(foldUncased(c));  // drop combining accents
-    if (chars.empty()) continue;
-    if (chars.size() > maxCharsPerWord_) {
-      out.push_back(unk_);
-      continue;
-    }
-    std::vector<std::string> pieces;
-    size_t start = 0;
-    bool bad = false;
-    while (start < chars.size()) {
-      size_t end = chars.size();
-      std::string found;
-      for (; end > start; --end) {
-        std::string piece = utf32ToUtf8(chars.substr(start, end - start));
-        if (start > 0) piece = prefix_ + piece;
-        if (vocab_.count(piece)) {
-          found = std::move(piece);
-          break;
-        }
-      }
-      if (found.empty()) {
-        bad = true;
-        break;
-      }
-      pieces.push_back(std::move(found));
-      start = end;
-    }
-    if (bad) out.push_back(unk_);
-    else out.insert(out.end(), pieces.begin(), pieces.end());
-  }
-  return out;
+  if (!hf_) return {};
+  auto e = hf_->encode(text, std::nullopt, false, "text");
+  if (!e) return {};  // not UTF-8: callers validate and report
+  return std::move(e->tokens);
 }
 
 }  // namespace attn

@@ -4,12 +4,19 @@
 // lowercasing and accent stripping for uncased vocabularies), then greedy
 // longest-match-first pieces, continuation pieces prefixed with "##", and the
 // unknown token for a word that cannot be built from the vocabulary.
+// The work is done by attn::models::HfTokenizer built as BertTokenizerFast
+// converts a vocab.txt, so the splits are Hugging Face's exactly.
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "attn/status.h"
+
+namespace attn::models {
+class HfTokenizer;
+}
 
 namespace attn {
 
@@ -27,10 +34,14 @@ class WordPieceTokenizer {
   std::vector<std::string> tokenize(std::string_view text) const;
 
   bool lowercase() const { return lowercase_; }
-  void setContinuationPrefix(std::string p) { prefix_ = std::move(p); }
+  /// Fails only if the vocabulary cannot hold the pipeline (it always can once built).
+  Status setContinuationPrefix(std::string p);
   size_t vocabSize() const { return vocab_.size(); }
 
  private:
+  Status rebuild(const std::string& source);
+
+  std::shared_ptr<const models::HfTokenizer> hf_;
   std::unordered_map<std::string, int> vocab_;
   bool lowercase_ = true;
   std::string unk_ = "[UNK]";

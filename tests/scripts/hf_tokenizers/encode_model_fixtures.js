@@ -39,6 +39,12 @@ const CASES = {
     { text: "In 2024, 3 + 4 = 7; isn't it?" },
     { text: 'Café déjà vu,\n東京 😀' },  // byte fallback: \n, 東, 😀
   ],
+  llama3: [
+    { text: "The animal didn't cross the street because it was too tired." },
+    // \p{N}{1,3}: digits in groups of three
+    { text: 'In 2024, 1234567 apples cost $3.50!' },
+    { text: 'Café naïve 東京 👋\n' },
+  ],
   qwen2: [
     { text: "The animal didn't cross the street because it was too tired." },
     { text: 'Call 555-0123 at 10:30, OK?' },

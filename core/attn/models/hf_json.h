@@ -1,0 +1,33 @@
+#pragma once
+// Lenient field reads for tokenizer.json: a missing or mistyped optional field
+// takes the library's default instead of throwing (nlohmann's get<> would).
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace attn::models::hfjson {
+
+/// Largest token id accepted from a file: ids are ints here (the library's are u32);
+/// one past it must still fit.
+inline constexpr int64_t kMaxTokenId = 0x7FFFFFFE;
+
+inline std::string str(const nlohmann::json& j, const char* key, std::string fallback = {}) {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+inline bool boolean(const nlohmann::json& j, const char* key, bool fallback) {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+inline bool hasString(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return false;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string();
+}
+
+}  // namespace attn::models::hfjson

@@ -1,0 +1,25 @@
+#pragma once
+// tokenizer.json "normalizer": BertNormalizer, NFC/NFD/NFKC/NFKD, Lowercase,
+// StripAccents, Strip, Prepend, Replace and Sequence, as the `tokenizers`
+// library applies them to each piece of text between added tokens.
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "attn/status.h"
+
+namespace attn::models {
+
+/// Maps a piece of valid UTF-8 text to its normalized form; an empty function is "none".
+using Normalizer = std::function<std::string(std::string_view)>;
+
+/// A null JSON value gives an empty Normalizer. Errors name `source` and the fault.
+Result<Normalizer> parseNormalizer(const nlohmann::json& j, const std::string& source);
+
+/// BERT's normalizer (Devlin et al. 2019; the library's BertNormalizer): clean text,
+/// space around CJK ideographs, NFD + drop Mn marks, per-character lowercase.
+Normalizer bertNormalizer(bool cleanText, bool handleChineseChars, bool stripAccents, bool lowercase);
+
+}  // namespace attn::models

@@ -1,0 +1,49 @@
+#pragma once
+// Unicode for the Hugging Face tokenizer pipeline, through ICU: the `tokenizers`
+// library (Rust) uses the Unicode general categories, normalization forms and
+// Oniguruma regexes with \p{..} classes; ICU gives all three from Debian's
+// well-kept tables instead of hand-written ones.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "attn/status.h"
+
+namespace attn::models::uni {
+
+/// Rust's char::is_whitespace (the White_Space property).
+bool isWhitespace(char32_t c);
+/// Unicode general category C* other than surrogates' absence in UTF-8: Cc, Cf, Cn, Co, Cs.
+bool isOther(char32_t c);
+/// Unicode general categories Pc, Pd, Ps, Pe, Pi, Pf, Po.
+bool isPunctuation(char32_t c);
+/// Mn (what BERT's accent stripping drops after NFD).
+bool isMarkNonspacing(char32_t c);
+/// Rust's char::is_numeric (Nd, Nl, No).
+bool isNumeric(char32_t c);
+
+enum class Form { Nfc, Nfd, Nfkc, Nfkd };
+/// `text` (valid UTF-8) in the normalization form.
+std::string normalize(std::string_view text, Form form);
+/// Every character lowercased on its own (full case mapping, no context), as
+/// NormalizedString::lowercase does: "Σ" always becomes "σ".
+std::string lowercase(std::string_view text);
+
+/// A regex in the syntax tokenizer.json carries (Oniguruma's, as the library
+/// compiles it), run with ICU. \s and \S are rewritten to the White_Space
+/// property, which is what Oniguruma's Unicode \s means (ICU's omits U+000B, U+0085).
+class Regex {
+ public:
+  /// Errors name `source` and the pattern.
+  static Result<Regex> compile(std::string_view pattern, const std::string& source);
+  /// Byte ranges [start, end) of the successive non-overlapping matches in `text` (valid UTF-8).
+  std::vector<std::pair<size_t, size_t>> findAll(std::string_view text) const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace attn::models::uni

@@ -1,0 +1,151 @@
+#include "attn/models/model.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "attn/io/text_file.h"
+#include "attn/models/model_config.h"
+#include "attn/models/model_weights.h"
+#include "attn/models/transformer_forward.h"
+
+namespace attn::models {
+
+namespace fs = std::filesystem;
+
+struct Model::Impl {
+  ModelInfo info;
+  ModelConfig config;
+  std::string configPath;
+  ModelWeights weights;
+  HfTokenizer tokenizer;
+};
+
+std::string_view familyName(Family f) {
+  switch (f) {
+    case Family::Gpt2: return "GPT-2";
+    case Family::Bert: return "BERT";
+    case Family::Llama: return "Llama";
+  }
+  return "?";
+}
+
+namespace {
+
+/// The tokenizer file HfTokenizer::fromFolder reads first, for messages.
+std::string tokenizerFile(const std::string& dir) {
+  std::error_code ec;
+  for (const char* f : {"tokenizer.json", "vocab.txt", "vocab.json"})
+    if (fs::exists(fs::path(dir) / f, ec)) return (fs::path(dir) / f).string();
+  return (fs::path(dir) / "tokenizer.json").string();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const ProgressFn& progress) {
+  auto folder = resolveModelFolder(path);
+  if (!folder) return folder.error();
+  auto impl = std::make_unique<Impl>();
+  impl->configPath = (fs::path(folder->dir) / "config.json").string();
+  if (progress && !progress(0.0, "reading config.json")) return Error{impl->configPath + ": cancelled"};
+  auto text = readUtf8TextFile(impl->configPath);
+  if (!text) return text.error();
+  auto cfg = parseModelConfig(*text, impl->configPath);
+  if (!cfg) return cfg.error();
+  impl->config = std::move(*cfg);
+  const ModelConfig& c = impl->config;
+
+  // Weights take nearly all the time: 5% .. 90%.
+  ProgressFn weightProgress;
+  if (progress)
+    weightProgress = [&progress](double f, std::string_view stage) { return progress(0.05 + 0.85 * f, stage); };
+  auto w = loadModelWeights(folder->dir, c, weightProgress);
+  if (!w) return w.error();
+  impl->weights = std::move(*w);
+
+  if (progress && !progress(0.9, "reading the tokenizer")) return Error{impl->configPath + ": cancelled"};
+  auto tok = HfTokenizer::fromFolder(folder->dir, c.modelType);
+  if (!tok) return tok.error();
+  impl->tokenizer = std::move(*tok);
+  // A vocab_size above the tokenizer's ids is normal (Qwen2 pads it); below, ids would index past the embedding.
+  if (impl->tokenizer.idLimit() > c.vocabSize)
+    return Error{fmt::format("{}: the tokenizer has ids up to {} but config.json's vocab_size is {} (embedding rows "
+                             "in {})", tokenizerFile(folder->dir), impl->tokenizer.idLimit() - 1, c.vocabSize,
+                             impl->weights.files.empty() ? std::string("the weights") : impl->weights.files[0])};
+
+  ModelInfo& info = impl->info;
+  info.dir = folder->dir;
+  info.name = folder->name;
+  info.modelType = c.modelType;
+  info.family = c.family;
+  info.layers = c.layers, info.heads = c.heads, info.kvHeads = c.kvHeads, info.dModel = c.dModel;
+  info.headDim = c.headDim, info.intermediate = c.intermediate, info.vocabSize = c.vocabSize;
+  info.maxPositions = c.maxSequence();
+  info.parameters = impl->weights.parameters;
+  info.dtype = impl->weights.dtype;
+  info.tokenizerKind = impl->tokenizer.kindName();
+  info.causal = c.family != Family::Bert;
+  if (progress && !progress(1.0, "ready")) return Error{impl->configPath + ": cancelled"};
+  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+}
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::~Model() = default;
+
+const ModelInfo& Model::info() const { return impl_->info; }
+const HfTokenizer& Model::tokenizer() const { return impl_->tokenizer; }
+
+Result<Encoding> Model::encode(std::string_view text, std::optional<std::string_view> pair, const std::string& source,
+                               int padTo) const {
+  const ModelConfig& c = impl_->config;
+  std::string first, second;
+  // "A [SEP] B" typed into one box is BERT's sentence pair (token_type_ids 1 for B).
+  if (c.modelType == "bert" && !pair) {
+    if (const size_t at = text.find("[SEP]"); at != std::string_view::npos) {
+      auto trim = [](std::string_view s) {
+        const size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+        return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
+      };
+      first = trim(text.substr(0, at));
+      second = trim(text.substr(at + 5));
+      text = first;
+      pair = std::string_view(second);
+    }
+  }
+  auto enc = impl_->tokenizer.encode(text, pair, /*addSpecialTokens=*/true, source);
+  if (!enc) return enc.error();
+  if (padTo > enc->size()) {
+    if (c.padTokenId < 0)
+      return Error{fmt::format("{}: cannot pad to {} tokens: {} names no pad_token_id", source, padTo,
+                               impl_->configPath)};
+    const std::string padToken = impl_->tokenizer.idToToken(c.padTokenId);
+    if (enc->attention.empty()) enc->attention.assign(static_cast<size_t>(enc->size()), 1);
+    if (enc->typeIds.empty()) enc->typeIds.assign(static_cast<size_t>(enc->size()), 0);
+    if (enc->special.empty()) enc->special.assign(static_cast<size_t>(enc->size()), 0);
+    while (enc->size() < padTo) {  // HF padding="max_length", padding_side right
+      enc->ids.push_back(c.padTokenId);
+      enc->tokens.push_back(padToken);
+      enc->typeIds.push_back(0);
+      enc->special.push_back(1);
+      enc->attention.push_back(0);
+    }
+  }
+  return enc;
+}
+
+Result<ModelRun> Model::run(const Encoding& encoding, const RunOptions& options, const ProgressFn& progress) const {
+  const HfTokenizer& tok = impl_->tokenizer;
+  return transformerForward(impl_->config, impl_->weights, encoding, options, impl_->configPath,
+                            [&tok](int id) { return tok.displayText(id); }, progress);
+}
+
+bool isModelFolder(const std::string& path) {
+  std::error_code ec;
+  const fs::path p(path);
+  if (!fs::is_directory(p, ec)) return false;
+  if (fs::is_regular_file(p / "config.json", ec)) return true;
+  return fs::is_directory(p / "snapshots", ec) &&
+         (p.filename().string().starts_with("models--") || fs::exists(p / "refs", ec));
+}
+
+}  // namespace attn::models

@@ -1,0 +1,282 @@
+#include "attn/models/model_config.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "attn/quote.h"
+
+namespace attn::models {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Bounds no real checkpoint comes near; they keep every size product far from
+// overflow before a tensor shape is ever compared.
+constexpr int64_t kMaxLayers = 1024, kMaxWidth = int64_t{1} << 17, kMaxVocab = int64_t{1} << 24,
+                  kMaxPositions = int64_t{1} << 24;
+
+struct Reader {
+  const json& doc;
+  const std::string& src;
+
+  const json* find(std::string_view key) const {
+    auto it = doc.find(std::string(key));
+    return it == doc.end() || it->is_null() ? nullptr : &*it;
+  }
+  Result<int> integer(std::string_view key, std::optional<int64_t> fallback, int64_t lo, int64_t hi) const {
+    const json* v = find(key);
+    if (!v) {
+      if (fallback) return static_cast<int>(*fallback);
+      return Error{fmt::format("{}: missing '{}'", src, key)};
+    }
+    if (!v->is_number_integer())
+      return Error{fmt::format("{}: '{}' must be an integer, not {}", src, key, quoteForMessage(v->dump()))};
+    const auto x = v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)
+                       ? INT64_MAX : v->get<int64_t>();
+    if (x < lo || x > hi)
+      return Error{fmt::format("{}: '{}' is {}, expected {} to {}", src, key, x, lo, hi)};
+    return static_cast<int>(x);
+  }
+  Result<double> number(std::string_view key, double fallback, double lo, double hi) const {
+    const json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_number())
+      return Error{fmt::format("{}: '{}' must be a number, not {}", src, key, quoteForMessage(v->dump()))};
+    const double x = v->get<double>();
+    if (!(x >= lo && x <= hi)) return Error{fmt::format("{}: '{}' is {}, expected {} to {}", src, key, x, lo, hi)};
+    return x;
+  }
+  Result<bool> boolean(std::string_view key, bool fallback) const {
+    const json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) return Error{fmt::format("{}: '{}' must be true or false", src, key)};
+    return v->get<bool>();
+  }
+  Result<std::string> string(std::string_view key, std::string fallback) const {
+    const json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_string()) return Error{fmt::format("{}: '{}' must be a string", src, key)};
+    return v->get<std::string>();
+  }
+};
+
+#define ATTN_TRY(var, expr)              \
+  auto var##_r = (expr);                 \
+  if (!var##_r) return var##_r.error();  \
+  auto var = std::move(*var##_r)
+
+Result<Activation> activationFrom(const std::string& name, const std::string& key, const std::string& src) {
+  // transformers.activations.ACT2FN names.
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluNew;
+  if (name == "gelu") return Activation::GeluErf;
+  if (name == "relu") return Activation::Relu;
+  if (name == "silu" || name == "swish") return Activation::Silu;
+  return Error{fmt::format("{}: {} {} is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu, silu)", src, key,
+                           quoteForMessage(name))};
+}
+
+Status readGpt2(const Reader& r, ModelConfig& c) {
+  ATTN_TRY(layers, r.integer("n_layer", std::nullopt, 1, kMaxLayers));
+  ATTN_TRY(heads, r.integer("n_head", std::nullopt, 1, kMaxWidth));
+  ATTN_TRY(d, r.integer("n_embd", std::nullopt, 1, kMaxWidth));
+  ATTN_TRY(ctx, r.integer("n_ctx", 1024, 1, kMaxPositions));
+  ATTN_TRY(pos, r.integer("n_positions", ctx, 1, kMaxPositions));
+  ATTN_TRY(vocab, r.integer("vocab_size", std::nullopt, 1, kMaxVocab));
+  ATTN_TRY(inner, r.integer("n_inner", int64_t{4} * d, 1, 4 * kMaxWidth));
+  ATTN_TRY(eps, r.number("layer_norm_epsilon", 1e-5, 0, 1));
+  ATTN_TRY(act, r.string("activation_function", "gelu_new"));
+  ATTN_TRY(a, activationFrom(act, "activation_function", r.src));
+  ATTN_TRY(inv, r.boolean("scale_attn_by_inverse_layer_idx", false));
+  c.family = Family::Gpt2;
+  c.layers = layers, c.heads = heads, c.kvHeads = heads, c.dModel = d, c.intermediate = inner;
+  c.maxPositions = pos, c.vocabSize = vocab, c.normEps = eps, c.activation = a, c.scaleByInverseLayer = inv;
+  if (d % heads != 0) return Error{fmt::format("{}: n_embd {} is not a multiple of n_head {}", r.src, d, heads)};
+  c.headDim = d / heads;
+  c.attentionBias = c.outputBias = c.mlpBias = true;
+  c.tieWordEmbeddings = true;
+  return okStatus();
+}
+
+Status readBert(const Reader& r, ModelConfig& c, bool roberta) {
+  ATTN_TRY(layers, r.integer("num_hidden_layers", std::nullopt, 1, kMaxLayers));
+  ATTN_TRY(heads, r.integer("num_attention_heads", std::nullopt, 1, kMaxWidth));
+  ATTN_TRY(d, r.integer("hidden_size", std::nullopt, 1, kMaxWidth));
+  ATTN_TRY(inter, r.integer("intermediate_size", std::nullopt, 1, 4 * kMaxWidth));
+  ATTN_TRY(pos, r.integer("max_position_embeddings", 512, 1, kMaxPositions));
+  ATTN_TRY(types, r.integer("type_vocab_size", 2, 0, 1024));
+  ATTN_TRY(vocab, r.integer("vocab_size", std::nullopt, 1, kMaxVocab));
+  ATTN_TRY(eps, r.number("layer_norm_eps", 1e-12, 0, 1));
+  ATTN_TRY(act, r.string("hidden_act", "gelu"));
+  ATTN_TRY(a, activationFrom(act, "hidden_act", r.src));
+  ATTN_TRY(pad, r.integer("pad_token_id", roberta ? 1 : 0, 0, kMaxVocab));
+  ATTN_TRY(posType, r.string("position_embedding_type", "absolute"));
+  if (posType != "absolute")
+    return Error{fmt::format("{}: position_embedding_type {} is not supported (only 'absolute')", r.src,
+                             quoteForMessage(posType))};
+  if (d % heads != 0)
+    return Error{fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {}", r.src, d, heads)};
+  c.family = Family::Bert;
+  c.layers = layers, c.heads = heads, c.kvHeads = heads, c.dModel = d, c.headDim = d / heads;
+  c.intermediate = inter, c.maxPositions = pos, c.typeVocabSize = types, c.vocabSize = vocab;
+  c.normEps = eps, c.activation = a, c.padTokenId = pad;
+  // RoBERTa numbers positions from padding_idx + 1 (create_position_ids_from_input_ids).
+  c.positionOffset = roberta ? pad + 1 : 0;
+  if (c.positionOffset >= pos)
+    return Error{fmt::format("{}: max_position_embeddings {} leaves no position after pad_token_id {}", r.src, pos,
+                             pad)};
+  c.attentionBias = c.outputBias = c.mlpBias = true;
+  return okStatus();
+}
+
+Status readLlama(const Reader& r, ModelConfig& c) {
+  ATTN_TRY(layers, r.integer("num_hidden_layers", std::nullopt, 1, kMaxLayers));
+  ATTN_TRY(heads, r.integer("num_attention_heads", std::nullopt, 1, kMaxWidth));
+  ATTN_TRY(kv, r.integer("num_key_value_heads", heads, 1, kMaxWidth));
+  ATTN_TRY(d, r.integer("hidden_size", std::nullopt, 1, kMaxWidth));
+  if (!r.find("head_dim") && d % heads != 0)
+    return Error{fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {}", r.src, d, heads)};
+  ATTN_TRY(hd, r.integer("head_dim", d / heads, 2, kMaxWidth));
+  ATTN_TRY(inter, r.integer("intermediate_size", std::nullopt, 1, 8 * kMaxWidth));
+  ATTN_TRY(pos, r.integer("max_position_embeddings", 2048, 1, kMaxPositions));
+  ATTN_TRY(vocab, r.integer("vocab_size", std::nullopt, 1, kMaxVocab));
+  ATTN_TRY(eps, r.number("rms_norm_eps", 1e-6, 0, 1));
+  ATTN_TRY(theta, r.number("rope_theta", 10000.0, 1e-3, 1e12));
+  ATTN_TRY(tie, r.boolean("tie_word_embeddings", false));
+  ATTN_TRY(bias, r.boolean("attention_bias", false));
+  ATTN_TRY(mlpBias, r.boolean("mlp_bias", false));
+  ATTN_TRY(act, r.string("hidden_act", "silu"));
+  ATTN_TRY(a, activationFrom(act, "hidden_act", r.src));
+  if (heads % kv != 0)
+    return Error{fmt::format("{}: num_attention_heads {} is not a multiple of num_key_value_heads {}", r.src, heads,
+                             kv)};
+  if (hd % 2 != 0) return Error{fmt::format("{}: head_dim {} must be even for RoPE", r.src, hd)};
+  c.family = Family::Llama;
+  c.layers = layers, c.heads = heads, c.kvHeads = kv, c.dModel = d, c.headDim = hd, c.intermediate = inter;
+  c.maxPositions = pos, c.vocabSize = vocab, c.normEps = eps, c.ropeTheta = theta, c.activation = a;
+  c.tieWordEmbeddings = tie, c.mlpBias = mlpBias;
+  if (c.modelType == "qwen2") {
+    c.attentionBias = true;  // Qwen2Attention: q/k/v always biased, o_proj never
+    ATTN_TRY(sliding, r.boolean("use_sliding_window", false));
+    if (sliding) return Error{r.src + ": use_sliding_window true is not supported for qwen2"};
+  } else {
+    c.attentionBias = c.outputBias = bias;
+  }
+  if (c.modelType == "mistral") {
+    ATTN_TRY(window, r.integer("sliding_window", 0, 0, kMaxPositions));
+    c.slidingWindow = window;
+  }
+  if (const json* rs = r.find("rope_scaling")) {
+    if (!rs->is_object()) return Error{r.src + ": 'rope_scaling' must be an object or null"};
+    const Reader s{*rs, r.src};
+    ATTN_TRY(type0, s.string("type", ""));
+    ATTN_TRY(type, s.string("rope_type", type0));
+    if (type == "llama3" || type == "linear") {
+      c.ropeScaling.type = type;
+      ATTN_TRY(factor, s.number("factor", 1.0, 1e-6, 1e6));
+      c.ropeScaling.factor = factor;
+      if (type == "llama3") {
+        ATTN_TRY(lo, s.number("low_freq_factor", 1.0, 1e-6, 1e6));
+        ATTN_TRY(hi, s.number("high_freq_factor", 4.0, 1e-6, 1e6));
+        ATTN_TRY(orig, s.number("original_max_position_embeddings", 8192, 1, 1e9));
+        if (!(hi > lo)) return Error{r.src + ": rope_scaling high_freq_factor must exceed low_freq_factor"};
+        c.ropeScaling.lowFreqFactor = lo, c.ropeScaling.highFreqFactor = hi, c.ropeScaling.originalMaxPositions = orig;
+      }
+    } else if (type != "default" && !type.empty()) {
+      return Error{fmt::format("{}: rope_scaling type {} is not supported (default, linear, llama3)", r.src,
+                               quoteForMessage(type))};
+    }
+  }
+  return okStatus();
+}
+
+std::string readSmallFile(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+Result<ModelConfig> parseModelConfig(std::string_view text, const std::string& src) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Error{src + ": not valid JSON"};
+  if (!doc.is_object()) return Error{src + ": expected a JSON object"};
+  const Reader r{doc, src};
+  ModelConfig c;
+  auto type = r.string("model_type", "");
+  if (!type) return type.error();
+  c.modelType = *type;
+  if (c.modelType.empty()) return Error{src + ": missing 'model_type'"};
+  Status st = okStatus();
+  if (c.modelType == "gpt2") st = readGpt2(r, c);
+  else if (c.modelType == "bert" || c.modelType == "roberta") st = readBert(r, c, c.modelType == "roberta");
+  else if (c.modelType == "llama" || c.modelType == "mistral" || c.modelType == "qwen2") st = readLlama(r, c);
+  else
+    return Error{fmt::format("{}: model_type {} is not supported (gpt2, bert, roberta, llama, mistral, qwen2)", src,
+                             quoteForMessage(c.modelType))};
+  if (!st) return st.error();
+  // Only padding (Model::encode's padTo) reads it outside BERT: a missing or odd value is no fault.
+  if (c.family != Family::Bert)
+    if (const json* pad = r.find("pad_token_id"); pad && pad->is_number_integer() && pad->get<int64_t>() >= 0 &&
+                                                  pad->get<int64_t>() < c.vocabSize)
+      c.padTokenId = static_cast<int>(pad->get<int64_t>());
+  return c;
+}
+
+Result<ModelFolder> resolveModelFolder(const std::string& path) {
+  std::error_code ec;
+  fs::path p(path);
+  if (path.empty()) return Error{"model folder: no path given"};
+  if (!fs::exists(p, ec)) return Error{path + ": no such folder"};
+  if (!fs::is_directory(p, ec)) return Error{path + ": not a folder (expected a model folder with config.json)"};
+  p = p.lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();
+  auto cacheName = [](const std::string& base) {
+    std::string n;  // after "models--", each "--" back to "/"
+    for (size_t i = 8; i < base.size(); ++i) {
+      if (base.compare(i, 2, "--") == 0) {
+        n += '/';
+        ++i;
+      } else {
+        n += base[i];
+      }
+    }
+    return n;
+  };
+  if (fs::is_regular_file(p / "config.json", ec)) {
+    std::string name = p.filename().string();
+    // models--org--name/snapshots/<hash>
+    const fs::path snaps = p.parent_path(), cache = snaps.parent_path();
+    if (snaps.filename() == "snapshots" && cache.filename().string().starts_with("models--"))
+      name = cacheName(cache.filename().string());
+    return ModelFolder{p.string(), name};
+  }
+  if (fs::is_directory(p / "snapshots", ec)) {
+    fs::path snap;
+    const std::string ref = readSmallFile(p / "refs" / "main");
+    std::string hash = ref.substr(0, ref.find_first_of(" \r\n"));
+    if (!hash.empty() && hash.find('/') == std::string::npos && hash != ".." &&
+        fs::is_regular_file(p / "snapshots" / hash / "config.json", ec)) {
+      snap = p / "snapshots" / hash;
+    } else {
+      fs::file_time_type newest{};
+      for (const auto& e : fs::directory_iterator(p / "snapshots", ec)) {
+        if (!fs::is_regular_file(e.path() / "config.json", ec)) continue;
+        const auto t = fs::last_write_time(e.path(), ec);
+        if (snap.empty() || t > newest) snap = e.path(), newest = t;
+      }
+    }
+    if (snap.empty()) return Error{(p / "snapshots").string() + ": no snapshot holds a config.json"};
+    const std::string base = p.filename().string();
+    return ModelFolder{snap.string(), base.starts_with("models--") ? cacheName(base) : base};
+  }
+  return Error{(p / "config.json").string() + ": no such file (not a Hugging Face model folder)"};
+}
+
+}  // namespace attn::models

@@ -1,0 +1,59 @@
+#pragma once
+// config.json of a Hugging Face model folder, reduced to what the forward pass
+// needs, and the folder itself (plain, or a Hugging Face cache layout).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/models/model.h"
+#include "attn/status.h"
+
+namespace attn::models {
+
+enum class Activation { GeluNew, GeluErf, Relu, Silu };
+
+/// RoPE frequency scaling (config rope_scaling): none, "linear" (positions / factor) or
+/// "llama3" (Llama 3.1+, transformers' _compute_llama3_parameters).
+struct RopeScaling {
+  std::string type;  // "" = none
+  double factor = 1, lowFreqFactor = 1, highFreqFactor = 4, originalMaxPositions = 8192;
+};
+
+struct ModelConfig {
+  std::string modelType;  // config.json model_type
+  Family family = Family::Gpt2;
+  int layers = 0, heads = 0, kvHeads = 0, dModel = 0, headDim = 0, intermediate = 0;
+  int vocabSize = 0;
+  int maxPositions = 0;      // rows of the position table (BERT/GPT-2), or the RoPE context (Llama)
+  int positionOffset = 0;    // RoBERTa: positions start at pad_token_id + 1
+  int typeVocabSize = 0;     // BERT token types (0: none)
+  int padTokenId = -1;
+  double normEps = 1e-5;
+  Activation activation = Activation::GeluNew;
+  double ropeTheta = 10000.0;
+  RopeScaling ropeScaling;
+  int slidingWindow = 0;     // Mistral: keys at most this far back (0: none)
+  bool tieWordEmbeddings = true;
+  bool attentionBias = false;  // q/k/v (and o for Llama's attention_bias) biases
+  bool outputBias = false;     // o_proj bias (Llama attention_bias=true)
+  bool mlpBias = false;        // Llama mlp_bias
+  bool scaleByInverseLayer = false;  // GPT-2 scale_attn_by_inverse_layer_idx
+
+  /// Longest sequence the model accepts (positions start at positionOffset).
+  int maxSequence() const { return maxPositions > 0 ? maxPositions - positionOffset : 0; }
+};
+
+/// Parses config.json text; `source` (the file's path) names it in errors.
+Result<ModelConfig> parseModelConfig(std::string_view json, const std::string& source);
+
+/// A model folder resolved from what the user pointed at.
+struct ModelFolder {
+  std::string dir;   // holds config.json
+  std::string name;  // "org/name" for a cache layout, else the folder's name
+};
+/// `path` is a folder with config.json, a cache directory `models--org--name` (the
+/// snapshot refs/main names, else the newest), or its `snapshots/<hash>` folder.
+Result<ModelFolder> resolveModelFolder(const std::string& path);
+
+}  // namespace attn::models

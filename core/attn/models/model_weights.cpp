@@ -1,0 +1,335 @@
+#include "attn/models/model_weights.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "attn/io/float_convert.h"
+#include "attn/quote.h"
+
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+namespace attn::models {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string shapeText(const std::vector<int64_t>& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+
+void convertF16(const uint16_t* src, float* dst, int64_t n) {
+  int64_t i = 0;
+#if defined(__F16C__)
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+#endif
+  for (; i < n; ++i) dst[i] = halfToFloat(src[i]);
+}
+
+void convertBf16(const uint16_t* src, float* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t bits = static_cast<uint32_t>(src[i]) << 16;  // bfloat16 is the upper half of an f32
+    std::memcpy(dst + i, &bits, 4);
+  }
+}
+
+struct Located {
+  const SafetensorsFile* file = nullptr;
+  const SafetensorsEntry* entry = nullptr;
+};
+
+struct Pending {
+  Located at;
+  WeightTensor* dest = nullptr;
+};
+
+class Loader {
+ public:
+  Loader(const ModelConfig& c, std::string source) : cfg_(c), source_(std::move(source)) {}
+
+  Status add(std::shared_ptr<SafetensorsFile> f) {
+    for (const auto& e : f->entries()) {
+      auto [it, fresh] = byName_.emplace(e.name, Located{f.get(), &e});
+      if (!fresh)
+        return Error{fmt::format("{}: tensor {} is also in {}", f->path(), quoteForMessage(e.name),
+                                 it->second.file->path())};
+    }
+    out_.files.push_back(f->path());
+    out_.mapped.push_back(std::move(f));
+    return okStatus();
+  }
+
+  /// The prefix the checkpoint's names carry (BertForMaskedLM "bert.", GPT2LMHeadModel "transformer.", ...).
+  Status choosePrefix(const std::string& probe, const std::vector<std::string>& prefixes) {
+    for (const auto& p : prefixes)
+      if (byName_.count(p + probe)) {
+        prefix_ = p;
+        return okStatus();
+      }
+    std::vector<std::string> tried;
+    for (const auto& p : prefixes) tried.push_back(quoteForMessage(p + probe));
+    return Error{fmt::format("{}: no tensor {} for the {} model config.json describes (is this the right "
+                             "folder?)", source_, fmt::join(tried, " or "), cfg_.modelType)};
+  }
+
+  /// Queues `name` (after the prefix unless `bare`) with the shape the config implies.
+  Status need(WeightTensor& dest, const std::string& name, std::vector<int64_t> shape, bool bare = false) {
+    const std::string full = (bare ? "" : prefix_) + name;
+    auto it = byName_.find(full);
+    // Older BERT checkpoints name LayerNorm parameters gamma / beta (TF-era conversions).
+    if (it == byName_.end() && full.find("LayerNorm.") != std::string::npos) {
+      std::string legacy = full;
+      if (legacy.ends_with(".weight")) legacy.replace(legacy.size() - 6, 6, "gamma");
+      else if (legacy.ends_with(".bias")) legacy.replace(legacy.size() - 4, 4, "beta");
+      it = byName_.find(legacy);
+    }
+    if (it == byName_.end())
+      return Error{fmt::format("{}: tensor {} is missing (config.json: {} with {} layers, d_model {})", source_,
+                               quoteForMessage(full), cfg_.modelType, cfg_.layers, cfg_.dModel)};
+    const SafetensorsEntry& e = *it->second.entry;
+    if (e.dtype != "F32" && e.dtype != "F16" && e.dtype != "BF16")
+      return Error{fmt::format("{}: tensor {} has dtype {}; model weights must be F32, F16 or BF16",
+                               it->second.file->path(), quoteForMessage(e.name), e.dtype)};
+    if (e.shape != shape)
+      return Error{fmt::format("{}: tensor {} has shape {} but config.json needs {}", it->second.file->path(),
+                               quoteForMessage(e.name), shapeText(e.shape), shapeText(shape))};
+    dest.rows = shape.size() == 2 ? shape[0] : 1;
+    dest.cols = shape.back();
+    pending_.push_back({it->second, &dest});
+    return okStatus();
+  }
+  Status needLinear(LinearWeight& l, const std::string& name, int64_t in, int64_t out, bool bias, bool conv1d) {
+    l.inOut = conv1d;
+    if (auto st = need(l.w, name + ".weight", conv1d ? std::vector<int64_t>{in, out} : std::vector<int64_t>{out, in});
+        !st)
+      return st;
+    return bias ? need(l.b, name + ".bias", {out}) : okStatus();
+  }
+  Status needNorm(NormWeight& n, const std::string& name, bool bias) {
+    if (auto st = need(n.gamma, name + ".weight", {cfg_.dModel}); !st) return st;
+    return bias ? need(n.beta, name + ".bias", {cfg_.dModel}) : okStatus();
+  }
+
+  /// Points every queued tensor at its data, converting F16/BF16 to f32.
+  Status materialize(const ProgressFn& progress) {
+    int64_t total = 0, done = 0;
+    for (const auto& p : pending_) total += p.at.entry->end - p.at.entry->begin;
+    std::unordered_map<const SafetensorsEntry*, const float*> seen;  // a tied tensor is loaded once
+    std::set<std::string> dtypes;
+    for (const auto& p : pending_) {
+      const SafetensorsEntry& e = *p.at.entry;
+      if (auto it = seen.find(&e); it != seen.end()) {
+        p.dest->data = it->second;
+        continue;
+      }
+      const int64_t n = p.dest->rows * p.dest->cols;
+      out_.parameters += n;
+      dtypes.insert(e.dtype);
+      const std::string_view bytes = p.at.file->bytes(e);
+      const bool aligned = reinterpret_cast<uintptr_t>(bytes.data()) % alignof(float) == 0;
+      if (e.dtype == "F32" && aligned) {
+        p.dest->data = reinterpret_cast<const float*>(bytes.data());
+      } else {
+        std::unique_ptr<float[]> buf(new float[static_cast<size_t>(std::max<int64_t>(n, 1))]);
+        float* dst = buf.get();
+        const char* src = bytes.data();
+        const std::string dtype = e.dtype;
+        constexpr int64_t kChunk = int64_t{1} << 16;
+        const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (chunks > 4)
+        for (int64_t c = 0; c < chunks; ++c) {
+          const int64_t i0 = c * kChunk, m = std::min(kChunk, n - i0);
+          if (dtype == "F32") {
+            std::memcpy(dst + i0, src + i0 * 4, static_cast<size_t>(m) * 4);
+          } else {
+            // The mapping may not be 2-byte aligned either: copy through an aligned scratch.
+            uint16_t tmp[4096];
+            for (int64_t j = 0; j < m; j += 4096) {
+              const int64_t k = std::min<int64_t>(4096, m - j);
+              std::memcpy(tmp, src + (i0 + j) * 2, static_cast<size_t>(k) * 2);
+              if (dtype == "F16") convertF16(tmp, dst + i0 + j, k);
+              else convertBf16(tmp, dst + i0 + j, k);
+            }
+          }
+        }
+        p.at.file->release(e);
+        p.dest->data = dst;
+        out_.converted.push_back(std::move(buf));
+      }
+      seen.emplace(&e, p.dest->data);
+      done += e.end - e.begin;
+      if (progress && !progress(total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0,
+                                "converting weights"))
+        return Error{source_ + ": cancelled"};
+    }
+    out_.dtype = dtypes.size() == 1 ? *dtypes.begin() : dtypes.empty() ? "F32" : "mixed";
+    return okStatus();
+  }
+
+  ModelWeights& out() { return out_; }
+
+ private:
+  const ModelConfig& cfg_;
+  std::string source_;  // the safetensors file, or the index for shards
+  std::string prefix_;
+  std::unordered_map<std::string, Located> byName_;
+  std::vector<Pending> pending_;
+  ModelWeights out_;
+};
+
+Status queueGpt2(Loader& l, const ModelConfig& c, ModelWeights& w) {
+  const int64_t d = c.dModel;
+  if (auto st = l.choosePrefix("wte.weight", {"", "transformer."}); !st) return st;
+  if (auto st = l.need(w.tokenEmbedding, "wte.weight", {c.vocabSize, d}); !st) return st;
+  if (auto st = l.need(w.positionEmbedding, "wpe.weight", {c.maxPositions, d}); !st) return st;
+  for (int i = 0; i < c.layers; ++i) {
+    LayerWeights& L = w.layers[static_cast<size_t>(i)];
+    const std::string p = fmt::format("h.{}.", i);
+    Status st = l.needNorm(L.attnNorm, p + "ln_1", true);
+    if (st) st = l.needLinear(L.qkv, p + "attn.c_attn", d, 3 * d, true, true);
+    if (st) st = l.needLinear(L.o, p + "attn.c_proj", d, d, true, true);
+    if (st) st = l.needNorm(L.mlpNorm, p + "ln_2", true);
+    if (st) st = l.needLinear(L.up, p + "mlp.c_fc", d, c.intermediate, true, true);
+    if (st) st = l.needLinear(L.down, p + "mlp.c_proj", c.intermediate, d, true, true);
+    if (!st) return st;
+  }
+  if (auto st = l.needNorm(w.finalNorm, "ln_f", true); !st) return st;
+  w.lmHead = w.tokenEmbedding;  // GPT2LMHeadModel ties lm_head to wte
+  return okStatus();
+}
+
+Status queueBert(Loader& l, const ModelConfig& c, ModelWeights& w) {
+  const int64_t d = c.dModel;
+  const std::string own = c.modelType + ".";  // BertForMaskedLM "bert.", RobertaForMaskedLM "roberta."
+  if (auto st = l.choosePrefix("embeddings.word_embeddings.weight", {"", own}); !st) return st;
+  Status st = l.need(w.tokenEmbedding, "embeddings.word_embeddings.weight", {c.vocabSize, d});
+  if (st) st = l.need(w.positionEmbedding, "embeddings.position_embeddings.weight", {c.maxPositions, d});
+  if (st && c.typeVocabSize > 0)
+    st = l.need(w.typeEmbedding, "embeddings.token_type_embeddings.weight", {c.typeVocabSize, d});
+  if (st) st = l.needNorm(w.embeddingNorm, "embeddings.LayerNorm", true);
+  if (!st) return st;
+  for (int i = 0; i < c.layers; ++i) {
+    LayerWeights& L = w.layers[static_cast<size_t>(i)];
+    const std::string p = fmt::format("encoder.layer.{}.", i);
+    st = l.needLinear(L.q, p + "attention.self.query", d, d, true, false);
+    if (st) st = l.needLinear(L.k, p + "attention.self.key", d, d, true, false);
+    if (st) st = l.needLinear(L.v, p + "attention.self.value", d, d, true, false);
+    if (st) st = l.needLinear(L.o, p + "attention.output.dense", d, d, true, false);
+    if (st) st = l.needNorm(L.attnNorm, p + "attention.output.LayerNorm", true);
+    if (st) st = l.needLinear(L.up, p + "intermediate.dense", d, c.intermediate, true, false);
+    if (st) st = l.needLinear(L.down, p + "output.dense", c.intermediate, d, true, false);
+    if (st) st = l.needNorm(L.mlpNorm, p + "output.LayerNorm", true);
+    if (!st) return st;
+  }
+  return okStatus();
+}
+
+Status queueLlama(Loader& l, const ModelConfig& c, ModelWeights& w) {
+  const int64_t d = c.dModel, qd = int64_t{c.heads} * c.headDim, kvd = int64_t{c.kvHeads} * c.headDim;
+  if (auto st = l.choosePrefix("embed_tokens.weight", {"model.", ""}); !st) return st;
+  if (auto st = l.need(w.tokenEmbedding, "embed_tokens.weight", {c.vocabSize, d}); !st) return st;
+  for (int i = 0; i < c.layers; ++i) {
+    LayerWeights& L = w.layers[static_cast<size_t>(i)];
+    const std::string p = fmt::format("layers.{}.", i);
+    Status st = l.needNorm(L.attnNorm, p + "input_layernorm", false);
+    if (st) st = l.needLinear(L.q, p + "self_attn.q_proj", d, qd, c.attentionBias, false);
+    if (st) st = l.needLinear(L.k, p + "self_attn.k_proj", d, kvd, c.attentionBias, false);
+    if (st) st = l.needLinear(L.v, p + "self_attn.v_proj", d, kvd, c.attentionBias, false);
+    if (st) st = l.needLinear(L.o, p + "self_attn.o_proj", qd, d, c.outputBias, false);
+    if (st) st = l.needNorm(L.mlpNorm, p + "post_attention_layernorm", false);
+    if (st) st = l.needLinear(L.gate, p + "mlp.gate_proj", d, c.intermediate, c.mlpBias, false);
+    if (st) st = l.needLinear(L.up, p + "mlp.up_proj", d, c.intermediate, c.mlpBias, false);
+    if (st) st = l.needLinear(L.down, p + "mlp.down_proj", c.intermediate, d, c.mlpBias, false);
+    if (!st) return st;
+  }
+  if (auto st = l.needNorm(w.finalNorm, "norm", false); !st) return st;
+  if (c.tieWordEmbeddings) {
+    w.lmHead = w.tokenEmbedding;
+    return okStatus();
+  }
+  return l.need(w.lmHead, "lm_head.weight", {c.vocabSize, d}, /*bare=*/true);
+}
+
+std::string readText(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> parseSafetensorsIndex(std::string_view text, const std::string& src) {
+  auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Error{src + ": not valid JSON"};
+  if (!doc.is_object() || !doc.contains("weight_map") || !doc["weight_map"].is_object())
+    return Error{src + ": expected an object with a 'weight_map' object"};
+  std::vector<std::string> shards;
+  std::set<std::string> seen;
+  for (const auto& [tensor, file] : doc["weight_map"].items()) {
+    if (!file.is_string())
+      return Error{fmt::format("{}: weight_map entry {} must name a file", src, quoteForMessage(tensor))};
+    const std::string f = file.get<std::string>();
+    // Shards live beside the index: no paths, so an index cannot reach elsewhere.
+    if (f.empty() || f == "." || f == ".." || f.find('/') != std::string::npos ||
+        f.find('\\') != std::string::npos || f.find('\0') != std::string::npos)
+      return Error{fmt::format("{}: weight_map entry {} names {}, not a file beside the index", src,
+                               quoteForMessage(tensor), quoteForMessage(f))};
+    if (seen.insert(f).second) shards.push_back(f);
+  }
+  if (shards.empty()) return Error{src + ": weight_map is empty"};
+  return shards;
+}
+
+Result<ModelWeights> loadModelWeights(const std::string& dir, const ModelConfig& cfg, const ProgressFn& progress) {
+  const fs::path d(dir);
+  const fs::path single = d / "model.safetensors", index = d / "model.safetensors.index.json";
+  std::error_code ec;
+  std::vector<std::string> files;
+  std::string source;
+  if (fs::exists(single, ec)) {
+    files.push_back(single.string());
+    source = single.string();
+  } else if (fs::exists(index, ec)) {
+    source = index.string();
+    auto shards = parseSafetensorsIndex(readText(index), source);
+    if (!shards) return shards.error();
+    for (const auto& s : *shards) {
+      if (!fs::is_regular_file(d / s, ec))
+        return Error{fmt::format("{}: shard {} is missing ({} not found)", source, quoteForMessage(s),
+                                 (d / s).string())};
+      files.push_back((d / s).string());
+    }
+  } else {
+    const bool bin = fs::exists(d / "pytorch_model.bin", ec) || fs::exists(d / "pytorch_model.bin.index.json", ec);
+    return Error{fmt::format("{}: no such file{}", single.string(),
+                             bin ? " (only PyTorch .bin weights found: convert them to safetensors)"
+                                 : " (nor model.safetensors.index.json)")};
+  }
+  Loader l(cfg, source);
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (progress && !progress(0.0, "mapping weights")) return Error{source + ": cancelled"};
+    auto f = SafetensorsFile::open(files[i]);
+    if (!f) return f.error();
+    if (auto st = l.add(std::move(*f)); !st) return st.error();
+  }
+  ModelWeights& w = l.out();
+  w.layers.resize(static_cast<size_t>(cfg.layers));  // sized once: queued tensors point into it
+  Status st = cfg.family == Family::Gpt2   ? queueGpt2(l, cfg, w)
+              : cfg.family == Family::Bert ? queueBert(l, cfg, w)
+                                           : queueLlama(l, cfg, w);
+  if (!st) return st.error();
+  if (auto m = l.materialize(progress); !m) return m.error();
+  // Tied heads point at the embedding, which materialize() has filled in since.
+  if (cfg.family == Family::Gpt2 || (cfg.family == Family::Llama && cfg.tieWordEmbeddings)) w.lmHead = w.tokenEmbedding;
+  return std::move(w);
+}
+
+}  // namespace attn::models

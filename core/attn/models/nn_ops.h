@@ -1,0 +1,34 @@
+#pragma once
+// The layers a transformer forward pass is built from, over all tokens at once
+// (rows are tokens), in f32 as the Hugging Face modeling code runs on the CPU.
+#include <Eigen/Core>
+
+#include "attn/models/model_config.h"
+#include "attn/models/model_weights.h"
+#include "attn/tensor.h"
+
+namespace attn::models {
+
+using ConstMatRef = Eigen::Ref<const Mat>;
+
+/// y = x W^T + b (nn.Linear) or x W + b (Conv1D). Output columns are shared among
+/// the OpenMP threads when the product is large enough (call outside parallel regions).
+void linear(const ConstMatRef& x, const LinearWeight& w, Mat& y);
+/// torch.nn.functional.layer_norm over each row: (x - mean) / sqrt(var + eps) * gamma + beta.
+void layerNorm(const ConstMatRef& x, const NormWeight& n, double eps, Mat& y);
+/// LlamaRMSNorm: x / sqrt(mean(x^2) + eps) * gamma, in f32.
+void rmsNorm(const ConstMatRef& x, const NormWeight& n, double eps, Mat& y);
+/// gelu_new (tanh approximation, GPT-2), erf GELU (BERT), ReLU or SiLU, in place.
+void activate(Mat& x, Activation a);
+
+/// cos / sin of RoPE per position and dimension [n, headDim], halves repeated, as
+/// LlamaRotaryEmbedding builds them (inv_freq = theta^(-2i/d) in f32, optionally scaled).
+struct RopeTable {
+  Mat cos, sin;
+};
+RopeTable ropeTable(int n, int headDim, double theta, const RopeScaling& scaling);
+/// x * cos + rotate_half(x) * sin on every head of x [n, heads * headDim],
+/// rotate_half(x) = cat(-x[d/2:], x[:d/2]) (transformers' apply_rotary_pos_emb).
+void applyRope(Mat& x, int headDim, const RopeTable& t);
+
+}  // namespace attn::models

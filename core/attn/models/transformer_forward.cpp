@@ -1,0 +1,262 @@
+#include "attn/models/transformer_forward.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "attn/cpu/tiled_attention.h"
+#include "attn/models/nn_ops.h"
+
+namespace attn::models {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+/// Multi-head attention of one layer on projected Q [n, H*hd], K, V [n, KV*hd]
+/// (query head h reads kv head h / (H / KV), transformers' repeat_kv).
+void attendHeads(const Mat& q, const Mat& k, const Mat& v, const ModelConfig& c, float scale,
+                 const std::vector<uint8_t>& keep, const RunOptions& opt, bool store, AttentionResult& res,
+                 Mat& concat) {
+  const int n = static_cast<int>(q.rows()), H = c.heads, hd = c.headDim, group = c.heads / c.kvHeads;
+  concat.resize(n, static_cast<Eigen::Index>(H) * hd);
+  res.heads.assign(store ? static_cast<size_t>(H) : 0, HeadResult{});
+  std::vector<Mat> scratch(static_cast<size_t>(H));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int h = 0; h < H; ++h) {
+    const int kvh = h / group;
+    const auto qh = q.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
+    const auto kh = k.middleCols(static_cast<Eigen::Index>(kvh) * hd, hd);
+    const auto vh = v.middleCols(static_cast<Eigen::Index>(kvh) * hd, hd);
+    Mat& s = scratch[static_cast<size_t>(h)];
+    s.resize(n, n);
+    s.noalias() = qh * kh.transpose();
+    HeadResult* hr = store ? &res.heads[static_cast<size_t>(h)] : nullptr;
+    if (hr && opt.keepLogits) hr->rawLogits = s;
+    s *= scale;
+    if (hr && opt.keepLogits) hr->scaledLogits = s;
+    if (!keep.empty())
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          if (!keep[static_cast<size_t>(i) * static_cast<size_t>(n) + static_cast<size_t>(j)]) s(i, j) = kNegInf;
+    if (hr && opt.keepLogits) hr->maskedLogits = s;
+    RowStats st;
+    softmaxRowsInPlace(s, st);  // masked weights exactly 0, entropy in the same pass
+    concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd).noalias() = s * vh;
+    if (hr) {
+      hr->output = concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
+      hr->entropy = std::move(st.entropy);
+      hr->fullyMaskedRows = std::move(st.fullyMaskedRows);
+      hr->weights = std::move(s);
+      if (opt.keepQkv) {
+        hr->q = qh;
+        hr->k = kh;
+        hr->v = vh;
+      }
+    }
+  }
+}
+
+void topTokens(const Mat& logits, int k, const std::function<std::string(int)>& display,
+               std::vector<std::vector<TopToken>>& out) {
+  const int n = static_cast<int>(logits.rows()), V = static_cast<int>(logits.cols());
+  k = std::min(k, V);
+  out.assign(static_cast<size_t>(n), {});
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; ++i) {
+    const float* l = &logits(i, 0);
+    const float m = *std::max_element(l, l + V);
+    double sum = 0;
+    for (int j = 0; j < V; ++j) sum += std::exp(static_cast<double>(l[j]) - m);
+    std::vector<int> idx(static_cast<size_t>(V));
+    std::iota(idx.begin(), idx.end(), 0);
+    std::partial_sort(idx.begin(), idx.begin() + k, idx.end(),
+                      [l](int a, int b) { return l[a] != l[b] ? l[a] > l[b] : a < b; });
+    auto& row = out[static_cast<size_t>(i)];
+    for (int r = 0; r < k; ++r) {
+      const int id = idx[static_cast<size_t>(r)];
+      row.push_back(TopToken{id, {}, static_cast<float>(std::exp(static_cast<double>(l[id]) - m) / sum)});
+    }
+  }
+  if (display)
+    for (auto& row : out)
+      for (auto& t : row) t.token = display(t.id);
+}
+
+}  // namespace
+
+Result<Mask> modelMask(const ModelConfig& c, const Encoding& enc) {
+  const int n = enc.size();
+  int real = n;  // attention 1 then only 0: "padding:L"; anything else: a custom bitmap
+  bool trailing = true;
+  if (!enc.attention.empty()) {
+    real = static_cast<int>(std::find(enc.attention.begin(), enc.attention.end(), 0) - enc.attention.begin());
+    trailing = std::all_of(enc.attention.begin() + real, enc.attention.end(), [](uint8_t a) { return a == 0; });
+  }
+  std::string spec;
+  if (c.family != Family::Bert) spec = "causal";
+  if (c.slidingWindow > 0 && n > c.slidingWindow) spec += fmt::format("+window:{}", c.slidingWindow - 1);
+  if (real < n && trailing) spec += fmt::format("{}padding:{}", spec.empty() ? "" : "+", real);
+  Mask m;
+  if (!spec.empty()) {
+    auto p = Mask::parse(spec);
+    if (!p) return p.error();
+    m = *p;
+  }
+  if (!trailing) {
+    std::vector<uint8_t> keep(static_cast<size_t>(n) * static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        keep[static_cast<size_t>(i) * static_cast<size_t>(n) + static_cast<size_t>(j)] =
+            enc.attention[static_cast<size_t>(j)] != 0;
+    m = m.isNone() ? Mask::custom(std::move(keep), n, n) : m.withCustom(std::move(keep), n, n);
+  }
+  return m.bind(n, n, enc.tokens.size() == static_cast<size_t>(n) ? enc.tokens : std::vector<std::string>{});
+}
+
+Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w, const Encoding& enc,
+                                    const RunOptions& opt, const std::string& src,
+                                    const std::function<std::string(int)>& display, const ProgressFn& progress) {
+  const int n = enc.size();
+  if (n == 0) return Error{src + ": nothing to run: the input has no tokens"};
+  if (c.maxSequence() > 0 && n > c.maxSequence())
+    return Error{fmt::format("{}: the input has {} tokens but max_position_embeddings allows {}", src, n,
+                             c.maxSequence())};
+  for (int i = 0; i < n; ++i) {
+    const int id = enc.ids[static_cast<size_t>(i)];
+    if (id < 0 || id >= c.vocabSize)
+      return Error{fmt::format("{}: token id {} at position {} is outside the vocabulary (vocab_size {})", src, id,
+                               i, c.vocabSize)};
+  }
+  if (!enc.typeIds.empty() && enc.typeIds.size() != static_cast<size_t>(n))
+    return Error{fmt::format("{}: {} type ids for {} tokens", src, enc.typeIds.size(), n)};
+  if (!enc.attention.empty() && enc.attention.size() != static_cast<size_t>(n))
+    return Error{fmt::format("{}: {} attention mask entries for {} tokens", src, enc.attention.size(), n)};
+  for (size_t i = 0; i < enc.typeIds.size(); ++i)
+    if (enc.typeIds[i] != 0 && (c.family != Family::Bert || enc.typeIds[i] < 0 || enc.typeIds[i] >= c.typeVocabSize))
+      return Error{fmt::format("{}: token type id {} at position {} is outside type_vocab_size {}", src,
+                               enc.typeIds[i], i, c.family == Family::Bert ? c.typeVocabSize : 0)};
+  if (opt.onlyLayer >= c.layers)
+    return Error{fmt::format("{}: layer {} asked for, but the model has {} layers (0 to {})", src, opt.onlyLayer,
+                             c.layers, c.layers - 1)};
+  auto mask = modelMask(c, enc);
+  if (!mask) return Error{src + ": " + mask.error().message};
+  const std::vector<uint8_t> keep = mask->isNone() ? std::vector<uint8_t>{} : mask->bitmap(n, n);
+
+  ModelRun run;
+  run.encoding = enc;
+  const int64_t d = c.dModel;
+  Mat h(n, d);
+  // Embeddings.
+  const auto tok = w.tokenEmbedding.mat();
+  for (int i = 0; i < n; ++i) h.row(i) = tok.row(enc.ids[static_cast<size_t>(i)]);
+  if (c.family == Family::Gpt2) {
+    h += w.positionEmbedding.mat().topRows(n);
+  } else if (c.family == Family::Bert) {
+    int pos = c.positionOffset;
+    for (int i = 0; i < n; ++i) {
+      int p = i;
+      if (c.positionOffset > 0)  // RoBERTa: create_position_ids_from_input_ids
+        p = enc.ids[static_cast<size_t>(i)] == c.padTokenId ? c.padTokenId : pos++;
+      h.row(i) += w.positionEmbedding.mat().row(p);
+      if (!w.typeEmbedding.empty())
+        h.row(i) += w.typeEmbedding.mat().row(enc.typeIds.empty() ? 0 : enc.typeIds[static_cast<size_t>(i)]);
+    }
+    Mat e;
+    layerNorm(h, w.embeddingNorm, c.normEps, e);
+    h = std::move(e);
+  }
+  if (opt.keepHiddenStates) run.hiddenStates.reserve(static_cast<size_t>(c.layers) + 1);
+  RopeTable rope;
+  if (c.family == Family::Llama) rope = ropeTable(n, c.headDim, c.ropeTheta, c.ropeScaling);
+
+  const float baseScale = 1.0f / std::sqrt(static_cast<float>(c.headDim));
+  Mat a, qkv, q, k, v, concat, o, u, g;
+  for (int l = 0; l < c.layers; ++l) {
+    if (progress && !progress(static_cast<double>(l) / (c.layers + 1), "running layers"))
+      return Error{src + ": cancelled"};
+    const LayerWeights& L = w.layers[static_cast<size_t>(l)];
+    const bool store = opt.onlyLayer < 0 || opt.onlyLayer == l;
+    if (opt.keepHiddenStates) run.hiddenStates.push_back(h);
+    AttentionResult res;
+    float scale = baseScale;
+    if (c.family == Family::Gpt2) {
+      if (c.scaleByInverseLayer) scale /= static_cast<float>(l + 1);
+      layerNorm(h, L.attnNorm, c.normEps, a);
+      linear(a, L.qkv, qkv);
+      q = qkv.leftCols(d);
+      k = qkv.middleCols(d, d);
+      v = qkv.rightCols(d);
+    } else {
+      const Mat* x = &h;
+      if (c.family == Family::Llama) {
+        rmsNorm(h, L.attnNorm, c.normEps, a);
+        x = &a;
+      }
+      linear(*x, L.q, q);
+      linear(*x, L.k, k);
+      linear(*x, L.v, v);
+      if (c.family == Family::Llama) {
+        applyRope(q, c.headDim, rope);
+        applyRope(k, c.headDim, rope);
+      }
+    }
+    attendHeads(q, k, v, c, scale, keep, opt, store, res, concat);
+    linear(concat, L.o, o);
+    if (store) res.output = o;  // the attention block's output, before the residual
+    if (c.family == Family::Bert) {
+      o += h;
+      layerNorm(o, L.attnNorm, c.normEps, a);  // a: attention block output
+      linear(a, L.up, u);
+      activate(u, c.activation);
+      linear(u, L.down, o);
+      o += a;
+      layerNorm(o, L.mlpNorm, c.normEps, h);
+    } else {
+      h += o;
+      if (c.family == Family::Gpt2) layerNorm(h, L.mlpNorm, c.normEps, a);
+      else rmsNorm(h, L.mlpNorm, c.normEps, a);
+      linear(a, L.up, u);
+      if (c.family == Family::Llama) {
+        linear(a, L.gate, g);
+        activate(g, c.activation);
+        u.array() *= g.array();  // SwiGLU: act(gate) * up
+      } else {
+        activate(u, c.activation);
+      }
+      linear(u, L.down, o);
+      h += o;
+    }
+    if (store) {
+      res.queryTokens = enc.tokens;
+      res.keyTokens = enc.tokens;
+      res.concatOutput = concat;
+      res.mask = *mask;
+      res.backendUsed = "cpu";
+      res.execUsed = "naive";
+      run.layers.push_back(std::move(res));
+    }
+  }
+  if (c.family == Family::Bert) {
+    if (opt.keepHiddenStates) run.hiddenStates.push_back(h);
+    run.finalHidden = std::move(h);
+  } else {
+    if (c.family == Family::Gpt2) layerNorm(h, w.finalNorm, c.normEps, run.finalHidden);
+    else rmsNorm(h, w.finalNorm, c.normEps, run.finalHidden);
+    if (opt.keepHiddenStates) run.hiddenStates.push_back(run.finalHidden);
+    if (opt.topK > 0 || opt.keepFullLogits) {
+      LinearWeight head;
+      head.w = w.lmHead;
+      Mat logits;
+      linear(run.finalHidden, head, logits);
+      if (opt.topK > 0) topTokens(logits, opt.topK, display, run.nextTokens);
+      if (opt.keepFullLogits) run.logits = std::move(logits);
+    }
+  }
+  run.firstLayer = opt.onlyLayer >= 0 ? opt.onlyLayer : 0;
+  if (progress && !progress(1.0, "done")) return Error{src + ": cancelled"};
+  return run;
+}
+
+}  // namespace attn::models

@@ -1,0 +1,25 @@
+#pragma once
+// One forward pass of a GPT-2, BERT or Llama-family model over a whole
+// sequence, following the Hugging Face modeling code (eager attention), with
+// every layer's per-head attention kept as engine results.
+#include <functional>
+#include <string>
+
+#include "attn/models/model.h"
+#include "attn/models/model_config.h"
+#include "attn/models/model_weights.h"
+
+namespace attn::models {
+
+/// Checks `enc` against the config (length, ids, type ids) and runs the model.
+/// `source` (config.json's path) names the limits in errors; `display` turns a
+/// predicted id into text for ModelRun::nextTokens.
+Result<ModelRun> transformerForward(const ModelConfig& config, const ModelWeights& weights, const Encoding& enc,
+                                    const RunOptions& options, const std::string& source,
+                                    const std::function<std::string(int)>& display, const ProgressFn& progress = {});
+
+/// The mask a model applies to a sequence: causal for GPT-2 / Llama (with Mistral's
+/// sliding window), padding keys (attention 0) for every family; bound to n tokens.
+Result<Mask> modelMask(const ModelConfig& config, const Encoding& enc);
+
+}  // namespace attn::models
