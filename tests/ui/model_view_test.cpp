@@ -404,10 +404,13 @@ TEST(ModelView, DroppingAModelFolderOpensItAndRecentModelsRemembersIt) {
   settle(w);
   QMimeData mime;
   mime.setUrls({QUrl::fromLocalFile(fixture("qwen2"))});
+  QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &enter);
+  EXPECT_TRUE(enter.isAccepted());
   QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QCoreApplication::sendEvent(&w, &drop);
   settle(w);
-  ASSERT_TRUE(w.model()->hasModel());
+  ASSERT_TRUE(w.model()->hasModel()) << w.model()->lastError().toStdString();
   EXPECT_EQ(w.model()->modelPtr()->info().modelType, "qwen2");
   EXPECT_EQ(ModelOpenController::recentModels().value(0), QFileInfo(fixture("qwen2")).absoluteFilePath());
   EXPECT_FALSE(ModelOpenController::canOpen(QStringLiteral(ATTN_FIXTURE_DIR "/io")));  // no config.json
