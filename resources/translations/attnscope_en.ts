@@ -166,6 +166,10 @@
         <source>Predictions</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 tokens: over the limit of %2 tokens for which the window keeps every layer&apos;s N x N attention (View &gt; Sequence Limit); shorten the text.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>attn::CoreText</name>
@@ -1199,14 +1203,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>(not used by this model)</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>text: %1 tokens from %2&apos;s tokenizer</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>showing layer %1 of %2 (pick a tile in the head grid)</source>
-        <translation type="unfinished"></translation>
-    </message>
 </context>
 <context>
     <name>attn::ui::MainWindow</name>
@@ -1518,42 +1514,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Name</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Family</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Attention</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Parameters</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Weights</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Tokenizer</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Folder</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>, causal</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>, bidirectional</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Name: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1575,6 +1535,34 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>Tokenizer: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>causal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bidirectional</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 tokenizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 tokens · layer %2 of %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -166,6 +166,10 @@
         <source>Predictions</source>
         <translation>预测</translation>
     </message>
+    <message>
+        <source>%1 tokens: over the limit of %2 tokens for which the window keeps every layer&apos;s N x N attention (View &gt; Sequence Limit); shorten the text.</source>
+        <translation>%1 个词元：超过了窗口保留每一层 N x N 注意力的上限 %2 个词元（视图 &gt; 序列上限）；请缩短文本。</translation>
+    </message>
 </context>
 <context>
     <name>attn::CoreText</name>
@@ -1205,14 +1209,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>(not used by this model)</source>
         <translation>（此模型不使用）</translation>
     </message>
-    <message>
-        <source>text: %1 tokens from %2&apos;s tokenizer</source>
-        <translation>文本：%2 的分词器切出 %1 个词元</translation>
-    </message>
-    <message>
-        <source>showing layer %1 of %2 (pick a tile in the head grid)</source>
-        <translation>显示第 %1 层（共 %2 层）（在注意力头网格中选择一格）</translation>
-    </message>
 </context>
 <context>
     <name>attn::ui::MainWindow</name>
@@ -1524,42 +1520,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>关闭模型，重新用所配置的机制对文本计算注意力。</translation>
     </message>
     <message>
-        <source>Name</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <source>Family</source>
-        <translation>系列</translation>
-    </message>
-    <message>
-        <source>Attention</source>
-        <translation>注意力</translation>
-    </message>
-    <message>
-        <source>Parameters</source>
-        <translation>参数量</translation>
-    </message>
-    <message>
-        <source>Weights</source>
-        <translation>权重</translation>
-    </message>
-    <message>
-        <source>Tokenizer</source>
-        <translation>分词器</translation>
-    </message>
-    <message>
-        <source>Folder</source>
-        <translation>文件夹</translation>
-    </message>
-    <message>
-        <source>, causal</source>
-        <translation>，因果</translation>
-    </message>
-    <message>
-        <source>, bidirectional</source>
-        <translation>，双向</translation>
-    </message>
-    <message>
         <source>Name: %1</source>
         <translation>名称：%1</translation>
     </message>
@@ -1582,6 +1542,34 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Tokenizer: %1</source>
         <translation>分词器：%1</translation>
+    </message>
+    <message>
+        <source>causal</source>
+        <translation>因果</translation>
+    </message>
+    <message>
+        <source>bidirectional</source>
+        <translation>双向</translation>
+    </message>
+    <message>
+        <source>%1 parameters</source>
+        <translation>%1 参数</translation>
+    </message>
+    <message>
+        <source>%1 weights</source>
+        <translation>%1 权重</translation>
+    </message>
+    <message>
+        <source>%1 tokenizer</source>
+        <translation>%1 分词器</translation>
+    </message>
+    <message>
+        <source>%1 tokens · layer %2 of %3</source>
+        <translation>%1 个词元 · 第 %2 层（共 %3 层）</translation>
+    </message>
+    <message>
+        <source>Folder: %1</source>
+        <translation>文件夹：%1</translation>
     </message>
 </context>
 <context>

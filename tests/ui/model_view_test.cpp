@@ -360,6 +360,15 @@ TEST(ModelView, EditingTheTextReRunsTheModel) {
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(w.model()->modelRun()->encoding.tokens, enc->tokens);
     EXPECT_EQ(w.model()->result().queryTokens, enc->tokens);
+    // Views label tokens with the text they stand for, the word boundary as "␣".
+    const QStringList labels = w.model()->queryLabels();
+    ASSERT_EQ(labels.size(), static_cast<qsizetype>(enc->tokens.size()));
+    for (size_t i = 0; i < enc->tokens.size(); ++i) {
+      const QString vocab = QString::fromStdString(enc->tokens[i]);
+      if (vocab.startsWith(QStringLiteral("Ġ")) && vocab.size() > 1) {
+        EXPECT_EQ(labels[static_cast<qsizetype>(i)], QStringLiteral("␣") + vocab.mid(1));
+      }
+    }
     w.model()->setCurrentLayerHead(1, 1);
     QCoreApplication::processEvents();
     EXPECT_EQ(w.heatmap()->matrix(), run->layers[1].heads[1].weights);

@@ -39,6 +39,7 @@ struct ExplorerModel::Job {
   std::shared_ptr<const attn::AttentionResult> result;
   std::shared_ptr<const attn::models::ModelRun> run;             // model: the whole run
   std::shared_ptr<const attn::PrecomputedAttention> runLayers;   // model: its weights as [L][H]
+  QStringList runLabels;  // model: its tokens as a reader sees them
   QString error;
   double ms = 0.0;
 };
@@ -267,10 +268,12 @@ static QStringList toQStrings(const std::vector<std::string>& v) {
 }
 
 QStringList ExplorerModel::queryLabels() const {
+  if (model_ && run_) return runLabels_;
   return result_ ? toQStrings(result_->queryTokens) : QStringList{};
 }
 
 QStringList ExplorerModel::keyLabels() const {
+  if (model_ && run_) return runLabels_;
   return result_ ? toQStrings(result_->keyTokens) : QStringList{};
 }
 
@@ -363,6 +366,23 @@ void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
   job->ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 
+namespace {
+// Vocabulary strings ("Ġanimal", "▁the", "<0x0A>") are the tokenizer's; a reader
+// sees the text each id stands for, with the word boundary kept visible.
+QStringList modelTokenLabels(const attn::models::HfTokenizer& tokenizer, const attn::models::Encoding& encoding) {
+  QStringList out;
+  out.reserve(encoding.size());
+  for (int i = 0; i < encoding.size(); ++i) {
+    QString t = QString::fromStdString(tokenizer.displayText(encoding.ids[static_cast<size_t>(i)]));
+    if (t.isEmpty()) t = QString::fromStdString(encoding.tokens[static_cast<size_t>(i)]);
+    t.replace(QLatin1Char('\n'), QStringLiteral("↵")).replace(QLatin1Char('\t'), QStringLiteral("⇥"));
+    if (t.startsWith(QLatin1Char(' ')) && t.size() > 1) t = QStringLiteral("␣") + t.mid(1);
+    out << (t.trimmed().isEmpty() ? QStringLiteral("␣") : t);
+  }
+  return out;
+}
+}  // namespace
+
 void ExplorerModel::runModelJob(Job& job) {
   QElapsedTimer timer;
   timer.start();
@@ -413,6 +433,7 @@ void ExplorerModel::runModelJob(Job& job) {
       job.error = QObject::tr("%1: the model returned no layers.").arg(QString::fromStdString(info.dir));
       return;
     }
+    job.runLabels = modelTokenLabels(job.model->tokenizer(), shared->encoding);
     job.run = std::move(shared);
     job.runLayers = std::move(layers);
   } catch (const std::bad_alloc&) {
@@ -468,6 +489,7 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
     if (job->run) {  // a model run: show the current layer of it
       run_ = job->run;
       runLayers_ = job->runLayers;
+      runLabels_ = job->runLabels;
       resultSpec_ = job->spec;
       shownGeneration_ = job->generation;
       lastMs_ = job->ms;

@@ -120,6 +120,8 @@ class ExplorerModel : public QObject {
   /// Weights of the current head (empty when there is no result).
   attn::Mat currentWeights() const;
   const attn::HeadResult* currentHeadResult() const;
+  /// Labels for the views: the tokens, or for a model the text each token stands
+  /// for, a leading space shown as "␣" (the result keeps the vocabulary strings).
   QStringList queryLabels() const;
   QStringList keyLabels() const;
   double lastComputeMs() const { return lastMs_; }
@@ -161,6 +163,7 @@ class ExplorerModel : public QObject {
   std::shared_ptr<const attn::models::Model> model_;  // a pretrained model the text runs through
   std::shared_ptr<const attn::models::ModelRun> run_;  // its newest run (the shown result is a layer of it)
   std::shared_ptr<const attn::PrecomputedAttention> runLayers_;  // run_'s weights as [L][H]
+  QStringList runLabels_;  // run_'s tokens as text ("␣animal"), for the views' labels
   // Embeddings of the last text input: a temperature or mask change reuses them.
   struct InputCache;
   std::shared_ptr<const InputCache> inputCache_;

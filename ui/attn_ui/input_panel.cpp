@@ -57,7 +57,8 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
   keyPlaceholder_ = key_->placeholderText();
   tokenizerTip_ = tokenizer_->toolTip();
 
-  auto* form = new QFormLayout(this);
+  form_ = new QFormLayout(this);
+  auto* form = form_;
   form->addRow(modelBox_);
   form->addRow(tr("Example"), examples_);
   form->addRow(tr("Query text"), query_);
@@ -119,6 +120,8 @@ void InputPanel::setQueryText(const QString& text) {
 
 void InputPanel::refreshLoaded() {
   loaded_->clear();
+  // With a model, its box says what is loaded (tokens, layer): the list would repeat it.
+  form_->setRowVisible(loaded_, !model_->hasModel());
   const attn::LoadedInput* file = model_->loadedFile();
   const bool both = file && file->hasEngineInput() && file->hasAttention();
   source_->setVisible(both);
@@ -151,15 +154,7 @@ void InputPanel::refreshLoaded() {
     return;
   }
   loaded_->setMaximumHeight(90);
-  if (const auto run = model_->modelRun()) {
-    const auto& info = model_->modelPtr()->info();
-    loaded_->addItem(tr("text: %1 tokens from %2's tokenizer").arg(run->encoding.size()).arg(QString::fromStdString(info.name)));
-    loaded_->addItem(tr("showing layer %1 of %2 (pick a tile in the head grid)")
-                         .arg(model_->currentLayer() + 1)
-                         .arg(model_->numLayers()));
-    return;
-  }
-  if (model_->hasModel()) return;  // the model's first run is on its way
+  if (model_->hasModel()) return;
   if (model_->hasResult()) {
     const auto& r = model_->result();
     loaded_->addItem(tr("text: %1 query tokens").arg(r.nq()));

@@ -5,6 +5,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QFormLayout;
 class QLineEdit;
 class QPushButton;
 class QListWidget;
@@ -45,6 +46,7 @@ class InputPanel : public QWidget {
   QComboBox* source_;
   QPushButton* closeFile_;
   ModelInfoBox* modelBox_;
+  QFormLayout* form_;
   QString keyTip_, keyPlaceholder_, tokenizerTip_;  // the text mode's, restored when a model closes
 };
 

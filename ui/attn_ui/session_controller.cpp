@@ -51,7 +51,8 @@ attn::Session SessionController::capture() const {
   s.input.text = m->text().toStdString();
   s.input.keyText = m->keyText().toStdString();
   if (m->hasLoadedInput()) s.input.file = m->loadedSource().toStdString();
-  if (m->hasModel()) s.input.model = m->modelPtr()->info().dir;  // the spec stays the text mode's
+  if (m->hasModel())  // absolute, so an autosave restores from any working folder; the spec stays the text mode's
+    s.input.model = QFileInfo(QString::fromStdString(m->modelPtr()->info().dir)).absoluteFilePath().toStdString();
   s.spec = m->spec();
   s.view.head = m->currentHead();
   s.view.layer = m->currentLayer();

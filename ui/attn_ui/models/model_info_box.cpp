@@ -1,7 +1,7 @@
 #include "attn_ui/models/model_info_box.h"
 
 #include <QDir>
-#include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
@@ -15,33 +15,20 @@ namespace attn::ui {
 ModelInfoBox::ModelInfoBox(ExplorerModel* model, QWidget* parent)
     : QGroupBox(tr("Model"), parent),
       model_(model),
-      name_(new QLabel(this)),
-      family_(new QLabel(this)),
-      shape_(new QLabel(this)),
-      parameters_(new QLabel(this)),
-      dtype_(new QLabel(this)),
-      tokenizer_(new QLabel(this)),
-      folder_(new QLabel(this)),
+      summary_(new QLabel(this)),
       close_(new QPushButton(tr("Close Model"), this)) {
-  QFont bold = name_->font();
-  bold.setBold(true);
-  name_->setFont(bold);
-  for (QLabel* l : {name_, family_, shape_, parameters_, dtype_, tokenizer_, folder_})
-    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  folder_->setWordWrap(true);
+  summary_->setTextFormat(Qt::RichText);
+  summary_->setWordWrap(true);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   close_->setToolTip(tr("Close the model and attend over the text with the configured mechanism again."));
-  auto* form = new QFormLayout(this);
-  form->setContentsMargins(6, 4, 6, 4);
-  form->addRow(tr("Name"), name_);
-  form->addRow(tr("Family"), family_);
-  form->addRow(tr("Attention"), shape_);
-  form->addRow(tr("Parameters"), parameters_);
-  form->addRow(tr("Weights"), dtype_);
-  form->addRow(tr("Tokenizer"), tokenizer_);
-  form->addRow(tr("Folder"), folder_);
-  form->addRow(QString(), close_);
+  auto* row = new QHBoxLayout(this);
+  row->setContentsMargins(6, 2, 6, 4);
+  row->addWidget(summary_, 1);
+  row->addWidget(close_, 0, Qt::AlignTop);
   connect(close_, &QPushButton::clicked, model_, &ExplorerModel::clearModel);
   connect(model_, &ExplorerModel::modelChanged, this, &ModelInfoBox::refresh);
+  connect(model_, &ExplorerModel::resultChanged, this, &ModelInfoBox::refresh);
+  connect(model_, &ExplorerModel::currentLayerChanged, this, &ModelInfoBox::refresh);
   refresh();
 }
 
@@ -50,23 +37,36 @@ void ModelInfoBox::refresh() {
   setVisible(m != nullptr);
   if (!m) return;
   const attn::models::ModelInfo& info = m->info();
-  name_->setText(QString::fromStdString(info.name));
-  family_->setText(modelFamilyText(info));
-  shape_->setText(modelShapeText(info) + (info.causal ? tr(", causal") : tr(", bidirectional")));
-  parameters_->setText(parameterCountText(info.parameters));
-  parameters_->setToolTip(QLocale().toString(static_cast<qlonglong>(info.parameters)));
-  dtype_->setText(QString::fromStdString(info.dtype));
-  tokenizer_->setText(QString::fromStdString(info.tokenizerKind));
+  const QStringList f = facts();
+  // name · family · causal / shape · parameters / dtype · tokenizer / tokens · layer
+  QString html = QStringLiteral("<b>%1</b> · %2 · %3<br>%4 · %5<br>%6 · %7")
+                     .arg(QString::fromStdString(info.name).toHtmlEscaped(), modelFamilyText(info).toHtmlEscaped(),
+                          info.causal ? tr("causal") : tr("bidirectional"), modelShapeText(info).toHtmlEscaped(),
+                          tr("%1 parameters").arg(parameterCountText(info.parameters)),
+                          tr("%1 weights").arg(QString::fromStdString(info.dtype).toHtmlEscaped()),
+                          tr("%1 tokenizer").arg(QString::fromStdString(info.tokenizerKind).toHtmlEscaped()));
+  if (const auto run = model_->modelRun())
+    html += QStringLiteral("<br>") + tr("%1 tokens · layer %2 of %3")
+                                         .arg(run->encoding.size())
+                                         .arg(model_->currentLayer() + 1)
+                                         .arg(model_->numLayers());
+  summary_->setText(html);
   const QString dir = QDir::toNativeSeparators(QString::fromStdString(info.dir));
-  folder_->setText(fontMetrics().elidedText(dir, Qt::ElideMiddle, 260));
-  folder_->setToolTip(dir);
+  summary_->setToolTip(f.join(QLatin1Char('\n')) + QLatin1Char('\n') + tr("Folder: %1").arg(dir) +
+                       QLatin1Char('\n') +
+                       tr("Parameters: %1").arg(QLocale().toString(static_cast<qlonglong>(info.parameters))));
 }
 
 QStringList ModelInfoBox::facts() const {
-  if (!model_->hasModel()) return {};
-  return {tr("Name: %1").arg(name_->text()),           tr("Family: %1").arg(family_->text()),
-          tr("Attention: %1").arg(shape_->text()),     tr("Parameters: %1").arg(parameters_->text()),
-          tr("Weights: %1").arg(dtype_->text()),       tr("Tokenizer: %1").arg(tokenizer_->text())};
+  const auto m = model_->modelPtr();
+  if (!m) return {};
+  const attn::models::ModelInfo& info = m->info();
+  return {tr("Name: %1").arg(QString::fromStdString(info.name)),
+          tr("Family: %1").arg(modelFamilyText(info)),
+          tr("Attention: %1").arg(modelShapeText(info)),
+          tr("Parameters: %1").arg(parameterCountText(info.parameters)),
+          tr("Weights: %1").arg(QString::fromStdString(info.dtype)),
+          tr("Tokenizer: %1").arg(QString::fromStdString(info.tokenizerKind))};
 }
 
 }  // namespace attn::ui

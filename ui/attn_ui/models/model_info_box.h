@@ -1,8 +1,9 @@
 #pragma once
 // The Input panel's summary of an open pretrained model: name, family,
-// layers × heads (KV heads when fewer), parameter count, weight dtype and
-// tokenizer kind, with "Close Model" to go back to the text mode. Hidden
-// while no model is open.
+// layers × heads (KV heads when fewer), parameter count, weight dtype,
+// tokenizer kind and the tokens of the current run, with "Close Model" to go
+// back to the text mode. Compact (a few lines), so that the Input and
+// Configuration docks still fit a laptop screen. Hidden while no model is open.
 #include <QGroupBox>
 
 class QLabel;
@@ -25,13 +26,7 @@ class ModelInfoBox : public QGroupBox {
   void refresh();
 
   ExplorerModel* model_;
-  QLabel* name_;
-  QLabel* family_;
-  QLabel* shape_;
-  QLabel* parameters_;
-  QLabel* dtype_;
-  QLabel* tokenizer_;
-  QLabel* folder_;
+  QLabel* summary_;
   QPushButton* close_;
 };
 

@@ -20,14 +20,32 @@ QString visibleToken(const std::string& text) {
   return QStringLiteral("“%1”").arg(t);
 }
 
+// The bars, laid out under the heading so that each paints only its own area.
+class PredictionPanel::Bars : public QWidget {
+ public:
+  explicit Bars(const std::vector<attn::models::TopToken>& entries, QWidget* parent)
+      : QWidget(parent), entries_(entries) {}
+  void refresh() {
+    setFixedHeight(static_cast<int>(entries_.size()) * kRowHeight + 4);
+    update();
+  }
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+
+ private:
+  const std::vector<attn::models::TopToken>& entries_;
+};
+
 PredictionPanel::PredictionPanel(ExplorerModel* model, QWidget* parent)
-    : QWidget(parent), model_(model), heading_(new QLabel(this)) {
+    : QWidget(parent), model_(model), heading_(new QLabel(this)), bars_(new Bars(entries_, this)) {
   setObjectName(QStringLiteral("PredictionPanel"));
   heading_->setWordWrap(true);
   heading_->setTextFormat(Qt::PlainText);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(8, 6, 8, 6);
   layout->addWidget(heading_);
+  layout->addWidget(bars_);
   layout->addStretch(1);
   setToolTip(tr("The model's five most probable next tokens after the pinned query position "
                 "(click a heatmap row to pin it; the last token when none is pinned)."));
@@ -51,8 +69,7 @@ void PredictionPanel::refresh() {
               [](const attn::models::TopToken& a, const attn::models::TopToken& b) { return a.prob > b.prob; });
   }
   heading_->setText(heading());
-  setMinimumHeight(heading_->sizeHint().height() + 16 + static_cast<int>(entries_.size()) * kRowHeight);
-  update();
+  bars_->refresh();
 }
 
 QString PredictionPanel::heading() const {
@@ -64,23 +81,17 @@ QString PredictionPanel::heading() const {
               "whole text at once.").arg(name);
   const auto run = model_->modelRun();
   if (!run || position_ < 0) return tr("%1 is running…").arg(name);
-  const QString token = visibleToken(run->encoding.tokens[static_cast<size_t>(position_)]);
+  const QString token = QStringLiteral("“%1”").arg(model_->queryLabels().value(position_));
   return model_->pinnedRow() >= 0
              ? tr("After %1 (position %2, pinned), %3 predicts:").arg(token).arg(position_).arg(name)
              : tr("After the last token %1 (position %2), %3 predicts (click a heatmap row to pin another):")
                    .arg(token).arg(position_).arg(name);
 }
 
-QRect PredictionPanel::barsArea() const {
-  const int top = heading_->geometry().bottom() + 10;
-  return {8, top, std::max(0, width() - 16), static_cast<int>(entries_.size()) * kRowHeight};
-}
-
-void PredictionPanel::paintEvent(QPaintEvent*) {
+void PredictionPanel::Bars::paintEvent(QPaintEvent*) {
   if (entries_.empty()) return;
   QPainter p(this);
-  p.setRenderHint(QPainter::Antialiasing);
-  const QRect area = barsArea();
+  const QRect area = rect().adjusted(0, 2, 0, -2);
   const int barLeft = area.left() + kTokenWidth + 6;
   const int barWidth = std::max(10, area.width() - kTokenWidth - kPercentWidth - 12);
   const QColor bar = palette().highlight().color();

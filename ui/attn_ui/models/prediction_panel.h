@@ -27,17 +27,14 @@ class PredictionPanel : public QWidget {
   /// The sentence above the bars (what is predicted, or why nothing is).
   QString heading() const;
   QSize sizeHint() const override { return {300, 220}; }
-  QSize minimumSizeHint() const override { return {200, 120}; }
-
- protected:
-  void paintEvent(QPaintEvent* event) override;
 
  private:
+  class Bars;
   void refresh();
-  QRect barsArea() const;
 
   ExplorerModel* model_;
   QLabel* heading_;
+  Bars* bars_;
   std::vector<attn::models::TopToken> entries_;
   int position_ = -1;
 };
