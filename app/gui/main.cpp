@@ -26,7 +26,10 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription("Desktop attention visualizer");
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument("file", "A file to open: tensors (.npz .npy .safetensors .csv), text (.txt) or a session (.json).", "[file]");
+  parser.addPositionalArgument("file",
+                               "A file to open: tensors (.npz .npy .safetensors .csv), text (.txt), a session "
+                               "(.json), or a Hugging Face model folder (or its cache directory models--org--name).",
+                               "[file or model folder]");
   QCommandLineOption langOption("lang", "User interface language: en or zh_CN (remembered).", "language");
   parser.addOption(langOption);
   QCommandLineOption restoreOpt("restore-autosave",

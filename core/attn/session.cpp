@@ -132,6 +132,7 @@ std::string sessionToJson(const Session& s) {
                 {"key_text", s.input.keyText},
                 {"tokenizer", s.input.tokenizer},
                 {"file", s.input.file}};
+  if (!s.input.model.empty()) j["input"]["model"] = s.input.model;  // older readers ignore it
   j["config"] = {{"mechanism", std::string(mechanismName(c.mechanism))},
                  {"heads", c.heads},
                  {"d_model", c.dModel},
@@ -149,6 +150,7 @@ std::string sessionToJson(const Session& s) {
                {"pinned_row", s.view.pinnedRow},
                {"quantity", s.view.quantity},
                {"colormap", s.view.colormap}};
+  if (s.view.layer != 0) j["view"]["layer"] = s.view.layer;
   // Invalid UTF-8 in text is replaced rather than aborting the save.
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -184,7 +186,8 @@ Result<Session> sessionFromJson(std::string_view text, std::string_view source) 
 
   FieldReader ri(in, source, "input");
   for (auto [key, out] : {std::pair{"text", &s.input.text}, {"key_text", &s.input.keyText},
-                          {"tokenizer", &s.input.tokenizer}, {"file", &s.input.file}})
+                          {"tokenizer", &s.input.tokenizer}, {"file", &s.input.file},
+                          {"model", &s.input.model}})
     if (auto st = ri.string(key, *out); !st) return st.error();
 
   FieldReader rc(cf, source, "config");
@@ -239,6 +242,9 @@ Result<Session> sessionFromJson(std::string_view text, std::string_view source) 
   v = s.view.pinnedRow;
   if (auto st = rv.integer("pinned_row", -1, std::numeric_limits<int>::max(), v); !st) return st.error();
   s.view.pinnedRow = static_cast<int>(v);
+  v = s.view.layer;
+  if (auto st = rv.integer("layer", 0, 4095, v); !st) return st.error();
+  s.view.layer = static_cast<int>(v);
   if (auto st = rv.string("quantity", s.view.quantity); !st) return st.error();
   if (quantityCheck(s.view.quantity).empty())
     return rv.fail("quantity", fmt::format("has unknown value {} (weights, scaled_logits, raw_logits, mask)",

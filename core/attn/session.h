@@ -4,12 +4,14 @@
 // the file and the field ("session.json: config.heads: ...").
 //
 //   { "format": "attnscope-session", "version": 1,
-//     "input":  { "text": "...", "key_text": "", "tokenizer": "words", "file": "" },
+//     "input":  { "text": "...", "key_text": "", "tokenizer": "words", "file": "",
+//                 "model": "/models/gpt2" },   (optional: a model folder)
 //     "config": { "mechanism": "scaled_dot", "heads": 4, "d_model": 64, "d_k": 0, "hidden": 0,
 //                 "temperature": 1.0, "mask": "causal", "positional": "none",
 //                 "init": "xavier", "seed": 42, "exec": "auto", "backend": "cpu",
 //                 "custom_mask": { "rows": 2, "cols": 2, "keep": ["10", "11"] } },
-//     "view":   { "head": 0, "pinned_row": -1, "quantity": "weights", "colormap": "viridis" } }
+//     "view":   { "head": 0, "pinned_row": -1, "quantity": "weights", "colormap": "viridis",
+//                 "layer": 0 } }   (optional: the layer shown)
 //
 // "custom_mask" (optional) is the bitmap of a "custom" mask term, one string of
 // '0'/'1' per query row (1 = keep); without it a "custom" term waits for the
@@ -28,11 +30,13 @@ struct SessionInput {
   std::string keyText;
   std::string tokenizer = "words";
   std::string file;  // a loaded input file, empty when the text is the input
+  std::string model;  // a Hugging Face model folder the text runs through; empty: none (written only when set)
 };
 
 struct SessionView {
   int head = 0;
   int pinnedRow = -1;
+  int layer = 0;  // 0-based layer of a model or a layered file (written only when not 0)
   std::string quantity = "weights";  // weights, scaled_logits, raw_logits, mask
   std::string colormap = "viridis";
 };

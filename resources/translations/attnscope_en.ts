@@ -2,6 +2,77 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>ModelText</name>
+    <message>
+        <source>%1 B</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 M</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 K</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 layers × %2 heads of %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (%1 KV heads)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 scores with scaled dot-product attention, softmax(q·k / √d_k).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1&apos;s %2 heads of %3 (d_model %4, %5 layers).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 applies softmax at temperature 1, as it was trained.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fixed by the model: its weights are read from the model folder, not drawn from a seed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 is causal; each token attends to itself and the tokens before it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 is bidirectional; every token attends to every token.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 rotates q and k by position (RoPE).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 adds its learned position embeddings to the tokens.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 runs its own forward pass on the CPU and keeps every head&apos;s weights.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The second segment of a sentence pair (token type 1), as BERT reads &quot;[CLS] A [SEP] B [SEP]&quot;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 reads one text; a second segment applies to BERT-style models only.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>QObject</name>
     <message>
         <source>The text has no tokens; type a sentence.</source>
@@ -81,6 +152,22 @@
     </message>
     <message>
         <source>Head %1 vs exact softmax: %2; outputs relative error %3%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the model returned no layers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Out of memory: this request needs more memory than is available. Use a shorter text.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Predictions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 tokens: over the limit of %2 tokens for which the window keeps every layer&apos;s N x N attention (View &gt; Sequence Limit); shorten the text.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -499,6 +586,10 @@ FLAG: near-one-hot</source>
         <source>Rollout and flow need an input with layers (an &apos;attn&apos; array [L, H, N, N]).</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>layer %1 of %2: %3 heads</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::ComparePanel</name>
@@ -540,6 +631,26 @@ FLAG: near-one-hot</source>
     </message>
     <message>
         <source>head %1, mask %2, T = %3, %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>B: layer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model layer B shows; A is the layer chosen in the head grid.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A second sentence for B, run through the same model (as many tokens as A&apos;s to compare cell by cell); empty uses A&apos;s text. Press Enter to apply.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>layer %1, head %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -954,6 +1065,14 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>Compute metrics only</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>(not kept: the text is too long to keep every layer&apos;s logits)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 tokens: the model kept every layer&apos;s weights but not its logits (they would take too much memory); choose Draw: weights.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::HeatmapWidget</name>
@@ -1066,6 +1185,22 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>showing &apos;attn&apos;: layer %1 of %2 (pick a tile in the head grid)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (the model&apos;s own)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 splits text with its own tokenizer (%2), exactly as it was trained.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(empty: one segment)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(not used by this model)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1365,6 +1500,159 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::ModelInfoBox</name>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close the model and attend over the text with the configured mechanism again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Family: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attention: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Parameters: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weights: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokenizer: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>causal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bidirectional</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 tokenizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 tokens · layer %2 of %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ModelOpenController</name>
+    <message>
+        <source>Open &amp;Model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recent &amp;Models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a Hugging Face model folder (config.json, safetensors weights, tokenizer files) or its cache directory models--org--name, and run the text through it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop loading the model; the current view stays as it is.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Opening %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: not enough memory to open this model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped opening %1; the view is unchanged.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not open the model %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Opened %1: %2, %3 parameters, in %4 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Model Folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 no longer exists; it was removed from Recent Models.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::PredictionPanel</name>
+    <message>
+        <source>The model&apos;s five most probable next tokens after the pinned query position (click a heatmap row to pin it; the last token when none is pinned).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a model (File &gt; Open Model…) to see what it predicts after each token.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next-token predictions are for causal models (GPT-2, Llama); %1 is bidirectional and sees the whole text at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is running…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>After %1 (position %2, pinned), %3 predicts:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>After the last token %1 (position %2), %3 predicts (click a heatmap row to pin another):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::PreferencesMenu</name>
     <message>
         <source>Sequence &amp;Limit…</source>
@@ -1525,6 +1813,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>approx. error: output %1%, weights Frobenius %2, row KL %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>layer %1 of %2 of %3</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2,6 +2,77 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ModelText</name>
+    <message>
+        <source>%1 B</source>
+        <translation>%1 B</translation>
+    </message>
+    <message>
+        <source>%1 M</source>
+        <translation>%1 M</translation>
+    </message>
+    <message>
+        <source>%1 K</source>
+        <translation>%1 K</translation>
+    </message>
+    <message>
+        <source>%1 layers × %2 heads of %3</source>
+        <translation>%1 层 × %2 个头，每头 %3 维</translation>
+    </message>
+    <message>
+        <source> (%1 KV heads)</source>
+        <translation>（%1 个 KV 头）</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 scores with scaled dot-product attention, softmax(q·k / √d_k).</source>
+        <translation>由模型固定：%1 使用缩放点积注意力打分，softmax(q·k / √d_k)。</translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1&apos;s %2 heads of %3 (d_model %4, %5 layers).</source>
+        <translation>由模型固定：%1 有 %2 个头，每头 %3 维（d_model %4，%5 层）。</translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 applies softmax at temperature 1, as it was trained.</source>
+        <translation>由模型固定：%1 按训练时的方式以温度 1 做 softmax。</translation>
+    </message>
+    <message>
+        <source>Fixed by the model: its weights are read from the model folder, not drawn from a seed.</source>
+        <translation>由模型固定：权重从模型文件夹读取，而不是由种子随机生成。</translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 is causal; each token attends to itself and the tokens before it.</source>
+        <translation>由模型固定：%1 是因果模型；每个词元只关注自身及之前的词元。</translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 is bidirectional; every token attends to every token.</source>
+        <translation>由模型固定：%1 是双向模型；每个词元关注所有词元。</translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 rotates q and k by position (RoPE).</source>
+        <translation>由模型固定：%1 按位置旋转 q 和 k（RoPE）。</translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 adds its learned position embeddings to the tokens.</source>
+        <translation>由模型固定：%1 将学习得到的位置嵌入加到词元上。</translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 runs its own forward pass on the CPU and keeps every head&apos;s weights.</source>
+        <translation>由模型固定：%1 在 CPU 上运行自己的前向计算，并保留每个头的权重。</translation>
+    </message>
+    <message>
+        <source>The second segment of a sentence pair (token type 1), as BERT reads &quot;[CLS] A [SEP] B [SEP]&quot;.</source>
+        <translation>句对的第二段（token type 1），BERT 按 &quot;[CLS] A [SEP] B [SEP]&quot; 读取。</translation>
+    </message>
+    <message>
+        <source>%1 reads one text; a second segment applies to BERT-style models only.</source>
+        <translation>%1 只读取一段文本；第二段仅适用于 BERT 类模型。</translation>
+    </message>
+</context>
+<context>
     <name>QObject</name>
     <message>
         <source>The text has no tokens; type a sentence.</source>
@@ -82,6 +153,22 @@
     <message>
         <source>Head %1 vs exact softmax: %2; outputs relative error %3%</source>
         <translation>头 %1 与精确 softmax 相比：%2；输出相对误差 %3%</translation>
+    </message>
+    <message>
+        <source>%1: the model returned no layers.</source>
+        <translation>%1：模型没有返回任何层。</translation>
+    </message>
+    <message>
+        <source>Out of memory: this request needs more memory than is available. Use a shorter text.</source>
+        <translation>内存不足：此请求所需内存超过可用内存。请使用更短的文本。</translation>
+    </message>
+    <message>
+        <source>Predictions</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>%1 tokens: over the limit of %2 tokens for which the window keeps every layer&apos;s N x N attention (View &gt; Sequence Limit); shorten the text.</source>
+        <translation>%1 个词元：超过了窗口保留每一层 N x N 注意力的上限 %2 个词元（视图 &gt; 序列上限）；请缩短文本。</translation>
     </message>
 </context>
 <context>
@@ -503,6 +590,10 @@ FLAG: near-one-hot</source>
         <source>Rollout and flow need an input with layers (an &apos;attn&apos; array [L, H, N, N]).</source>
         <translation>Rollout 和 flow 需要带层的输入（&apos;attn&apos; 数组 [L, H, N, N]）。</translation>
     </message>
+    <message>
+        <source>layer %1 of %2: %3 heads</source>
+        <translation>第 %1 层（共 %2 层）：%3 个头</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::ComparePanel</name>
@@ -545,6 +636,26 @@ FLAG: near-one-hot</source>
     <message>
         <source>head %1, mask %2, T = %3, %4</source>
         <translation>头 %1，掩码 %2，T = %3，%4</translation>
+    </message>
+    <message>
+        <source>B: layer</source>
+        <translation>B：层</translation>
+    </message>
+    <message>
+        <source>The model layer B shows; A is the layer chosen in the head grid.</source>
+        <translation>B 显示的模型层；A 是在注意力头网格中选中的层。</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>A second sentence for B, run through the same model (as many tokens as A&apos;s to compare cell by cell); empty uses A&apos;s text. Press Enter to apply.</source>
+        <translation>B 的第二个句子，用同一个模型运行（词元数与 A 相同才能逐格比较）；留空则使用 A 的文本。按回车应用。</translation>
+    </message>
+    <message>
+        <source>layer %1, head %2</source>
+        <translation>第 %1 层，第 %2 个头</translation>
     </message>
 </context>
 <context>
@@ -960,6 +1071,14 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>Compute metrics only</source>
         <translation>仅计算指标</translation>
     </message>
+    <message>
+        <source>(not kept: the text is too long to keep every layer&apos;s logits)</source>
+        <translation>（未保留：文本太长，无法保留每一层的 logits）</translation>
+    </message>
+    <message>
+        <source>%1 tokens: the model kept every layer&apos;s weights but not its logits (they would take too much memory); choose Draw: weights.</source>
+        <translation>%1 个词元：模型保留了每一层的权重，但没有保留 logits（会占用过多内存）；请选择绘制：权重。</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::HeatmapWidget</name>
@@ -1073,6 +1192,22 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>showing &apos;attn&apos;: layer %1 of %2 (pick a tile in the head grid)</source>
         <translation>正在显示 &apos;attn&apos;：第 %1 层（共 %2 层）（在头网格中选择一格）</translation>
+    </message>
+    <message>
+        <source>%1 (the model&apos;s own)</source>
+        <translation>%1（模型自带）</translation>
+    </message>
+    <message>
+        <source>Fixed by the model: %1 splits text with its own tokenizer (%2), exactly as it was trained.</source>
+        <translation>由模型固定：%1 用自带的分词器（%2）切分文本，与训练时完全一致。</translation>
+    </message>
+    <message>
+        <source>(empty: one segment)</source>
+        <translation>（留空：只有一段）</translation>
+    </message>
+    <message>
+        <source>(not used by this model)</source>
+        <translation>（此模型不使用）</translation>
     </message>
 </context>
 <context>
@@ -1371,6 +1506,159 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::ModelInfoBox</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Close Model</source>
+        <translation>关闭模型</translation>
+    </message>
+    <message>
+        <source>Close the model and attend over the text with the configured mechanism again.</source>
+        <translation>关闭模型，重新用所配置的机制对文本计算注意力。</translation>
+    </message>
+    <message>
+        <source>Name: %1</source>
+        <translation>名称：%1</translation>
+    </message>
+    <message>
+        <source>Family: %1</source>
+        <translation>系列：%1</translation>
+    </message>
+    <message>
+        <source>Attention: %1</source>
+        <translation>注意力：%1</translation>
+    </message>
+    <message>
+        <source>Parameters: %1</source>
+        <translation>参数量：%1</translation>
+    </message>
+    <message>
+        <source>Weights: %1</source>
+        <translation>权重：%1</translation>
+    </message>
+    <message>
+        <source>Tokenizer: %1</source>
+        <translation>分词器：%1</translation>
+    </message>
+    <message>
+        <source>causal</source>
+        <translation>因果</translation>
+    </message>
+    <message>
+        <source>bidirectional</source>
+        <translation>双向</translation>
+    </message>
+    <message>
+        <source>%1 parameters</source>
+        <translation>%1 参数</translation>
+    </message>
+    <message>
+        <source>%1 weights</source>
+        <translation>%1 权重</translation>
+    </message>
+    <message>
+        <source>%1 tokenizer</source>
+        <translation>%1 分词器</translation>
+    </message>
+    <message>
+        <source>%1 tokens · layer %2 of %3</source>
+        <translation>%1 个词元 · 第 %2 层（共 %3 层）</translation>
+    </message>
+    <message>
+        <source>Folder: %1</source>
+        <translation>文件夹：%1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ModelOpenController</name>
+    <message>
+        <source>Open &amp;Model…</source>
+        <translation>打开模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Recent &amp;Models</source>
+        <translation>最近的模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Open a Hugging Face model folder (config.json, safetensors weights, tokenizer files) or its cache directory models--org--name, and run the text through it.</source>
+        <translation>打开 Hugging Face 模型文件夹（config.json、safetensors 权重、分词器文件）或其缓存目录 models--org--name，并用它运行文本。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop loading the model; the current view stays as it is.</source>
+        <translation>停止加载模型；当前视图保持不变。</translation>
+    </message>
+    <message>
+        <source>Opening %1</source>
+        <translation>正在打开 %1</translation>
+    </message>
+    <message>
+        <source>%1: not enough memory to open this model</source>
+        <translation>%1：内存不足，无法打开此模型</translation>
+    </message>
+    <message>
+        <source>Stopped opening %1; the view is unchanged.</source>
+        <translation>已停止打开 %1；视图未改变。</translation>
+    </message>
+    <message>
+        <source>Could not open the model %1: %2</source>
+        <translation>无法打开模型 %1：%2</translation>
+    </message>
+    <message>
+        <source>Opened %1: %2, %3 parameters, in %4 ms</source>
+        <translation>已打开 %1：%2，%3 参数，用时 %4 毫秒</translation>
+    </message>
+    <message>
+        <source>Open Model Folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <source>%1 no longer exists; it was removed from Recent Models.</source>
+        <translation>%1 已不存在；已从最近的模型中移除。</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::PredictionPanel</name>
+    <message>
+        <source>The model&apos;s five most probable next tokens after the pinned query position (click a heatmap row to pin it; the last token when none is pinned).</source>
+        <translation>模型在固定的查询位置之后最可能的五个下一个词元（点击热图的一行来固定；未固定时为最后一个词元）。</translation>
+    </message>
+    <message>
+        <source>Open a model (File &gt; Open Model…) to see what it predicts after each token.</source>
+        <translation>打开一个模型（文件 &gt; 打开模型…）来查看它在每个词元之后的预测。</translation>
+    </message>
+    <message>
+        <source>Next-token predictions are for causal models (GPT-2, Llama); %1 is bidirectional and sees the whole text at once.</source>
+        <translation>下一个词元预测只适用于因果模型（GPT-2、Llama）；%1 是双向模型，一次看到整段文本。</translation>
+    </message>
+    <message>
+        <source>%1 is running…</source>
+        <translation>%1 正在运行…</translation>
+    </message>
+    <message>
+        <source>After %1 (position %2, pinned), %3 predicts:</source>
+        <translation>在 %1（位置 %2，已固定）之后，%3 预测：</translation>
+    </message>
+    <message>
+        <source>After the last token %1 (position %2), %3 predicts (click a heatmap row to pin another):</source>
+        <translation>在最后一个词元 %1（位置 %2）之后，%3 预测（点击热图的一行来固定其他位置）：</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::PreferencesMenu</name>
     <message>
         <source>Sequence &amp;Limit…</source>
@@ -1532,6 +1820,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>approx. error: output %1%, weights Frobenius %2, row KL %3</source>
         <translation>近似误差：输出 %1%，权重 Frobenius %2，行 KL %3</translation>
+    </message>
+    <message>
+        <source>layer %1 of %2 of %3</source>
+        <translation>%3 的第 %1 层（共 %2 层）</translation>
     </message>
 </context>
 <context>

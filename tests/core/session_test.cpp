@@ -77,6 +77,29 @@ TEST(Session, MissingSectionsTakeDefaults) {
   EXPECT_EQ(s->view.quantity, "weights");
 }
 
+TEST(Session, AModelFolderAndLayerRoundTripAndStayOptional) {
+  Session s;
+  s.input.text = "The animal didn't cross the street";
+  s.input.model = "/models/models--gpt2/snapshots/abc";
+  s.view.layer = 7;
+  const std::string json = sessionToJson(s);
+  auto back = sessionFromJson(json, "m.json");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->input.model, s.input.model);
+  EXPECT_EQ(back->view.layer, 7);
+  // Without a model the file is what older builds wrote: no "model" or "layer" key.
+  const std::string plain = sessionToJson(Session{});
+  EXPECT_EQ(plain.find("\"model\""), std::string::npos);
+  EXPECT_EQ(plain.find("\"layer\""), std::string::npos);
+  auto old = sessionFromJson(R"({"format":"attnscope-session","version":1,"input":{"text":"a"}})", "old.json");
+  ASSERT_TRUE(old.ok());
+  EXPECT_TRUE(old->input.model.empty());
+  EXPECT_EQ(old->view.layer, 0);
+  auto bad = sessionFromJson(R"({"format":"attnscope-session","version":1,"view":{"layer":-1}})", "bad.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("bad.json: view.layer"), std::string::npos) << bad.error().message;
+}
+
 TEST(Session, ErrorsNameTheFileAndTheField) {
   const std::string head = R"({"format":"attnscope-session","version":1,)";
   struct Case { std::string json, needle; };

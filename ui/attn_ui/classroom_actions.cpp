@@ -101,14 +101,16 @@ bool ClassroomActions::exportFigure(int view, const QString& path, const FigureO
     case CurrentHeatmap:  // what the heatmap panel shows (weights, logits or mask)
       o.title = heatmap_->title();
       if (o.title.isEmpty())
-        o.title = tr("Head %1 — mask: %2").arg(model_->currentHead() + 1).arg(QString::fromStdString(model_->spec().mask.spec()));
+        o.title = tr("Head %1 — mask: %2").arg(model_->currentHead() + 1).arg(QString::fromStdString(model_->resultSpec().mask.spec()));
       st = exportHeatmap(heatmap_->matrix().size() ? heatmap_->matrix() : model_->currentWeights(), model_->queryLabels(),
                          model_->keyLabels(), path, o);
       break;
     case HeadGrid: {
       std::vector<attn::Mat> heads;
       for (const auto& h : model_->result().heads) heads.push_back(h.weights);
-      o.title = tr("%1 heads — mask: %2").arg(heads.size()).arg(QString::fromStdString(model_->spec().mask.spec()));
+      o.title = model_->showsLayers()
+                    ? tr("layer %1 of %2: %3 heads").arg(model_->currentLayer() + 1).arg(model_->numLayers()).arg(heads.size())
+                    : tr("%1 heads — mask: %2").arg(heads.size()).arg(QString::fromStdString(model_->resultSpec().mask.spec()));
       st = exportHeadGrid(heads, model_->queryLabels(), model_->keyLabels(), path, o);
       break;
     }

@@ -7,6 +7,7 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "attn/compare.h"
 #include "attn/exec_path.h"
@@ -25,29 +26,47 @@ ComparePanel::ComparePanel(ExplorerModel* modelA, QWidget* parent)
       maskB_(new QLineEdit(this)),
       temperatureB_(new QDoubleSpinBox(this)),
       execB_(new QComboBox(this)),
+      layerB_(new QSpinBox(this)),
+      textB_(new QLineEdit(this)),
       status_(new QLabel(this)) {
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("A: head"), this));
   headA_->setRange(1, 1);
   bar->addWidget(headA_);
   bar->addSpacing(16);
+  auto* layerLabel = new QLabel(tr("B: layer"), this);
+  bar->addWidget(layerLabel);
+  layerB_->setRange(1, 1);
+  layerB_->setToolTip(tr("The model layer B shows; A is the layer chosen in the head grid."));
+  bar->addWidget(layerB_);
   bar->addWidget(new QLabel(tr("B: head"), this));
   headB_->setRange(1, 1);
   bar->addWidget(headB_);
-  bar->addWidget(new QLabel(tr("mask"), this));
+  auto* textLabel = new QLabel(tr("text"), this);
+  bar->addWidget(textLabel);
+  textB_->setPlaceholderText(tr("same as A"));
+  textB_->setToolTip(tr("A second sentence for B, run through the same model (as many tokens as A's to compare "
+                        "cell by cell); empty uses A's text. Press Enter to apply."));
+  bar->addWidget(textB_, 1);
+  modelOnly_ = {layerLabel, layerB_, textLabel, textB_};
+  auto* maskLabel = new QLabel(tr("mask"), this);
+  bar->addWidget(maskLabel);
   maskB_->setPlaceholderText(tr("same as A"));
   maskB_->setToolTip(tr("B's mask, e.g. causal; empty keeps A's mask. Press Enter to apply."));
   bar->addWidget(maskB_, 1);
-  bar->addWidget(new QLabel(tr("temperature"), this));
+  auto* temperatureLabel = new QLabel(tr("temperature"), this);
+  bar->addWidget(temperatureLabel);
   temperatureB_->setRange(0.05, 20.0);
   temperatureB_->setSingleStep(0.1);
   temperatureB_->setValue(1.0);
   bar->addWidget(temperatureB_);
-  bar->addWidget(new QLabel(tr("path"), this));
+  auto* pathLabel = new QLabel(tr("path"), this);
+  bar->addWidget(pathLabel);
   execB_->addItem(tr("same as A"));
   for (auto name : attn::allExecPaths()) execB_->addItem(QString::fromUtf8(name.data(), static_cast<int>(name.size())));
   execB_->setToolTip(tr("B's execution path, e.g. performer to compare an approximation with exact attention."));
   bar->addWidget(execB_);
+  engineOnly_ = {maskLabel, maskB_, temperatureLabel, temperatureB_, pathLabel, execB_};
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(bar);
@@ -62,10 +81,27 @@ ComparePanel::ComparePanel(ExplorerModel* modelA, QWidget* parent)
   connect(maskB_, &QLineEdit::returnPressed, this, &ComparePanel::syncB);
   connect(temperatureB_, &QDoubleSpinBox::valueChanged, this, &ComparePanel::syncB);
   connect(execB_, &QComboBox::currentIndexChanged, this, &ComparePanel::syncB);
-  if (modelA_->hasResult()) syncB();
+  connect(textB_, &QLineEdit::returnPressed, this, &ComparePanel::syncB);
+  connect(layerB_, &QSpinBox::valueChanged, this, [this](int l) { modelB_->setCurrentLayer(l - 1); });
+  connect(modelA_, &ExplorerModel::modelChanged, this, &ComparePanel::followModel);
+  followModel();  if (modelA_->hasResult()) syncB();
+}
+
+void ComparePanel::followModel() {
+  for (QWidget* w : modelOnly_) w->setVisible(modelA_->hasModel());
+  for (QWidget* w : engineOnly_) w->setVisible(!modelA_->hasModel());
 }
 
 void ComparePanel::syncB() {
+  if (modelA_->hasModel()) {  // the same model; B's own layer, head and (optionally) text
+    status_->clear();
+    modelB_->setModel(modelA_->modelPtr());
+    const QString text = textB_->text().trimmed();
+    modelB_->setText(text.isEmpty() ? modelA_->text() : text);
+    modelB_->setKeyText(modelA_->keyText());
+    return;
+  }
+  if (modelB_->hasModel()) modelB_->clearModel();
   attn::AttentionSpec spec = modelA_->spec();
   const QString mask = maskB_->text().trimmed();
   if (!mask.isEmpty()) {
@@ -97,6 +133,10 @@ void ComparePanel::refresh() {
   if (!modelA_->hasResult() || !modelB_->hasResult()) return;
   const auto& a = modelA_->result();
   const auto& b = modelB_->result();
+  if (modelB_->hasModel()) {
+    layerB_->setMaximum(std::max(1, modelB_->numLayers()));
+    if (modelB_->currentLayer() != layerB_->value() - 1) modelB_->setCurrentLayer(layerB_->value() - 1);
+  }
   headA_->setMaximum(a.numHeads());
   headB_->setMaximum(b.numHeads());
   const int ha = headA_->value() - 1, hb = headB_->value() - 1;
@@ -114,6 +154,15 @@ void ComparePanel::refresh() {
         .arg(t)
         .arg(QString::fromUtf8(path.data(), static_cast<int>(path.size())));
   };
+  if (modelA_->hasModel() && modelB_->hasModel()) {
+    const auto layerTitle = [](const ExplorerModel* m, int head) {
+      return tr("layer %1, head %2").arg(m->currentLayer() + 1).arg(head + 1);
+    };
+    view_->setComparison(a.heads[static_cast<size_t>(ha)].weights, b.heads[static_cast<size_t>(hb)].weights, *s,
+                         modelA_->queryLabels(), modelA_->keyLabels(), layerTitle(modelA_, ha),
+                         layerTitle(modelB_, hb));
+    return;
+  }
   view_->setComparison(a.heads[static_cast<size_t>(ha)].weights, b.heads[static_cast<size_t>(hb)].weights, *s,
                        modelA_->queryLabels(), modelA_->keyLabels(), title(modelA_->spec(), ha, modelA_->spec().temperature),
                        title(modelB_->spec(), hb, modelB_->spec().temperature));

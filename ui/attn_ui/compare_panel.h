@@ -1,8 +1,10 @@
 #pragma once
 // Compare mode in the explorer: A is the explorer's configuration (a chosen
-// head), B the same text with another head, mask or temperature. B runs on
-// its own view-model (off the GUI thread, like A); the CompareView shows both,
-// their difference and the metric deltas.
+// head), B the same text with another head, mask or temperature. With a
+// pretrained model open, B is the same model at another layer and head, on
+// the same text or a second sentence of as many tokens. B runs on its own
+// view-model (off the GUI thread, like A); the CompareView shows both, their
+// difference and the metric deltas.
 #include <QWidget>
 
 class QComboBox;
@@ -29,6 +31,9 @@ class ComparePanel : public QWidget {
   QDoubleSpinBox* temperatureB() const { return temperatureB_; }
   /// B's execution path: index 0 = same as A, then attn::allExecPaths().
   QComboBox* execB() const { return execB_; }
+  /// With a model: B's layer (1-based) and B's text (empty: A's text).
+  QSpinBox* layerB() const { return layerB_; }
+  QLineEdit* textB() const { return textB_; }
 
   /// Re-runs B from A's text and spec with B's overrides.
   void syncB();
@@ -36,6 +41,8 @@ class ComparePanel : public QWidget {
   void refresh();
 
  private:
+  void followModel();  // B's controls: layer and text for a model, mask/temperature/path otherwise
+
   ExplorerModel* modelA_;
   ExplorerModel* modelB_;
   CompareView* view_;
@@ -43,6 +50,9 @@ class ComparePanel : public QWidget {
   QLineEdit* maskB_;
   QDoubleSpinBox* temperatureB_;
   QComboBox* execB_;
+  QSpinBox* layerB_;
+  QLineEdit* textB_;
+  QList<QWidget*> engineOnly_, modelOnly_;  // B's controls for the text mode / for a model
   QLabel* status_;
 };
 

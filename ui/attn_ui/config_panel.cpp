@@ -11,9 +11,11 @@
 #include <cmath>
 
 #include "attn/exec_path.h"
+#include "attn/models/model.h"
 #include "attn_ui/core_text.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/mask_selector.h"
+#include "attn_ui/models/model_text.h"
 
 namespace attn::ui {
 namespace {
@@ -123,6 +125,7 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   maskLayout->addWidget(mask_);
   maskLayout->addWidget(problem_);  // bad parameters: core's message, right under them
   form->addRow(maskBox);
+  maskBox_ = maskBox;
   form->addRow(tr("Positions"), positional_);
   form->addRow(tr("Execution"), exec_);
   form->addRow(tr("Backend"), backend_);
@@ -134,6 +137,36 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   connect(temperature_, &QSlider::valueChanged, this, apply);
   connect(mask_, &MaskSelector::edited, this, apply);
   temperatureValue_->setText(QString::number(sliderToTemperature(temperature_->value()), 'g', 3));
+  for (QWidget* w : modelFixedControls()) ownTips_.insert(w, w->toolTip());
+  connect(model_, &ExplorerModel::modelChanged, this, &ConfigPanel::followModel);
+}
+
+QList<QWidget*> ConfigPanel::modelFixedControls() const {
+  return {mechanism_, heads_, dModel_, dK_, hidden_, temperature_, init_, seed_, maskBox_, mask_, positional_, exec_, backend_};
+}
+
+void ConfigPanel::followModel() {
+  const auto m = model_->modelPtr();
+  const bool fixed = m != nullptr;
+  if (!fixed) {
+    for (QWidget* w : modelFixedControls()) {
+      w->setEnabled(true);
+      w->setToolTip(ownTips_.value(w));
+    }
+    temperatureValue_->setEnabled(true);
+    return;
+  }
+  const FixedByModel why = fixedByModel(m->info());
+  const QHash<QWidget*, QString> tips = {
+      {mechanism_, why.mechanism}, {heads_, why.sizes},   {dModel_, why.sizes},
+      {dK_, why.sizes},            {hidden_, why.sizes},  {temperature_, why.temperature},
+      {init_, why.init},           {seed_, why.init},     {maskBox_, why.mask}, {mask_, why.mask},
+      {positional_, why.positional}, {exec_, why.execution}, {backend_, why.execution}};
+  for (QWidget* w : modelFixedControls()) {
+    w->setEnabled(false);
+    w->setToolTip(tips.value(w));
+  }
+  temperatureValue_->setEnabled(false);
 }
 
 attn::Result<attn::AttentionSpec> ConfigPanel::specFromControls() const {

@@ -1,7 +1,10 @@
 #pragma once
 // The attention configuration: mechanism, dims, temperature, init and seed,
 // mask, positional encoding, execution path and backend. Each control edits
-// the model's AttentionSpec; the model recomputes on its worker.
+// the model's AttentionSpec; the model recomputes on its worker. While a
+// pretrained model is open the controls it decides are disabled, each with a
+// tooltip saying why, and come back as they were when it closes.
+#include <QHash>
 #include <QWidget>
 
 #include "attn/spec.h"
@@ -35,12 +38,16 @@ class ConfigPanel : public QWidget {
   /// Core's message for controls that do not make a valid spec (hidden when they do).
   QLabel* problemLabel() const { return problem_; }
 
+  /// The controls a pretrained model fixes (every one that shapes attention).
+  QList<QWidget*> modelFixedControls() const;
+
   /// Temperature <-> slider position (logarithmic, 0.05 .. 20).
   static double sliderToTemperature(int pos);
   static int temperatureToSlider(double t);
 
  private:
   attn::Result<attn::AttentionSpec> specFromControls() const;
+  void followModel();  // disables what an open model fixes, with the reason as tooltip
 
   ExplorerModel* model_;
   QComboBox* mechanism_;
@@ -60,6 +67,8 @@ class ConfigPanel : public QWidget {
   QComboBox* exec_;
   QComboBox* backend_;
   QLabel* problem_;
+  QWidget* maskBox_ = nullptr;
+  QHash<QWidget*, QString> ownTips_;  // tooltips of the text mode, restored when a model closes
   bool loading_ = false;
 };
 

@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <new>
 
+#include "attn/models/model.h"
 #include "attn/tokenizer.h"
 #include "attn_ui/core_text.h"
+#include "attn_ui/models/model_spec.h"
 
 namespace attn::ui {
 
@@ -28,12 +30,16 @@ struct ExplorerModel::Job {
   quint64 generation = 0;
   std::string text, keyText;
   std::shared_ptr<const attn::LoadedInput> file;  // keeps the loaded arrays alive
+  std::shared_ptr<const attn::models::Model> model;  // a pretrained model: encode + run instead of the engine
   bool precomputed = false;  // view the file's 'attn' (layer below) instead of running the engine
   int layer = 0;
   attn::AttentionSpec spec;
   int maxTokens = 0;
   bool metricsOnly = false;
-  std::shared_ptr<attn::AttentionResult> result;
+  std::shared_ptr<const attn::AttentionResult> result;
+  std::shared_ptr<const attn::models::ModelRun> run;             // model: the whole run
+  std::shared_ptr<const attn::PrecomputedAttention> runLayers;   // model: its weights as [L][H]
+  QStringList runLabels;  // model: its tokens as a reader sees them
   QString error;
   double ms = 0.0;
 };
@@ -61,7 +67,8 @@ void ExplorerModel::setKeyText(const QString& text) {
   if (text == keyText_) return;
   keyText_ = text;
   emit inputChanged();
-  if (!file_) recompute();
+  // A model reads the key text only as BERT's second segment.
+  if (model_ ? model_->info().family == attn::models::Family::Bert : !file_) recompute();
 }
 
 void ExplorerModel::setLoadedInput(std::shared_ptr<const attn::AttentionInput> input,
@@ -73,6 +80,12 @@ void ExplorerModel::setLoadedInput(std::shared_ptr<const attn::AttentionInput> i
 }
 
 void ExplorerModel::setLoadedFile(std::shared_ptr<const attn::LoadedInput> file) {
+  if (model_) {  // a file replaces the model as the input
+    model_.reset();
+    run_.reset();
+    runLayers_.reset();
+    emit modelChanged();
+  }
   file_ = std::move(file);
   loadedSource_ = file_ ? QString::fromStdString(file_->path) : QString();
   currentLayer_ = 0;
@@ -89,6 +102,50 @@ void ExplorerModel::clearLoadedInput() {
   emit currentLayerChanged(0);
   emit inputChanged();
   recompute();
+}
+
+void ExplorerModel::setModel(std::shared_ptr<const attn::models::Model> model) {
+  if (!model) return clearModel();
+  if (model == model_) return;
+  model_ = std::move(model);
+  run_.reset();
+  runLayers_.reset();
+  file_.reset();
+  loadedSource_.clear();
+  currentLayer_ = 0;
+  emit currentLayerChanged(0);
+  emit modelChanged();
+  emit inputChanged();
+  recompute();
+}
+
+void ExplorerModel::clearModel() {
+  if (!model_) return;
+  model_.reset();
+  run_.reset();
+  runLayers_.reset();
+  currentLayer_ = 0;
+  emit currentLayerChanged(0);
+  emit modelChanged();
+  emit inputChanged();
+  recompute();
+}
+
+bool ExplorerModel::showsLayers() const { return model_ ? run_ != nullptr : showsPrecomputed(); }
+
+std::shared_ptr<const attn::PrecomputedAttention> ExplorerModel::layeredAttention() const {
+  if (model_) return runLayers_;
+  if (!showsPrecomputed()) return nullptr;
+  return {file_, &file_->attention};  // shares the file's ownership: no copy
+}
+
+std::vector<std::string> ExplorerModel::layerTokens() const {
+  if (model_) return run_ ? run_->encoding.tokens : std::vector<std::string>{};
+  if (!showsPrecomputed()) return {};
+  std::vector<std::string> tokens = file_->input.keyTokens.empty() ? file_->input.queryTokens : file_->input.keyTokens;
+  if (tokens.empty())
+    for (int j = 0; j < file_->attention.nk(); ++j) tokens.push_back(std::to_string(j));
+  return tokens;
 }
 
 const attn::AttentionInput* ExplorerModel::loadedInput() const {
@@ -108,17 +165,36 @@ bool ExplorerModel::showsPrecomputed() const {
   return file_ && file_->hasAttention() && (preferPrecomputed_ || !file_->hasEngineInput());
 }
 
-int ExplorerModel::numLayers() const { return showsPrecomputed() ? file_->attention.numLayers() : 0; }
+int ExplorerModel::numLayers() const {
+  if (model_) return run_ ? static_cast<int>(run_->layers.size()) : 0;
+  return showsPrecomputed() ? file_->attention.numLayers() : 0;
+}
 
 void ExplorerModel::setCurrentLayer(int layer) {
   if (layer < 0 || layer >= numLayers() || layer == currentLayer_) return;
   currentLayer_ = layer;
   emit currentLayerChanged(layer);
-  recompute();
+  if (model_)
+    showModelLayer();  // every layer is in the run already
+  else
+    recompute();
+}
+
+void ExplorerModel::showModelLayer() {
+  if (!run_ || run_->layers.empty()) return;
+  currentLayer_ = std::clamp(currentLayer_, 0, static_cast<int>(run_->layers.size()) - 1);
+  // Shares the run's ownership: the layer lives as long as the run.
+  result_ = std::shared_ptr<const attn::AttentionResult>(run_, &run_->layers[static_cast<size_t>(currentLayer_)]);
+  if (currentHead_ >= result_->numHeads()) {
+    currentHead_ = 0;
+    emit currentHeadChanged(0);
+  }
+  emit resultChanged();
 }
 
 void ExplorerModel::setCurrentLayerHead(int layer, int head) {
-  if (showsPrecomputed() && head >= 0 && head < file_->attention.numHeads() && head != currentHead_) {
+  const auto layered = layeredAttention();
+  if (showsLayers() && layered && head >= 0 && head < layered->numHeads() && head != currentHead_) {
     currentHead_ = head;  // every layer has the same heads: valid before the layer's result arrives
     emit currentHeadChanged(head);
     if (layer == currentLayer_) emit resultChanged();
@@ -134,7 +210,7 @@ void ExplorerModel::reportError(const QString& message) {
 void ExplorerModel::setSpec(const attn::AttentionSpec& spec) {
   spec_ = spec;
   emit specChanged();
-  recompute();
+  if (!model_) recompute();  // a model's attention is fixed; the spec waits for clearModel()
 }
 
 void ExplorerModel::setCausal(bool causal) {
@@ -192,10 +268,12 @@ static QStringList toQStrings(const std::vector<std::string>& v) {
 }
 
 QStringList ExplorerModel::queryLabels() const {
+  if (model_ && run_) return runLabels_;
   return result_ ? toQStrings(result_->queryTokens) : QStringList{};
 }
 
 QStringList ExplorerModel::keyLabels() const {
+  if (model_ && run_) return runLabels_;
   return result_ ? toQStrings(result_->keyTokens) : QStringList{};
 }
 
@@ -211,6 +289,7 @@ QString tooLongMessage(long long nq, long long nk, int heads, int limit) {
 }  // namespace
 
 void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
+  if (job->model) return runModelJob(*job);
   QElapsedTimer timer;
   timer.start();
   if (job->precomputed) {  // weights from the file, viewed as they are
@@ -287,6 +366,84 @@ void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
   job->ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 
+namespace {
+// Vocabulary strings ("Ġanimal", "▁the", "<0x0A>") are the tokenizer's; a reader
+// sees the text each id stands for, with the word boundary kept visible.
+QStringList modelTokenLabels(const attn::models::HfTokenizer& tokenizer, const attn::models::Encoding& encoding) {
+  QStringList out;
+  out.reserve(encoding.size());
+  for (int i = 0; i < encoding.size(); ++i) {
+    QString t = QString::fromStdString(tokenizer.displayText(encoding.ids[static_cast<size_t>(i)]));
+    if (t.isEmpty()) t = QString::fromStdString(encoding.tokens[static_cast<size_t>(i)]);
+    t.replace(QLatin1Char('\n'), QStringLiteral("↵")).replace(QLatin1Char('\t'), QStringLiteral("⇥"));
+    if (t.startsWith(QLatin1Char(' ')) && t.size() > 1) t = QStringLiteral("␣") + t.mid(1);
+    out << (t.trimmed().isEmpty() ? QStringLiteral("␣") : t);
+  }
+  return out;
+}
+}  // namespace
+
+void ExplorerModel::runModelJob(Job& job) {
+  QElapsedTimer timer;
+  timer.start();
+  const auto& info = job.model->info();
+  job.spec = specOfModel(info);
+  std::optional<std::string_view> pair;
+  if (info.family == attn::models::Family::Bert && !job.keyText.empty()) pair = job.keyText;
+  auto encoding = job.model->encode(job.text, pair, "text");
+  if (!encoding) {
+    job.error = uiMessage(encoding.error().message);
+    return;
+  }
+  const long long n = encoding->size();
+  if (n == 0) {
+    job.error = QObject::tr("The text has no tokens; type a sentence.");
+    return;
+  }
+  if (n > job.maxTokens) {  // every layer's N x N weights are kept, so the limit applies to the model too
+    job.error = QObject::tr("%1 tokens: over the limit of %2 tokens for which the window keeps every layer's "
+                            "N x N attention (View > Sequence Limit); shorten the text.")
+                    .arg(n)
+                    .arg(job.maxTokens);
+    return;
+  }
+  attn::models::RunOptions options;
+  options.keepQkv = true;  // the step-through view walks a real head
+  // Logits (raw, scaled, masked: three N x N per head and layer) for the heatmap's
+  // logit views while they stay small; weights are always kept.
+  const double logitBytes = 3.0 * 4.0 * static_cast<double>(n) * n * info.heads * info.layers;
+  options.keepLogits = logitBytes <= 256e6;
+  options.topK = info.causal ? 5 : 0;
+  try {
+    auto run = job.model->run(*encoding, options);
+    if (!run) {
+      job.error = uiMessage(run.error().message);
+      return;
+    }
+    auto shared = std::make_shared<attn::models::ModelRun>(std::move(run).value());
+    auto layers = std::make_shared<attn::PrecomputedAttention>();
+    layers->layers.reserve(shared->layers.size());
+    for (const auto& layer : shared->layers) {
+      std::vector<attn::Mat> heads;
+      heads.reserve(layer.heads.size());
+      for (const auto& h : layer.heads) heads.push_back(h.weights);
+      layers->layers.push_back(std::move(heads));
+    }
+    if (shared->layers.empty()) {
+      job.error = QObject::tr("%1: the model returned no layers.").arg(QString::fromStdString(info.dir));
+      return;
+    }
+    job.runLabels = modelTokenLabels(job.model->tokenizer(), shared->encoding);
+    job.run = std::move(shared);
+    job.runLayers = std::move(layers);
+  } catch (const std::bad_alloc&) {
+    job.error = QObject::tr("Out of memory: this request needs more memory than is available. "
+                            "Use a shorter text.");
+    return;
+  }
+  job.ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+}
+
 void ExplorerModel::recompute() {
   ++generation_;
   if (!busySignalled_) {
@@ -303,6 +460,7 @@ void ExplorerModel::launch() {
   job->text = text_.toStdString();
   job->keyText = keyText_.toStdString();
   job->file = file_;
+  job->model = model_;
   job->precomputed = showsPrecomputed();
   job->layer = std::clamp(currentLayer_, 0, std::max(0, numLayers() - 1));
   job->spec = spec_;
@@ -326,9 +484,24 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
   // the one on screen; the check keeps that true should that ever change.
   // A file opened or closed since this job started: its result would show one
   // input under the other's labels and titles; the newest request follows.
-  const bool otherInput = job->file != file_ || job->precomputed != showsPrecomputed();
+  const bool otherInput = job->file != file_ || job->model != model_ || job->precomputed != showsPrecomputed();
   if (job->generation > shownGeneration_ && !(otherInput && !newest)) {
-    if (job->result) {
+    if (job->run) {  // a model run: show the current layer of it
+      run_ = job->run;
+      runLayers_ = job->runLayers;
+      runLabels_ = job->runLabels;
+      resultSpec_ = job->spec;
+      shownGeneration_ = job->generation;
+      lastMs_ = job->ms;
+      lastError_.clear();
+      if (pinnedRow_ >= run_->encoding.size()) {
+        pinnedRow_ = -1;
+        emit pinnedRowChanged(-1);
+      }
+      showModelLayer();
+    } else if (job->result) {
+      run_.reset();
+      runLayers_.reset();
       result_ = job->result;
       resultSpec_ = job->spec;
       shownGeneration_ = job->generation;

@@ -1,8 +1,9 @@
 #pragma once
-// The explorer's view-model: holds the input (text or a loaded file) and the
-// configuration, runs the engine on a worker thread, coalesces rapid changes,
-// never lets an older result replace a newer one, and publishes the newest.
-// Every panel observes this object; panels never talk to each other.
+// The explorer's view-model: holds the input (text, a loaded file, or text run
+// through a pretrained model) and the configuration, runs the engine or the
+// model on a worker thread, coalesces rapid changes, never lets an older result
+// replace a newer one, and publishes the newest. Every panel observes this
+// object; panels never talk to each other.
 #include <QObject>
 #include <QStringList>
 #include <QTimer>
@@ -10,6 +11,12 @@
 
 #include "attn/engine.h"
 #include "attn/input_file.h"
+#include "attn/precomputed.h"
+
+namespace attn::models {
+class Model;
+struct ModelRun;
+}  // namespace attn::models
 
 namespace attn::ui {
 
@@ -40,6 +47,31 @@ class ExplorerModel : public QObject {
   const attn::LoadedInput* loadedFile() const { return file_.get(); }
   std::shared_ptr<const attn::LoadedInput> loadedFilePtr() const { return file_; }
 
+  // --- a pretrained model (issue 15) ----------------------------------------
+  /// Runs the text through `model` on the worker: Model::encode (the key text is
+  /// BERT's second segment) then Model::run with q/k/v kept. The shown result is
+  /// the current layer of that run, so choosing another layer or head needs no
+  /// recomputation. Replaces a loaded file; the configuration is kept for when
+  /// the model is closed. A null model is clearModel().
+  void setModel(std::shared_ptr<const attn::models::Model> model);
+  /// Back to the text input with the configured mechanism.
+  void clearModel();
+  bool hasModel() const { return model_ != nullptr; }
+  std::shared_ptr<const attn::models::Model> modelPtr() const { return model_; }
+  /// The run the shown result is a layer of (encoding, every layer, next-token
+  /// predictions); null without a model or before its first run.
+  std::shared_ptr<const attn::models::ModelRun> modelRun() const { return run_; }
+
+  // --- layers: a layered file's 'attn' or a model's run ----------------------
+  /// True when the shown result is one layer of several: a file's precomputed
+  /// 'attn', or a model run.
+  bool showsLayers() const;
+  /// Every layer's weights [L][H] of N x N behind the shown result; null when
+  /// showsLayers() is false. The same pointer until the input changes.
+  std::shared_ptr<const attn::PrecomputedAttention> layeredAttention() const;
+  /// Key labels of the layered weights (the model's tokens, the file's tokens or indices).
+  std::vector<std::string> layerTokens() const;
+
   // --- precomputed weights of a loaded file ([L][H] of N x N) --------------
   /// For a file with both an engine input and 'attn': show 'attn' (true) or
   /// compute from q/k/v or x (false, the default).
@@ -47,9 +79,9 @@ class ExplorerModel : public QObject {
   bool precomputedPreferred() const { return preferPrecomputed_; }
   /// True when results come from the file's 'attn' rather than the engine.
   bool showsPrecomputed() const;
-  /// Layers of the shown precomputed weights; 0 when the engine computes.
+  /// Layers of the shown layered weights (file or model); 0 when the engine computes.
   int numLayers() const;
-  /// 0-based layer of precomputed weights shown (0 when there are none).
+  /// 0-based layer shown (0 when there are no layers).
   int currentLayer() const { return currentLayer_; }
   void setCurrentLayer(int layer);
   /// Opens one layer's head (the head grid's layer x head tiles).
@@ -88,6 +120,8 @@ class ExplorerModel : public QObject {
   /// Weights of the current head (empty when there is no result).
   attn::Mat currentWeights() const;
   const attn::HeadResult* currentHeadResult() const;
+  /// Labels for the views: the tokens, or for a model the text each token stands
+  /// for, a leading space shown as "␣" (the result keeps the vocabulary strings).
   QStringList queryLabels() const;
   QStringList keyLabels() const;
   double lastComputeMs() const { return lastMs_; }
@@ -113,15 +147,23 @@ class ExplorerModel : public QObject {
   void pinnedRowChanged(int row);
   void errorOccurred(const QString& message);
   void busyChanged(bool busy);
+  /// A model was set or cleared (the configuration's meaning changes with it).
+  void modelChanged();
 
  private:
   struct Job;
   static void runJob(const std::shared_ptr<Job>& job);  // on a worker thread
+  static void runModelJob(Job& job);                    // on a worker thread
+  void showModelLayer();
   void launch();
   void deliver(const std::shared_ptr<Job>& job);
 
   QString text_, keyText_;
   std::shared_ptr<const attn::LoadedInput> file_;  // a loaded file, or null for text
+  std::shared_ptr<const attn::models::Model> model_;  // a pretrained model the text runs through
+  std::shared_ptr<const attn::models::ModelRun> run_;  // its newest run (the shown result is a layer of it)
+  std::shared_ptr<const attn::PrecomputedAttention> runLayers_;  // run_'s weights as [L][H]
+  QStringList runLabels_;  // run_'s tokens as text ("␣animal"), for the views' labels
   // Embeddings of the last text input: a temperature or mask change reuses them.
   struct InputCache;
   std::shared_ptr<const InputCache> inputCache_;

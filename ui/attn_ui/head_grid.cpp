@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "attn/analysis/entropy.h"
-#include "attn/input_file.h"
+#include "attn/precomputed.h"
 #include "attn_ui/colormaps.h"
 #include "attn_ui/explorer_model.h"
 
@@ -81,16 +81,15 @@ double meanEntropy(const attn::Vec& entropy, const std::vector<int>& fullyMasked
 }  // namespace
 
 void HeadGrid::rebuild() {
-  const bool layered = model_->showsPrecomputed() && model_->numLayers() > 1;
+  const auto layered = model_->showsLayers() && model_->numLayers() > 1 ? model_->layeredAttention() : nullptr;
   if (layered) {
-    auto file = model_->loadedFilePtr();
-    if (file == builtFrom_ && colormap_ == builtColormap_) return update();  // same tiles, new selection
-    builtFrom_ = file;
+    if (layered == builtFrom_ && colormap_ == builtColormap_) return update();  // same tiles, new selection
+    builtFrom_ = layered;
     builtColormap_ = colormap_;
     thumbs_.clear();
     entropy_.clear();
     const QVector<QRgb> lut = lookupTable(colormap_);
-    const auto& attn = file->attention;
+    const auto& attn = *layered;
     layers_ = attn.numLayers();
     heads_ = attn.numHeads();
     for (const auto& layer : attn.layers)

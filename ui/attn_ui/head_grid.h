@@ -1,7 +1,7 @@
 #pragma once
 // Small multiples: every head's weights as a thumbnail with its mean row
-// entropy underneath. For a file's precomputed weights with several layers,
-// every layer x head (rows = layers, columns = heads). Click (or arrow keys)
+// entropy underneath. For layered weights (a file's precomputed 'attn' or a
+// pretrained model's run), every layer x head (rows = layers, columns = heads). Click (or arrow keys)
 // opens a tile in the main heatmap through the model.
 #include <QImage>
 #include <QVector>
@@ -9,7 +9,7 @@
 #include <memory>
 
 namespace attn {
-struct LoadedInput;
+struct PrecomputedAttention;
 }
 
 namespace attn::ui {
@@ -24,7 +24,7 @@ class HeadGrid : public QWidget {
   void setColormap(const QString& name);
   int columns() const;
   int rows() const;
-  /// True when the tiles are layers x heads of precomputed weights.
+  /// True when the tiles are layers x heads (a layered file or a model).
   bool showsLayers() const { return layers_ > 0; }
   /// The tile under a widget position (the head; layer * heads + head when
   /// showsLayers), or -1.
@@ -53,7 +53,7 @@ class HeadGrid : public QWidget {
   QVector<QImage> thumbs_;
   QVector<double> entropy_;
   int layers_ = 0, heads_ = 0;  // layered tiles; 0 layers: one tile per head of the result
-  std::shared_ptr<const attn::LoadedInput> builtFrom_;  // the layered tiles' file, to skip rebuilding
+  std::shared_ptr<const attn::PrecomputedAttention> builtFrom_;  // the layered tiles' weights, to skip rebuilding
   QString builtColormap_;
 };
 

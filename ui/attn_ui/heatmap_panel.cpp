@@ -14,6 +14,7 @@
 
 #include "attn/engine.h"
 #include "attn/spec.h"
+#include "attn/models/model.h"
 #include "attn_ui/colormaps.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/heatmap_widget.h"
@@ -178,6 +179,7 @@ QString HeatmapPanel::hoverText(int row, int col) const {
   const float scale = attn::logitScale(spec.mechanism, h->q.cols(), spec.temperature);
   auto cell = [&](const attn::Mat& m) {
     if (row < m.rows() && col < m.cols()) return QString::number(m(row, col), 'g', 5);
+    if (model_->hasModel()) return tr("(not kept: the text is too long to keep every layer's logits)");
     return model_->showsPrecomputed() ? tr("(not in the file)")
                                       : tr("(not kept on the %1 path)").arg(QString::fromStdString(r.execUsed));
   };
@@ -227,6 +229,9 @@ void HeatmapPanel::redraw() {
   if (model_->isMetricsOnly()) {
     showNotice(tr("Metrics-only view: %1 tokens is over the N x N limit, so no weights were kept; "
                   "the Metrics panel shows entropy per head and per row.").arg(r.nq()));
+  } else if (values.size() == 0 && model_->hasModel()) {
+    showNotice(tr("%1 tokens: the model kept every layer's weights but not its logits (they would take too "
+                  "much memory); choose Draw: weights.").arg(r.nq()));
   } else if (values.size() == 0 && model_->showsPrecomputed()) {
     showNotice(tr("Precomputed weights from %1: the file has no logits to draw.")
                    .arg(QFileInfo(model_->loadedSource()).fileName()));
@@ -234,7 +239,9 @@ void HeatmapPanel::redraw() {
     showNotice(tr("The %1 path keeps weights only, not logits; choose Execution: naive to see them.")
                    .arg(QString::fromStdString(r.execUsed)));
   }
-  if (model_->showsPrecomputed()) {  // from a file: no mechanism or mask made these weights
+  if (model_->showsLayers()) {  // a file's or a model's layer: no configured mechanism or mask made these weights
+    const QString source = model_->hasModel() ? QString::fromStdString(model_->modelPtr()->info().name)
+                                              : QFileInfo(model_->loadedSource()).fileName();
     heatmap_->setMatrix(values, model_->queryLabels(), model_->keyLabels(),
                         tr("%1 — layer %2 of %3, head %4 of %5 — %6")
                             .arg(what)
@@ -242,7 +249,7 @@ void HeatmapPanel::redraw() {
                             .arg(model_->numLayers())
                             .arg(model_->currentHead() + 1)
                             .arg(r.numHeads())
-                            .arg(QFileInfo(model_->loadedSource()).fileName()),
+                            .arg(source),
                         lo, hi);
     heatmap_->setPinnedRow(model_->pinnedRow());
     return;

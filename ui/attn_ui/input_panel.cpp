@@ -14,9 +14,12 @@
 #include <QPushButton>
 
 #include "attn/input_file.h"
+#include "attn/models/model.h"
 
 #include "attn_ui/examples.h"
 #include "attn_ui/explorer_model.h"
+#include "attn_ui/models/model_info_box.h"
+#include "attn_ui/models/model_text.h"
 
 namespace attn::ui {
 
@@ -29,7 +32,8 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
       examples_(new QComboBox(this)),
       loaded_(new QListWidget(this)),
       source_(new QComboBox(this)),
-      closeFile_(new QPushButton(tr("Back to Text"), this)) {
+      closeFile_(new QPushButton(tr("Back to Text"), this)),
+      modelBox_(new ModelInfoBox(model, this)) {
   query_->setPlaceholderText(tr("Type or paste a sentence…"));
   query_->setToolTip(tr("The query sequence; every edit recomputes attention."));
   query_->setMaximumHeight(110);
@@ -49,7 +53,13 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
                          "with the configuration, or show its 'attn' as it is, layer by layer."));
   closeFile_->setToolTip(tr("Forget the loaded file and attend over the text above again."));
 
-  auto* form = new QFormLayout(this);
+  keyTip_ = key_->toolTip();
+  keyPlaceholder_ = key_->placeholderText();
+  tokenizerTip_ = tokenizer_->toolTip();
+
+  form_ = new QFormLayout(this);
+  auto* form = form_;
+  form->addRow(modelBox_);
   form->addRow(tr("Example"), examples_);
   form->addRow(tr("Query text"), query_);
   form->addRow(tr("Key text"), key_);
@@ -79,6 +89,28 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
   connect(closeFile_, &QPushButton::clicked, model_, &ExplorerModel::clearLoadedInput);
   connect(model_, &ExplorerModel::inputChanged, this, &InputPanel::refreshLoaded);
   connect(model_, &ExplorerModel::resultChanged, this, &InputPanel::refreshLoaded);
+  connect(model_, &ExplorerModel::modelChanged, this, &InputPanel::followModel);
+  connect(model_, &ExplorerModel::currentLayerChanged, this, &InputPanel::refreshLoaded);
+}
+
+void InputPanel::followModel() {
+  const auto m = model_->modelPtr();
+  tokenizer_->setEnabled(!m);
+  key_->setEnabled(!m || m->info().family == attn::models::Family::Bert);
+  if (!m) {
+    tokenizer_->setItemText(0, tr("Words and punctuation"));
+    tokenizer_->setToolTip(tokenizerTip_);
+    key_->setToolTip(keyTip_);
+    key_->setPlaceholderText(keyPlaceholder_);
+    return;
+  }
+  const auto& info = m->info();
+  tokenizer_->setItemText(0, tr("%1 (the model's own)").arg(QString::fromStdString(info.tokenizerKind)));
+  tokenizer_->setToolTip(tr("Fixed by the model: %1 splits text with its own tokenizer (%2), exactly as it was trained.")
+                             .arg(QString::fromStdString(info.name), QString::fromStdString(info.tokenizerKind)));
+  key_->setToolTip(fixedByModel(info).keyText);
+  key_->setPlaceholderText(info.family == attn::models::Family::Bert ? tr("(empty: one segment)")
+                                                                     : tr("(not used by this model)"));
 }
 
 void InputPanel::setQueryText(const QString& text) {
@@ -88,6 +120,8 @@ void InputPanel::setQueryText(const QString& text) {
 
 void InputPanel::refreshLoaded() {
   loaded_->clear();
+  // With a model, its box says what is loaded (tokens, layer): the list would repeat it.
+  form_->setRowVisible(loaded_, !model_->hasModel());
   const attn::LoadedInput* file = model_->loadedFile();
   const bool both = file && file->hasEngineInput() && file->hasAttention();
   source_->setVisible(both);
@@ -120,6 +154,7 @@ void InputPanel::refreshLoaded() {
     return;
   }
   loaded_->setMaximumHeight(90);
+  if (model_->hasModel()) return;
   if (model_->hasResult()) {
     const auto& r = model_->result();
     loaded_->addItem(tr("text: %1 query tokens").arg(r.nq()));

@@ -1,9 +1,11 @@
 #pragma once
-// What to attend over: query text, optional key text (cross-attention),
-// tokenizer, bundled examples, and a list of what was loaded with its shapes.
+// What to attend over: query text, optional key text (cross-attention, or
+// BERT's second segment), tokenizer, bundled examples, a list of what was
+// loaded with its shapes, and the open model's facts.
 #include <QWidget>
 
 class QComboBox;
+class QFormLayout;
 class QLineEdit;
 class QPushButton;
 class QListWidget;
@@ -12,6 +14,7 @@ class QPlainTextEdit;
 namespace attn::ui {
 
 class ExplorerModel;
+class ModelInfoBox;
 
 class InputPanel : public QWidget {
   Q_OBJECT
@@ -27,9 +30,12 @@ class InputPanel : public QWidget {
   QComboBox* sourceSelector() const { return source_; }
   /// Leaves the loaded file and goes back to the text input.
   QPushButton* closeFileButton() const { return closeFile_; }
+  /// The open model's name, family, shape, parameters, dtype and tokenizer; hidden without one.
+  ModelInfoBox* modelBox() const { return modelBox_; }
 
  private:
   void refreshLoaded();
+  void followModel();  // tokenizer and key text follow an open model
 
   ExplorerModel* model_;
   QPlainTextEdit* query_;
@@ -39,6 +45,9 @@ class InputPanel : public QWidget {
   QListWidget* loaded_;
   QComboBox* source_;
   QPushButton* closeFile_;
+  ModelInfoBox* modelBox_;
+  QFormLayout* form_;
+  QString keyTip_, keyPlaceholder_, tokenizerTip_;  // the text mode's, restored when a model closes
 };
 
 }  // namespace attn::ui

@@ -9,6 +9,7 @@
 #include <QDropEvent>
 #include <QMimeData>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
@@ -23,6 +24,7 @@
 #include "attn_ui/head_grid.h"
 #include "attn_ui/heatmap_panel.h"
 #include "attn_ui/input_panel.h"
+#include "attn_ui/models/model_open_controller.h"
 #include "attn_ui/preferences_menu.h"
 #include "attn_ui/session_controller.h"
 #include "attn_ui/status_summary.h"
@@ -44,6 +46,7 @@ MainWindow::MainWindow(QWidget* parent)
   buildMenus();
   sessions_ = new SessionController(this);
   files_ = new FileOpenController(this);  // File > Open… and Recent Files, above the session entries
+  models_ = new ModelOpenController(this);  // File > Open Model… and Recent Models, after them
   new PreferencesMenu(this);
   setAcceptDrops(true);
   QDockWidget* inputDock = addPanel(tr("Input"), inputPanel_, Qt::LeftDockWidgetArea);
@@ -118,18 +121,27 @@ void MainWindow::restoreLayout() {
 }
 
 bool MainWindow::openFile(const QString& path) {
+  if (QFileInfo(path).isDir()) {  // a model folder; Model::open says what is wrong with any other
+    models_->open(path);
+    return ModelOpenController::canOpen(path);
+  }
   files_->open(path);
   return FileOpenController::canOpen(path);
 }
 
+static bool opensDropped(const QUrl& url) {
+  return url.isLocalFile() &&
+         (FileOpenController::canOpen(url.toLocalFile()) || ModelOpenController::canOpen(url.toLocalFile()));
+}
+
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
   for (const QUrl& url : event->mimeData()->urls())
-    if (url.isLocalFile() && FileOpenController::canOpen(url.toLocalFile())) return event->acceptProposedAction();
+    if (opensDropped(url)) return event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-  for (const QUrl& url : event->mimeData()->urls())  // the first file it can open
-    if (url.isLocalFile() && FileOpenController::canOpen(url.toLocalFile())) {
+  for (const QUrl& url : event->mimeData()->urls())  // the first file or model folder it can open
+    if (opensDropped(url)) {
       openFile(url.toLocalFile());
       return event->acceptProposedAction();
     }

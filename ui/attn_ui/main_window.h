@@ -21,6 +21,7 @@ class FileOpenController;
 class HeatmapPanel;
 class HeatmapWidget;
 class InputPanel;
+class ModelOpenController;
 class SessionController;
 class StatusSummary;
 
@@ -37,6 +38,7 @@ class MainWindow : public QMainWindow {
   ConfigPanel* configPanel() const { return configPanel_; }
   SessionController* sessions() const { return sessions_; }
   FileOpenController* fileOpener() const { return files_; }
+  ModelOpenController* modelOpener() const { return models_; }
   StatusSummary* statusSummary() const { return status_; }
 
   /// Puts `panel` in a dock titled `title`, lists it in the View menu, and
@@ -45,7 +47,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* addPanel(const QString& title, QWidget* panel,
                         Qt::DockWidgetArea area = Qt::RightDockWidgetArea);
   /// Opens a dropped or command-line file (tensors, .txt text or a .json
-  /// session) on a worker; false when the type is not one it opens.
+  /// session) or model folder on a worker; false when it is not one it opens.
   bool openFile(const QString& path);
   /// The top-level menu with this title, created (before Help) on first use.
   QMenu* menu(const QString& title);
@@ -67,6 +69,7 @@ class MainWindow : public QMainWindow {
   ConfigPanel* configPanel_;
   SessionController* sessions_ = nullptr;
   FileOpenController* files_ = nullptr;
+  ModelOpenController* models_ = nullptr;
   StatusSummary* status_ = nullptr;
   QMenu* helpMenu_ = nullptr;
   QMenu* panelsMenu_ = nullptr;

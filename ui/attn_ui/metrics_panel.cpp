@@ -15,7 +15,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "attn/input_file.h"
+#include "attn/precomputed.h"
 #include "attn_ui/core_text.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/heatmap_widget.h"
@@ -195,19 +195,16 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
 
 MetricsPanel::~MetricsPanel() = default;
 
-// Precomputed weights with layers (a loaded file's 'attn') are analyzed as
-// layers, once per file: per-layer bars, rollout and flow. Anything else is
+// Layered weights (a loaded file's 'attn', a model's run) are analyzed as
+// layers, once per input: per-layer bars, rollout and flow. Anything else is
 // the model's engine result.
 void MetricsPanel::followModel() {
-  if (model_->showsPrecomputed() && model_->numLayers() > 1) {
-    auto file = model_->loadedFilePtr();
-    if (file != layeredFrom_) {
-      layeredFrom_ = file;
-      // The file's own labels (a result shown meanwhile may still be an older input's).
-      std::vector<std::string> tokens = file->input.keyTokens.empty() ? file->input.queryTokens : file->input.keyTokens;
-      if (tokens.empty())
-        for (int j = 0; j < file->attention.nk(); ++j) tokens.push_back(std::to_string(j));
-      setLayers(file->attention.layers, std::move(tokens), model_->currentHead());
+  const auto layered = model_->showsLayers() && model_->numLayers() > 1 ? model_->layeredAttention() : nullptr;
+  if (layered) {
+    if (layered != layeredFrom_) {
+      layeredFrom_ = layered;
+      // The layers' own labels (a result shown meanwhile may still be an older input's).
+      setLayers(layered->layers, model_->layerTokens(), model_->currentHead());
     } else {
       setCurrentHead(model_->currentHead());
     }

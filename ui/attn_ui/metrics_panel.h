@@ -19,7 +19,7 @@ class QLabel;
 class QSpinBox;
 
 namespace attn {
-struct LoadedInput;
+struct PrecomputedAttention;
 }
 
 namespace attn::ui {
@@ -109,7 +109,7 @@ class MetricsPanel : public QWidget {
   int head_ = 0;
   // The model's loaded file whose layers are analyzed (rollout, flow); null
   // when following the model's engine result.
-  std::shared_ptr<const attn::LoadedInput> layeredFrom_;
+  std::shared_ptr<const attn::PrecomputedAttention> layeredFrom_;
   quint64 generation_ = 0;  // newest request; older results are dropped
   int pending_ = 0;
   bool rerun_ = false;  // input changed while an analysis ran

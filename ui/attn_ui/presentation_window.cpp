@@ -104,7 +104,7 @@ void PresentationWindow::refresh() {
                       tr("Head %1 of %2 — mask: %3")
                           .arg(h + 1)
                           .arg(res.numHeads())
-                          .arg(QString::fromStdString(model_->spec().mask.spec())),
+                          .arg(QString::fromStdString(model_->resultSpec().mask.spec())),
                       0.0, 1.0);
   lines_->setData(model_->queryLabels(), model_->keyLabels(), {model_->currentWeights()}, {h});
   lines_->setFocusToken(TokenLinesWidget::Side::Query, steps_->query());

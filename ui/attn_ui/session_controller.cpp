@@ -11,6 +11,7 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include "attn/models/model.h"
 #include "attn_ui/config_panel.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/heatmap_panel.h"
@@ -26,7 +27,8 @@ SessionController::SessionController(MainWindow* window) : QObject(window), wind
   QMenu* file = window_->fileMenu();
   QAction* first = file->actions().value(0);
   auto* open = new QAction(tr("Open &Session…"), this);
-  open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  // Ctrl+Shift+O is File > Open Model…; File > Open… (Ctrl+O) opens sessions too.
+  open->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O));
   connect(open, &QAction::triggered, this, &SessionController::openDialog);
   auto* save = new QAction(tr("&Save Session"), this);
   save->setShortcut(QKeySequence::Save);
@@ -49,8 +51,11 @@ attn::Session SessionController::capture() const {
   s.input.text = m->text().toStdString();
   s.input.keyText = m->keyText().toStdString();
   if (m->hasLoadedInput()) s.input.file = m->loadedSource().toStdString();
+  if (m->hasModel())  // absolute, so an autosave restores from any working folder; the spec stays the text mode's
+    s.input.model = QFileInfo(QString::fromStdString(m->modelPtr()->info().dir)).absoluteFilePath().toStdString();
   s.spec = m->spec();
   s.view.head = m->currentHead();
+  s.view.layer = m->currentLayer();
   s.view.pinnedRow = m->pinnedRow();
   s.view.quantity = window_->heatmapPanel()->quantityKey().toStdString();
   s.view.colormap = window_->heatmapPanel()->colormapSelector()->currentData().toString().toStdString();
@@ -65,12 +70,20 @@ void SessionController::apply(const attn::Session& s) {
   window_->heatmapPanel()->setQuantityKey(QString::fromStdString(s.view.quantity));
   window_->heatmapPanel()->setColormapName(QString::fromStdString(s.view.colormap));
   if (!s.input.file.empty()) window_->openFile(QString::fromStdString(s.input.file));  // read on a worker
-  // Head and pinned row refer to the result, so they wait for it.
-  const int head = s.view.head, row = s.view.pinnedRow;
+  const bool model = !s.input.model.empty();
+  if (model)
+    window_->openFile(QString::fromStdString(s.input.model));  // loaded on a worker
+  else
+    m->clearModel();
+  // Layer, head and pinned row refer to the result, so they wait for it (a model's
+  // first run when the session has one; a model that fails to open leaves them).
+  const int head = s.view.head, row = s.view.pinnedRow, layer = s.view.layer;
   auto* once = new QMetaObject::Connection;
-  *once = connect(m, &ExplorerModel::resultChanged, this, [m, head, row, once] {
+  *once = connect(m, &ExplorerModel::resultChanged, this, [m, head, row, layer, model, once] {
+    if (model && !m->modelRun()) return;  // the text mode's result while the model loads
     QObject::disconnect(*once);
     delete once;
+    m->setCurrentLayer(layer);
     m->setCurrentHead(head);
     m->setPinnedRow(row);
   });
@@ -84,6 +97,8 @@ bool SessionController::openPath(const QString& path) {
   }
   if (!s->input.file.empty())  // relative to the session's folder, as attnscope-cli reads it
     s->input.file = QFileInfo(QFileInfo(path).dir(), QString::fromStdString(s->input.file)).absoluteFilePath().toStdString();
+  if (!s->input.model.empty())
+    s->input.model = QFileInfo(QFileInfo(path).dir(), QString::fromStdString(s->input.model)).absoluteFilePath().toStdString();
   apply(*s);
   path_ = path;
   remember(path);

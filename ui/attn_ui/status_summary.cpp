@@ -4,6 +4,7 @@
 
 #include "attn/analysis/head_analysis.h"
 #include "attn/spec.h"
+#include "attn/models/model.h"
 #include "attn_ui/explorer_model.h"
 
 namespace attn::ui {
@@ -21,9 +22,13 @@ void StatusSummary::refresh() {
     const auto& r = model_->result();
     parts << (r.nq() == r.nk() ? tr("N = %1").arg(r.nq()) : tr("Nq = %1, Nk = %2").arg(r.nq()).arg(r.nk()))
           << tr("heads = %1").arg(r.numHeads())
-          << (model_->showsPrecomputed() ? tr("layer %1 of %2 from the file").arg(model_->currentLayer() + 1).arg(model_->numLayers())
-                                         : QString::fromUtf8(attn::mechanismName(model_->resultSpec().mechanism).data()))
-          << (r.execUsed.empty() || model_->showsPrecomputed() ? QString()
+          << (model_->hasModel() && model_->showsLayers()
+                  ? tr("layer %1 of %2 of %3").arg(model_->currentLayer() + 1).arg(model_->numLayers())
+                        .arg(QString::fromStdString(model_->modelPtr()->info().name))
+              : model_->showsPrecomputed()
+                  ? tr("layer %1 of %2 from the file").arg(model_->currentLayer() + 1).arg(model_->numLayers())
+                  : QString::fromUtf8(attn::mechanismName(model_->resultSpec().mechanism).data()))
+          << (r.execUsed.empty() || model_->showsLayers() ? QString()
               : model_->resultSpec().exec == attn::ExecPath::Auto
                   ? tr("path %1 (picked by auto)").arg(QString::fromStdString(r.execUsed))
                   : tr("path %1").arg(QString::fromStdString(r.execUsed)))

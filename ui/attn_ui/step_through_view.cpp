@@ -67,7 +67,11 @@ void StepThroughView::refresh() {
     queries_->setCurrentIndex(query_);
   }
   const attn::HeadResult* head = model_->currentHeadResult();
-  auto walk = head ? attn::stepThrough(*head, model_->spec(), query_) : attn::Result<attn::StepThrough>(attn::Error{""});
+  // The configuration the shown result was computed with (a model's own, while one is open),
+  // with the mask the result applied.
+  attn::AttentionSpec spec = model_->resultSpec();
+  if (!res.mask.isNone()) spec.mask = res.mask;
+  auto walk = head ? attn::stepThrough(*head, spec, query_) : attn::Result<attn::StepThrough>(attn::Error{""});
   if (!walk) {
     panel_->clearWalk(head ? QString::fromStdString(walk.error().message) : QString());
     return;

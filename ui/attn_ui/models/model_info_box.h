@@ -1,0 +1,33 @@
+#pragma once
+// The Input panel's summary of an open pretrained model: name, family,
+// layers × heads (KV heads when fewer), parameter count, weight dtype,
+// tokenizer kind and the tokens of the current run, with "Close Model" to go
+// back to the text mode. Compact (a few lines), so that the Input and
+// Configuration docks still fit a laptop screen. Hidden while no model is open.
+#include <QGroupBox>
+
+class QLabel;
+class QPushButton;
+
+namespace attn::ui {
+
+class ExplorerModel;
+
+class ModelInfoBox : public QGroupBox {
+  Q_OBJECT
+ public:
+  explicit ModelInfoBox(ExplorerModel* model, QWidget* parent = nullptr);
+
+  /// One line per fact, as shown ("Family: GPT-2", ...), for tests and tooltips.
+  QStringList facts() const;
+  QPushButton* closeButton() const { return close_; }
+
+ private:
+  void refresh();
+
+  ExplorerModel* model_;
+  QLabel* summary_;
+  QPushButton* close_;
+};
+
+}  // namespace attn::ui

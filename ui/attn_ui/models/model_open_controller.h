@@ -1,0 +1,75 @@
+#pragma once
+// File > Open Model… (a folder dialog), File > Recent Models, a model folder
+// dropped on the window or named on the command line. attn::models::Model::open
+// runs on a worker with a progress bar and a Cancel button in the status bar;
+// the opened model goes to the view-model (ExplorerModel::setModel). A folder
+// that cannot be opened shows the core's one-line message (it names the file
+// and the fault) in the window's error banner and changes nothing else.
+#include <QObject>
+#include <QStringList>
+#include <memory>
+
+class QAction;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QTimer;
+class QToolButton;
+
+namespace attn::ui {
+
+class MainWindow;
+
+class ModelOpenController : public QObject {
+  Q_OBJECT
+ public:
+  /// Adds Open Model… and Recent Models to the window's File menu (after Recent Files)
+  /// and the loading progress to its status bar.
+  explicit ModelOpenController(MainWindow* window);
+  ~ModelOpenController() override;
+
+  /// A folder attn::models::isModelFolder accepts (config.json, or a Hugging Face cache layout).
+  static bool canOpen(const QString& path);
+  /// Starts opening the model folder `path`; opened() or failed() follows. A newer
+  /// open() supersedes one still loading.
+  void open(const QString& path);
+  /// Stops the load in progress; the view stays as it was.
+  void cancel();
+  bool busy() const { return job_ != nullptr; }
+  /// Blocks until the load in progress has been delivered (tests).
+  void waitForIdle();
+
+  /// Most recent first, absolute paths, at most kMaxRecent.
+  static QStringList recentModels();
+  static constexpr int kMaxRecent = 10;
+  QAction* openAction() const { return open_; }
+  QMenu* recentMenu() const { return recent_; }
+  QProgressBar* progressBar() const { return progress_; }
+  QToolButton* cancelButton() const { return cancel_; }
+
+ signals:
+  void opened(const QString& path);
+  void failed(const QString& message);
+  void cancelled(const QString& path);
+
+ private:
+  struct Job;
+  void openDialog();
+  void openRecent(const QString& path);
+  void deliver(const std::shared_ptr<Job>& job);
+  void showProgress();
+  void endProgress();
+  void remember(const QString& path);
+  void refreshRecent();
+
+  MainWindow* window_;
+  QAction* open_;
+  QMenu* recent_;
+  QLabel* stage_;
+  QProgressBar* progress_;
+  QToolButton* cancel_;
+  QTimer* poll_;
+  std::shared_ptr<Job> job_;  // the load in progress, or null
+};
+
+}  // namespace attn::ui
