@@ -117,7 +117,7 @@ TEST_P(CliCorpus, RunsSplitsSkipsAndCheckpoints) {
 TEST_P(CliCorpus, ThreeShardsMergedEqualOneRun) {
   const auto dir = scratchDir("corpus_shards_" + GetParam());
   const auto corpus = writeCorpus(dir / "c.txt");
-  const std::vector<std::string> base{"corpus", "--model", modelDir(GetParam()), "--text-file", corpus, "--max-tokens", "24"};
+  const std::vector<std::string> base{"corpus", "--model", modelDir(GetParam()), "--text-file", corpus, "--max-tokens", "8"};
   auto with = [&](std::vector<std::string> extra) {
     auto a = base;
     a.insert(a.end(), extra.begin(), extra.end());
