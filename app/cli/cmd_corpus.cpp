@@ -206,41 +206,67 @@ class CorpusRun {
     return writeState(false);
   }
 
-  // Every chunk of one line, measured before any is added, so a line counts whole or not at all.
-  Status processLine(const std::string& text, int64_t lineNo) {
-    auto& counts = stats_.counts();
-    auto enc = model_->encode(text, std::nullopt, fmt::format("{} line {}", o_.textFile, lineNo));
-    if (!enc) return skip(enc.error().message);
+  // A line encoded and split into chunks; measured with the rest of its batch.
+  struct Pending {
+    int64_t lineNo = 0;
+    std::string text, skipReason;
+    size_t first = 0, count = 0;  // its chunks in the batch's encodings
+  };
+
+  Pending prepare(std::string text, int64_t lineNo, std::vector<models::Encoding>& encodings) {
+    Pending p{lineNo, std::move(text), "", encodings.size(), 0};
+    auto enc = model_->encode(p.text, std::nullopt, fmt::format("{} line {}", o_.textFile, lineNo));
+    if (!enc) {
+      p.skipReason = enc.error().message;
+      return p;
+    }
     auto chunks = models::splitEncoding(*enc, stats_.config().maxTokens);
-    if (!chunks) return chunks.error();
-    models::RunOptions ro;
-    ro.keepQkv = false;
-    ro.keepLogits = false;
-    ro.topK = 0;
-    std::vector<models::SentenceMeasures> measures;
-    for (const auto& c : *chunks) {
-      auto run = model_->run(c, ro);
-      if (!run) return skip(fmt::format("{} line {}: {}", o_.textFile, lineNo, run.error().message));
-      measures.push_back(models::measureSentence(*run, stats_.config().coverageLevel));
+    if (!chunks) {
+      p.skipReason = fmt::format("{} line {}: {}", o_.textFile, lineNo, chunks.error().message);
+      return p;
     }
-    for (size_t k = 0; k < measures.size(); ++k) {
-      std::string shown = text;
-      if (chunks->size() > 1) {
-        shown.clear();
-        const auto& c = (*chunks)[k];
-        for (size_t t = 0; t < c.ids.size(); ++t)
-          if (t >= c.special.size() || !c.special[t]) shown += model_->tokenizer().displayText(c.ids[t]);
+    p.count = chunks->size();
+    for (auto& c : *chunks) encodings.push_back(std::move(c));
+    return p;
+  }
+
+  // Measures the batch (several sentences at once), then adds its lines in order; every chunk
+  // of a line is measured before any is added, so a line counts whole or not at all.
+  Status flush(std::vector<Pending>& batch, std::vector<models::Encoding>& encodings, int64_t& sinceCheckpoint) {
+    const auto measured = models::measureSentences(*model_, encodings, stats_.config().coverageLevel);
+    for (auto& p : batch) {
+      for (size_t k = 0; k < p.count && p.skipReason.empty(); ++k)
+        if (!measured[p.first + k].error.empty())
+          p.skipReason = fmt::format("{} line {}: {}", o_.textFile, p.lineNo, measured[p.first + k].error);
+      if (!p.skipReason.empty()) {
+        skip(p.skipReason);
+      } else {
+        for (size_t k = 0; k < p.count; ++k) {
+          std::string shown = p.text;
+          if (p.count > 1) {
+            shown.clear();
+            const auto& c = encodings[p.first + k];
+            for (size_t t = 0; t < c.ids.size(); ++t)
+              if (t >= c.special.size() || !c.special[t]) shown += model_->tokenizer().displayText(c.ids[t]);
+          }
+          if (auto st = stats_.add(measured[p.first + k].measures, p.lineNo, static_cast<int>(k), shown); !st) return st;
+        }
+        ++stats_.counts().lines;
+        stats_.counts().splitLines += p.count > 1 ? 1 : 0;
       }
-      if (auto st = stats_.add(measures[k], lineNo, static_cast<int>(k), shown); !st) return st;
+      linesRead_ = p.lineNo;
+      if (++sinceCheckpoint >= o_.checkpointEvery) {
+        if (auto st = writeState(false); !st) return st;
+        sinceCheckpoint = 0;
+      }
     }
-    ++counts.lines;
-    counts.splitLines += chunks->size() > 1 ? 1 : 0;
+    batch.clear();
+    encodings.clear();
     return okStatus();
   }
 
-  Status skip(const std::string& why) {
+  void skip(const std::string& why) {
     if (++stats_.counts().skippedLines <= 5) fmt::print(stderr, "warning: skipped: {}\n", why);
-    return okStatus();
   }
 
   int64_t countLines() const {
@@ -259,21 +285,19 @@ class CorpusRun {
     const auto start = std::chrono::steady_clock::now();
     const int64_t startSentences = stats_.counts().sentences, startLine = linesRead_;
     auto lastShown = start;
+    constexpr size_t kBatch = 16;  // lines measured together: constant memory, both cores busy
+    std::vector<Pending> batch;
+    std::vector<models::Encoding> encodings;
     std::string line;
     int64_t lineNo = 0, sinceCheckpoint = 0;
     while (std::getline(in, line)) {
       ++lineNo;
-      if (lineNo <= linesRead_) continue;
-      if (shard_.takes(lineNo) && !trimmed(line).empty()) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (auto st = processLine(line, lineNo); !st) return st;
-        ++sinceCheckpoint;
-      }
-      linesRead_ = lineNo;
-      if (sinceCheckpoint >= o_.checkpointEvery) {
-        if (auto st = writeState(false); !st) return st;
-        sinceCheckpoint = 0;
-      }
+      if (lineNo <= linesRead_ || !shard_.takes(lineNo) || trimmed(line).empty()) continue;
+      if (line.back() == '\r') line.pop_back();
+      batch.push_back(prepare(std::move(line), lineNo, encodings));
+      line.clear();
+      if (batch.size() < kBatch) continue;
+      if (auto st = flush(batch, encodings, sinceCheckpoint); !st) return st;
       const auto now = std::chrono::steady_clock::now();
       if (tty && now - lastShown > std::chrono::milliseconds(500)) {
         lastShown = now;
@@ -284,6 +308,7 @@ class CorpusRun {
                    formatSeconds(static_cast<double>(total - lineNo) / linesPerS));
       }
     }
+    if (auto st = flush(batch, encodings, sinceCheckpoint); !st) return st;
     if (in.bad()) return Error{fmt::format("{}: read error after line {}", o_.textFile, lineNo)};
     if (tty) fmt::print(stderr, "\r{:70}\r", "");
     linesRead_ = lineNo;

@@ -104,6 +104,24 @@ Result<std::vector<Encoding>> splitEncoding(const Encoding& e, int maxTokens) {
   return chunks;
 }
 
+std::vector<MeasuredSentence> measureSentences(const Model& model, const std::vector<Encoding>& sentences,
+                                               double coverageLevel) {
+  std::vector<MeasuredSentence> out(sentences.size());
+  RunOptions ro;
+  ro.keepQkv = false;
+  ro.keepLogits = false;
+  ro.topK = 0;
+  const auto n = static_cast<int64_t>(sentences.size());
+  // Inside this region the forward's own OpenMP loops see omp_in_parallel() and run on one thread.
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t k = 0; k < n; ++k) {
+    auto run = model.run(sentences[static_cast<size_t>(k)], ro);
+    if (run) out[static_cast<size_t>(k)].measures = measureSentence(*run, coverageLevel);
+    else out[static_cast<size_t>(k)].error = run.error().message;
+  }
+  return out;
+}
+
 bool rankedBefore(const TopSentence& a, const TopSentence& b) {
   if (a.value != b.value) return a.value > b.value;
   if (a.line != b.line) return a.line < b.line;

@@ -48,6 +48,18 @@ struct SentenceMeasures {
 };
 SentenceMeasures measureSentence(const ModelRun& run, double coverageLevel = 0.9);
 
+/// Runs each sentence through `model` (no q/k/v, logits or predictions kept) and measures it,
+/// several sentences at once: one sentence per thread with a single-threaded forward, since at
+/// ~32 tokens a forward's GEMMs are too small to split across cores well and their weight
+/// packing dominates. A sentence's result does not depend on the others in the batch. In input
+/// order; `error` is set (and `measures` empty) where the model refused the sentence.
+struct MeasuredSentence {
+  SentenceMeasures measures;
+  std::string error;
+};
+std::vector<MeasuredSentence> measureSentences(const Model& model, const std::vector<Encoding>& sentences,
+                                               double coverageLevel = 0.9);
+
 struct TopSentence {
   double value = 0;
   int64_t line = 0;  // 1-based line of the corpus file
