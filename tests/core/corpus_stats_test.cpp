@@ -203,6 +203,35 @@ TEST_P(CorpusStatsModel, ResumeFromASavedStateEqualsAnUninterruptedRun) {
   expectSame(resumed, whole, 0.0);  // the same sums in the same order: bit for bit
 }
 
+TEST_P(CorpusStatsModel, BatchedMeasuresEqualOneSentenceAtATime) {
+  auto model = Model::open(fixture(GetParam()));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const auto lines = corpusLines();
+  std::vector<Encoding> encodings;
+  for (size_t i = 0; i < 9; ++i) encodings.push_back(*(*model)->encode(lines[i], std::nullopt, "test"));
+  Encoding tooLong = encodings[0];
+  while (tooLong.size() <= (*model)->info().maxPositions) {
+    tooLong.ids.push_back(tooLong.ids[1]);
+    tooLong.tokens.push_back(tooLong.tokens[1]);
+    tooLong.typeIds.push_back(0);
+    tooLong.special.push_back(0);
+  }
+  encodings.insert(encodings.begin() + 4, tooLong);
+  const auto batch = measureSentences(**model, encodings);
+  ASSERT_EQ(batch.size(), encodings.size());
+  EXPECT_NE(batch[4].error, "");
+  for (size_t i = 0; i < encodings.size(); ++i) {
+    if (i == 4) continue;
+    ASSERT_EQ(batch[i].error, "");
+    const auto one = measureSentence(*(*model)->run(encodings[i], lean()));
+    ASSERT_EQ(batch[i].measures.values.size(), one.values.size());
+    EXPECT_EQ(batch[i].measures.tokens, one.tokens);
+    for (size_t h = 0; h < one.values.size(); ++h)
+      for (size_t m = 0; m < one.values[h].size(); ++m)  // one thread vs two per GEMM: rounding only
+        EXPECT_NEAR(batch[i].measures.values[h][m], one.values[h][m], 1e-5);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, CorpusStatsModel, ::testing::Values("gpt2", "bert"));
 
 TEST(CorpusStats, MergeRefusesOtherRuns) {
