@@ -113,6 +113,9 @@ class CorpusRun {
     if (o_.checkpointEvery < 1) return fail(fmt::format("--checkpoint-every must be at least 1 (got {})", o_.checkpointEvery));
     if (!(o_.coverage > 0.0 && o_.coverage <= 1.0)) return fail(fmt::format("--coverage must be in (0, 1] (got {:g})", o_.coverage));
     if (auto st = checkCorpusFile(); !st) return fail(st.error().message);
+    std::error_code ec;
+    if (fs::exists(o_.out, ec) && !fs::is_regular_file(o_.out, ec))
+      return fail(fmt::format("{}: not a regular file", o_.out));
     if (fs::exists(o_.out) && !o_.resume && !o_.force)
       return fail(fmt::format("{}: file exists (use --resume to continue it or --force to overwrite)", o_.out));
 

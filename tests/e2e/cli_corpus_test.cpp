@@ -214,6 +214,9 @@ TEST(CliCorpusBadInput, OneClearMessageAndNoOutput) {
   expectOneErrorLine(runCli({"corpus", "--model", (dir / "nomodel").string(), "--text-file", corpus, "--out", out}),
                      "nomodel");
   EXPECT_FALSE(fs::exists(out));
+  expectOneErrorLine(runCli({"corpus", "--model", modelDir("gpt2"), "--text-file", corpus, "--out", dir.string(),
+                             "--resume"}),
+                     "not a regular file");
   // A file that is not ours is not resumed over.
   std::ofstream(out) << "hello\n";
   expectOneErrorLine(run({"--text-file", corpus, "--resume"}), "no corpus statistics line");
