@@ -20,7 +20,8 @@ Status checkOverwrite(const std::string& path, bool force) {
 std::vector<Action> addCommands(CLI::App& app, int argc, char** argv) {
   app.set_version_flag("--version", ATTNSCOPE_VERSION);
   app.require_subcommand(1);
-  return {addRunCommand(app), addExportCommand(app, argc, argv), addMetricsCommand(app), addInfoCommand(app)};
+  return {addRunCommand(app), addExportCommand(app, argc, argv), addMetricsCommand(app), addInfoCommand(app),
+          addImportanceCommand(app)};
 }
 
 }  // namespace attn::cli

@@ -16,6 +16,7 @@ Action addExportCommand(CLI::App& app, int argc, char** argv);
 
 Action addMetricsCommand(CLI::App& app);
 Action addInfoCommand(CLI::App& app);
+Action addImportanceCommand(CLI::App& app);
 
 /// Sets up the version flag and registers every command on `app`; main()
 /// parses and runs the actions, the option-parser fuzz target only parses.
