@@ -62,10 +62,15 @@ Result<double> meanNextTokenLoss(const ModelRun& run) {
     return Error{"next-token loss: the run kept no logits (a causal model run with keepFullLogits)"};
   double total = 0;
   int count = 0;
-  for (int i = 0; i + 1 < e.size(); ++i) {
+  // One log-sum-exp per row (vectorized float exp, summed in double): this runs once per
+  // forward pass of the importance loop, over N x vocab logits.
+#pragma omp parallel for schedule(static) reduction(+ : total, count)
+  for (int i = 0; i < e.size() - 1; ++i) {
     if (!realToken(e, i) || !realToken(e, i + 1)) continue;
-    const auto logp = logSoftmax(run.logits, i);
-    total -= logp[static_cast<size_t>(e.ids[static_cast<size_t>(i + 1)])];
+    const auto row = run.logits.row(i).array();
+    const float m = row.maxCoeff();
+    const double lse = m + std::log(static_cast<double>((row - m).exp().sum()));
+    total += lse - run.logits(i, e.ids[static_cast<size_t>(i + 1)]);
     ++count;
   }
   if (count == 0) return Error{"next-token loss: the text needs at least 2 tokens"};
