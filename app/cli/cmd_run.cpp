@@ -14,6 +14,91 @@ namespace attn::cli {
 
 namespace {
 
+Tensor scalar(double v) {
+  Tensor t;
+  t.shape = {1};
+  t.data = {static_cast<float>(v)};
+  return t;
+}
+
+// --intervene: the weights without the interventions, their difference (after - before),
+// the final hidden-state change, and for causal models the next-token KL and top-5 at the
+// last position and the mean next-token loss; for encoders the [CLS] change.
+void addComparison(NpzWriter& npz, const ModelRequest& req, const Tensor& after) {
+  const auto& c = *req.comparison;
+  Tensor before, delta;
+  before.shape = delta.shape = after.shape;
+  before.data.reserve(after.data.size());
+  for (const auto& layer : req.before->layers)
+    for (const auto& h : layer.heads) before.data.insert(before.data.end(), h.weights.data(), h.weights.data() + h.weights.size());
+  delta.data.resize(after.data.size());
+  for (size_t i = 0; i < after.data.size() && i < before.data.size(); ++i) delta.data[i] = after.data[i] - before.data[i];
+  npz.add("weights_before", before);
+  npz.add("delta_weights", delta);
+  std::vector<std::string> specs;
+  for (const auto& iv : req.interventions) specs.push_back(models::formatIntervention(iv));
+  npz.addStrings("interventions", specs);
+  npz.add("hidden_change", scalar(c.hiddenChange));
+  if (c.causal) {
+    npz.add("kl", scalar(c.kl));
+    npz.add("kl_position", scalar(c.position));
+    if (c.hasLoss) {
+      npz.add("loss_before", scalar(c.lossBefore));
+      npz.add("loss_after", scalar(c.lossAfter));
+    }
+    for (const auto* side : {&c.topBefore, &c.topAfter}) {
+      const std::string suffix = side == &c.topBefore ? "before" : "after";
+      std::vector<std::string> tokens;
+      Tensor probs;
+      probs.shape = {static_cast<int64_t>(side->size())};
+      for (const auto& t : *side) {
+        tokens.push_back(t.token);
+        probs.data.push_back(t.prob);
+      }
+      npz.addStrings("top5_" + suffix, tokens);
+      npz.add("top5_probs_" + suffix, probs);
+    }
+  } else {
+    npz.add("cls_change", scalar(c.clsChange));
+    npz.add("cls_cosine", scalar(c.clsCosine));
+  }
+}
+
+std::string topLine(const std::vector<models::TopToken>& top) {
+  std::string line;
+  for (const auto& t : top) line += fmt::format("  {:?} {:.3f}", t.token, t.prob);
+  return line;
+}
+
+void printComparison(const ModelRequest& req) {
+  const auto& c = *req.comparison;
+  std::string specs;
+  for (const auto& iv : req.interventions) specs += (specs.empty() ? "" : ", ") + models::formatIntervention(iv);
+  fmt::print("interventions: {}\n", specs);
+  float maxDelta = 0;
+  int ml = 0, mh = 0;
+  for (size_t l = 0; l < c.weights.size(); ++l)
+    for (size_t h = 0; h < c.weights[l].size(); ++h)
+      if (c.weights[l][h].maxAbs > maxDelta) {
+        maxDelta = c.weights[l][h].maxAbs;
+        ml = static_cast<int>(l) + req.run.firstLayer;
+        mh = static_cast<int>(h);
+      }
+  if (c.firstChangedLayer >= 0)
+    fmt::print("attention maps: first changed layer {}, largest change {:.4f} (layer {} head {})\n",
+               c.firstChangedLayer + 1, maxDelta, ml + 1, mh + 1);
+  else
+    fmt::print("attention maps: unchanged\n");
+  fmt::print("final hidden states: relative change {:.4g}\n", c.hiddenChange);
+  if (c.causal) {
+    if (c.hasLoss) fmt::print("mean next-token loss: {:.4f} -> {:.4f} nats\n", c.lossBefore, c.lossAfter);
+    fmt::print("next token after position {}: KL {:.4g} nats\n  before:{}\n  after: {}\n", c.position + 1, c.kl,
+               topLine(c.topBefore), topLine(c.topAfter));
+  } else {
+    fmt::print("[CLS] representation: relative change {:.4g}, cosine {:.4f}\n", c.clsChange, c.clsCosine);
+  }
+}
+
 // --model: every layer's weights [L, H, N, N] (one layer with --layer: [H, N, N]),
 // their row entropy, the tokens and ids, and for causal models the top-5 next
 // tokens after each position with their probabilities.
@@ -59,9 +144,11 @@ int runModelCommand(CommonOptions& opts, const std::string& out) {
     npz.addStrings("next_tokens", tokens, {n, k});
     npz.add("next_probs", probs);
   }
+  if (req->comparison) addComparison(npz, *req, weights);
   if (auto st = npz.write(out); !st) return fail(st.error().message);
   fmt::print("model: {} ({}, {} layers x {} heads)\n", info.name, models::familyName(info.family), info.layers,
              info.heads);
+  if (req->comparison) printComparison(*req);
   if (!run.nextTokens.empty() && !run.nextTokens.back().empty()) {
     std::string line;
     for (const auto& t : run.nextTokens.back()) line += fmt::format("  {:?} {:.3f}", t.token, t.prob);

@@ -18,6 +18,7 @@ Action addMetricsCommand(CLI::App& app);
 Action addInfoCommand(CLI::App& app);
 /// `corpus` and `corpus-merge` (one action serves both).
 Action addCorpusCommand(CLI::App& app);
+Action addImportanceCommand(CLI::App& app);
 
 /// Sets up the version flag and registers every command on `app`; main()
 /// parses and runs the actions, the option-parser fuzz target only parses.

@@ -37,6 +37,10 @@ void addInputOptions(CLI::App& cmd, InputOptions& o) {
     model->excludes(cmd.get_option(name));
   cmd.add_option("--pad-to", o.padTo, "With --model: pad the tokens to this length (padding keys are masked)")
       ->needs(model);
+  cmd.add_option("--intervene", o.intervene,
+                 "With --model, repeatable: ablate:L.H, uniform:L.H, temperature:L.H=T or mask:L.H=SPEC "
+                 "(layer and head from 1); the views show the intervened model")
+      ->needs(model);
 }
 
 namespace {

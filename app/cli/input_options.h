@@ -22,6 +22,7 @@ struct InputOptions {
   int layer = 0;  // 1-based layer of precomputed `attn` or of --model; 0 = last
   std::string modelDir;  // --model: a Hugging Face model folder (or its cache directory)
   int padTo = 0;         // --pad-to: pad the model's tokens to this length (attention 0)
+  std::vector<std::string> intervene;  // --intervene SPEC (repeatable): per-head interventions on --model
   // What a --model run keeps; commands set it before building the request.
   models::RunOptions modelRunOptions;
   // Set while building the request: the file loaded with --input, kept for

@@ -9,7 +9,6 @@
 #include "input_options.h"
 
 namespace attn::cli {
-namespace {
 
 models::ProgressFn terminalProgress() {
   if (isatty(fileno(stderr)) == 0) return {};
@@ -20,6 +19,8 @@ models::ProgressFn terminalProgress() {
   };
 }
 
+namespace {
+
 Result<std::string> textOf(const std::string& text, const std::string& file) {
   if (file.empty()) return text;
   return readUtf8TextFile(file);
@@ -27,7 +28,7 @@ Result<std::string> textOf(const std::string& text, const std::string& file) {
 
 }  // namespace
 
-Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOptions& runOptions) {
+Result<std::pair<std::shared_ptr<const models::Model>, models::Encoding>> openModelText(const InputOptions& o) {
   if (o.text.empty() && o.textFile.empty()) return Error{"--model needs the text to run on: --text or --text-file"};
   auto text = textOf(o.text, o.textFile);
   if (!text) return text.error();
@@ -43,14 +44,38 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
   const std::string source = o.textFile.empty() ? std::string("--text") : o.textFile;
   auto enc = (*model)->encode(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, source, o.padTo);
   if (!enc) return enc.error();
+  return std::make_pair(std::move(model).value(), std::move(enc).value());
+}
+
+Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOptions& runOptions) {
+  std::vector<models::HeadIntervention> interventions;
+  for (const auto& spec : o.intervene) {
+    auto iv = models::parseIntervention(spec);
+    if (!iv) return iv.error();
+    interventions.push_back(*iv);
+  }
+  auto opened = openModelText(o);
+  if (!opened) return opened.error();
+  auto& [model, enc] = *opened;
   models::RunOptions options = runOptions;
-  const int layers = (*model)->info().layers;
+  const int layers = model->info().layers;
   if (options.onlyLayer == kLastLayer) options.onlyLayer = layers - 1;
   if (options.onlyLayer >= layers)
     return Error{fmt::format("--layer: {} is out of range (1..{})", options.onlyLayer + 1, layers)};
-  auto run = (*model)->run(*enc, options, terminalProgress());
+  if (!interventions.empty() && model->info().causal) options.keepFullLogits = true;  // KL and loss
+  auto run = model->run(enc, options, terminalProgress());
   if (!run) return run.error();
-  return ModelRequest{std::move(model).value(), std::move(run).value()};
+  ModelRequest req{model, std::move(run).value(), interventions, std::nullopt, std::nullopt};
+  if (interventions.empty()) return req;
+  options.interventions = interventions;
+  auto after = model->run(enc, options, terminalProgress());
+  if (!after) return after.error();
+  auto cmp = models::compareRuns(*model, req.run, *after);
+  if (!cmp) return cmp.error();
+  req.before = std::move(req.run);
+  req.run = std::move(after).value();
+  req.comparison = std::move(cmp).value();
+  return req;
 }
 
 AttentionSpec modelSpec(const models::ModelInfo& info, const models::Encoding& encoding) {

@@ -3,8 +3,11 @@
 // its layers as engine results (run writes every layer, metrics analyses every
 // layer with rollout and flow, export draws one layer's heads).
 #include <memory>
+#include <optional>
+#include <vector>
 #include <string>
 
+#include "attn/models/head_experiments.h"
 #include "attn/models/model.h"
 #include "attn/spec.h"
 #include "attn/status.h"
@@ -15,14 +18,25 @@ struct InputOptions;
 
 struct ModelRequest {
   std::shared_ptr<const models::Model> model;
-  models::ModelRun run;
+  models::ModelRun run;  // with --intervene: the intervened run
+  // --intervene: the run without interventions and what changed (run = after).
+  std::vector<models::HeadIntervention> interventions;
+  std::optional<models::ModelRun> before;
+  std::optional<models::RunComparison> comparison;
 };
 
 /// RunOptions::onlyLayer for "the model's last layer", resolved once the model is open.
 inline constexpr int kLastLayer = -2;
 
+/// Progress on stderr when it is a terminal (empty otherwise).
+models::ProgressFn terminalProgress();
+
+/// Opens --model (its folder) and encodes --text/--text-file (and --key-text as the second segment).
+Result<std::pair<std::shared_ptr<const models::Model>, models::Encoding>> openModelText(const InputOptions& o);
+
 /// Opens --model, encodes --text/--text-file (with --key-text as the second
-/// segment) and runs every layer. Progress goes to stderr when it is a terminal.
+/// segment) and runs every layer; with --intervene, runs the model twice (without,
+/// then with the interventions) and compares the runs. Progress goes to stderr when it is a terminal.
 Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOptions& runOptions);
 
 /// The spec a model's attention amounts to, for the views that read one

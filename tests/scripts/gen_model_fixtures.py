@@ -129,7 +129,7 @@ def gelu_new(x):  # transformers.activations.NewGELUActivation
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
 
 
-def gpt2_forward(w, cfg, ids):
+def gpt2_forward(w, cfg, ids, head_mask=None):
     d, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
     eps = cfg["layer_norm_epsilon"]
     dh = d // H
@@ -148,6 +148,8 @@ def gpt2_forward(w, cfg, ids):
         s = q @ k.transpose(-1, -2) / torch.full([], v.size(-1) ** 0.5)
         s = torch.where(causal, s, torch.tensor(torch.finfo(s.dtype).min))
         pw = torch.softmax(s, dim=-1)
+        if head_mask is not None:  # HF head_mask: attn_weights * head_mask[layer] per head
+            pw = pw * head_mask[i][:, None, None]
         attns.append(pw)
         o = (pw @ v).transpose(0, 1).reshape(N, d)  # _merge_heads
         o = torch.addmm(w[p + "attn.c_proj.bias"], o, w[p + "attn.c_proj.weight"])
@@ -236,7 +238,7 @@ def bert_config(vocab_size, cfg, arch):
         "use_cache": True, "vocab_size": vocab_size}
 
 
-def bert_forward(w, cfg, ids, type_ids, mask):
+def bert_forward(w, cfg, ids, type_ids, mask, head_mask=None):
     d, H, L = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"]
     eps = cfg["layer_norm_eps"]
     dh = d // H
@@ -254,6 +256,8 @@ def bert_forward(w, cfg, ids, type_ids, mask):
         q, k, v = (lin(x, f"attention.self.{n}").view(N, H, dh).transpose(0, 1) for n in ("query", "key", "value"))
         s = q @ k.transpose(-1, -2) / math.sqrt(dh) + ext
         pw = torch.softmax(s, dim=-1)
+        if head_mask is not None:  # HF head_mask: attn_weights * head_mask[layer] per head
+            pw = pw * head_mask[i][:, None, None]
         attns.append(pw)
         ctx = (pw @ v).transpose(0, 1).reshape(N, d)
         a = F.layer_norm(lin(ctx, "attention.output.dense") + x, (d,), w[p + "attention.output.LayerNorm.weight"],
@@ -380,7 +384,7 @@ def repeat_kv(x, n_rep):  # [KV, N, dh] -> [KV * n_rep, N, dh]; query head h use
     return x[:, None].expand(kv, n_rep, n, dh).reshape(kv * n_rep, n, dh)
 
 
-def llama_forward(w, cfg, ids):
+def llama_forward(w, cfg, ids, head_mask=None):
     d, L = cfg["hidden_size"], cfg["num_hidden_layers"]
     H, KV = cfg["num_attention_heads"], cfg["num_key_value_heads"]
     dh = cfg.get("head_dim") or d // H
@@ -403,6 +407,8 @@ def llama_forward(w, cfg, ids):
         k, v = repeat_kv(k, H // KV), repeat_kv(v, H // KV)
         s = q @ k.transpose(-1, -2) / math.sqrt(dh) + causal
         pw = torch.softmax(s, dim=-1, dtype=torch.float32)
+        if head_mask is not None:
+            pw = pw * head_mask[i][:, None, None]
         attns.append(pw)
         o = (pw @ v).transpose(0, 1).reshape(N, H * dh)
         h = h + F.linear(o, w[p + "self_attn.o_proj.weight"])
@@ -799,6 +805,49 @@ def reference(name):
     np.savez_compressed(os.path.join(folder, "reference.npz"), **arrays)
 
 
+# One head zeroed as Hugging Face's head_mask does (its attention probabilities times 0):
+# (layer, head), 0-based; the first ablation changes every later layer, the second only the last.
+ABLATIONS = [(0, 1), (1, 2)]
+
+
+def reference_ablate(name):
+    """reference_ablate.npz: the forward with one head zeroed, for each ABLATIONS entry and each
+    case: attn_{a}_{c}, hidden_{a}_{c} and (causal) logits_{a}_{c}; ablations [A, 2]."""
+    folder = os.path.join(ROOT, name)
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    toks = json.load(open(os.path.join(folder, "reference_tokens.json")))
+    w = load_weights(folder)
+    L = cfg.get("n_layer") or cfg["num_hidden_layers"]
+    H = cfg.get("n_head") or cfg["num_attention_heads"]
+    arrays = {"ablations": np.array(ABLATIONS, np.int64)}
+    for a, (layer, head) in enumerate(ABLATIONS):
+        hm = torch.ones(L, H)
+        hm[layer, head] = 0
+        for c, case in enumerate(toks["cases"]):
+            ids = case["ids"]
+            if cfg["model_type"] == "gpt2":
+                attn, hid, logits = gpt2_forward(w, cfg, ids, hm)
+                base = gpt2_forward(w, cfg, ids)
+            elif cfg["model_type"] == "bert":
+                wc = bert_canonical(w)
+                attn, hid, _ = bert_forward(wc, cfg, ids, case["type_ids"], case["attention_mask"], hm)
+                base = bert_forward(wc, cfg, ids, case["type_ids"], case["attention_mask"])
+                logits = None
+            else:
+                attn, hid, logits = llama_forward(w, cfg, ids, hm)
+                base = llama_forward(w, cfg, ids)
+            assert float(attn[layer, head].abs().max()) == 0.0
+            assert float((hid[-1] - base[1][-1]).abs().max()) > 1e-4, "the ablation should change the output"
+            arrays[f"attn_{a}_{c}"] = attn.numpy().astype(np.float32)
+            arrays[f"hidden_{a}_{c}"] = hid.numpy().astype(np.float32)
+            if logits is not None:
+                arrays[f"logits_{a}_{c}"] = logits.numpy().astype(np.float32)
+    np.savez_compressed(os.path.join(folder, "reference_ablate.npz"), **arrays)
+    print(f"{name}: reference_ablate.npz ({len(ABLATIONS)} ablations x {len(toks['cases'])} cases)")
+
+
+ABLATE_MODELS = ("gpt2", "bert", "llama")
+
 MODELS = {
     "gpt2": write_gpt2,
     "bert": lambda: write_bert("bert", legacy=False),
@@ -811,7 +860,7 @@ MODELS = {
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--step", choices=["all", "folders", "tokens", "reference"], default="all")
+    ap.add_argument("--step", choices=["all", "folders", "tokens", "reference", "ablate"], default="all")
     ap.add_argument("models", nargs="*", default=list(MODELS))
     args = ap.parse_args()
     torch.set_grad_enabled(False)
@@ -825,6 +874,10 @@ def main():
     if args.step in ("all", "reference"):
         for m in args.models:
             reference(m)
+    if args.step in ("all", "ablate"):
+        for m in args.models:
+            if m in ABLATE_MODELS:
+                reference_ablate(m)
     for m in args.models:
         folder = os.path.join(ROOT, m)
         size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))

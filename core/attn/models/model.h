@@ -17,6 +17,7 @@
 
 #include "attn/engine.h"
 #include "attn/models/hf_tokenizer.h"
+#include "attn/models/interventions.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
 
@@ -57,6 +58,14 @@ struct RunOptions {
   int topK = 5;             // causal models: next-token predictions per position (0: none)
   bool keepHiddenStates = false;  // hidden states after the embeddings and after every layer
   bool keepFullLogits = false;    // causal models: the lm_head logits [N, vocab]
+  bool keepAttention = true;      // false: ModelRun::layers stays empty (runs that only need the outputs)
+  /// Per-head interventions (interventions.h), applied together; errors name a layer or
+  /// head the model lacks, a temperature <= 0 or a mask term that does not parse.
+  std::vector<HeadIntervention> interventions;
+  /// Prefix reuse: a run without interventions fills it; a run with interventions on the
+  /// same encoding starts at the first intervened layer from the cached hidden states when
+  /// no earlier layer's results are asked for (keepAttention false or onlyLayer at or past it).
+  ForwardCache* cache = nullptr;
 };
 
 struct ModelRun {

@@ -17,8 +17,8 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 /// Multi-head attention of one layer on projected Q [n, H*hd], K, V [n, KV*hd]
 /// (query head h reads kv head h / (H / KV), transformers' repeat_kv).
 void attendHeads(const Mat& q, const Mat& k, const Mat& v, const ModelConfig& c, float scale,
-                 const std::vector<uint8_t>& keep, const RunOptions& opt, bool store, AttentionResult& res,
-                 Mat& concat) {
+                 const std::vector<uint8_t>& modelKeep, const RunOptions& opt, bool store, AttentionResult& res,
+                 Mat& concat, const std::vector<HeadEdit>& edits) {
   const int n = static_cast<int>(q.rows()), H = c.heads, hd = c.headDim, group = c.heads / c.kvHeads;
   concat.resize(n, static_cast<Eigen::Index>(H) * hd);
   res.heads.assign(store ? static_cast<size_t>(H) : 0, HeadResult{});
@@ -26,6 +26,8 @@ void attendHeads(const Mat& q, const Mat& k, const Mat& v, const ModelConfig& c,
 #pragma omp parallel for schedule(dynamic, 1)
   for (int h = 0; h < H; ++h) {
     const int kvh = h / group;
+    const HeadEdit* edit = edits.empty() ? nullptr : &edits[static_cast<size_t>(h)];
+    const std::vector<uint8_t>& keep = edit && !edit->keep.empty() ? edit->keep : modelKeep;
     const auto qh = q.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
     const auto kh = k.middleCols(static_cast<Eigen::Index>(kvh) * hd, hd);
     const auto vh = v.middleCols(static_cast<Eigen::Index>(kvh) * hd, hd);
@@ -41,8 +43,26 @@ void attendHeads(const Mat& q, const Mat& k, const Mat& v, const ModelConfig& c,
         for (int j = 0; j < n; ++j)
           if (!keep[static_cast<size_t>(i) * static_cast<size_t>(n) + static_cast<size_t>(j)]) s(i, j) = kNegInf;
     if (hr && opt.keepLogits) hr->maskedLogits = s;
+    if (edit && edit->invTemperature != 1.0f) s *= edit->invTemperature;  // -inf stays -inf (T > 0)
     RowStats st;
     softmaxRowsInPlace(s, st);  // masked weights exactly 0, entropy in the same pass
+    if (edit && edit->uniform)  // 1 / (allowed keys) on every allowed key of the row
+      for (int i = 0; i < n; ++i) {
+        int allowed = n;
+        if (!keep.empty()) allowed = static_cast<int>(std::count_if(
+                               keep.begin() + static_cast<std::ptrdiff_t>(i) * n,
+                               keep.begin() + static_cast<std::ptrdiff_t>(i + 1) * n, [](uint8_t b) { return b != 0; }));
+        for (int j = 0; j < n; ++j)
+          s(i, j) = allowed > 0 && (keep.empty() || keep[static_cast<size_t>(i) * static_cast<size_t>(n) +
+                                                          static_cast<size_t>(j)])
+                        ? 1.0f / static_cast<float>(allowed)
+                        : 0.0f;
+        st.entropy(i) = allowed > 0 ? std::log(static_cast<float>(allowed)) : 0.0f;
+      }
+    if (edit && edit->zero) {  // HF head_mask = 0: the head's probabilities times 0
+      s.setZero();
+      st.entropy.setZero();
+    }
     concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd).noalias() = s * vh;
     if (hr) {
       hr->output = concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
@@ -143,6 +163,20 @@ Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w,
   auto mask = modelMask(c, enc);
   if (!mask) return Error{src + ": " + mask.error().message};
   const std::vector<uint8_t> keep = mask->isNone() ? std::vector<uint8_t>{} : mask->bitmap(n, n);
+  auto edits = headEdits(c.layers, c.heads, enc, keep, opt.interventions, src);
+  if (!edits) return edits.error();
+  const int start = reusableLayers(opt.cache, &w, enc, c.layers, opt.interventions.empty() ? -1 : firstEditedLayer(*edits),
+                                   opt.keepAttention ? opt.onlyLayer : c.layers);
+  if (opt.cache) {
+    opt.cache->reusedLayers = start;
+    if (opt.interventions.empty()) {
+      opt.cache->clear();
+      opt.cache->owner = &w;
+      opt.cache->ids = enc.ids;
+      opt.cache->typeIds = enc.typeIds;
+      opt.cache->attention = enc.attention;
+    }
+  }
 
   ModelRun run;
   run.encoding = enc;
@@ -173,12 +207,18 @@ Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w,
 
   const float baseScale = 1.0f / std::sqrt(static_cast<float>(c.headDim));
   Mat a, qkv, q, k, v, concat, o, u, g;
-  for (int l = 0; l < c.layers; ++l) {
+  if (start > 0) {  // the layers before the first intervened one: as the cached run computed them
+    if (opt.keepHiddenStates)
+      for (int l = 0; l < start; ++l) run.hiddenStates.push_back(opt.cache->layerInputs[static_cast<size_t>(l)]);
+    h = opt.cache->layerInputs[static_cast<size_t>(start)];
+  }
+  for (int l = start; l < c.layers; ++l) {
     if (progress && !progress(static_cast<double>(l) / (c.layers + 1), "running layers"))
       return Error{src + ": cancelled"};
     const LayerWeights& L = w.layers[static_cast<size_t>(l)];
-    const bool store = opt.onlyLayer < 0 || opt.onlyLayer == l;
+    const bool store = opt.keepAttention && (opt.onlyLayer < 0 || opt.onlyLayer == l);
     if (opt.keepHiddenStates) run.hiddenStates.push_back(h);
+    if (opt.cache && opt.interventions.empty()) opt.cache->layerInputs.push_back(h);
     AttentionResult res;
     float scale = baseScale;
     if (c.family == Family::Gpt2) {
@@ -202,7 +242,7 @@ Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w,
         applyRope(k, c.headDim, rope);
       }
     }
-    attendHeads(q, k, v, c, scale, keep, opt, store, res, concat);
+    attendHeads(q, k, v, c, scale, keep, opt, store, res, concat, (*edits)[static_cast<size_t>(l)]);
     linear(concat, L.o, o);
     if (store) res.output = o;  // the attention block's output, before the residual
     if (c.family == Family::Bert) {

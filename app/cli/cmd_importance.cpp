@@ -1,0 +1,143 @@
+// attnscope-cli importance: every head of a model zeroed alone (the ablation
+// estimate of head importance: loss increase for causal models, final hidden-state
+// change for encoders) and the pruning curve (heads removed in increasing order of
+// importance), as a table, JSON (--json), CSV (--csv) and the curve as CSV (--curve).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "attn/io/atomic_file.h"
+#include "attn/models/head_experiments.h"
+#include "commands.h"
+#include "input_options.h"
+#include "model_request.h"
+
+namespace attn::cli {
+namespace {
+
+struct ImportanceCliOptions {
+  InputOptions input;
+  bool json = false;
+  bool force = false;
+  bool noPrefixCache = false;
+  int steps = 12;
+  std::string csv, curve;
+};
+
+std::string importanceCsv(const models::HeadImportance& imp) {
+  std::string s = "layer,head,importance\n";
+  for (int l = 0; l < imp.importance.rows(); ++l)
+    for (int h = 0; h < imp.importance.cols(); ++h) s += fmt::format("{},{},{:.9g}\n", l + 1, h + 1, imp.importance(l, h));
+  return s;
+}
+
+std::string curveCsv(const models::HeadImportance& imp) {
+  std::string s = "fraction_removed,heads_removed,value\n";
+  for (const auto& p : imp.curve) s += fmt::format("{:.6g},{},{:.9g}\n", p.fraction, p.removed, p.value);
+  return s;
+}
+
+int runImportance(const ImportanceCliOptions& o) {
+  if (o.steps < 0) return fail(fmt::format("--steps must be at least 0 (got {})", o.steps));
+  for (const auto* f : {&o.csv, &o.curve})
+    if (!f->empty())
+      if (auto st = checkOverwrite(*f, o.force); !st) return fail(st.error().message);
+  auto opened = openModelText(o.input);
+  if (!opened) return fail(opened.error().message);
+  const auto& [model, enc] = *opened;
+  const auto& info = model->info();
+  auto imp = models::headImportance(*model, enc, models::ImportanceOptions{o.steps, !o.noPrefixCache},
+                                    terminalProgress());
+  if (!imp) return fail(imp.error().message);
+  if (!o.csv.empty())
+    if (auto st = writeFileAtomic(o.csv, importanceCsv(*imp)); !st) return fail(st.error().message);
+  if (!o.curve.empty())
+    if (auto st = writeFileAtomic(o.curve, curveCsv(*imp)); !st) return fail(st.error().message);
+  const int L = static_cast<int>(imp->importance.rows()), H = static_cast<int>(imp->importance.cols());
+  std::vector<int> order(static_cast<size_t>(L * H));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return imp->importance(a / H, a % H) > imp->importance(b / H, b % H);
+  });
+  if (o.json) {
+    nlohmann::json doc;
+    doc["model"] = info.name;
+    doc["family"] = std::string(models::familyName(info.family));
+    doc["tokens"] = enc.size();
+    doc["estimate"] = "ablation";
+    doc["measure"] = imp->measure;
+    doc["baseline"] = imp->baseline;
+    auto& rows = doc["importance"] = nlohmann::json::array();
+    for (int l = 0; l < L; ++l) {
+      auto row = nlohmann::json::array();
+      for (int h = 0; h < H; ++h) row.push_back(imp->importance(l, h));
+      rows.push_back(row);
+    }
+    auto& ranking = doc["ranking"] = nlohmann::json::array();
+    for (int i : order) ranking.push_back({{"layer", i / H + 1}, {"head", i % H + 1}, {"importance", imp->importance(i / H, i % H)}});
+    doc["curve_measure"] = imp->curveMeasure;
+    auto& curve = doc["curve"] = nlohmann::json::array();
+    for (const auto& p : imp->curve)
+      curve.push_back({{"fraction_removed", p.fraction}, {"heads_removed", p.removed}, {"value", p.value}});
+    doc["forward_passes"] = imp->forwardPasses;
+    doc["reused_layers"] = imp->reusedLayers;
+    doc["seconds"] = imp->seconds;
+    fmt::print("{}\n", doc.dump(2));
+    return 0;
+  }
+  fmt::print("model: {} ({}, {} layers x {} heads), {} tokens\n", info.name, models::familyName(info.family), L, H,
+             enc.size());
+  fmt::print("importance: {}\n", imp->measure);
+  if (info.causal) fmt::print("baseline mean next-token loss: {:.4f} nats\n", imp->baseline);
+  std::string header = "layer";
+  for (int h = 0; h < H; ++h) header += fmt::format(" {:>9}", fmt::format("h{}", h + 1));
+  fmt::print("{}\n", header);
+  for (int l = 0; l < L; ++l) {
+    std::string line = fmt::format("{:>5}", l + 1);
+    for (int h = 0; h < H; ++h) line += fmt::format(" {:>9.4f}", imp->importance(l, h));
+    fmt::print("{}\n", line);
+  }
+  std::string top;
+  for (size_t i = 0; i < std::min<size_t>(5, order.size()); ++i)
+    top += fmt::format("{}{}.{} ({:.4f})", i ? ", " : "", order[i] / H + 1, order[i] % H + 1,
+                       imp->importance(order[i] / H, order[i] % H));
+  fmt::print("most important (layer.head): {}\n", top);
+  if (!imp->curve.empty()) {
+    fmt::print("pruning curve ({}):\n", imp->curveMeasure);
+    for (const auto& p : imp->curve) fmt::print("  {:5.1f}% removed ({:3} heads): {:.4f}\n", 100 * p.fraction, p.removed, p.value);
+  }
+  fmt::print("{} forward passes in {:.2f} s ({} layers reused from the prefix cache)\n", imp->forwardPasses,
+             imp->seconds, imp->reusedLayers);
+  if (!o.csv.empty()) fmt::print("wrote {}\n", o.csv);
+  if (!o.curve.empty()) fmt::print("wrote {}\n", o.curve);
+  return 0;
+}
+
+}  // namespace
+
+Action addImportanceCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "importance", "Head importance by ablation (each head alone zeroed) and the pruning curve, for --model");
+  auto o = std::make_shared<ImportanceCliOptions>();
+  cmd->add_option("--model", o->input.modelDir, "Hugging Face model folder or its cache directory")->required();
+  auto* text = cmd->add_option("--text", o->input.text, "Text to run the model on");
+  auto* file = cmd->add_option("--text-file", o->input.textFile, "Text from a UTF-8 .txt file");
+  text->excludes(file);
+  cmd->add_option("--key-text", o->input.keyText, "BERT-style models: the second segment");
+  cmd->add_option("--pad-to", o->input.padTo, "Pad the tokens to this length (padding keys are masked)");
+  cmd->add_flag("--json", o->json, "Print JSON instead of a table");
+  cmd->add_option("--csv", o->csv, "Write the importance per layer and head as CSV");
+  cmd->add_option("--curve", o->curve, "Write the pruning curve as CSV");
+  cmd->add_option("--steps", o->steps, "Pruning curve points besides 0 (0: no curve)")->capture_default_str();
+  cmd->add_flag("--no-prefix-cache", o->noPrefixCache, "Recompute every layer of every pass (for timing)");
+  cmd->add_flag("--force", o->force, "Overwrite existing --csv / --curve files");
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    return runImportance(*o);
+  };
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,72 @@
+#pragma once
+// What an intervention changed (issue 16), and head importance by ablation:
+// every head alone zeroed, the increase of the text's mean next-token loss
+// (causal models) or the relative change of the final hidden states
+// (encoders). There is no backward pass, so this is the ablation estimate,
+// not Michel et al.'s (2019) gate-gradient estimate. The pruning curve
+// removes heads in increasing order of importance.
+#include <string>
+#include <vector>
+
+#include "attn/models/model.h"
+
+namespace attn::models {
+
+/// Mean next-token cross-entropy (nats) of a causal run with full logits over the
+/// encoding's real tokens: -log p(id[i+1] | ..i) averaged over i with both tokens real.
+/// Errors: no logits kept, fewer than 2 real tokens.
+Result<double> meanNextTokenLoss(const ModelRun& run);
+
+struct HeadChange {
+  float maxAbs = 0;   // max |B - A| over the map
+  float meanAbs = 0;  // mean |B - A| over the map
+};
+
+struct RunComparison {
+  std::vector<std::vector<HeadChange>> weights;  // [layers][heads], attention maps (A = before, B = after)
+  int firstChangedLayer = -1;   // first layer whose maps differ (-1: none)
+  double hiddenChange = 0;      // ||B - A||_F / ||A||_F of the final hidden states
+  double hiddenMaxAbs = 0;
+  bool causal = false;
+  // Causal models: at `position`, the next-token distribution.
+  int position = 0;
+  double kl = 0;  // KL(before || after), nats
+  std::vector<TopToken> topBefore, topAfter;  // top 5
+  double lossBefore = 0, lossAfter = 0;        // meanNextTokenLoss; 0 when the text is too short
+  bool hasLoss = false;
+  // Encoders: the first token's ([CLS]) final hidden state.
+  double clsChange = 0;   // ||B - A|| / ||A||
+  double clsCosine = 1;   // cosine between A and B
+};
+
+/// Compares two runs of one encoding (same options, full logits kept for causal models,
+/// every layer kept). `position` < 0 means the last real token.
+Result<RunComparison> compareRuns(const Model& model, const ModelRun& before, const ModelRun& after, int position = -1);
+
+struct PruningPoint {
+  double fraction = 0;  // of all heads removed
+  int removed = 0;
+  double value = 0;     // mean next-token loss (causal) or final hidden-state change (encoder)
+};
+
+struct HeadImportance {
+  std::string measure;  // what importance means for this model (ablation estimate)
+  std::string curveMeasure;
+  double baseline = 0;  // the unablated loss (causal) or 0
+  Mat importance;       // [layers, heads]
+  std::vector<PruningPoint> curve;
+  int forwardPasses = 0;
+  int reusedLayers = 0;  // layers not recomputed thanks to the prefix cache, over all passes
+  double seconds = 0;
+};
+
+struct ImportanceOptions {
+  int curveSteps = 12;      // pruning curve points besides 0 (0: no curve)
+  bool usePrefixCache = true;
+};
+
+/// Ablates each head alone, then the pruning curve; `progress` may cancel.
+Result<HeadImportance> headImportance(const Model& model, const Encoding& encoding,
+                                      const ImportanceOptions& options = {}, const ProgressFn& progress = {});
+
+}  // namespace attn::models
