@@ -151,33 +151,6 @@ TEST_P(ModelReference, EveryLayerHeadHiddenStateAndLogitMatches) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, ModelReference,
                          ::testing::Values("gpt2", "bert", "bert_legacy", "llama", "llama3", "qwen2"));
 
-TEST(ModelReferenceInfo, TopTokensStreamedFromLmHeadMatchFullLogits) {
-  // Without keepFullLogits the top-k comes from lm_head in vocabulary chunks (online
-  // softmax denominator); with it, from the stored [n, vocab] logits.
-  for (const char* name : {"gpt2", "llama", "llama3", "qwen2"}) {
-    auto model = Model::open(modelDir(name));
-    ASSERT_TRUE(model.ok()) << model.error().message;
-    auto enc = (*model)->encode("Hello world, hello there. The cat sat on the mat.", std::nullopt, "text");
-    ASSERT_TRUE(enc.ok()) << enc.error().message;
-    RunOptions streamed, full;
-    streamed.topK = full.topK = 7;
-    full.keepFullLogits = true;
-    auto a = (*model)->run(*enc, streamed);
-    auto b = (*model)->run(*enc, full);
-    ASSERT_TRUE(a.ok() && b.ok()) << name;
-    EXPECT_EQ(a->logits.size(), 0) << name;
-    ASSERT_EQ(a->nextTokens.size(), b->nextTokens.size()) << name;
-    for (size_t i = 0; i < a->nextTokens.size(); ++i) {
-      ASSERT_EQ(a->nextTokens[i].size(), 7u) << name;
-      for (size_t r = 0; r < 7; ++r) {
-        EXPECT_EQ(a->nextTokens[i][r].id, b->nextTokens[i][r].id) << name << " " << i << " " << r;
-        EXPECT_EQ(a->nextTokens[i][r].token, b->nextTokens[i][r].token) << name;
-        EXPECT_NEAR(a->nextTokens[i][r].prob, b->nextTokens[i][r].prob, 1e-6) << name << " " << i << " " << r;
-      }
-    }
-  }
-}
-
 TEST(ModelReferenceInfo, FamiliesShapesAndParameters) {
   auto gpt2 = Model::open(modelDir("gpt2"));
   ASSERT_TRUE(gpt2.ok()) << gpt2.error().message;

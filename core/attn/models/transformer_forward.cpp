@@ -84,61 +84,6 @@ void topTokens(const Mat& logits, int k, const std::function<std::string(int)>& 
       for (auto& t : row) t.token = display(t.id);
 }
 
-/// The same top-k straight from lm_head, a vocabulary chunk at a time: the [n, vocab]
-/// logits (65 MB for Llama 3's 128256 tokens, fresh pages each run) are never stored;
-/// the softmax denominator is kept online (rescaled when a chunk raises the row's max).
-void headTopTokens(const Mat& x, const WeightTensor& head, int k, const std::function<std::string(int)>& display,
-                   std::vector<std::vector<TopToken>>& out) {
-  const int n = static_cast<int>(x.rows());
-  const int64_t V = head.rows;
-  k = static_cast<int>(std::min<int64_t>(k, V));
-  // About 16 chunks, whole panels of linear() (8064 rows for 128256 tokens; small test vocabularies still split).
-  const int64_t kChunk = std::max<int64_t>(128, (V / 16 + 127) / 128 * 128);
-  std::vector<double> sum(static_cast<size_t>(n), 0.0);
-  std::vector<float> mx(static_cast<size_t>(n), kNegInf);
-  std::vector<std::vector<std::pair<float, int>>> best(static_cast<size_t>(n));  // by logit desc, then id asc
-  Mat y;
-  for (int64_t c0 = 0; c0 < V; c0 += kChunk) {
-    const int64_t m = std::min(kChunk, V - c0);
-    LinearWeight part;
-    part.w = head;
-    part.w.rows = m;
-    if (head.isBf16()) part.w.bf16 = head.bf16 + 2 * c0 * head.cols;
-    else part.w.data = head.data + c0 * head.cols;
-    linear(x, part, y);
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; ++i) {
-      const float* l = &y(i, 0);
-      const size_t r = static_cast<size_t>(i);
-      const float cm = *std::max_element(l, l + m);
-      if (cm > mx[r]) {
-        sum[r] *= std::exp(static_cast<double>(mx[r]) - cm);
-        mx[r] = cm;
-      }
-      double s = 0;
-      for (int64_t j = 0; j < m; ++j) s += std::exp(static_cast<double>(l[j]) - mx[r]);
-      sum[r] += s;
-      auto& b = best[r];
-      for (int64_t j = 0; j < m; ++j) {
-        // Ids rise through the scan: an equal logit never displaces an earlier id.
-        if (static_cast<int>(b.size()) == k && !(l[j] > b.back().first)) continue;
-        const std::pair<float, int> e{l[j], static_cast<int>(c0 + j)};
-        b.insert(std::upper_bound(b.begin(), b.end(), e,
-                                  [](const auto& a, const auto& c) { return a.first > c.first; }),
-                 e);
-        if (static_cast<int>(b.size()) > k) b.pop_back();
-      }
-    }
-  }
-  out.assign(static_cast<size_t>(n), {});
-  for (int i = 0; i < n; ++i) {
-    const size_t r = static_cast<size_t>(i);
-    for (const auto& [logit, id] : best[r])
-      out[r].push_back(TopToken{id, display ? display(id) : std::string{},
-                                static_cast<float>(std::exp(static_cast<double>(logit) - mx[r]) / sum[r])});
-  }
-}
-
 }  // namespace
 
 Result<Mask> modelMask(const ModelConfig& c, const Encoding& enc) {
@@ -299,9 +244,7 @@ Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w,
     if (c.family == Family::Gpt2) layerNorm(h, w.finalNorm, c.normEps, run.finalHidden);
     else rmsNorm(h, w.finalNorm, c.normEps, run.finalHidden);
     if (opt.keepHiddenStates) run.hiddenStates.push_back(run.finalHidden);
-    if (opt.topK > 0 && !opt.keepFullLogits) {
-      headTopTokens(run.finalHidden, w.lmHead, opt.topK, display, run.nextTokens);
-    } else if (opt.keepFullLogits) {
+    if (opt.topK > 0 || opt.keepFullLogits) {
       LinearWeight head;
       head.w = w.lmHead;
       Mat logits;
