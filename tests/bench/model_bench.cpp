@@ -220,6 +220,41 @@ void BM_MlpGemm(benchmark::State& state) {
 }
 BENCHMARK(BM_MlpGemm)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+void BM_LlamaLinear(benchmark::State& state) {
+  // Llama-1B's products at 128 tokens, x [128, in] W^T with W [out, in]: f32 weights
+  // (one Eigen call per thread on a column share) vs BF16 weights (128-row panels
+  // converted per thread, then Eigen). Arg 0: in, 1: out, 2: BF16.
+  const int64_t in = state.range(0), out = state.range(1);
+  const bool bf16 = state.range(2) != 0;
+  Mat x = Mat::Random(128, in), w = Mat::Random(out, in), y;
+  std::vector<uint16_t> half(static_cast<size_t>(out * in));
+  for (int64_t i = 0; i < out * in; ++i) {
+    uint32_t u = 0;
+    std::memcpy(&u, w.data() + i, 4);
+    half[static_cast<size_t>(i)] = static_cast<uint16_t>(u >> 16);
+  }
+  LinearWeight l;
+  l.w.rows = out;
+  l.w.cols = in;
+  if (bf16) l.w.bf16 = reinterpret_cast<const char*>(half.data());
+  else l.w.data = w.data();
+  for (auto _ : state) {
+    linear(x, l, y);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * 128 * static_cast<double>(in) * static_cast<double>(out), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_LlamaLinear)
+    ->ArgsProduct({{2048}, {512, 2048, 8192}, {0, 1}})
+    ->Args({8192, 2048, 0})
+    ->Args({8192, 2048, 1})
+    ->Args({2048, 128256, 0})
+    ->Args({2048, 128256, 1})
+    ->ArgNames({"in", "out", "bf16"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -36,7 +36,7 @@ void linearBf16(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
     // Per-thread scratch kept across calls: fresh pages cost ~11 us each here (PERFORMANCE.md).
     thread_local std::vector<float> scratch;
     if (scratch.size() < static_cast<size_t>(kBf16Panel * K)) scratch.resize(static_cast<size_t>(kBf16Panel * K));
-#pragma omp for schedule(dynamic, 4)
+#pragma omp for schedule(dynamic, 1)
     for (Eigen::Index p = 0; p < panels; ++p) {
       const Eigen::Index r0 = p * kBf16Panel, m = std::min(kBf16Panel, out - r0);
       Eigen::Map<Mat> wp(scratch.data(), m, K);
