@@ -13,12 +13,13 @@
 #include "attn/io/float_convert.h"
 #include "attn/quote.h"
 
-#if defined(__F16C__)
+#if defined(__F16C__) || defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <cstring>
 
 namespace attn::models {
 namespace {
@@ -36,13 +37,6 @@ void convertF16(const uint16_t* src, float* dst, int64_t n) {
   for (; i < n; ++i) dst[i] = halfToFloat(src[i]);
 }
 
-void convertBf16(const uint16_t* src, float* dst, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    const uint32_t bits = static_cast<uint32_t>(src[i]) << 16;  // bfloat16 is the upper half of an f32
-    std::memcpy(dst + i, &bits, 4);
-  }
-}
-
 struct Located {
   const SafetensorsFile* file = nullptr;
   const SafetensorsEntry* entry = nullptr;
@@ -51,6 +45,7 @@ struct Located {
 struct Pending {
   Located at;
   WeightTensor* dest = nullptr;
+  bool keepBf16 = false;  // a BF16 matrix stays in the mapping (see model_weights.h)
 };
 
 class Loader {
@@ -83,7 +78,8 @@ class Loader {
   }
 
   /// Queues `name` (after the prefix unless `bare`) with the shape the config implies.
-  Status need(WeightTensor& dest, const std::string& name, std::vector<int64_t> shape, bool bare = false) {
+  Status need(WeightTensor& dest, const std::string& name, std::vector<int64_t> shape, bool bare = false,
+              bool keepBf16 = false) {
     const std::string full = (bare ? "" : prefix_) + name;
     auto it = byName_.find(full);
     // Older BERT checkpoints name LayerNorm parameters gamma / beta (TF-era conversions).
@@ -105,12 +101,14 @@ class Loader {
                                quoteForMessage(e.name), shapeText(e.shape), shapeText(shape))};
     dest.rows = shape.size() == 2 ? shape[0] : 1;
     dest.cols = shape.back();
-    pending_.push_back({it->second, &dest});
+    pending_.push_back({it->second, &dest, keepBf16 && shape.size() == 2});
     return okStatus();
   }
   Status needLinear(LinearWeight& l, const std::string& name, int64_t in, int64_t out, bool bias, bool conv1d) {
     l.inOut = conv1d;
-    if (auto st = need(l.w, name + ".weight", conv1d ? std::vector<int64_t>{in, out} : std::vector<int64_t>{out, in});
+    // nn.Linear [out, in] stays BF16 (linear() converts panels of output rows); Conv1D is converted.
+    if (auto st = need(l.w, name + ".weight", conv1d ? std::vector<int64_t>{in, out} : std::vector<int64_t>{out, in},
+                       false, !conv1d);
         !st)
       return st;
     return bias ? need(l.b, name + ".bias", {out}) : okStatus();
@@ -124,12 +122,13 @@ class Loader {
   Status materialize(const ProgressFn& progress) {
     int64_t total = 0, done = 0;
     for (const auto& p : pending_) total += p.at.entry->end - p.at.entry->begin;
-    std::unordered_map<const SafetensorsEntry*, const float*> seen;  // a tied tensor is loaded once
+    std::unordered_map<const SafetensorsEntry*, const WeightTensor*> seen;  // a tied tensor is loaded once
     std::set<std::string> dtypes;
     for (const auto& p : pending_) {
       const SafetensorsEntry& e = *p.at.entry;
       if (auto it = seen.find(&e); it != seen.end()) {
-        p.dest->data = it->second;
+        p.dest->data = it->second->data;
+        p.dest->bf16 = it->second->bf16;
         continue;
       }
       const int64_t n = p.dest->rows * p.dest->cols;
@@ -139,6 +138,8 @@ class Loader {
       const bool aligned = reinterpret_cast<uintptr_t>(bytes.data()) % alignof(float) == 0;
       if (e.dtype == "F32" && aligned) {
         p.dest->data = reinterpret_cast<const float*>(bytes.data());
+      } else if (e.dtype == "BF16" && p.keepBf16) {
+        p.dest->bf16 = bytes.data();
       } else {
         FloatBuffer buf = allocateWeightBuffer(n);
         if (!buf)
@@ -161,7 +162,7 @@ class Loader {
               const int64_t k = std::min<int64_t>(4096, m - j);
               std::memcpy(tmp, src + (i0 + j) * 2, static_cast<size_t>(k) * 2);
               if (dtype == "F16") convertF16(tmp, dst + i0 + j, k);
-              else convertBf16(tmp, dst + i0 + j, k);
+              else bf16ToFloat(reinterpret_cast<const char*>(tmp), dst + i0 + j, k);
             }
           }
         }
@@ -169,7 +170,7 @@ class Loader {
         p.dest->data = dst;
         out_.converted.push_back(std::move(buf));
       }
-      seen.emplace(&e, p.dest->data);
+      seen.emplace(&e, p.dest);
       done += e.end - e.begin;
       if (progress && !progress(total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0,
                                 "converting weights"))
@@ -240,7 +241,8 @@ Status queueBert(Loader& l, const ModelConfig& c, ModelWeights& w) {
 Status queueLlama(Loader& l, const ModelConfig& c, ModelWeights& w) {
   const int64_t d = c.dModel, qd = int64_t{c.heads} * c.headDim, kvd = int64_t{c.kvHeads} * c.headDim;
   if (auto st = l.choosePrefix("embed_tokens.weight", {"model.", ""}); !st) return st;
-  if (auto st = l.need(w.tokenEmbedding, "embed_tokens.weight", {c.vocabSize, d}); !st) return st;
+  // Kept BF16: rows are looked up one at a time, and as the tied lm_head linear() converts panels.
+  if (auto st = l.need(w.tokenEmbedding, "embed_tokens.weight", {c.vocabSize, d}, false, true); !st) return st;
   for (int i = 0; i < c.layers; ++i) {
     LayerWeights& L = w.layers[static_cast<size_t>(i)];
     const std::string p = fmt::format("layers.{}.", i);
@@ -260,7 +262,7 @@ Status queueLlama(Loader& l, const ModelConfig& c, ModelWeights& w) {
     w.lmHead = w.tokenEmbedding;
     return okStatus();
   }
-  return l.need(w.lmHead, "lm_head.weight", {c.vocabSize, d}, /*bare=*/true);
+  return l.need(w.lmHead, "lm_head.weight", {c.vocabSize, d}, /*bare=*/true, /*keepBf16=*/true);
 }
 
 std::string readText(const fs::path& p) {
@@ -271,6 +273,32 @@ std::string readText(const fs::path& p) {
 }
 
 }  // namespace
+
+void bf16ToFloat(const char* src, float* dst, int64_t n) {
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  for (; i + 16 <= n; i += 16) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * i));
+    _mm512_storeu_ps(dst + i, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
+  }
+#elif defined(__AVX2__)
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
+    _mm256_storeu_ps(dst + i, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
+  }
+#endif
+  for (; i < n; ++i) {
+    uint16_t b = 0;
+    std::memcpy(&b, src + 2 * i, 2);
+    const uint32_t bits = static_cast<uint32_t>(b) << 16;  // bfloat16 is the upper half of an f32
+    std::memcpy(dst + i, &bits, 4);
+  }
+}
+
+void WeightTensor::rowTo(int64_t r, float* dst) const {
+  if (bf16) bf16ToFloat(bf16 + 2 * r * cols, dst, cols);
+  else std::memcpy(dst, data + r * cols, static_cast<size_t>(cols) * sizeof(float));
+}
 
 void FreeDeleter::operator()(float* p) const noexcept { std::free(p); }
 

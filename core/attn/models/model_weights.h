@@ -1,8 +1,10 @@
 #pragma once
 // The tensors of a model folder's safetensors file(s), found by their Hugging
-// Face names, checked against config.json and held as f32: F32 tensors are
-// read in place from the mapping, F16/BF16 ones converted once at load (their
-// mapped pages are then released, so resident memory stays near 2x a BF16 file).
+// Face names and checked against config.json. F32 tensors are read in place from
+// the mapping; BF16 matrices of nn.Linear layers and the token embedding stay
+// BF16 in the mapping (converted a panel at a time by linear(): resident memory
+// near 1x the file, opening without a conversion pass); other F16/BF16 tensors
+// are converted to f32 once at load (their mapped pages then released).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -16,15 +18,25 @@
 
 namespace attn::models {
 
-/// An f32 tensor, in the mapping or in converted storage; empty when absent.
+/// A tensor: f32 (`data`, in the mapping or in converted storage) or BF16 left in
+/// the mapping (`bf16`, row-major, any alignment); empty when absent.
 struct WeightTensor {
   const float* data = nullptr;
   int64_t rows = 0, cols = 0;  // a vector has rows = 1
+  const char* bf16 = nullptr;  // set instead of data for BF16 matrices kept as stored
 
-  bool empty() const { return data == nullptr; }
+  bool empty() const { return data == nullptr && bf16 == nullptr; }
+  bool isBf16() const { return bf16 != nullptr; }
+  /// f32 tensors only.
   Eigen::Map<const Mat> mat() const { return {data, rows, cols}; }
   Eigen::Map<const Eigen::RowVectorXf> row() const { return {data, rows * cols}; }
+  /// Row r as f32 into dst[cols], whichever the storage.
+  void rowTo(int64_t r, float* dst) const;
 };
+
+/// bfloat16 -> f32 (the upper half of an f32: shift left 16), AVX-512 / AVX2 where built for;
+/// `src` needs no alignment.
+void bf16ToFloat(const char* src, float* dst, int64_t n);
 
 /// y = x W^T + b for Hugging Face nn.Linear ([out, in]), y = x W + b for GPT-2's Conv1D ([in, out]).
 struct LinearWeight {

@@ -183,8 +183,7 @@ Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w,
   const int64_t d = c.dModel;
   Mat h(n, d);
   // Embeddings.
-  const auto tok = w.tokenEmbedding.mat();
-  for (int i = 0; i < n; ++i) h.row(i) = tok.row(enc.ids[static_cast<size_t>(i)]);
+  for (int i = 0; i < n; ++i) w.tokenEmbedding.rowTo(enc.ids[static_cast<size_t>(i)], &h(i, 0));
   if (c.family == Family::Gpt2) {
     h += w.positionEmbedding.mat().topRows(n);
   } else if (c.family == Family::Bert) {
