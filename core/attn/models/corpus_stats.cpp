@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/analysis/entropy.h"
+#include "attn/analysis/head_analysis.h"
 #include "attn/analysis/row_measures.h"
 
 namespace attn::models {
@@ -16,19 +17,6 @@ constexpr std::array<std::string_view, kCorpusMeasureCount> kNames = {
     "entropy", "first", "separator", "previous", "next", "self", "distance", "coverage_k"};
 
 constexpr int idx(CorpusMeasure m) { return static_cast<int>(m); }
-
-// Mean over rows with mass, summed in row order as analyzeHeads' RowStats does,
-// so a sentence's value equals the one `metrics` prints for it.
-double meanOverRows(const Vec& v, const std::vector<uint8_t>& hasMass) {
-  double s = 0;
-  int n = 0;
-  for (Eigen::Index i = 0; i < v.size(); ++i)
-    if (hasMass[static_cast<size_t>(i)]) {
-      s += v[i];
-      ++n;
-    }
-  return n > 0 ? s / n : 0.0;
-}
 
 }  // namespace
 
@@ -52,23 +40,26 @@ SentenceMeasures measureSentence(const ModelRun& run, double coverageLevel) {
   out.heads = run.layers.empty() ? 0 : run.layers[0].numHeads();
   out.tokens = run.encoding.size();
   out.values.reserve(static_cast<size_t>(out.layers * out.heads));
-  std::vector<uint8_t> hasMass;
+  // The same analysis `metrics --model` runs on the sentence, so a corpus mean is
+  // exactly the mean of what metrics prints per sentence.
+  AnalysisOptions options;
+  options.coverageLevel = coverageLevel;
+  options.headSimilarity = false;
   for (const auto& layer : run.layers) {
-    for (const auto& head : layer.heads) {
-      const Mat& w = head.weights;
-      const auto sep = separatorKeys(run.encoding.tokens, static_cast<int>(w.cols()));
-      hasMass.assign(static_cast<size_t>(w.rows()), 0);
-      for (Eigen::Index i = 0; i < w.rows(); ++i) hasMass[static_cast<size_t>(i)] = w.cols() > 0 && w.row(i).maxCoeff() > 0.0f;
-      const PatternShares shares = patternShares(w, sep);
+    std::vector<Mat> weights;
+    weights.reserve(layer.heads.size());
+    for (const auto& head : layer.heads) weights.push_back(head.weights);
+    const Analysis an = analyzeHeads(weights, run.encoding.tokens, {}, options);
+    for (const auto& a : an.heads) {
       HeadMeasures m{};
-      m[idx(CorpusMeasure::Entropy)] = meanOverRows(rowEntropy(w), hasMass);
-      m[idx(CorpusMeasure::First)] = shares.first;
-      m[idx(CorpusMeasure::Separator)] = shares.separator;
-      m[idx(CorpusMeasure::Previous)] = shares.previous;
-      m[idx(CorpusMeasure::Next)] = shares.next;
-      m[idx(CorpusMeasure::Self)] = shares.diagonal;
-      m[idx(CorpusMeasure::Distance)] = meanOverRows(rowMeanDistance(w), hasMass);
-      m[idx(CorpusMeasure::CoverageK)] = meanOverRows(rowCoverageK(w, coverageLevel), hasMass);
+      m[idx(CorpusMeasure::Entropy)] = a.entropyMean;
+      m[idx(CorpusMeasure::First)] = a.shares.first;
+      m[idx(CorpusMeasure::Separator)] = a.shares.separator;
+      m[idx(CorpusMeasure::Previous)] = a.shares.previous;
+      m[idx(CorpusMeasure::Next)] = a.shares.next;
+      m[idx(CorpusMeasure::Self)] = a.shares.diagonal;
+      m[idx(CorpusMeasure::Distance)] = a.meanDistance;
+      m[idx(CorpusMeasure::CoverageK)] = a.coverageK;
       out.values.push_back(m);
     }
   }
