@@ -797,6 +797,49 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::ExperimentsActions</name>
+    <message>
+        <source>With the interventions: KL(before ‖ after) = %1 nats at position %2.</source>
+        <translation>施加干预后：位置 %2 处 KL(之前 ‖ 之后) = %1 纳特。</translation>
+    </message>
+    <message>
+        <source>Before: %1</source>
+        <translation>之前：%1</translation>
+    </message>
+    <message>
+        <source>After: %1</source>
+        <translation>之后：%1</translation>
+    </message>
+    <message>
+        <source>Mean next-token loss of the text: %1 → %2 nats (%3%4).</source>
+        <translation>文本的平均下一词元损失：%1 → %2 纳特（%3%4）。</translation>
+    </message>
+    <message>
+        <source>E&amp;xperiments</source>
+        <translation>实验(&amp;X)</translation>
+    </message>
+    <message>
+        <source>Interventions</source>
+        <translation>干预</translation>
+    </message>
+    <message>
+        <source>Intervention effect</source>
+        <translation>干预效果</translation>
+    </message>
+    <message>
+        <source>Head importance</source>
+        <translation>头重要性</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>Running the intervened model…</source>
+        <translation>正在运行干预后的模型…</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::FigureExportDialog</name>
     <message>
         <source>Replace file?</source>
@@ -939,6 +982,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>H%1 %2</source>
         <translation>H%1 %2</translation>
+    </message>
+    <message>
+        <source>Intervention: %1</source>
+        <translation>干预：%1</translation>
     </message>
 </context>
 <context>
@@ -1092,6 +1139,140 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::ImportanceController</name>
+    <message>
+        <source>Compute Head &amp;Importance</source>
+        <translation>计算头重要性(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Ablate every head alone and measure how much the model&apos;s output changes (the text&apos;s mean next-token loss, or the final hidden states for encoders); then the pruning curve.</source>
+        <translation>逐个单独消融每个头，测量模型输出的变化（文本的平均下一词元损失，编码器则为最终隐藏状态）；然后计算剪枝曲线。</translation>
+    </message>
+    <message>
+        <source>The model is still running; compute the head importance when its maps are shown.</source>
+        <translation>模型仍在运行；请在其注意力图显示后再计算头重要性。</translation>
+    </message>
+    <message>
+        <source>Open a model (File &gt; Open Model…) to compute the importance of its heads.</source>
+        <translation>先打开一个模型（文件 &gt; 打开模型…）才能计算其头的重要性。</translation>
+    </message>
+    <message>
+        <source>Head importance</source>
+        <translation>头重要性</translation>
+    </message>
+    <message>
+        <source>not enough memory; use a shorter text</source>
+        <translation>内存不足；请使用更短的文本</translation>
+    </message>
+    <message>
+        <source>Head importance could not be computed: %1</source>
+        <translation>无法计算头重要性：%1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ImportancePanel</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop computing the head importance; the map shown stays.</source>
+        <translation>停止计算头重要性；当前显示的图保持不变。</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Figure…</source>
+        <translation>图像…</translation>
+    </message>
+    <message>
+        <source>CSV…</source>
+        <translation>CSV…</translation>
+    </message>
+    <message>
+        <source>importance</source>
+        <translation>重要性</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2: ablating it raises the mean next-token loss by %3 nats</source>
+        <translation>第 %1 层，头 %2：消融它使平均下一词元损失增加 %3 纳特</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2: ablating it changes the final hidden states by %3 (relative)</source>
+        <translation>第 %1 层，头 %2：消融它使最终隐藏状态变化 %3（相对值）</translation>
+    </message>
+    <message>
+        <source>Ablating every head in turn…</source>
+        <translation>正在逐个消融每个头…</translation>
+    </message>
+    <message>
+        <source>Compute the importance of every head by ablation (Ctrl+Shift+I).</source>
+        <translation>通过消融计算每个头的重要性（Ctrl+Shift+I）。</translation>
+    </message>
+    <message>
+        <source>Open a model to measure the importance of its heads.</source>
+        <translation>打开一个模型以测量其头的重要性。</translation>
+    </message>
+    <message>
+        <source>L%1</source>
+        <translation>L%1</translation>
+    </message>
+    <message>
+        <source>H%1</source>
+        <translation>H%1</translation>
+    </message>
+    <message>
+        <source>Head importance (ablation)</source>
+        <translation>头重要性（消融）</translation>
+    </message>
+    <message>
+        <source>Loss increase when each head alone is zeroed (baseline %1 nats); %2 forward passes in %3 s.</source>
+        <translation>单独将每个头置零时的损失增量（基线 %1 纳特）；%2 次前向计算，用时 %3 秒。</translation>
+    </message>
+    <message>
+        <source>Final hidden-state change when each head alone is zeroed; %1 forward passes in %2 s.</source>
+        <translation>单独将每个头置零时最终隐藏状态的变化；%1 次前向计算，用时 %2 秒。</translation>
+    </message>
+    <message>
+        <source>Ablation estimate: the model has no backward pass here, so not Michel et al.&apos;s gradient estimate.</source>
+        <translation>这是消融估计：此处模型没有反向传播，因此不是 Michel 等人的梯度估计。</translation>
+    </message>
+    <message>
+        <source>The text has changed since: compute again for the new text.</source>
+        <translation>文本此后已更改：请为新文本重新计算。</translation>
+    </message>
+    <message>
+        <source>%1: no head importance computed yet</source>
+        <translation>%1：尚未计算头重要性</translation>
+    </message>
+    <message>
+        <source>Head importance map</source>
+        <translation>头重要性图</translation>
+    </message>
+    <message>
+        <source>Pruning curve</source>
+        <translation>剪枝曲线</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图像</translation>
+    </message>
+    <message>
+        <source>Head importance (*.csv)</source>
+        <translation>头重要性 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Pruning curve (*.csv)</source>
+        <translation>剪枝曲线 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Export CSV</source>
+        <translation>导出 CSV</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::InputPanel</name>
     <message>
         <source>Type or paste a sentence…</source>
@@ -1208,6 +1389,254 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>(not used by this model)</source>
         <translation>（此模型不使用）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::InterventionDialog</name>
+    <message>
+        <source>Temperature for layer %1, head %2</source>
+        <translation>第 %1 层头 %2 的温度</translation>
+    </message>
+    <message>
+        <source>The head&apos;s logits (after 1/√d) are divided by this: above 1 flattens its attention, below 1 sharpens it.</source>
+        <translation>此头的 logits（乘以 1/√d 之后）除以该值：大于 1 使注意力更平坦，小于 1 使其更尖锐。</translation>
+    </message>
+    <message>
+        <source>&amp;Temperature:</source>
+        <translation>温度(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>Mask for layer %1, head %2</source>
+        <translation>第 %1 层头 %2 的掩码</translation>
+    </message>
+    <message>
+        <source>e.g. window:2, causal, global:0+window:1</source>
+        <translation>例如 window:2、causal、global:0+window:1</translation>
+    </message>
+    <message>
+        <source>A term of the mask grammar, combined with the model&apos;s own mask: the head may attend only where both allow.</source>
+        <translation>掩码语法中的一项，与模型自身的掩码组合：此头只能关注两者都允许的位置。</translation>
+    </message>
+    <message>
+        <source>&amp;Mask:</source>
+        <translation>掩码(&amp;M)：</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::InterventionEffectPanel</name>
+    <message>
+        <source>Intervene on a head (right-click a head tile) to compare the original model (A) with the intervened one (B) here.</source>
+        <translation>干预一个头（右键单击头缩略图），即可在此比较原始模型（A）与干预后的模型（B）。</translation>
+    </message>
+    <message>
+        <source>Running the intervened model…</source>
+        <translation>正在运行干预后的模型…</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2 is not intervened on; any difference comes from earlier layers.</source>
+        <translation>第 %1 层头 %2 未被干预；任何差异都来自更早的层。</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2: %3.</source>
+        <translation>第 %1 层，头 %2：%3。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>A: original, L%1 H%2</source>
+        <translation>A：原始，L%1 H%2</translation>
+    </message>
+    <message>
+        <source>B: intervened, L%1 H%2</source>
+        <translation>B：干预后，L%1 H%2</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::InterventionsController</name>
+    <message>
+        <source>ablated (output zeroed)</source>
+        <translation>已消融（输出置零）</translation>
+    </message>
+    <message>
+        <source>uniform attention</source>
+        <translation>均匀注意力</translation>
+    </message>
+    <message>
+        <source>temperature %1</source>
+        <translation>温度 %1</translation>
+    </message>
+    <message>
+        <source>mask %1</source>
+        <translation>掩码 %1</translation>
+    </message>
+    <message>
+        <source>L%1 H%2: %3</source>
+        <translation>L%1 H%2：%3</translation>
+    </message>
+    <message>
+        <source>&amp;Undo Intervention</source>
+        <translation>撤销干预(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo Intervention</source>
+        <translation>重做干预(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Clear Interventions</source>
+        <translation>清除所有干预(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Take back the last change to the head interventions.</source>
+        <translation>撤回对头干预的最近一次更改。</translation>
+    </message>
+    <message>
+        <source>Apply again the change to the head interventions that was undone.</source>
+        <translation>重新应用被撤销的头干预更改。</translation>
+    </message>
+    <message>
+        <source>Remove every head intervention; the model runs as it was trained.</source>
+        <translation>移除所有头干预；模型按训练时的样子运行。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the intervened forward pass; the interventions go back to those shown.</source>
+        <translation>停止带干预的前向计算；干预列表恢复为当前显示的那些。</translation>
+    </message>
+    <message>
+        <source>Open a model (File &gt; Open Model…) to intervene on its heads.</source>
+        <translation>先打开一个模型（文件 &gt; 打开模型…）才能干预它的头。</translation>
+    </message>
+    <message>
+        <source>%1 has no layer %2, head %3 (it has %4 layers of %5 heads).</source>
+        <translation>%1 没有第 %2 层的头 %3（它有 %4 层，每层 %5 个头）。</translation>
+    </message>
+    <message>
+        <source>Temperature for layer %1, head %2 must be a positive number.</source>
+        <translation>第 %1 层头 %2 的温度必须是正数。</translation>
+    </message>
+    <message>
+        <source>Mask “%1” for layer %2, head %3 does not parse: %4</source>
+        <translation>第 %2 层头 %3 的掩码“%1”无法解析：%4</translation>
+    </message>
+    <message>
+        <source>The mask for layer %1, head %2 is empty; type a term such as window:2 or causal.</source>
+        <translation>第 %1 层头 %2 的掩码为空；请输入如 window:2 或 causal 的项。</translation>
+    </message>
+    <message>
+        <source>Running the intervened model</source>
+        <translation>正在运行干预后的模型</translation>
+    </message>
+    <message>
+        <source>Running the original model</source>
+        <translation>正在运行原始模型</translation>
+    </message>
+    <message>
+        <source>The text is too long to keep both runs&apos; next-token logits; the maps still show the change.</source>
+        <translation>文本太长，无法同时保留两次运行的下一词元 logits；注意力图仍显示变化。</translation>
+    </message>
+    <message>
+        <source>Out of memory: the intervened run needs more memory than is available. Use a shorter text.</source>
+        <translation>内存不足：干预后的运行所需内存超过可用内存。请使用更短的文本。</translation>
+    </message>
+    <message>
+        <source>Stopped the intervened run; the interventions shown are unchanged.</source>
+        <translation>已停止干预运行；显示的干预保持不变。</translation>
+    </message>
+    <message>
+        <source>the run was stopped</source>
+        <translation>运行已停止</translation>
+    </message>
+    <message>
+        <source>The intervention could not be applied: %1</source>
+        <translation>无法应用该干预：%1</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2</source>
+        <translation>第 %1 层，头 %2</translation>
+    </message>
+    <message>
+        <source>&amp;Ablate</source>
+        <translation>消融(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Zero this head&apos;s output (as Hugging Face&apos;s head_mask = 0).</source>
+        <translation>将此头的输出置零（同 Hugging Face 的 head_mask = 0）。</translation>
+    </message>
+    <message>
+        <source>&amp;Uniform</source>
+        <translation>均匀(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Replace this head&apos;s weights by uniform attention over its allowed keys.</source>
+        <translation>用对其允许键的均匀注意力替换此头的权重。</translation>
+    </message>
+    <message>
+        <source>&amp;Temperature…</source>
+        <translation>温度(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>&amp;Mask…</source>
+        <translation>掩码(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Remove “%1”</source>
+        <translation>移除“%1”</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::InterventionsPanel</name>
+    <message>
+        <source>Attention changes from layer %1 on.</source>
+        <translation>注意力从第 %1 层起发生变化。</translation>
+    </message>
+    <message>
+        <source>No attention map changed.</source>
+        <translation>没有注意力图发生变化。</translation>
+    </message>
+    <message>
+        <source>Final hidden states: relative change %1 (max |Δ| %2).</source>
+        <translation>最终隐藏状态：相对变化 %1（最大 |Δ| %2）。</translation>
+    </message>
+    <message>
+        <source>Next token after position %1: KL(before ‖ after) = %2 nats.</source>
+        <translation>位置 %1 之后的下一词元：KL(之前 ‖ 之后) = %2 纳特。</translation>
+    </message>
+    <message>
+        <source>Mean next-token loss: %1 → %2 nats (%3%4).</source>
+        <translation>平均下一词元损失：%1 → %2 纳特（%3%4）。</translation>
+    </message>
+    <message>
+        <source>[CLS] representation: relative change %1, cosine %2.</source>
+        <translation>[CLS] 表示：相对变化 %1，余弦 %2。</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>移除(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Active head interventions. Right-click a head tile or the heatmap to add one; select one and press Delete to remove it; Ctrl+Z undoes the last change.</source>
+        <translation>当前生效的头干预。右键单击头缩略图或热力图可添加；选中后按 Delete 移除；Ctrl+Z 撤销最近一次更改。</translation>
+    </message>
+    <message>
+        <source>Remove the selected interventions.</source>
+        <translation>移除选中的干预。</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2: %3</source>
+        <translation>第 %1 层，头 %2：%3</translation>
+    </message>
+    <message>
+        <source>No interventions. Right-click a head tile or the heatmap: Ablate, Uniform, Temperature…, Mask…</source>
+        <translation>没有干预。右键单击头缩略图或热力图：消融、均匀、温度…、掩码…</translation>
+    </message>
+    <message>
+        <source>Running the intervened model…</source>
+        <translation>正在运行干预后的模型…</translation>
     </message>
 </context>
 <context>
@@ -1714,6 +2143,25 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Head %1 of %2 — mask: %3</source>
         <translation>第 %1 / %2 个头 — 掩码：%3</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::PruningCurvePlot</name>
+    <message>
+        <source>fraction of heads removed</source>
+        <translation>移除的头所占比例</translation>
+    </message>
+    <message>
+        <source>Pruning curve: heads removed from the least to the most important.</source>
+        <translation>剪枝曲线：按重要性从低到高依次移除头。</translation>
+    </message>
+    <message>
+        <source>mean next-token loss (nats)</source>
+        <translation>平均下一词元损失（纳特）</translation>
+    </message>
+    <message>
+        <source>final hidden-state change</source>
+        <translation>最终隐藏状态变化</translation>
     </message>
 </context>
 <context>

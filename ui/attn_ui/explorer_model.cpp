@@ -85,6 +85,8 @@ void ExplorerModel::setLoadedFile(std::shared_ptr<const attn::LoadedInput> file)
     run_.reset();
     runLayers_.reset();
     emit modelChanged();
+    ownRun_.reset();
+    ownRunLayers_.reset();
   }
   file_ = std::move(file);
   loadedSource_ = file_ ? QString::fromStdString(file_->path) : QString();
@@ -110,6 +112,8 @@ void ExplorerModel::setModel(std::shared_ptr<const attn::models::Model> model) {
   model_ = std::move(model);
   run_.reset();
   runLayers_.reset();
+  ownRun_.reset();
+  ownRunLayers_.reset();
   file_.reset();
   loadedSource_.clear();
   currentLayer_ = 0;
@@ -124,6 +128,8 @@ void ExplorerModel::clearModel() {
   model_.reset();
   run_.reset();
   runLayers_.reset();
+  ownRun_.reset();
+  ownRunLayers_.reset();
   currentLayer_ = 0;
   emit currentLayerChanged(0);
   emit modelChanged();
@@ -383,6 +389,41 @@ QStringList modelTokenLabels(const attn::models::HfTokenizer& tokenizer, const a
 }
 }  // namespace
 
+namespace {
+// A run's weights as [L][H], for the head grid and the layered views.
+std::shared_ptr<attn::PrecomputedAttention> layeredWeights(const attn::models::ModelRun& run) {
+  auto layers = std::make_shared<attn::PrecomputedAttention>();
+  layers->layers.reserve(run.layers.size());
+  for (const auto& layer : run.layers) {
+    std::vector<attn::Mat> heads;
+    heads.reserve(layer.heads.size());
+    for (const auto& h : layer.heads) heads.push_back(h.weights);
+    layers->layers.push_back(std::move(heads));
+  }
+  return layers;
+}
+}  // namespace
+
+void ExplorerModel::setIntervenedRun(std::shared_ptr<const attn::models::ModelRun> run) {
+  if (!model_ || !run_) return;
+  if (run) {
+    if (run->layers.size() != run_->layers.size() || run->encoding.ids != ownModelRun()->encoding.ids) return;
+    if (!ownRun_) {
+      ownRun_ = run_;
+      ownRunLayers_ = runLayers_;
+    }
+    run_ = std::move(run);
+    runLayers_ = layeredWeights(*run_);
+  } else {
+    if (!ownRun_) return;
+    run_ = std::move(ownRun_);
+    runLayers_ = std::move(ownRunLayers_);
+    ownRun_.reset();
+    ownRunLayers_.reset();
+  }
+  showModelLayer();
+}
+
 void ExplorerModel::runModelJob(Job& job) {
   QElapsedTimer timer;
   timer.start();
@@ -421,14 +462,7 @@ void ExplorerModel::runModelJob(Job& job) {
       return;
     }
     auto shared = std::make_shared<attn::models::ModelRun>(std::move(run).value());
-    auto layers = std::make_shared<attn::PrecomputedAttention>();
-    layers->layers.reserve(shared->layers.size());
-    for (const auto& layer : shared->layers) {
-      std::vector<attn::Mat> heads;
-      heads.reserve(layer.heads.size());
-      for (const auto& h : layer.heads) heads.push_back(h.weights);
-      layers->layers.push_back(std::move(heads));
-    }
+    auto layers = layeredWeights(*shared);
     if (shared->layers.empty()) {
       job.error = QObject::tr("%1: the model returned no layers.").arg(QString::fromStdString(info.dir));
       return;
@@ -487,6 +521,8 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
   const bool otherInput = job->file != file_ || job->model != model_ || job->precomputed != showsPrecomputed();
   if (job->generation > shownGeneration_ && !(otherInput && !newest)) {
     if (job->run) {  // a model run: show the current layer of it
+      ownRun_.reset();  // a new text: interventions re-run on it
+      ownRunLayers_.reset();
       run_ = job->run;
       runLayers_ = job->runLayers;
       runLabels_ = job->runLabels;
@@ -502,6 +538,8 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
     } else if (job->result) {
       run_.reset();
       runLayers_.reset();
+      ownRun_.reset();
+      ownRunLayers_.reset();
       result_ = job->result;
       resultSpec_ = job->spec;
       shownGeneration_ = job->generation;

@@ -61,6 +61,13 @@ class ExplorerModel : public QObject {
   /// The run the shown result is a layer of (encoding, every layer, next-token
   /// predictions); null without a model or before its first run.
   std::shared_ptr<const attn::models::ModelRun> modelRun() const { return run_; }
+  /// Interventions (issue 16): shows `run`, the same encoding through the model with some
+  /// heads changed, in place of the model's own run (every view follows), until the text
+  /// or the model changes; null shows the model's own run again.
+  void setIntervenedRun(std::shared_ptr<const attn::models::ModelRun> run);
+  bool showsIntervenedRun() const { return ownRun_ != nullptr; }
+  /// The model's own run of the text (modelRun() unless an intervened run is shown).
+  std::shared_ptr<const attn::models::ModelRun> ownModelRun() const { return ownRun_ ? ownRun_ : run_; }
 
   // --- layers: a layered file's 'attn' or a model's run ----------------------
   /// True when the shown result is one layer of several: a file's precomputed
@@ -164,6 +171,9 @@ class ExplorerModel : public QObject {
   std::shared_ptr<const attn::models::ModelRun> run_;  // its newest run (the shown result is a layer of it)
   std::shared_ptr<const attn::PrecomputedAttention> runLayers_;  // run_'s weights as [L][H]
   QStringList runLabels_;  // run_'s tokens as text ("␣animal"), for the views' labels
+  // While an intervened run is shown: the model's own run and its weights (else null).
+  std::shared_ptr<const attn::models::ModelRun> ownRun_;
+  std::shared_ptr<const attn::PrecomputedAttention> ownRunLayers_;
   // Embeddings of the last text input: a temperature or mask change reuses them.
   struct InputCache;
   std::shared_ptr<const InputCache> inputCache_;

@@ -50,6 +50,12 @@ HeadGrid::HeadGrid(ExplorerModel* model, QWidget* parent) : QWidget(parent), mod
   connect(model_, &ExplorerModel::currentLayerChanged, this, qOverload<>(&QWidget::update));
 }
 
+void HeadGrid::setTileMarks(const QMap<int, QString>& marks) {
+  if (marks == marks_) return;
+  marks_ = marks;
+  update();
+}
+
 void HeadGrid::setColormap(const QString& name) {
   colormap_ = name;
   rebuild();
@@ -179,7 +185,9 @@ bool HeadGrid::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(e);
     const int t = headAt(help->pos());
-    QToolTip::showText(help->globalPos(), t >= 0 ? tileLabel(t) : toolTip(), this);
+    QString text = t >= 0 ? tileLabel(t) : toolTip();
+    if (marks_.contains(t)) text += QLatin1Char('\n') + tr("Intervention: %1").arg(marks_.value(t));
+    QToolTip::showText(help->globalPos(), text, this);
     return true;
   }
   return QWidget::event(e);
@@ -215,6 +223,16 @@ void HeadGrid::paintEvent(QPaintEvent*) {
     if (i == current) {
       p.setPen(QPen(palette().highlight(), 3));
       p.drawRect(r.adjusted(-2, -2, 2, 2));
+    }
+    if (marks_.contains(i)) {  // an intervened head: dashed orange frame and a corner badge
+      const QColor mark(0xe6, 0x7e, 0x22);
+      p.setPen(QPen(mark, 2, Qt::DashLine));
+      p.drawRect(r.adjusted(1, 1, -1, -1));
+      const int b = std::clamp(r.width() / 3, 10, 18);
+      const QRect badge(r.right() - b + 1, r.top(), b, b);
+      p.fillRect(badge, mark);
+      p.setPen(Qt::white);
+      p.drawText(badge, Qt::AlignCenter, QStringLiteral("✕"));
     }
     p.setPen(palette().text().color());
     // Captions shrink with the tile so neighbours never run into each other.

@@ -4,6 +4,7 @@
 // pretrained model's run), every layer x head (rows = layers, columns = heads). Click (or arrow keys)
 // opens a tile in the main heatmap through the model.
 #include <QImage>
+#include <QMap>
 #include <QVector>
 #include <QWidget>
 #include <memory>
@@ -34,6 +35,10 @@ class HeadGrid : public QWidget {
   /// Mean row entropy (nats) of each tile, as shown under the tiles.
   const QVector<double>& meanEntropies() const { return entropy_; }
   QSize sizeHint() const override { return {280, 320}; }
+  /// Marked tiles (issue 16: heads with an intervention): outlined, with a badge, and
+  /// the text added to their tooltip. Keys are tile indices as headAt() gives them.
+  void setTileMarks(const QMap<int, QString>& marks);
+  const QMap<int, QString>& tileMarks() const { return marks_; }
 
  protected:
   bool event(QEvent* event) override;
@@ -55,6 +60,7 @@ class HeadGrid : public QWidget {
   int layers_ = 0, heads_ = 0;  // layered tiles; 0 layers: one tile per head of the result
   std::shared_ptr<const attn::PrecomputedAttention> builtFrom_;  // the layered tiles' weights, to skip rebuilding
   QString builtColormap_;
+  QMap<int, QString> marks_;
 };
 
 }  // namespace attn::ui

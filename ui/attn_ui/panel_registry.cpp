@@ -4,6 +4,7 @@
 #include "attn_ui/classroom_actions.h"
 #include "attn_ui/main_window.h"
 #include "attn_ui/metrics_panel.h"
+#include "attn_ui/models/experiments_actions.h"
 #include "attn_ui/models/prediction_panel.h"
 #include "attn_ui/status_summary.h"
 #include "attn_ui/tiling_panel.h"
@@ -21,6 +22,7 @@ void installExtraPanels(MainWindow& window) {
   window.addPanel(QObject::tr("Tiling and approximation"), new TilingPanel(window.model()), Qt::BottomDockWidgetArea)
       ->hide();  // a teaching view: opened from the View menu
   new ClassroomActions(window);  // step-through, token lines, compare, toy input; export; presentation
+  new ExperimentsActions(window);  // interventions, head importance (issue 16)
 }
 
 }  // namespace attn::ui

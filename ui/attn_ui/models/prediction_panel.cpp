@@ -38,7 +38,8 @@ class PredictionPanel::Bars : public QWidget {
 };
 
 PredictionPanel::PredictionPanel(ExplorerModel* model, QWidget* parent)
-    : QWidget(parent), model_(model), heading_(new QLabel(this)), bars_(new Bars(entries_, this)) {
+    : QWidget(parent), model_(model), heading_(new QLabel(this)), bars_(new Bars(entries_, this)),
+      effect_(new QLabel(this)) {
   setObjectName(QStringLiteral("PredictionPanel"));
   heading_->setWordWrap(true);
   heading_->setTextFormat(Qt::PlainText);
@@ -46,6 +47,11 @@ PredictionPanel::PredictionPanel(ExplorerModel* model, QWidget* parent)
   layout->setContentsMargins(8, 6, 8, 6);
   layout->addWidget(heading_);
   layout->addWidget(bars_);
+  effect_->setWordWrap(true);
+  effect_->setTextFormat(Qt::PlainText);
+  effect_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  effect_->hide();
+  layout->addWidget(effect_);
   layout->addStretch(1);
   setToolTip(tr("The model's five most probable next tokens after the pinned query position "
                 "(click a heatmap row to pin it; the last token when none is pinned)."));
@@ -71,6 +77,13 @@ void PredictionPanel::refresh() {
   heading_->setText(heading());
   bars_->refresh();
 }
+
+void PredictionPanel::setEffect(const QString& text) {
+  effect_->setText(text);
+  effect_->setVisible(!text.isEmpty());
+}
+
+QString PredictionPanel::effect() const { return effect_->text(); }
 
 QString PredictionPanel::heading() const {
   const auto m = model_->modelPtr();

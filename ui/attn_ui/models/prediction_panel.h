@@ -27,6 +27,9 @@ class PredictionPanel : public QWidget {
   /// The sentence above the bars (what is predicted, or why nothing is).
   QString heading() const;
   QSize sizeHint() const override { return {300, 220}; }
+  /// Lines under the bars on what head interventions changed (issue 16); empty hides them.
+  void setEffect(const QString& text);
+  QString effect() const;
 
  private:
   class Bars;
@@ -35,6 +38,7 @@ class PredictionPanel : public QWidget {
   ExplorerModel* model_;
   QLabel* heading_;
   Bars* bars_;
+  QLabel* effect_;
   std::vector<attn::models::TopToken> entries_;
   int position_ = -1;
 };
