@@ -1271,6 +1271,14 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>Export CSV</source>
         <translation>导出 CSV</translation>
     </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::InputPanel</name>

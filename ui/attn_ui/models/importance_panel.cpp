@@ -59,6 +59,8 @@ ImportancePanel::ImportancePanel(ExplorerModel* model, ImportanceController* con
   row->addWidget(export_);
   status_->setWordWrap(true);
   heatmap_->setColorScaleLabel(tr("importance"));
+  heatmap_->xAxis->setLabel(tr("head"));
+  heatmap_->yAxis->setLabel(tr("layer"));
   heatmap_->setMinimumHeight(160);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(heatmap_);
