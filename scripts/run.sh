@@ -12,7 +12,7 @@ if [ ! -f build/app/build.ninja ]; then
   echo "attnscope: first run: building the two programs (a few minutes; later runs take seconds)" >&2
   cmake --preset app >/dev/null
 fi
-cmake --build --preset app | { grep -v '^\[' || true; }
+cmake --build --preset app
 bin=build/app/bin
 text="$(cat resources/examples/english.txt)"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then

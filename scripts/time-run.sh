@@ -28,7 +28,11 @@ time_one() {
   end=$(date +%s.%N)
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  echo "$1: $(echo "$end - $start" | bc) s to the open window"
+  # CPU seconds of everything run.sh started (compilers included): divided by
+  # the cores, about the wall time on an otherwise idle machine.
+  local cpu
+  cpu=$(times | tail -1 | awk '{ for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } } END { printf "%.0f", s }')
+  echo "$1: $(echo "$end - $start" | bc) s to the open window (children's CPU so far: $cpu s, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 }
 time_one "first run"
 time_one "second run"
