@@ -40,7 +40,7 @@ std::string levelFromProcCpuinfo() {
       for (std::string w; words >> w;) flags.insert(w);
       break;
     }
-  auto has = [&](const char* f) { return flags.count(f) > 0; };
+  auto has = [&](const char* flag) { return flags.count(flag) > 0; };
   if (has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl") && has("avx2") && has("fma"))
     return "avx512";
   if (has("avx2") && has("fma")) return "avx2";
