@@ -22,22 +22,27 @@ touch "$root/var/lib/dpkg/status" "$root/var/lib/dpkg/available"
 dpkg_root=(dpkg --root="$root" --force-not-root --force-depends --force-script-chrootless
            --log=/dev/null --instdir="$root" --admindir="$root/var/lib/dpkg")
 "${dpkg_root[@]}" -i "$deb" >/dev/null
-"${dpkg_root[@]}" -s attnscope | grep -q '^Status: install ok installed' || fail "dpkg does not list it as installed"
+grep -q '^Status: install ok installed' <<<"$("${dpkg_root[@]}" -s attnscope)" || fail "dpkg does not list it as installed"
 
 bin="$root/usr/bin"
 [ "$("$bin/attnscope-cli" --version)" = "$version" ] || fail "attnscope-cli --version is not $version"
-QT_QPA_PLATFORM=offscreen "$bin/attnscope" --version | grep -q "AttnScope $version" || fail "attnscope --version"
+gui_version="$(QT_QPA_PLATFORM=offscreen "$bin/attnscope" --version)"
+[[ "$gui_version" == *"AttnScope $version"* ]] || fail "attnscope --version: $gui_version"
 "$bin/attnscope-cli" export --text "$(cat "$root/usr/share/attnscope/examples/english.txt")" --head 1 \
   --size 320x240 --out "$tmp/head1.png"
 [ "$(head -c 8 "$tmp/head1.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "export wrote no PNG"
 
 share="$root/usr/share"
+# (Text is read whole before grep: grep -q on a pipe can cut the writer off under pipefail.)
 for page in attnscope attnscope-cli; do
-  zcat "$share/man/man1/$page.1.gz" | grep -q "^\.TH ${page^^} 1" || fail "man page $page(1) missing or bad"
+  text="$(zcat "$share/man/man1/$page.1.gz")"
+  grep -q "^\.TH ${page^^} 1" <<<"$text" || fail "man page $page(1) missing or bad"
 done
 # Every command the CLI lists has its own section in the man page.
-for sub in $("$bin/attnscope-cli" --help | sed -n '/^Subcommands:/,/^$/p' | awk 'NR > 1 && /^  [a-z]/ { print $1 }'); do
-  zcat "$share/man/man1/attnscope-cli.1.gz" | grep -q "^\.SS attnscope\\\\-cli $sub\$" || fail "man page lacks '$sub'"
+cli_help="$("$bin/attnscope-cli" --help)"
+cli_man="$(zcat "$share/man/man1/attnscope-cli.1.gz")"
+for sub in $(sed -n '/^Subcommands:/,/^$/p' <<<"$cli_help" | awk 'NR > 1 && /^  [a-z]/ { print $1 }'); do
+  grep -q "^\.SS attnscope\\\\-cli $sub\$" <<<"$cli_man" || fail "man page lacks '$sub'"
 done
 id=org.attnscope.AttnScope
 for f in "applications/$id.desktop" "metainfo/$id.metainfo.xml" "icons/hicolor/scalable/apps/$id.svg" \
@@ -53,7 +58,7 @@ if command -v appstreamcli >/dev/null; then appstreamcli validate --no-net --ped
 words() { bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _attnscope_cli; printf "%s\n" "${COMPREPLY[@]}"' \
   _ "$share/bash-completion/completions/attnscope-cli" "$@"; }
 [ "$(words "$bin/attnscope-cli" ex)" = "export" ] || fail "bash completion of 'ex'"
-words "$bin/attnscope-cli" export --he | grep -qx -- "--head" || fail "bash completion of 'export --he'"
+grep -qx -- "--head" <<<"$(words "$bin/attnscope-cli" export --he)" || fail "bash completion of 'export --he'"
 
 "${dpkg_root[@]}" --purge attnscope >/dev/null
 left="$(cd "$root" && find . -path ./var/lib/dpkg -prune -o -not -type d -print)"
