@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Builds AttnScope and opens the GUI on the bundled example. Without a display,
-# draws the example's heatmap and metrics with the CLI and says where they are.
+# Builds the two programs (attnscope, attnscope-cli; no tests) in build/app and
+# opens the GUI on the bundled example. Later runs reuse build/app and only
+# rebuild what changed. Without a display, draws the example's heatmap and
+# metrics with the CLI and says where they are. The full suite: scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh ci >/dev/null
-bin=build/ci/bin
+scripts/install-deps.sh
+if command -v ccache >/dev/null 2>&1; then export ATTNSCOPE_LAUNCHER="${ATTNSCOPE_LAUNCHER-ccache}"; fi
+# Configure once; Ninja re-runs CMake by itself when a CMakeLists.txt changes.
+if [ ! -f build/app/build.ninja ]; then
+  echo "attnscope: first run: building the two programs (a few minutes; later runs take seconds)" >&2
+  cmake --preset app >/dev/null
+fi
+cmake --build --preset app
+bin=build/app/bin
 text="$(cat resources/examples/english.txt)"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   exec "$bin/attnscope" "$@"

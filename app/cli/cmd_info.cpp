@@ -1,5 +1,6 @@
 // attnscope-cli info: what a file holds (names, dtypes, shapes) and which views
-// it feeds; for a model folder, its family, sizes, dtype and tokenizer.
+// it feeds; for a model folder, its family, sizes, dtype and tokenizer;
+// with --system, the build and run-time facts a bug report needs.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -7,18 +8,40 @@
 
 #include "attn/input_file.h"
 #include "attn/models/model.h"
+#include "attn/system_info.h"
 #include "commands.h"
 #include "model_request.h"
+
+#ifdef ATTNSCOPE_HAVE_UI
+#include <QtGlobal>
+#endif
 
 namespace attn::cli {
 
 Action addInfoCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "List the arrays in a tensor file and the views they can feed, "
-                                         "or describe a model folder");
+                                         "or describe a model folder; --system: version, kernel level, "
+                                         "threads, backends and library versions");
   auto file = std::make_shared<std::string>();
-  cmd->add_option("FILE", *file, ".npz, .npy, .safetensors or .csv, or a Hugging Face model folder")->required();
-  return [cmd, file]() -> int {
+  auto system = std::make_shared<bool>(false);
+  cmd->add_option("FILE", *file, ".npz, .npy, .safetensors or .csv, or a Hugging Face model folder");
+  cmd->add_flag("--system", *system,
+                "Print the version, the kernel level chosen (ATTNSCOPE_CPU forces one), the thread count, "
+                "the backends found and the Qt/Eigen versions");
+  return [cmd, file, system]() -> int {
     if (!cmd->parsed()) return -1;
+    if (*system) {
+      std::vector<std::pair<std::string, std::string>> extra{{"AttnScope", ATTNSCOPE_VERSION}};
+#ifdef ATTNSCOPE_HAVE_UI
+      extra.emplace_back("Qt", fmt::format("{} (built with {})", qVersion(), QT_VERSION_STR));
+#else
+      extra.emplace_back("Qt", "not in this build");
+#endif
+      fmt::print("{}", describeSystem(systemInfo(), extra));
+      if (file->empty()) return 0;
+      fmt::print("\n");
+    }
+    if (file->empty()) return fail("info: give a FILE (or --system)");
     std::error_code ec;
     if (std::filesystem::is_directory(*file, ec)) {
       auto model = models::Model::open(*file);

@@ -2,7 +2,7 @@
 #include <QCommandLineParser>
 #include <QDateTime>
 #include <QFileInfo>
-#include <QMessageBox>
+#include <QIcon>
 #include <QStatusBar>
 #include <cstdio>
 
@@ -10,6 +10,7 @@
 #include "attn_ui/main_window.h"
 #include "attn_ui/process_tuning.h"
 #include "attn_ui/session_controller.h"
+#include "attn_ui/system/recovery_prompt.h"
 #include "attn_ui/translations.h"
 
 int main(int argc, char** argv) {
@@ -21,6 +22,11 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("AttnScope");
   QApplication::setOrganizationName("AttnScope");
   QApplication::setApplicationVersion(ATTNSCOPE_VERSION);
+  // The installed desktop entry and icon (cmake/Install.cmake) share this id.
+  QGuiApplication::setDesktopFileName(QStringLiteral("org.attnscope.AttnScope"));
+  QIcon icon;
+  for (int size : {32, 64, 128, 256}) icon.addFile(QStringLiteral(":/icons/attnscope-%1.png").arg(size));
+  QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("org.attnscope.AttnScope"), icon));
 
   QCommandLineParser parser;
   parser.setApplicationDescription("Desktop attention visualizer");
@@ -65,11 +71,7 @@ int main(int argc, char** argv) {
   if (auto saved = Autosave::recoverable(autosaveFile); saved.ok()) {
     bool restore = restoreMode == QLatin1String("yes");
     if (restoreMode == QLatin1String("ask"))
-      restore = QMessageBox::question(
-                    &window, QObject::tr("Restore session"),
-                    QObject::tr("AttnScope did not exit cleanly. Restore the session autosaved at %1?")
-                        .arg(QFileInfo(autosaveFile).lastModified().toString("yyyy-MM-dd HH:mm"))) ==
-                QMessageBox::Yes;
+      restore = attn::ui::RecoveryPrompt::ask(&window, QFileInfo(autosaveFile).lastModified());
     if (restore) {
       window.sessions()->apply(*saved);
       std::fprintf(stderr, "AttnScope: restored the autosaved session from %s\n", qPrintable(autosaveFile));
@@ -78,7 +80,7 @@ int main(int argc, char** argv) {
   Autosave autosave([&window] { return window.sessions()->capture(); }, autosaveFile,
                     Autosave::defaultIntervalMs());
   QObject::connect(&autosave, &Autosave::saveFailed, &window, [&window](const QString& message) {
-    window.statusBar()->showMessage(QObject::tr("Autosave failed: %1").arg(message), 10000);
+    window.statusBar()->showMessage(attn::ui::RecoveryPrompt::saveFailed(message), 10000);
   });
   autosave.start();
   const int rc = QApplication::exec();

@@ -458,6 +458,57 @@ FLAG: near-one-hot</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::AboutDialog</name>
+    <message>
+        <source>About AttnScope</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;AttnScope %1&lt;/b&gt; — an attention visualizer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>forced by ATTNSCOPE_CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the highest this CPU supports</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kernel level:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compiled for:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Threads:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(not in this build: %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Backends:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Qt:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Eigen:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy for a Bug Report</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::BlockScheduleWidget</name>
     <message>
         <source>key tiles →</source>
@@ -1707,6 +1758,21 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>Head %1 of %2 — mask: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::RecoveryPrompt</name>
+    <message>
+        <source>Restore session</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>AttnScope did not exit cleanly. Restore the session autosaved at %1?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Autosave failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -462,6 +462,57 @@ FLAG: near-one-hot</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::AboutDialog</name>
+    <message>
+        <source>About AttnScope</source>
+        <translation>关于 AttnScope</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;AttnScope %1&lt;/b&gt; — an attention visualizer.</source>
+        <translation>&lt;b&gt;AttnScope %1&lt;/b&gt; —— 注意力可视化工具。</translation>
+    </message>
+    <message>
+        <source>forced by ATTNSCOPE_CPU</source>
+        <translation>由 ATTNSCOPE_CPU 指定</translation>
+    </message>
+    <message>
+        <source>the highest this CPU supports</source>
+        <translation>本机 CPU 支持的最高级别</translation>
+    </message>
+    <message>
+        <source>Kernel level:</source>
+        <translation>内核指令级别：</translation>
+    </message>
+    <message>
+        <source>Compiled for:</source>
+        <translation>编译目标：</translation>
+    </message>
+    <message>
+        <source>Threads:</source>
+        <translation>线程数：</translation>
+    </message>
+    <message>
+        <source>(not in this build: %1)</source>
+        <translation>（本版本未包含：%1）</translation>
+    </message>
+    <message>
+        <source>Backends:</source>
+        <translation>计算后端：</translation>
+    </message>
+    <message>
+        <source>Qt:</source>
+        <translation>Qt：</translation>
+    </message>
+    <message>
+        <source>Eigen:</source>
+        <translation>Eigen：</translation>
+    </message>
+    <message>
+        <source>Copy for a Bug Report</source>
+        <translation>复制（用于问题报告）</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::BlockScheduleWidget</name>
     <message>
         <source>key tiles →</source>
@@ -2170,6 +2221,18 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>final hidden-state change</source>
         <translation>最终隐藏状态变化</translation>
+    <name>attn::ui::RecoveryPrompt</name>
+    <message>
+        <source>Restore session</source>
+        <translation>恢复会话</translation>
+    </message>
+    <message>
+        <source>AttnScope did not exit cleanly. Restore the session autosaved at %1?</source>
+        <translation>AttnScope 上次未正常退出。是否恢复 %1 自动保存的会话？</translation>
+    </message>
+    <message>
+        <source>Autosave failed: %1</source>
+        <translation>自动保存失败：%1</translation>
     </message>
 </context>
 <context>

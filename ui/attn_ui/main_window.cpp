@@ -28,6 +28,7 @@
 #include "attn_ui/preferences_menu.h"
 #include "attn_ui/session_controller.h"
 #include "attn_ui/status_summary.h"
+#include "attn_ui/system/about_dialog.h"
 
 namespace attn::ui {
 
@@ -107,11 +108,7 @@ void MainWindow::buildMenus() {
   view->addSeparator();
   for (QAction* a : heatmapPanel_->viewActions()) view->addAction(a);
 
-  helpMenu_->addAction(tr("&About AttnScope"), this, [this] {
-    QMessageBox::about(this, tr("About AttnScope"),
-                       tr("AttnScope %1 — an attention visualizer.")
-                           .arg(QApplication::applicationVersion()));
-  });
+  helpMenu_->addAction(tr("&About AttnScope"), this, [this] { AboutDialog(this).exec(); });
 }
 
 void MainWindow::restoreLayout() {

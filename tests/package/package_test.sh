@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs the Debian package into a throwaway root with dpkg's own database
+# (dpkg --root: the machine's packages are untouched, no root needed), runs the
+# installed programs (--version, one export), checks the desktop files, man
+# pages and completion, removes the package and checks nothing is left.
+# Usage: package_test.sh attnscope_<version>_amd64.deb
+set -euo pipefail
+deb="$(realpath "$1")"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+root="$tmp/root"
+fail() { echo "package test: $*" >&2; exit 1; }
+
+version="$(dpkg-deb -f "$deb" Version)"
+depends="$(dpkg-deb -f "$deb" Depends)"
+echo "package: attnscope $version; Depends: $depends"
+# Depends come from dpkg-shlibdeps: versioned libc6 and the Qt/ICU libraries.
+[[ "$depends" == *"libc6 (>="* ]] || fail "Depends has no versioned libc6 (dpkg-shlibdeps not run?): $depends"
+
+mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
+touch "$root/var/lib/dpkg/status" "$root/var/lib/dpkg/available"
+dpkg_root=(dpkg --root="$root" --force-not-root --force-depends --force-script-chrootless
+           --log=/dev/null --instdir="$root" --admindir="$root/var/lib/dpkg")
+"${dpkg_root[@]}" -i "$deb" >/dev/null
+grep -q '^Status: install ok installed' <<<"$("${dpkg_root[@]}" -s attnscope)" || fail "dpkg does not list it as installed"
+
+bin="$root/usr/bin"
+[ "$("$bin/attnscope-cli" --version)" = "$version" ] || fail "attnscope-cli --version is not $version"
+gui_version="$(QT_QPA_PLATFORM=offscreen "$bin/attnscope" --version)"
+[[ "$gui_version" == *"AttnScope $version"* ]] || fail "attnscope --version: $gui_version"
+"$bin/attnscope-cli" export --text "$(cat "$root/usr/share/attnscope/examples/english.txt")" --head 1 \
+  --size 320x240 --out "$tmp/head1.png"
+[ "$(head -c 8 "$tmp/head1.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "export wrote no PNG"
+
+share="$root/usr/share"
+# (Text is read whole before grep: grep -q on a pipe can cut the writer off under pipefail.)
+for page in attnscope attnscope-cli; do
+  text="$(zcat "$share/man/man1/$page.1.gz")"
+  grep -q "^\.TH ${page^^} 1" <<<"$text" || fail "man page $page(1) missing or bad"
+done
+# Every command the CLI lists has its own section in the man page.
+cli_help="$("$bin/attnscope-cli" --help)"
+cli_man="$(zcat "$share/man/man1/attnscope-cli.1.gz")"
+for sub in $(sed -n '/^Subcommands:/,/^$/p' <<<"$cli_help" | awk 'NR > 1 && /^  [a-z]/ { print $1 }'); do
+  grep -q "^\.SS attnscope\\\\-cli $sub\$" <<<"$cli_man" || fail "man page lacks '$sub'"
+done
+id=org.attnscope.AttnScope
+for f in "applications/$id.desktop" "metainfo/$id.metainfo.xml" "icons/hicolor/scalable/apps/$id.svg" \
+         "icons/hicolor/48x48/apps/$id.png" "icons/hicolor/256x256/apps/$id.png" "mime/packages/attnscope.xml" \
+         "bash-completion/completions/attnscope-cli" "zsh/vendor-completions/_attnscope-cli" \
+         "doc/attnscope/copyright" "doc/attnscope/changelog.gz"; do
+  [ -s "$share/$f" ] || fail "missing /usr/share/$f"
+done
+if command -v desktop-file-validate >/dev/null; then desktop-file-validate "$share/applications/$id.desktop"; fi
+if command -v appstreamcli >/dev/null; then appstreamcli validate --no-net --pedantic "$share/metainfo/$id.metainfo.xml" >/dev/null \
+  || { appstreamcli validate --no-net --pedantic "$share/metainfo/$id.metainfo.xml"; fail "metainfo does not validate"; }; fi
+# bash completion, with the installed program: commands, then a command's options.
+words() { bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _attnscope_cli; printf "%s\n" "${COMPREPLY[@]}"' \
+  _ "$share/bash-completion/completions/attnscope-cli" "$@"; }
+[ "$(words "$bin/attnscope-cli" ex)" = "export" ] || fail "bash completion of 'ex'"
+grep -qx -- "--head" <<<"$(words "$bin/attnscope-cli" export --he)" || fail "bash completion of 'export --he'"
+
+"${dpkg_root[@]}" --purge attnscope >/dev/null
+left="$(cd "$root" && find . -path ./var/lib/dpkg -prune -o -not -type d -print)"
+[ -z "$left" ] || fail "left behind after removal: $left"
+echo "package test: installed, ran, removed cleanly"
