@@ -1,7 +1,8 @@
 // attnscope-cli importance: every head of a model zeroed alone (the ablation
 // estimate of head importance: loss increase for causal models, final hidden-state
-// change for encoders) and the pruning curve (heads removed in increasing order of
-// importance), as a table, JSON (--json), CSV (--csv) and the curve as CSV (--curve).
+// change for encoders; "method": "ablation" in the JSON) and the pruning curve (heads
+// removed in increasing order of importance), as a table, JSON (--json), CSV (--csv)
+// and the curve as CSV (--curve-csv, or --curve).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@ struct ImportanceCliOptions {
   bool json = false;
   bool force = false;
   bool noPrefixCache = false;
+  bool serialHeads = false;
   int steps = 12;
   std::string csv, curve;
 };
@@ -34,8 +36,10 @@ std::string importanceCsv(const models::HeadImportance& imp) {
   return s;
 }
 
-std::string curveCsv(const models::HeadImportance& imp) {
-  std::string s = "fraction_removed,heads_removed,value\n";
+// fraction_removed, heads_removed and the curve's measure: the mean next-token loss
+// (causal models) or the relative change of the final hidden states (encoders).
+std::string curveCsv(const models::HeadImportance& imp, bool causal) {
+  std::string s = fmt::format("fraction_removed,heads_removed,{}\n", causal ? "loss" : "representation_change");
   for (const auto& p : imp.curve) s += fmt::format("{:.6g},{},{:.9g}\n", p.fraction, p.removed, p.value);
   return s;
 }
@@ -49,13 +53,13 @@ int runImportance(const ImportanceCliOptions& o) {
   if (!opened) return fail(opened.error().message);
   const auto& [model, enc] = *opened;
   const auto& info = model->info();
-  auto imp = models::headImportance(*model, enc, models::ImportanceOptions{o.steps, !o.noPrefixCache},
+  auto imp = models::headImportance(*model, enc, models::ImportanceOptions{o.steps, !o.noPrefixCache, !o.serialHeads},
                                     terminalProgress());
   if (!imp) return fail(imp.error().message);
   if (!o.csv.empty())
     if (auto st = writeFileAtomic(o.csv, importanceCsv(*imp)); !st) return fail(st.error().message);
   if (!o.curve.empty())
-    if (auto st = writeFileAtomic(o.curve, curveCsv(*imp)); !st) return fail(st.error().message);
+    if (auto st = writeFileAtomic(o.curve, curveCsv(*imp, info.causal)); !st) return fail(st.error().message);
   const int L = static_cast<int>(imp->importance.rows()), H = static_cast<int>(imp->importance.cols());
   std::vector<int> order(static_cast<size_t>(L * H));
   std::iota(order.begin(), order.end(), 0);
@@ -67,6 +71,8 @@ int runImportance(const ImportanceCliOptions& o) {
     doc["model"] = info.name;
     doc["family"] = std::string(models::familyName(info.family));
     doc["tokens"] = enc.size();
+    // Michel et al.'s gate-gradient estimate needs a backward pass, which the models here do not have.
+    doc["method"] = "ablation";
     doc["estimate"] = "ablation";
     doc["measure"] = imp->measure;
     doc["baseline"] = imp->baseline;
@@ -90,6 +96,8 @@ int runImportance(const ImportanceCliOptions& o) {
   }
   fmt::print("model: {} ({}, {} layers x {} heads), {} tokens\n", info.name, models::familyName(info.family), L, H,
              enc.size());
+  fmt::print("method: ablation (each head zeroed alone; not Michel et al.'s gate gradients, which need a backward "
+             "pass)\n");
   fmt::print("importance: {}\n", imp->measure);
   if (info.causal) fmt::print("baseline mean next-token loss: {:.4f} nats\n", imp->baseline);
   std::string header = "layer";
@@ -130,9 +138,13 @@ Action addImportanceCommand(CLI::App& app) {
   cmd->add_option("--pad-to", o->input.padTo, "Pad the tokens to this length (padding keys are masked)");
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_option("--csv", o->csv, "Write the importance per layer and head as CSV");
-  cmd->add_option("--curve", o->curve, "Write the pruning curve as CSV");
+  cmd->add_option("--curve,--curve-csv", o->curve,
+                  "Write the pruning curve as CSV: fraction_removed, heads_removed, loss (causal models) or "
+                  "representation_change (encoders)");
   cmd->add_option("--steps", o->steps, "Pruning curve points besides 0 (0: no curve)")->capture_default_str();
   cmd->add_flag("--no-prefix-cache", o->noPrefixCache, "Recompute every layer of every pass (for timing)");
+  cmd->add_flag("--serial-heads", o->serialHeads,
+                "One ablation at a time, each using every core (for timing; by default one per core)");
   cmd->add_flag("--force", o->force, "Overwrite existing --csv / --curve files");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;

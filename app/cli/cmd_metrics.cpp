@@ -32,6 +32,9 @@ struct MetricsOptions {
   int divergenceRows = 2048;
   std::string analysisPath = "auto";
   AnalysisOptions analysis;
+  // --model: what the model itself predicts and what --intervene changed, added to the report.
+  nlohmann::json modelJson = nlohmann::json::object();
+  std::string modelText;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -328,7 +331,67 @@ int runOnFile(const MetricsOptions& o, Result<Precomputed> pre) {
     text += "attention flow: not computed: " + an.flowNote + "\n";
   }
   printWarnings(an.warnings);
+  for (const auto& [key, value] : o.modelJson.items()) doc[key] = value;
+  text += o.modelText;
   return finish(o, doc, text, csv);
+}
+
+nlohmann::json topJson(const std::vector<models::TopToken>& top) {
+  auto a = nlohmann::json::array();
+  for (const auto& t : top) a.push_back({{"token", t.token}, {"id", t.id}, {"prob", t.prob}});
+  return a;
+}
+
+std::string topText(const std::vector<models::TopToken>& top) {
+  std::string line;
+  for (const auto& t : top) line += fmt::format("  {:?} {:.3f}", t.token, t.prob);
+  return line;
+}
+
+// --intervene with --model: what changed (the report describes the intervened model).
+nlohmann::json comparisonJson(const ModelRequest& req) {
+  const auto& c = *req.comparison;
+  nlohmann::json j;
+  auto& specs = j["interventions"] = nlohmann::json::array();
+  for (const auto& iv : req.interventions) specs.push_back(models::formatIntervention(iv));
+  j["first_changed_layer"] = c.firstChangedLayer >= 0 ? nlohmann::json(c.firstChangedLayer + 1) : nlohmann::json();
+  j["hidden_change"] = c.hiddenChange;
+  if (c.causal) {
+    j["kl"] = c.kl;
+    j["kl_position"] = c.position;
+    j["top5_before"] = topJson(c.topBefore);
+    j["top5_after"] = topJson(c.topAfter);
+    if (c.hasLoss) {
+      j["loss_before"] = c.lossBefore;
+      j["loss_after"] = c.lossAfter;
+    }
+  } else {
+    j["cls_change"] = c.clsChange;
+    j["cls_cosine"] = c.clsCosine;
+    auto& masked = j["masked"] = nlohmann::json::array();
+    for (const auto& mc : c.masked)
+      masked.push_back({{"position", mc.position}, {"kl", mc.kl}, {"top5_before", topJson(mc.topBefore)},
+                        {"top5_after", topJson(mc.topAfter)}});
+  }
+  return j;
+}
+
+std::string comparisonText(const ModelRequest& req) {
+  const auto& c = *req.comparison;
+  std::string specs;
+  for (const auto& iv : req.interventions) specs += (specs.empty() ? "" : ", ") + models::formatIntervention(iv);
+  std::string t = fmt::format("interventions: {}; final hidden states: relative change {:.4g}\n", specs, c.hiddenChange);
+  if (c.causal) {
+    if (c.hasLoss) t += fmt::format("mean next-token loss: {:.4f} -> {:.4f} nats\n", c.lossBefore, c.lossAfter);
+    t += fmt::format("next token after position {}: KL {:.4g} nats\n  before:{}\n  after: {}\n", c.position + 1, c.kl,
+                     topText(c.topBefore), topText(c.topAfter));
+  } else {
+    t += fmt::format("[CLS] representation: relative change {:.4g}, cosine {:.4f}\n", c.clsChange, c.clsCosine);
+    for (const auto& mc : c.masked)
+      t += fmt::format("masked token at position {}: KL {:.4g} nats\n  before:{}\n  after: {}\n", mc.position + 1,
+                       mc.kl, topText(mc.topBefore), topText(mc.topAfter));
+  }
+  return t;
 }
 
 // --model: every layer of the model's run, analysed as a layered file is
@@ -348,6 +411,19 @@ int runOnModel(CommonOptions& common, MetricsOptions& o) {
   p.tokens = req->run.encoding.tokens;
   p.keyTokens = p.tokens;
   o.attnFile = req->model->info().name;
+  const auto& run = req->run;
+  if (!run.maskPredictions.empty()) {
+    auto& masked = o.modelJson["masked_predictions"] = nlohmann::json::array();
+    for (size_t m = 0; m < run.maskPredictions.size() && m < run.maskPositions.size(); ++m) {
+      masked.push_back({{"position", run.maskPositions[m]}, {"top5", topJson(run.maskPredictions[m])}});
+      o.modelText += fmt::format("{} at position {}:{}\n", req->model->info().maskToken, run.maskPositions[m] + 1,
+                                 topText(run.maskPredictions[m]));
+    }
+  }
+  if (req->comparison) {
+    o.modelJson["intervention"] = comparisonJson(*req);
+    o.modelText += comparisonText(*req);
+  }
   return runOnFile(o, std::move(p));
 }
 

@@ -21,6 +21,23 @@ Tensor scalar(double v) {
   return t;
 }
 
+// Rows of top-k tokens as a string array and their probabilities, both [rows, k].
+void addTopRows(NpzWriter& npz, const std::string& tokensName, const std::string& probsName,
+                const std::vector<std::vector<models::TopToken>>& rows) {
+  const int64_t n = static_cast<int64_t>(rows.size()), k = rows.empty() ? 0 : static_cast<int64_t>(rows.front().size());
+  std::vector<std::string> tokens;
+  Tensor probs;
+  probs.shape = {n, k};
+  for (const auto& row : rows)
+    for (int64_t j = 0; j < k; ++j) {
+      const bool has = j < static_cast<int64_t>(row.size());
+      tokens.push_back(has ? row[static_cast<size_t>(j)].token : std::string());
+      probs.data.push_back(has ? row[static_cast<size_t>(j)].prob : 0.0f);
+    }
+  npz.addStrings(tokensName, tokens, {n, k});
+  npz.add(probsName, probs);
+}
+
 // --intervene: the weights without the interventions, their difference (after - before),
 // the final hidden-state change, and for causal models the next-token KL and top-5 at the
 // last position and the mean next-token loss; for encoders the [CLS] change.
@@ -61,6 +78,19 @@ void addComparison(NpzWriter& npz, const ModelRequest& req, const Tensor& after)
   } else {
     npz.add("cls_change", scalar(c.clsChange));
     npz.add("cls_cosine", scalar(c.clsCosine));
+    if (!c.masked.empty()) {  // masked-LM models: each [MASK]'s prediction before / after, KL
+      const int64_t m = static_cast<int64_t>(c.masked.size());
+      Tensor kl;
+      kl.shape = {m};
+      for (const auto& mc : c.masked) kl.data.push_back(static_cast<float>(mc.kl));
+      npz.add("mask_kl", kl);
+      for (const bool later : {false, true}) {
+        std::vector<std::vector<models::TopToken>> rows;
+        for (const auto& mc : c.masked) rows.push_back(later ? mc.topAfter : mc.topBefore);
+        addTopRows(npz, later ? "mask_tokens_after" : "mask_tokens_before", later ? "mask_probs_after" : "mask_probs_before",
+                   rows);
+      }
+    }
   }
 }
 
@@ -96,12 +126,16 @@ void printComparison(const ModelRequest& req) {
                topLine(c.topBefore), topLine(c.topAfter));
   } else {
     fmt::print("[CLS] representation: relative change {:.4g}, cosine {:.4f}\n", c.clsChange, c.clsCosine);
+    for (const auto& mc : c.masked)
+      fmt::print("masked token at position {}: KL {:.4g} nats\n  before:{}\n  after: {}\n", mc.position + 1, mc.kl,
+                 topLine(mc.topBefore), topLine(mc.topAfter));
   }
 }
 
 // --model: every layer's weights [L, H, N, N] (one layer with --layer: [H, N, N]),
-// their row entropy, the tokens and ids, and for causal models the top-5 next
-// tokens after each position with their probabilities.
+// their row entropy, the tokens and ids, for causal models the top-5 next tokens
+// after each position with their probabilities, and for masked-LM models the
+// top 5 at each mask token (mask_tokens / mask_probs [M, 5], mask_positions [M]).
 int runModelCommand(CommonOptions& opts, const std::string& out) {
   opts.modelRunOptions.keepQkv = false;
   opts.modelRunOptions.topK = 5;
@@ -131,18 +165,13 @@ int runModelCommand(CommonOptions& opts, const std::string& out) {
   ids.shape = {n};
   for (int id : run.encoding.ids) ids.data.push_back(static_cast<float>(id));
   npz.add("ids", ids);
-  if (!run.nextTokens.empty()) {
-    const int k = static_cast<int>(run.nextTokens.front().size());
-    std::vector<std::string> tokens;
-    Tensor probs;
-    probs.shape = {n, k};
-    for (const auto& row : run.nextTokens)
-      for (const auto& t : row) {
-        tokens.push_back(t.token);
-        probs.data.push_back(t.prob);
-      }
-    npz.addStrings("next_tokens", tokens, {n, k});
-    npz.add("next_probs", probs);
+  if (!run.nextTokens.empty()) addTopRows(npz, "next_tokens", "next_probs", run.nextTokens);
+  if (!run.maskPredictions.empty()) {  // masked-LM models: the top 5 at each mask token
+    addTopRows(npz, "mask_tokens", "mask_probs", run.maskPredictions);
+    Tensor positions;
+    positions.shape = {static_cast<int64_t>(run.maskPositions.size())};
+    for (int p : run.maskPositions) positions.data.push_back(static_cast<float>(p));
+    npz.add("mask_positions", positions);
   }
   if (req->comparison) addComparison(npz, *req, weights);
   if (auto st = npz.write(out); !st) return fail(st.error().message);
@@ -154,6 +183,8 @@ int runModelCommand(CommonOptions& opts, const std::string& out) {
     for (const auto& t : run.nextTokens.back()) line += fmt::format("  {:?} {:.3f}", t.token, t.prob);
     fmt::print("next token after the last position:{}\n", line);
   }
+  for (size_t m = 0; m < run.maskPredictions.size() && m < run.maskPositions.size(); ++m)
+    fmt::print("{} at position {}:{}\n", info.maskToken, run.maskPositions[m] + 1, topLine(run.maskPredictions[m]));
   fmt::print("wrote {} ({} layer(s), {} heads, {} tokens)\n", out, layers, heads, n);
   return 0;
 }

@@ -1,6 +1,7 @@
 // End-to-end: attnscope-cli importance and --intervene on the small model fixtures
 // (tests/scripts/gen_model_fixtures.py; the ablated forward in reference_ablate.npz
 // is Hugging Face's head_mask zeroing one head).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,19 +11,12 @@
 
 #include "attn/io/npy_reader.h"
 #include "cli_runner.h"
+#include "model_fixtures.h"
 
 namespace attn::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string modelDir(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/models/" + name; }
-
-const NpyArray* member(const std::vector<NpyArray>& z, const std::string& name) {
-  for (const auto& a : z)
-    if (a.name == name) return &a;
-  return nullptr;
-}
 
 std::string caseText(const std::string& model, int c) {
   std::ifstream f(modelDir(model) + "/reference_tokens.json");
@@ -155,7 +149,7 @@ TEST(CliImportance, TableJsonCsvAndCurve) {
   EXPECT_EQ(c.rfind("layer,head,importance\n", 0), 0u);
   EXPECT_EQ(std::count(c.begin(), c.end(), '\n'), 9);
   const std::string k = slurp(curve);
-  EXPECT_EQ(k.rfind("fraction_removed,heads_removed,value\n", 0), 0u);
+  EXPECT_EQ(k.rfind("fraction_removed,heads_removed,loss\n", 0), 0u);
   EXPECT_EQ(std::count(k.begin(), k.end(), '\n'), 6);
   // The table form; existing files are not replaced without --force.
   const auto t = runCli({"importance", "--model", modelDir("bert"), "--text", caseText("bert", 0), "--csv",
@@ -169,6 +163,156 @@ TEST(CliImportance, TableJsonCsvAndCurve) {
   const auto bad = runCli({"importance", "--model", (dir / "nope").string(), "--text", "x"});
   EXPECT_NE(bad.status, 0);
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+}
+
+// --- masked-LM predictions (tests/scripts/gen_model_fixtures.py --step mlm) ---
+
+struct MlmReference {
+  nlohmann::json cases;
+  std::vector<NpyArray> arrays;
+  std::vector<std::string> vocab;  // vocab.txt: line i is token i
+};
+
+MlmReference mlmReference() {
+  MlmReference r;
+  std::ifstream f(modelDir("bert") + "/reference_mlm.json");
+  r.cases = nlohmann::json::parse(f)["cases"];
+  auto z = readNpzFile(modelDir("bert") + "/reference_mlm.npz");
+  EXPECT_TRUE(z.ok());
+  if (z) r.arrays = std::move(z).value();
+  std::ifstream v(modelDir("bert") + "/vocab.txt");
+  for (std::string line; std::getline(v, line);) r.vocab.push_back(line);
+  return r;
+}
+
+/// The reference's top-5 tokens (as vocab.txt spells them) of case c, mask k (suffix "" or "_ablate").
+std::vector<std::string> referenceTop(const MlmReference& r, int c, size_t k, const std::string& suffix) {
+  const auto* ids = member(r.arrays, "top5_ids" + suffix + "_" + std::to_string(c));
+  std::vector<std::string> out;
+  for (size_t j = 0; j < 5; ++j) out.push_back(r.vocab.at(static_cast<size_t>(ids->values.data[k * 5 + j])));
+  return out;
+}
+
+TEST(CliMaskedLm, RunAndMetricsGiveTheTopFiveAtEachMask) {
+  const MlmReference ref = mlmReference();
+  const auto& tc = ref.cases[1];  // two [MASK]s, one in each segment
+  const auto out = (scratchDir("mlm_run") / "m.npz").string();
+  const auto r = runCli({"run", "--model", modelDir("bert"), "--text", tc["text"].get<std::string>(), "--key-text",
+                         tc["pair"].get<std::string>(), "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("[MASK] at position 3:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[MASK] at position 13:"), std::string::npos) << r.out;
+  auto z = readNpzFile(out);
+  ASSERT_TRUE(z.ok()) << z.error().message;
+  const auto* tokens = member(*z, "mask_tokens");
+  const auto* probs = member(*z, "mask_probs");
+  const auto* positions = member(*z, "mask_positions");
+  ASSERT_TRUE(tokens && probs && positions);
+  EXPECT_EQ(tokens->shape, (std::vector<int64_t>{2, 5}));
+  EXPECT_EQ(probs->shape, (std::vector<int64_t>{2, 5}));
+  const auto* wantProbs = member(ref.arrays, "top5_probs_1");
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(static_cast<int>(positions->values.data[k]), tc["mask_positions"][k].get<int>());
+    const auto want = referenceTop(ref, 1, k, "");
+    for (size_t j = 0; j < 5; ++j) {
+      EXPECT_EQ(tokens->strings[k * 5 + j], want[j]) << k << "," << j;
+      EXPECT_NEAR(probs->values.data[k * 5 + j], wantProbs->values.data[k * 5 + j], 1e-4);
+    }
+  }
+  // metrics --json carries the same predictions; a causal model's run writes none.
+  const auto m = runCli({"metrics", "--model", modelDir("bert"), "--text", ref.cases[0]["text"].get<std::string>(),
+                         "--json"});
+  ASSERT_EQ(m.status, 0) << m.err;
+  const auto doc = nlohmann::json::parse(m.out);
+  ASSERT_EQ(doc["masked_predictions"].size(), 1u);
+  EXPECT_EQ(doc["masked_predictions"][0]["position"], 6);
+  const auto want0 = referenceTop(ref, 0, 0, "");
+  for (size_t j = 0; j < 5; ++j) EXPECT_EQ(doc["masked_predictions"][0]["top5"][j]["token"], want0[j]);
+  const auto text = runCli({"metrics", "--model", modelDir("bert"), "--text", ref.cases[0]["text"].get<std::string>()});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("[MASK] at position 7:"), std::string::npos) << text.out;
+  const auto g = (scratchDir("mlm_gpt2") / "g.npz").string();
+  ASSERT_EQ(runCli({"run", "--model", modelDir("gpt2"), "--text", "The cat", "--out", g}).status, 0);
+  auto gz = readNpzFile(g);
+  ASSERT_TRUE(gz.ok());
+  EXPECT_EQ(member(*gz, "mask_tokens"), nullptr);
+}
+
+TEST(CliMaskedLm, InterveneReportsTheMaskedPredictionBeforeAndAfter) {
+  const MlmReference ref = mlmReference();
+  const auto* which = member(ref.arrays, "ablation");
+  ASSERT_NE(which, nullptr);
+  const std::string spec = fmt::format("ablate:{}.{}", static_cast<int>(which->values.data[0]) + 1,
+                                       static_cast<int>(which->values.data[1]) + 1);
+  const std::string text = ref.cases[0]["text"].get<std::string>();
+  const auto out = (scratchDir("mlm_intervene") / "i.npz").string();
+  const auto r = runCli({"run", "--model", modelDir("bert"), "--text", text, "--intervene", spec, "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("masked token at position 7: KL"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[CLS] representation"), std::string::npos) << r.out;
+  auto z = readNpzFile(out);
+  ASSERT_TRUE(z.ok()) << z.error().message;
+  const float wantKl = member(ref.arrays, "kl_ablate_0")->values.data[0];
+  ASSERT_NE(member(*z, "mask_kl"), nullptr);
+  EXPECT_NEAR(member(*z, "mask_kl")->values.data[0], wantKl, 1e-4 * std::max(1.0f, wantKl));
+  const auto before = referenceTop(ref, 0, 0, ""), after = referenceTop(ref, 0, 0, "_ablate");
+  const auto* tb = member(*z, "mask_tokens_before");
+  const auto* ta = member(*z, "mask_tokens_after");
+  ASSERT_TRUE(tb && ta && member(*z, "mask_probs_before") && member(*z, "mask_probs_after"));
+  for (size_t j = 0; j < 5; ++j) {
+    EXPECT_EQ(tb->strings[j], before[j]);
+    EXPECT_EQ(ta->strings[j], after[j]);
+  }
+  // The intervened run's own predictions are the "after" ones.
+  EXPECT_EQ(member(*z, "mask_tokens")->strings, ta->strings);
+  const auto m = runCli({"metrics", "--model", modelDir("bert"), "--text", text, "--intervene", spec, "--json"});
+  ASSERT_EQ(m.status, 0) << m.err;
+  const auto doc = nlohmann::json::parse(m.out);
+  const auto& iv = doc["intervention"];
+  EXPECT_EQ(iv["interventions"][0], spec);
+  ASSERT_EQ(iv["masked"].size(), 1u);
+  EXPECT_NEAR(iv["masked"][0]["kl"].get<double>(), wantKl, 1e-4 * std::max(1.0f, wantKl));
+  EXPECT_EQ(iv["masked"][0]["top5_after"][0]["token"], after[0]);
+  EXPECT_GT(iv["cls_change"].get<double>(), 0.0);
+}
+
+TEST(CliImportance, MethodAndCurveCsv) {
+  const auto dir = scratchDir("importance_curve");
+  const auto gcurve = dir / "gpt2_curve.csv", bcurve = dir / "bert_curve.csv";
+  const auto g = runCli({"importance", "--model", modelDir("gpt2"), "--text", caseText("gpt2", 0), "--json",
+                         "--curve-csv", gcurve.string(), "--steps", "2"});
+  ASSERT_EQ(g.status, 0) << g.err;
+  const auto doc = nlohmann::json::parse(g.out);
+  EXPECT_EQ(doc["method"], "ablation");
+  // Rows: fraction removed, heads removed, the loss of the model with those heads zeroed.
+  const std::string k = slurp(gcurve);
+  std::istringstream lines(k);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "fraction_removed,heads_removed,loss");
+  std::vector<std::vector<double>> rows;
+  while (std::getline(lines, line)) {
+    std::vector<double> row;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) row.push_back(std::stod(cell));
+    rows.push_back(row);
+  }
+  ASSERT_EQ(rows.size(), 3u);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 3u);
+    EXPECT_NEAR(rows[i][0], doc["curve"][i]["fraction_removed"].get<double>(), 1e-6);
+    EXPECT_EQ(rows[i][1], doc["curve"][i]["heads_removed"].get<double>());
+    EXPECT_NEAR(rows[i][2], doc["curve"][i]["value"].get<double>(), 1e-6 * std::abs(rows[i][2]));
+  }
+  EXPECT_EQ(rows[0][0], 0.0);
+  EXPECT_EQ(rows[2][0], 1.0);
+  EXPECT_NEAR(rows[0][2], doc["baseline"].get<double>(), 1e-6 * rows[0][2]);
+  // An encoder's curve is the representation change; the table names the method.
+  const auto b = runCli({"importance", "--model", modelDir("bert"), "--text", caseText("bert", 0), "--curve-csv",
+                         bcurve.string(), "--steps", "2"});
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_NE(b.out.find("method: ablation"), std::string::npos) << b.out;
+  EXPECT_EQ(slurp(bcurve).rfind("fraction_removed,heads_removed,representation_change\n", 0), 0u);
 }
 
 }  // namespace

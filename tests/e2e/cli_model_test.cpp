@@ -11,19 +11,12 @@
 
 #include "attn/io/npy_reader.h"
 #include "cli_runner.h"
+#include "model_fixtures.h"
 
 namespace attn::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string modelDir(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/models/" + name; }
-
-const NpyArray* member(const std::vector<NpyArray>& z, const std::string& name) {
-  for (const auto& a : z)
-    if (a.name == name) return &a;
-  return nullptr;
-}
 
 struct Case {
   std::string text;

@@ -12,7 +12,7 @@ Run (from the repository root; needs Debian's python3-torch 1.13 + numpy, and no
     (cd tests/scripts/hf_tokenizers && npm install)      # once: the `tokenizers` npm package
     /usr/bin/python3 tests/scripts/gen_model_fixtures.py
 
-It does three steps (each can be run alone: --step folders|tokens|reference):
+It does these steps (each can be run alone: --step folders|tokens|reference|ablate|mlm):
   1. folders:   tests/fixtures/models/<name>/ with config.json, *.safetensors and the
                 tokenizer files (hf_folder.py writes them; seeded, deterministic);
   2. tokens:    node tests/scripts/hf_tokenizers/encode_model_fixtures.js encodes each
@@ -31,6 +31,9 @@ reference.npz, per case c = 0, 1, ... (all float32 except the ids):
                            model.norm) as HF returns it; for BERT the last layer's output;
   logits_c [N, V]          causal models: lm_head logits (V = config vocab_size, padded for Qwen2);
   mlm_logits_c [N, V]      BERT: the BertForMaskedLM head (cls.predictions).
+--step ablate writes reference_ablate.npz (one head zeroed as head_mask does), --step mlm
+bert/reference_mlm.{json,npz} (texts with [MASK]: the masked-LM logits and top 5 at each
+[MASK], with and without a head zeroed, and the KL between them).
 Weights are rounded to their storage dtype (F16, BF16) and the forward then runs in
 float32, i.e. as transformers does after from_pretrained(..., torch_dtype=torch.float32).
 """
@@ -848,6 +851,82 @@ def reference_ablate(name):
 
 ABLATE_MODELS = ("gpt2", "bert", "llama")
 
+# Masked-LM cases for the BERT fixture: texts with the tokenizer's mask token. Every word is
+# whole in the fixture's vocab.txt, so BertTokenizer's result is the lowercased words and
+# punctuation marks, [MASK] kept whole; mlm_ids() builds it so and checks that assumption.
+MLM_CASES = [
+    {"text": "The cat sat on the [MASK].", "pair": None},
+    {"text": "The [MASK] was very happy!", "pair": "It sat on the [MASK]."},
+]
+
+
+def mlm_ids(vocab, text, pair):
+    import re
+
+    def words(t):
+        out = []
+        for w in re.findall(r"\[MASK\]|\w+|[^\w\s]", t):
+            w = w if w == "[MASK]" else w.lower()
+            assert w in vocab, f"{w!r} is not a whole word of vocab.txt"
+            out.append(w)
+        return out
+    tokens = ["[CLS]"] + words(text) + ["[SEP]"]
+    types = [0] * len(tokens)
+    if pair is not None:
+        second = words(pair) + ["[SEP]"]
+        tokens += second
+        types += [1] * len(second)
+    return tokens, [vocab[t] for t in tokens], types
+
+
+def reference_mlm(name="bert"):
+    """reference_mlm.json + reference_mlm.npz: for each MLM_CASES text, the ids, the
+    BertForMaskedLM logits at every position (mlm_logits_c [N, V]), the top 5 at each
+    [MASK] (top5_ids_c / top5_probs_c [M, 5], mask_positions_c [M]), and the same with
+    ABLATIONS[0] zeroed (mlm_logits_ablate_c, top5_*_ablate_c) with KL(before || after)
+    at each [MASK] (kl_ablate_c [M], in float64 from the log-softmax)."""
+    folder = os.path.join(ROOT, name)
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    vocab = {t: i for i, t in enumerate(open(os.path.join(folder, "vocab.txt"), encoding="utf-8").read().split("\n")) if t}
+    w = bert_canonical(load_weights(folder))
+    L, H = cfg["num_hidden_layers"], cfg["num_attention_heads"]
+    layer, head = ABLATIONS[0]
+    hm = torch.ones(L, H)
+    hm[layer, head] = 0
+    arrays, cases = {"ablation": np.array(ABLATIONS[0], np.int64)}, []
+    for c, case in enumerate(MLM_CASES):
+        tokens, ids, types = mlm_ids(vocab, case["text"], case["pair"])
+        mask = [1] * len(ids)
+        pos = [i for i, t in enumerate(tokens) if t == "[MASK]"]
+        _, hid, mlm = bert_forward(w, cfg, ids, types, mask)
+        _, _, mlm_ab = bert_forward(w, cfg, ids, types, mask, hm)
+        # the head by hand in float64 numpy: dense, erf GELU, LayerNorm, tied decoder + bias
+        t = "cls.predictions."
+        w64 = np64(w)
+        x = hid[-1].double().numpy() @ w64[t + "transform.dense.weight"].T + w64[t + "transform.dense.bias"]
+        x = 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+        x = np_layer_norm(x, w64[t + "transform.LayerNorm.weight"], w64[t + "transform.LayerNorm.bias"],
+                          cfg["layer_norm_eps"])
+        check_close("mlm logits vs float64 numpy", mlm, x @ w64["bert.embeddings.word_embeddings.weight"].T + w64[t + "bias"], 1e-5)
+        arrays[f"ids_{c}"] = np.array(ids, np.int64)
+        arrays[f"type_ids_{c}"] = np.array(types, np.int64)
+        arrays[f"mask_positions_{c}"] = np.array(pos, np.int64)
+        for suffix, logits in (("", mlm), ("_ablate", mlm_ab)):
+            arrays[f"mlm_logits{suffix}_{c}"] = logits.numpy().astype(np.float32)
+            p = torch.softmax(logits[pos].double(), -1)
+            top = torch.topk(p, 5, dim=-1)
+            arrays[f"top5_ids{suffix}_{c}"] = top.indices.numpy().astype(np.int64)
+            arrays[f"top5_probs{suffix}_{c}"] = top.values.numpy().astype(np.float32)
+        lp, lq = torch.log_softmax(mlm[pos].double(), -1), torch.log_softmax(mlm_ab[pos].double(), -1)
+        arrays[f"kl_ablate_{c}"] = (lp.exp() * (lp - lq)).sum(-1).numpy()
+        assert float(arrays[f"kl_ablate_{c}"].min()) > 1e-6, "the ablation should change the prediction"
+        cases.append({"text": case["text"], "pair": case["pair"], "tokens": tokens, "ids": ids, "type_ids": types,
+                      "mask_positions": pos})
+        print(f"  mlm case {c}: {tokens}, [MASK] at {pos}")
+    hf_folder.write_json(os.path.join(folder, "reference_mlm.json"), {"cases": cases})
+    np.savez_compressed(os.path.join(folder, "reference_mlm.npz"), **arrays)
+    print(f"{name}: reference_mlm.npz ({len(MLM_CASES)} cases)")
+
 MODELS = {
     "gpt2": write_gpt2,
     "bert": lambda: write_bert("bert", legacy=False),
@@ -860,7 +939,7 @@ MODELS = {
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--step", choices=["all", "folders", "tokens", "reference", "ablate"], default="all")
+    ap.add_argument("--step", choices=["all", "folders", "tokens", "reference", "ablate", "mlm"], default="all")
     ap.add_argument("models", nargs="*", default=list(MODELS))
     args = ap.parse_args()
     torch.set_grad_enabled(False)
@@ -878,6 +957,8 @@ def main():
         for m in args.models:
             if m in ABLATE_MODELS:
                 reference_ablate(m)
+    if args.step in ("all", "mlm") and "bert" in args.models:
+        reference_mlm("bert")
     for m in args.models:
         folder = os.path.join(ROOT, m)
         size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))

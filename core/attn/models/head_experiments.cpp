@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <numeric>
+#include <optional>
 
 namespace attn::models {
 namespace {
@@ -58,6 +61,7 @@ double relativeChange(const Mat& a, const Mat& b, const Encoding& enc) {
 
 Result<double> meanNextTokenLoss(const ModelRun& run) {
   const Encoding& e = run.encoding;
+  if (run.logits.size() == 0 && run.nextTokenLoss) return *run.nextTokenLoss;
   if (run.logits.rows() != e.size() || run.logits.cols() == 0)
     return Error{"next-token loss: the run kept no logits (a causal model run with keepFullLogits)"};
   double total = 0;
@@ -126,6 +130,20 @@ Result<RunComparison> compareRuns(const Model& model, const ModelRun& before, co
     const auto a = before.finalHidden.row(0).cast<double>(), b = after.finalHidden.row(0).cast<double>();
     c.clsChange = a.norm() > 0 ? (b - a).norm() / a.norm() : (b - a).norm();
     c.clsCosine = a.norm() > 0 && b.norm() > 0 ? a.dot(b) / (a.norm() * b.norm()) : 0.0;
+    if (before.maskPositions != after.maskPositions || before.maskLogits.rows() != after.maskLogits.rows() ||
+        before.maskLogits.cols() != after.maskLogits.cols())
+      return Error{"compare: the two runs kept different masked-token predictions"};
+    for (size_t m = 0; m < before.maskPositions.size() && static_cast<Eigen::Index>(m) < before.maskLogits.rows(); ++m) {
+      const auto p = logSoftmax(before.maskLogits, static_cast<int>(m)), q = logSoftmax(after.maskLogits, static_cast<int>(m));
+      MaskChange mc;
+      mc.position = before.maskPositions[m];
+      double kl = 0;
+      for (size_t j = 0; j < p.size(); ++j) kl += std::exp(p[j]) * (p[j] - q[j]);
+      mc.kl = std::max(kl, 0.0);
+      mc.topBefore = top5(p, model.tokenizer());
+      mc.topAfter = top5(q, model.tokenizer());
+      c.masked.push_back(std::move(mc));
+    }
   }
   return c;
 }
@@ -146,15 +164,12 @@ Result<HeadImportance> headImportance(const Model& model, const Encoding& enc, c
   opt.keepQkv = false;
   opt.keepAttention = false;
   opt.topK = 0;
-  opt.keepFullLogits = info.causal;
+  opt.maskTopK = 0;
+  opt.nextTokenLoss = info.causal;  // the loss straight from the lm_head panels, no [N, vocab] logits
   opt.cache = options.usePrefixCache ? &cache : nullptr;
   const int curvePoints = options.curveSteps > 0 ? options.curveSteps + 1 : 0;
   const double total = 1.0 + L * H + curvePoints;
-  auto step = [&](int done, const std::string& stage) -> Status {
-    if (progress && !progress(done / total, stage)) return Error{"head importance: cancelled"};
-    return okStatus();
-  };
-  if (auto s = step(0, "running the model"); !s) return s.error();
+  if (progress && !progress(0.0, "running the model")) return Error{"head importance: cancelled"};
   auto base = model.run(enc, opt);
   if (!base) return base.error();
   ++out.forwardPasses;
@@ -171,48 +186,107 @@ Result<HeadImportance> headImportance(const Model& model, const Encoding& enc, c
   }
   out.baseline = baseline;
   out.importance = Mat::Zero(L, H);
+
+  // Independent passes (each head alone, then each curve point), side by side: one per
+  // thread, each single-threaded (no fork/join inside every small product), every thread
+  // with its own copy of the prefix cache (a run records its reuse there).
   int done = 1;
-  for (int l = 0; l < L; ++l)
-    for (int h = 0; h < H; ++h) {
-      if (auto s = step(done, fmt::format("ablating layer {} head {}", l + 1, h + 1)); !s) return s.error();
-      opt.interventions = {HeadIntervention{InterventionKind::Ablate, l, h, 1.0f, {}}};
-      auto r = model.run(enc, opt);
-      if (!r) return r.error();
-      ++out.forwardPasses;
-      out.reusedLayers += cache.reusedLayers;
-      auto v = measure(*r);
-      if (!v) return v.error();
-      out.importance(l, h) = static_cast<float>(*v - baseline);
-      ++done;
+  std::atomic<bool> stop{false};
+  std::optional<Error> failure;
+  std::exception_ptr thrown;
+  auto runPasses = [&](const std::vector<std::vector<HeadIntervention>>& passes, std::vector<double>& values,
+                       std::vector<int>& reused, const std::string& stage) {
+    const int count = static_cast<int>(passes.size());
+    values.assign(passes.size(), 0.0);
+    reused.assign(passes.size(), 0);
+    const bool parallel = options.parallelHeads && count > 1;
+#pragma omp parallel if (parallel)
+    {
+      ForwardCache local;
+      RunOptions o = opt;
+      if (options.usePrefixCache) {
+        local = cache;
+        o.cache = &local;
+      }
+#pragma omp for schedule(dynamic, 1)
+      for (int j = 0; j < count; ++j) {
+        if (stop.load()) continue;
+        o.interventions = passes[static_cast<size_t>(j)];
+        Result<double> v = Error{""};
+        try {  // an exception must not leave the parallel region: it is rethrown after it
+          auto r = model.run(enc, o);
+          v = r ? measure(*r) : Result<double>(r.error());
+        } catch (...) {
+#pragma omp critical(head_importance_failure)
+          if (!thrown) thrown = std::current_exception();
+          stop.store(true);
+          continue;
+        }
+        if (!v) {
+#pragma omp critical(head_importance_failure)
+          if (!failure) failure = v.error();
+          stop.store(true);
+          continue;
+        }
+        values[static_cast<size_t>(j)] = *v;
+        reused[static_cast<size_t>(j)] = o.cache ? o.cache->reusedLayers : 0;
+#pragma omp critical(head_importance_progress)
+        {
+          const int d = ++done;  // counted inside, so the fractions reported only grow
+          if (progress && !progress(d / total, stage)) stop.store(true);
+        }
+      }
     }
+    if (thrown) std::rethrow_exception(thrown);
+  };
+  std::vector<std::vector<HeadIntervention>> passes;
+  for (int l = 0; l < L; ++l)  // earliest layers first: they recompute the most
+    for (int h = 0; h < H; ++h) passes.push_back({HeadIntervention{InterventionKind::Ablate, l, h, 1.0f, {}}});
+  std::vector<double> values;
+  std::vector<int> reused;
+  runPasses(passes, values, reused, fmt::format("ablating {} heads", L * H));
+  if (failure) return *failure;
+  if (stop.load()) return Error{"head importance: cancelled"};
+  for (int j = 0; j < L * H; ++j) {
+    out.importance(j / H, j % H) = static_cast<float>(values[static_cast<size_t>(j)] - baseline);
+    out.reusedLayers += reused[static_cast<size_t>(j)];
+  }
+  out.forwardPasses += L * H;
+
   if (curvePoints > 0) {
     std::vector<int> order(static_cast<size_t>(L * H));
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
       return out.importance(a / H, a % H) < out.importance(b / H, b % H);
     });
+    std::vector<int> removed;
+    passes.clear();
     for (int s = 0; s < curvePoints; ++s) {
       const int k = static_cast<int>(std::lround(static_cast<double>(s) * L * H / options.curveSteps));
-      if (auto st = step(done, fmt::format("pruning {} of {} heads", k, L * H)); !st) return st.error();
+      removed.push_back(k);
+      if (k == 0) continue;
+      std::vector<HeadIntervention> ivs;
+      for (int i = 0; i < k; ++i)
+        ivs.push_back(HeadIntervention{InterventionKind::Ablate, order[static_cast<size_t>(i)] / H,
+                                       order[static_cast<size_t>(i)] % H, 1.0f, {}});
+      passes.push_back(std::move(ivs));
+    }
+    runPasses(passes, values, reused, "pruning curve");
+    if (failure) return *failure;
+    if (stop.load()) return Error{"head importance: cancelled"};
+    size_t next = 0;
+    for (int k : removed) {
       PruningPoint p{static_cast<double>(k) / (L * H), k, baseline};
       if (k > 0) {
-        opt.interventions.clear();
-        for (int i = 0; i < k; ++i)
-          opt.interventions.push_back(HeadIntervention{InterventionKind::Ablate, order[static_cast<size_t>(i)] / H,
-                                                       order[static_cast<size_t>(i)] % H, 1.0f, {}});
-        auto r = model.run(enc, opt);
-        if (!r) return r.error();
+        p.value = values[next];
+        out.reusedLayers += reused[next];
         ++out.forwardPasses;
-        out.reusedLayers += cache.reusedLayers;
-        auto v = measure(*r);
-        if (!v) return v.error();
-        p.value = *v;
+        ++next;
       }
       out.curve.push_back(p);
-      ++done;
     }
   }
-  if (auto s = step(static_cast<int>(total), "done"); !s) return s.error();
+  if (progress && !progress(1.0, "done")) return Error{"head importance: cancelled"};
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -13,13 +13,21 @@
 namespace attn::models {
 
 /// Mean next-token cross-entropy (nats) of a causal run with full logits over the
-/// encoding's real tokens: -log p(id[i+1] | ..i) averaged over i with both tokens real.
+/// encoding's real tokens: -log p(id[i+1] | ..i) averaged over i with both tokens real
+/// (ModelRun::nextTokenLoss when the run computed it and kept no logits).
 /// Errors: no logits kept, fewer than 2 real tokens.
 Result<double> meanNextTokenLoss(const ModelRun& run);
 
 struct HeadChange {
   float maxAbs = 0;   // max |B - A| over the map
   float meanAbs = 0;  // mean |B - A| over the map
+};
+
+/// Masked-LM models: what changed at one mask token of the text.
+struct MaskChange {
+  int position = 0;  // token index
+  double kl = 0;     // KL(before || after) of the masked-LM head's distribution there, nats
+  std::vector<TopToken> topBefore, topAfter;  // top 5
 };
 
 struct RunComparison {
@@ -37,6 +45,8 @@ struct RunComparison {
   // Encoders: the first token's ([CLS]) final hidden state.
   double clsChange = 0;   // ||B - A|| / ||A||
   double clsCosine = 1;   // cosine between A and B
+  // Masked-LM models: every mask token of the text (both runs' ModelRun::maskLogits).
+  std::vector<MaskChange> masked;
 };
 
 /// Compares two runs of one encoding (same options, full logits kept for causal models,
@@ -63,9 +73,14 @@ struct HeadImportance {
 struct ImportanceOptions {
   int curveSteps = 12;      // pruning curve points besides 0 (0: no curve)
   bool usePrefixCache = true;
+  /// Ablations run side by side, one per OpenMP thread (each single-threaded); false: one
+  /// at a time, each using every thread. The values agree to float rounding (~1e-7 relative).
+  bool parallelHeads = true;
 };
 
-/// Ablates each head alone, then the pruning curve; `progress` may cancel.
+/// Ablates each head alone, then the pruning curve; `progress` may cancel. With
+/// parallelHeads it is called from the worker threads (the caller's among them), one
+/// call at a time, with fractions that only grow.
 Result<HeadImportance> headImportance(const Model& model, const Encoding& encoding,
                                       const ImportanceOptions& options = {}, const ProgressFn& progress = {});
 

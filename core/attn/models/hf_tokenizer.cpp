@@ -190,6 +190,22 @@ std::string HfTokenizer::idToToken(int id) const {
   return impl_->model->idToToken(id);
 }
 
+int HfTokenizer::maskTokenId() const {
+  if (!impl_) return -1;
+  if (!impl_->maskToken.empty()) {
+    for (const auto& [id, content] : impl_->addedById)
+      if (content == impl_->maskToken) return id;
+    if (auto id = impl_->model->tokenToId(impl_->maskToken)) return *id;
+  }
+  for (const char* name : {"[MASK]", "<mask>"}) {
+    int best = -1;  // the smallest id, should a token appear twice
+    for (const auto& [id, content] : impl_->addedById)
+      if (content == name && (best < 0 || id < best)) best = id;
+    if (best >= 0) return best;
+  }
+  return -1;
+}
+
 std::string HfTokenizer::displayText(int id) const {
   if (!impl_) return "";
   if (const auto it = impl_->addedById.find(id); it != impl_->addedById.end()) return it->second;

@@ -52,6 +52,9 @@ class HfTokenizer {
   int idLimit() const;
   /// The vocabulary string of `id` ("" when unknown).
   std::string idToToken(int id) const;
+  /// The mask token's id for masked-LM models: the tokenizer_config.json mask_token (vocab.txt,
+  /// vocab.json), else the special token "[MASK]" or "<mask>"; -1 when there is none.
+  int maskTokenId() const;
   /// `id` as text a reader sees: byte-level "Ġworld" -> " world", "▁the" -> " the", "<0x0A>" -> "\n".
   std::string displayText(int id) const;
 

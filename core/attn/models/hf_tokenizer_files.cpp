@@ -81,7 +81,7 @@ Result<HfTokenizer> fromVocabTxt(const std::string& dir, const std::string& path
   for (const auto& needed : {unk, sep, cls})
     if (!vocab->count(needed))
       return Error{fmt::format("{}: the vocabulary has no {} token", path, quoteForMessage(needed))};
-  return makeBertWordPiece(*vocab, lower, strip, chinese, unk, "##", sep, cls, {unk, sep, pad, cls, mask}, path);
+  return makeBertWordPiece(*vocab, lower, strip, chinese, unk, "##", sep, cls, {unk, sep, pad, cls, mask}, path, mask);
 }
 
 Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& vocabPath, const std::string& mergesPath,
@@ -142,6 +142,7 @@ Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& voc
     addSpecial(eos, false);
     addSpecial(tokenName(*config, "unk_token", "<unk>"), false);
     addSpecial(tokenName(*config, "mask_token", "<mask>"), true);
+    impl->maskToken = tokenName(*config, "mask_token", "<mask>");
   } else {
     for (const char* key : {"bos_token", "eos_token", "unk_token", "pad_token"})
       addSpecial(tokenName(*config, key, "<|endoftext|>"), false);
@@ -155,8 +156,10 @@ Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& voc
 Result<HfTokenizer> makeBertWordPiece(const std::unordered_map<std::string, int>& vocab, bool lowercase,
                                       bool stripAccents, bool chineseChars, const std::string& unk,
                                       const std::string& prefix, const std::string& sep, const std::string& cls,
-                                      const std::vector<std::string>& specials, const std::string& source) {
+                                      const std::vector<std::string>& specials, const std::string& source,
+                                      const std::string& maskToken) {
   auto impl = std::make_shared<HfTokenizer::Impl>();
+  impl->maskToken = maskToken;
   auto model = makeWordPiece(vocab, unk, prefix, 100, source);
   if (!model) return model.error();
   impl->model = std::move(*model);

@@ -26,6 +26,7 @@ struct HfTokenizer::Impl {
   AddedVocabulary added;
   std::unordered_map<int, std::string> addedById;
   HfKind kind = HfKind::WordPiece;
+  std::string maskToken;  // tokenizer_config.json mask_token, when the loader read it
 
   /// Registers the added tokens (ids from the model vocabulary where it has them).
   void setAddedTokens(std::vector<AddedToken> tokens);
@@ -38,7 +39,8 @@ struct HfTokenizer::Impl {
 Result<HfTokenizer> makeBertWordPiece(const std::unordered_map<std::string, int>& vocab, bool lowercase,
                                       bool stripAccents, bool chineseChars, const std::string& unk,
                                       const std::string& prefix, const std::string& sep, const std::string& cls,
-                                      const std::vector<std::string>& specials, const std::string& source);
+                                      const std::vector<std::string>& specials, const std::string& source,
+                                      const std::string& maskToken = {});
 
 /// Builds an HfTokenizer around a filled Impl.
 HfTokenizer makeHfTokenizer(std::shared_ptr<const HfTokenizer::Impl> impl);

@@ -67,6 +67,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
   auto tok = HfTokenizer::fromFolder(folder->dir, c.modelType);
   if (!tok) return tok.error();
   impl->tokenizer = std::move(*tok);
+  impl->config.maskTokenId = impl->weights.mlmHead.present() ? impl->tokenizer.maskTokenId() : -1;
   // A vocab_size above the tokenizer's ids is normal (Qwen2 pads it); below, ids would index past the embedding.
   if (impl->tokenizer.idLimit() > c.vocabSize)
     return Error{fmt::format("{}: the tokenizer has ids up to {} but config.json's vocab_size is {} (embedding rows "
@@ -85,6 +86,8 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
   info.dtype = impl->weights.dtype;
   info.tokenizerKind = impl->tokenizer.kindName();
   info.causal = c.family != Family::Bert;
+  info.maskedLm = impl->weights.mlmHead.present();
+  if (c.maskTokenId >= 0) info.maskToken = impl->tokenizer.idToToken(c.maskTokenId);
   if (progress && !progress(1.0, "ready")) return Error{impl->configPath + ": cancelled"};
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }

@@ -43,6 +43,8 @@ struct ModelInfo {
   std::string dtype;      // of the weights on disk: "F32", "F16", "BF16" (or "mixed")
   std::string tokenizerKind;  // HfTokenizer::kindName()
   bool causal = false;
+  bool maskedLm = false;  // a BERT-style checkpoint with its masked-LM head (cls.predictions / lm_head)
+  std::string maskToken;  // the tokenizer's mask token ("[MASK]", "<mask>"); "" when none
 };
 
 struct TopToken {
@@ -57,8 +59,12 @@ struct RunOptions {
   int onlyLayer = -1;       // >= 0: keep that layer's results only (every layer still runs)
   int topK = 5;             // causal models: next-token predictions per position (0: none)
   bool keepHiddenStates = false;  // hidden states after the embeddings and after every layer
-  bool keepFullLogits = false;    // causal models: the lm_head logits [N, vocab]
+  bool keepFullLogits = false;    // the lm_head logits [N, vocab] (causal), the masked-LM head's (BERT-style)
   bool keepAttention = true;      // false: ModelRun::layers stays empty (runs that only need the outputs)
+  int maskTopK = 5;  // masked-LM models: predictions at each mask token of the text (0: none)
+  /// Causal models: ModelRun::nextTokenLoss, the text's mean next-token loss, from the lm_head
+  /// a vocabulary panel at a time (no [N, vocab] logits unless keepFullLogits asks for them).
+  bool nextTokenLoss = false;
   /// Per-head interventions (interventions.h), applied together; errors name a layer or
   /// head the model lacks, a temperature <= 0 or a mask term that does not parse.
   std::vector<HeadIntervention> interventions;
@@ -77,7 +83,15 @@ struct ModelRun {
   std::vector<std::vector<TopToken>> nextTokens;  // causal: [N][topK], the prediction after each position
   std::vector<Mat> hiddenStates;  // keepHiddenStates: [layers + 1] x [N, d_model], as HF output_hidden_states
   Mat finalHidden;  // [N, d_model]: after the final norm (GPT-2 ln_f, Llama norm) or BERT's last layer
-  Mat logits;       // keepFullLogits: [N, vocab]
+  Mat logits;       // keepFullLogits: [N, vocab] (causal: lm_head; masked-LM models: the MLM head at every position)
+  /// RunOptions::nextTokenLoss: mean of -log p(id[i+1] | ..i) over i with both tokens real (nats);
+  /// empty when the text has fewer than 2 real tokens.
+  std::optional<double> nextTokenLoss;
+  // Masked-LM models, when the text holds the mask token: its positions, the head's logits
+  // there [masked, vocab] and the maskTopK most probable tokens at each (as BertForMaskedLM).
+  std::vector<int> maskPositions;
+  Mat maskLogits;
+  std::vector<std::vector<TopToken>> maskPredictions;
 };
 
 class Model {

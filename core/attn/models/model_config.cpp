@@ -115,6 +115,7 @@ Status readBert(const Reader& r, ModelConfig& c, bool roberta) {
   ATTN_TRY(a, activationFrom(act, "hidden_act", r.src));
   ATTN_TRY(pad, r.integer("pad_token_id", roberta ? 1 : 0, 0, kMaxVocab));
   ATTN_TRY(posType, r.string("position_embedding_type", "absolute"));
+  ATTN_TRY(tie, r.boolean("tie_word_embeddings", true));  // the masked-LM decoder (PretrainedConfig default)
   if (posType != "absolute")
     return Error{fmt::format("{}: position_embedding_type {} is not supported (only 'absolute')", r.src,
                              quoteForMessage(posType))};
@@ -123,7 +124,7 @@ Status readBert(const Reader& r, ModelConfig& c, bool roberta) {
   c.family = Family::Bert;
   c.layers = layers, c.heads = heads, c.kvHeads = heads, c.dModel = d, c.headDim = d / heads;
   c.intermediate = inter, c.maxPositions = pos, c.typeVocabSize = types, c.vocabSize = vocab;
-  c.normEps = eps, c.activation = a, c.padTokenId = pad;
+  c.normEps = eps, c.activation = a, c.padTokenId = pad, c.tieWordEmbeddings = tie;
   // RoBERTa numbers positions from padding_idx + 1 (create_position_ids_from_input_ids).
   c.positionOffset = roberta ? pad + 1 : 0;
   if (c.positionOffset >= pos)

@@ -39,6 +39,7 @@ struct ModelConfig {
   bool outputBias = false;     // o_proj bias (Llama attention_bias=true)
   bool mlpBias = false;        // Llama mlp_bias
   bool scaleByInverseLayer = false;  // GPT-2 scale_attn_by_inverse_layer_idx
+  int maskTokenId = -1;      // the tokenizer's mask token ([MASK], <mask>), set by Model::open; -1: none
 
   /// Longest sequence the model accepts (positions start at positionOffset).
   int maxSequence() const { return maxPositions > 0 ? maxPositions - positionOffset : 0; }

@@ -77,6 +77,9 @@ class Loader {
                              "folder?)", source_, fmt::join(tried, " or "), cfg_.modelType)};
   }
 
+  /// Whether the files hold `full` (no prefix added).
+  bool has(const std::string& full) const { return byName_.count(full) != 0; }
+
   /// Queues `name` (after the prefix unless `bare`) with the shape the config implies.
   Status need(WeightTensor& dest, const std::string& name, std::vector<int64_t> shape, bool bare = false,
               bool keepBf16 = false) {
@@ -212,6 +215,29 @@ Status queueGpt2(Loader& l, const ModelConfig& c, ModelWeights& w) {
   return okStatus();
 }
 
+/// BertForMaskedLM's cls.predictions (BertLMPredictionHead: transform.dense, hidden_act,
+/// transform.LayerNorm, decoder + bias) or RobertaForMaskedLM's lm_head (dense, gelu,
+/// layer_norm, decoder + bias), when the checkpoint has one. The decoder is the word
+/// embedding unless config.json sets tie_word_embeddings false (then the stored decoder).
+Status queueMaskedLmHead(Loader& l, const ModelConfig& c, ModelWeights& w) {
+  const int64_t d = c.dModel;
+  const bool bert = l.has("cls.predictions.transform.dense.weight");
+  if (!bert && !l.has("lm_head.dense.weight")) return okStatus();  // a bare encoder: no head
+  const std::string p = bert ? "cls.predictions." : "lm_head.";
+  MaskedLmHead& m = w.mlmHead;
+  m.activation = bert ? c.activation : Activation::GeluErf;  // RobertaLMHead: gelu
+  const std::string dense = p + (bert ? "transform.dense" : "dense"), norm = p + (bert ? "transform.LayerNorm" : "layer_norm");
+  Status st = l.need(m.transform.w, dense + ".weight", {d, d}, /*bare=*/true);  // nn.Linear [out, in]
+  if (st) st = l.need(m.transform.b, dense + ".bias", {d}, true);
+  if (st) st = l.need(m.norm.gamma, norm + ".weight", {d}, true);
+  if (st) st = l.need(m.norm.beta, norm + ".bias", {d}, true);
+  // The head's bias (decoder.bias is the same Parameter; older checkpoints store only one of them).
+  const std::string bias = l.has(p + "bias") ? p + "bias" : p + "decoder.bias";
+  if (st) st = l.need(m.bias, bias, {c.vocabSize}, /*bare=*/true);
+  if (st && !c.tieWordEmbeddings) st = l.need(m.decoder, p + "decoder.weight", {c.vocabSize, d}, /*bare=*/true);
+  return st;
+}
+
 Status queueBert(Loader& l, const ModelConfig& c, ModelWeights& w) {
   const int64_t d = c.dModel;
   const std::string own = c.modelType + ".";  // BertForMaskedLM "bert.", RobertaForMaskedLM "roberta."
@@ -235,7 +261,7 @@ Status queueBert(Loader& l, const ModelConfig& c, ModelWeights& w) {
     if (st) st = l.needNorm(L.mlpNorm, p + "output.LayerNorm", true);
     if (!st) return st;
   }
-  return okStatus();
+  return queueMaskedLmHead(l, c, w);
 }
 
 Status queueLlama(Loader& l, const ModelConfig& c, ModelWeights& w) {
@@ -379,6 +405,7 @@ Result<ModelWeights> loadModelWeights(const std::string& dir, const ModelConfig&
   if (auto m = l.materialize(progress); !m) return m.error();
   // Tied heads point at the embedding, which materialize() has filled in since.
   if (cfg.family == Family::Gpt2 || (cfg.family == Family::Llama && cfg.tieWordEmbeddings)) w.lmHead = w.tokenEmbedding;
+  if (w.mlmHead.present() && cfg.tieWordEmbeddings) w.mlmHead.decoder = w.tokenEmbedding;
   return std::move(w);
 }
 

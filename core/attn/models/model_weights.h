@@ -68,6 +68,17 @@ using FloatBuffer = std::unique_ptr<float, FreeDeleter>;
 /// Null when memory is exhausted.
 FloatBuffer allocateWeightBuffer(int64_t elements);
 
+/// The masked-LM head of BERT-style checkpoints (BertForMaskedLM cls.predictions,
+/// RobertaForMaskedLM lm_head); absent (transform empty) for bare encoder checkpoints.
+struct MaskedLmHead {
+  LinearWeight transform;  // dense [d, d] + bias
+  NormWeight norm;         // LayerNorm after the activation
+  WeightTensor decoder;    // [vocab, d]: the word embedding when tied
+  WeightTensor bias;       // [vocab]
+  Activation activation = Activation::GeluErf;
+  bool present() const { return !transform.w.empty(); }
+};
+
 struct ModelWeights {
   WeightTensor tokenEmbedding;     // [vocab, d]
   WeightTensor positionEmbedding;  // [positions, d] (GPT-2, BERT)
@@ -76,6 +87,7 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
   NormWeight finalNorm;            // GPT-2 ln_f, Llama norm
   WeightTensor lmHead;             // [vocab, d]: causal models (the token embedding when tied)
+  MaskedLmHead mlmHead;            // BERT-style masked-LM checkpoints
   int64_t parameters = 0;          // elements of every tensor loaded
   std::string dtype;               // "F32", "F16", "BF16" or "mixed"
   std::vector<std::string> files;  // the safetensors files read

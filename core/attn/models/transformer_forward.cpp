@@ -7,6 +7,8 @@
 #include <numeric>
 
 #include "attn/cpu/tiled_attention.h"
+#include "attn/models/mlm_head.h"
+#include "attn/models/next_token_loss.h"
 #include "attn/models/nn_ops.h"
 
 namespace attn::models {
@@ -280,6 +282,27 @@ Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w,
   if (c.family == Family::Bert) {
     if (opt.keepHiddenStates) run.hiddenStates.push_back(h);
     run.finalHidden = std::move(h);
+    if (w.mlmHead.present()) {
+      run.maskPositions = maskPositions(enc.ids, c.maskTokenId);
+      if (opt.keepFullLogits) {
+        maskedLmLogits(run.finalHidden, w.mlmHead, c.normEps, run.logits);
+        run.maskLogits.resize(static_cast<Eigen::Index>(run.maskPositions.size()), run.logits.cols());
+        for (size_t m = 0; m < run.maskPositions.size(); ++m)
+          run.maskLogits.row(static_cast<Eigen::Index>(m)) = run.logits.row(run.maskPositions[m]);
+      } else if (!run.maskPositions.empty()) {  // only the masked rows through the head
+        Mat rows(static_cast<Eigen::Index>(run.maskPositions.size()), d);
+        for (size_t m = 0; m < run.maskPositions.size(); ++m)
+          rows.row(static_cast<Eigen::Index>(m)) = run.finalHidden.row(run.maskPositions[m]);
+        maskedLmLogits(rows, w.mlmHead, c.normEps, run.maskLogits);
+      }
+      if (opt.maskTopK > 0)
+        for (Eigen::Index m = 0; m < run.maskLogits.rows(); ++m) {
+          auto top = topOfRow(&run.maskLogits(m, 0), static_cast<int>(run.maskLogits.cols()), opt.maskTopK);
+          if (display)
+            for (auto& t : top) t.token = display(t.id);
+          run.maskPredictions.push_back(std::move(top));
+        }
+    }
   } else {
     if (c.family == Family::Gpt2) layerNorm(h, w.finalNorm, c.normEps, run.finalHidden);
     else rmsNorm(h, w.finalNorm, c.normEps, run.finalHidden);
@@ -291,6 +314,15 @@ Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w,
       linear(run.finalHidden, head, logits);
       if (opt.topK > 0) topTokens(logits, opt.topK, display, run.nextTokens);
       if (opt.keepFullLogits) run.logits = std::move(logits);
+    }
+    if (opt.nextTokenLoss) {
+      std::vector<int> rows, targets;
+      for (int i = 0; i + 1 < n; ++i)
+        if (enc.attention.empty() || (enc.attention[static_cast<size_t>(i)] && enc.attention[static_cast<size_t>(i) + 1])) {
+          rows.push_back(i);
+          targets.push_back(enc.ids[static_cast<size_t>(i) + 1]);
+        }
+      if (!rows.empty()) run.nextTokenLoss = fusedNextTokenLoss(run.finalHidden, w.lmHead, rows, targets);
     }
   }
   run.firstLayer = opt.onlyLayer >= 0 ? opt.onlyLayer : 0;
