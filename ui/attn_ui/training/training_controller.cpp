@@ -72,6 +72,8 @@ void TrainingController::train() {
   startWorker(stepLimit_ > 0 ? std::max(0, stepLimit_ - latestStep()) : std::numeric_limits<int>::max());
 }
 
+void TrainingController::setStepLimit(int steps) { stepLimit_ = std::max(0, steps); }
+
 void TrainingController::pause() {
   if (busy_) cancel_ = true;
 }
@@ -95,9 +97,10 @@ void TrainingController::reset() {
 }
 
 int TrainingController::latestStep() const {
-  int s = std::numeric_limits<int>::max();
-  for (const auto& r : runs_) s = std::min(s, r.steps.empty() ? 0 : r.steps.back().step);
-  return runs_.empty() ? 0 : s;
+  // The furthest run: a run that diverged stops, the others go on.
+  int s = 0;
+  for (const auto& r : runs_) s = std::max(s, r.steps.empty() ? 0 : r.steps.back().step);
+  return s;
 }
 
 StepSnapshot TrainingController::snapshotAt(int r, int step) const {
@@ -142,14 +145,19 @@ void TrainingController::startWorker(int maxSteps) {
       for (size_t r = 0; r < trainers.size(); ++r) {
         Trainer& t = *trainers[r];
         if (t.diverged()) continue;
+        const int before = t.stepCount();
         const attn::Status st = t.step();
-        StepSnapshot s = t.latest();
-        // Keep maps only where the trainer's history keeps them; scrubbing takes the nearest.
-        if (s.step % mapEvery[r] != 0) s.maps.clear();
         std::lock_guard lock(pending->mutex);
-        pending->steps[r].push_back(std::move(s));
-        if (!st) pending->errors[r] = QString::fromStdString(st.error().message);
-        else any = true;
+        if (t.stepCount() > before) {  // a step that diverges is still recorded; a refused one is not
+          StepSnapshot s = t.latest();
+          // Keep maps only where the trainer's history keeps them; scrubbing takes the nearest.
+          if (s.step % mapEvery[r] != 0) s.maps.clear();
+          pending->steps[r].push_back(std::move(s));
+        }
+        if (!st)
+          pending->errors[r] = QString::fromStdString(st.error().message);
+        else
+          any = true;
       }
       if (!any) break;  // every run diverged
     }

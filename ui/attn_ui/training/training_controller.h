@@ -57,7 +57,9 @@ class TrainingController : public QObject {
   bool isTraining() const { return busy_; }
   int runCount() const { return static_cast<int>(runs_.size()); }
   const TrainingRunView& run(int i) const { return runs_[static_cast<size_t>(i)]; }
-  /// The newest step recorded by every run (min over runs).
+  /// Where Train stops (0: no limit); takes effect at the next train().
+  void setStepLimit(int steps);
+  /// The newest step recorded (the furthest run's: a diverged run stops early).
   int latestStep() const;
   int stepLimit() const { return stepLimit_; }
   /// The snapshot of run `r` at `step` (clamped), with maps from the nearest

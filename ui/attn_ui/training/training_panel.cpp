@@ -260,6 +260,7 @@ bool TrainingPanel::startDemonstration(const attn::train::Demonstration& demo) {
 
 void TrainingPanel::train() {
   follow_->setChecked(true);
+  controller_->setStepLimit(form_->stepLimit());
   controller_->train();
 }
 void TrainingPanel::pause() { controller_->pause(); }

@@ -15,6 +15,8 @@ TrainingWindowAction::TrainingWindowAction(MainWindow& window) : QObject(&window
   a->setStatusTip(tr("Train a tiny attention model and watch its maps form"));
 }
 
+TrainingPanel* TrainingWindowAction::panel() const { return panel_.data(); }
+
 void TrainingWindowAction::open() {
   if (!panel_) {
     // A window of its own (parented for its lifetime, not embedded): a teacher puts it on the projector.

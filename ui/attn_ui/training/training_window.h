@@ -15,7 +15,7 @@ class TrainingWindowAction : public QObject {
  public:
   explicit TrainingWindowAction(MainWindow& window);
   /// The panel's window, or null before it was first opened.
-  TrainingPanel* panel() const { return panel_.data(); }
+  TrainingPanel* panel() const;
 
  public slots:
   /// Opens (or raises) the training window.
