@@ -16,7 +16,7 @@
 #include <mutex>
 #include <vector>
 
-#include "attn/train/train.h"
+#include "attn/train/trainer.h"
 
 template <class T>
 class QFutureWatcher;
