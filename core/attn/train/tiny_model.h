@@ -17,6 +17,7 @@
 // Templated on the scalar: float for training, double for gradient checks.
 #include <Eigen/Core>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -73,14 +74,29 @@ struct PassResult {
   std::vector<std::vector<MatT<S>>> maps;
 };
 
+/// Buffers reused by repeated passes (a training loop): every intermediate keeps
+/// its storage between steps, since fresh memory is slow to touch on these
+/// machines (PERFORMANCE.md). One workspace per thread; any config and shapes.
+template <class S>
+class ModelWorkspace {
+ public:
+  ModelWorkspace();
+  ~ModelWorkspace();
+  ModelWorkspace(const ModelWorkspace&) = delete;
+  ModelWorkspace& operator=(const ModelWorkspace&) = delete;
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 /// Forward only (no gradients). `wantMaps` fills PassResult::maps.
 template <class S>
-PassResult<S> forward(const TrainConfig& c, const ModelParams<S>& p, const TaskBatch& b, bool wantMaps);
+PassResult<S> forward(const TrainConfig& c, const ModelParams<S>& p, const TaskBatch& b, bool wantMaps,
+                      ModelWorkspace<S>* workspace = nullptr);
 
 /// Forward and backward: gradients of PassResult::loss w.r.t. every parameter into
-/// `grads` (resized and overwritten).
+/// `grads` (reshaped to the parameters' shapes when they differ, then overwritten).
 template <class S>
 PassResult<S> forwardBackward(const TrainConfig& c, const ModelParams<S>& p, const TaskBatch& b,
-                              ModelParams<S>& grads, bool wantMaps = false);
+                              ModelParams<S>& grads, bool wantMaps = false, ModelWorkspace<S>* workspace = nullptr);
 
 }  // namespace attn::train
