@@ -312,7 +312,8 @@ TEST(TrainingPanel, ExportsCurvesSnapshotGridAndFrames) {
     const QImage f(QDir(frames).filePath(QStringLiteral("frame_%1.png").arg(i, 4, 10, QChar('0'))));
     EXPECT_FALSE(f.isNull()) << i;
   }
-  if (!imageMagickProgram().isEmpty()) {
+  // The GIF (ImageMagick, optional at run time) takes seconds to assemble: only with ATTN_UI_SHOTS.
+  if (!imageMagickProgram().isEmpty() && qEnvironmentVariableIsSet("ATTN_UI_SHOTS")) {
     auto withGif = p.exportAnimation(dir.filePath("gif"), 3, true, &note);
     ASSERT_TRUE(withGif.ok());
     QFile gif(dir.filePath("gif/training.gif"));
@@ -331,7 +332,7 @@ TEST(TrainingPanel, ExportsCurvesSnapshotGridAndFrames) {
     // The README's figure: the default copy task (N = 8, d_model 32, Adam) forming its diagonal.
     TrainingPanel readme;
     readme.form()->setConfig(TrainConfig{});
-    readme.form()->setStepLimit(1500);
+    readme.form()->setStepLimit(3000);
     ASSERT_TRUE(readme.applyForm());
     readme.train();
     readme.controller()->waitForIdle();
