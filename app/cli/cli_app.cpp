@@ -21,7 +21,7 @@ std::vector<Action> addCommands(CLI::App& app, int argc, char** argv) {
   app.set_version_flag("--version", ATTNSCOPE_VERSION);
   app.require_subcommand(1);
   return {addRunCommand(app), addExportCommand(app, argc, argv), addMetricsCommand(app), addInfoCommand(app),
-          addCorpusCommand(app), addImportanceCommand(app)};
+          addCorpusCommand(app), addImportanceCommand(app), addTrainCommand(app)};
 }
 
 }  // namespace attn::cli

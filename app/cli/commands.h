@@ -19,6 +19,8 @@ Action addInfoCommand(CLI::App& app);
 /// `corpus` and `corpus-merge` (one action serves both).
 Action addCorpusCommand(CLI::App& app);
 Action addImportanceCommand(CLI::App& app);
+/// `train`: a tiny attention model on a toy task, or a built-in demonstration (issue 20).
+Action addTrainCommand(CLI::App& app);
 
 /// Sets up the version flag and registers every command on `app`; main()
 /// parses and runs the actions, the option-parser fuzz target only parses.

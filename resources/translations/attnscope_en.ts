@@ -2251,4 +2251,549 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
+<context>
+    <name>attn::ui::TrainingConfigForm</name>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reverse</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sort digits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shift by one</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Translate (cross-attention)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Matching bracket</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy the input: each output position should attend to the same input position (the diagonal).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reverse the input: output position i should attend to input position N−1−i (the anti-diagonal).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sort the digits: output position i should attend to the i-th smallest input (the sorting permutation).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shift by one: output position i should attend to input position i−1 (the sub-diagonal).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Translate word by word into a toy language that swaps adjacent words: each target position attends across to the source word it translates (encoder–decoder cross-attention).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Find the matching bracket: each position should attend to the bracket that closes or opens it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sequence length N: tokens per example.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Number of input symbols (0–9, then A–Z).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attention heads per layer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Query/key width per head, d_k.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Embedding width, d_model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attention layers (1 or 2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seed of the weights, the batches and the fixed example: the same seed gives the same run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train stops after this many updates (Pause stops earlier).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fresh random sequences per update.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learning rate of the optimizer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Entropy regularisation: adds this times the mean attention entropy to the loss, pulling heads toward focus (0 = off).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient clipping: rescales the gradient to this L2 norm when it is larger (0 = off).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Softmax temperature: logits are divided by it; large values flatten every map.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>scaled dot q·k/√d_k</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>dot q·k (unscaled)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>general qᵀWk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>additive vᵀtanh(Wq + Uk)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Xavier (Glorot)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kaiming (He)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Orthogonal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bad: W_Q = W_K = 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Adam</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SGD</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The toy task the model learns; each has one attention pattern that solves it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How the weights start. The bad one keeps every map uniform: attention never forms.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Vocabulary size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mechanism</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>d_k</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>d_model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Initialisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Entropy regularisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient clipping</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop after (steps)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TrainingPanel</name>
+    <message>
+        <source>&amp;Train</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train until paused or the step limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Pause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pause training</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One update</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Reset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Back to step 0 (the same seed gives the same run)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cross-entropy + regularisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accuracy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tokens right</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Entropy per head</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mean row entropy (nats)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient norm of W_Q, W_K</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>L2 norm (log scale)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Follow the newest step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training — watch attention learn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Replay any recorded step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Setup</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Demonstrations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Curves or map snapshots (PNG, SVG, PDF)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Animation (PNG frames, GIF)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Maps of</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expected: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Head %1 · step %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accuracy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>W_Q, W_K</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>whole gradient</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, head %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>uniform: log N</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Step %1 of %2 · loss %3 · accuracy %4%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · %1 steps/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source> · maps of step %1 (kept every %n step(s))</source>
+        <translation>
+            <numerusform> · maps of step %1 (kept every %n step)</numerusform>
+            <numerusform> · maps of step %1 (kept every %n steps)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · training…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Head %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the attention map forming</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 — step %2 · loss %3 · accuracy %4%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No GIF: ImageMagick (convert) is not installed; the PNG frames are written.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training curves (loss, accuracy, entropy, gradient norm)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Map snapshots over training (grid)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder for the animation frames</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Wrote %n file(s) to %1</source>
+        <translation>
+            <numerusform>Wrote %n file to %1</numerusform>
+            <numerusform>Wrote %n files to %1</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TrainingCurveChart</name>
+    <message>
+        <source>step</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TrainingWindowAction</name>
+    <message>
+        <source>&amp;Training…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train a tiny attention model and watch its maps form</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TrainingDemos</name>
+    <message>
+        <source>Why 1/√d_k matters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Both runs learn the same task with d_k = 64. Without the 1/√d_k factor the dot products grow with d_k, the softmax saturates on one key from the first step, its gradient vanishes and learning stalls; scaled, the logits stay near unit size and the map forms.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>scaled 1/√d_k</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unscaled dot product</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attention collapse: a bad initialisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With W_Q and W_K started at zero every logit is zero, every map is uniform and the entropy stays at log N: no gradient reaches the query and key weights, so attention never forms and the task cannot be learned. Xavier initialisation breaks the symmetry.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Xavier initialisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bad initialisation (W_Q = W_K = 0)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attention collapse: a too-high temperature</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dividing the logits by a large temperature flattens every softmax: the maps stay near uniform, the entropy near log N, and the gradient reaching W_Q and W_K is divided by the temperature too, so learning crawls. At temperature 1 the same model learns the task.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>temperature 1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>temperature 100</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Entropy regularisation pulls heads toward focus</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Adding the mean attention entropy to the loss rewards sharp maps: the regularised run&apos;s head entropy falls faster and further than the plain run&apos;s, which keeps spreading weight over keys it does not need.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no regularisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>entropy weight 0.1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient clipping rescues a too-large learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plain SGD with a learning rate this large takes steps that overshoot: the loss jumps and the run diverges or thrashes. Rescaling each gradient to norm 1 before the step keeps the same learning rate stable, and the map forms.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lr 20, no clipping</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lr 20, clip norm 1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
 </TS>

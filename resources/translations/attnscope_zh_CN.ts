@@ -2708,4 +2708,547 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>玩具示例：softmax(QKᵀ)</translation>
     </message>
 </context>
+<context>
+    <name>attn::ui::TrainingConfigForm</name>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Reverse</source>
+        <translation>反转</translation>
+    </message>
+    <message>
+        <source>Sort digits</source>
+        <translation>数字排序</translation>
+    </message>
+    <message>
+        <source>Shift by one</source>
+        <translation>平移一位</translation>
+    </message>
+    <message>
+        <source>Translate (cross-attention)</source>
+        <translation>翻译（交叉注意力）</translation>
+    </message>
+    <message>
+        <source>Matching bracket</source>
+        <translation>匹配括号</translation>
+    </message>
+    <message>
+        <source>Copy the input: each output position should attend to the same input position (the diagonal).</source>
+        <translation>复制输入：每个输出位置应关注相同的输入位置（对角线）。</translation>
+    </message>
+    <message>
+        <source>Reverse the input: output position i should attend to input position N−1−i (the anti-diagonal).</source>
+        <translation>反转输入：输出位置 i 应关注输入位置 N−1−i（反对角线）。</translation>
+    </message>
+    <message>
+        <source>Sort the digits: output position i should attend to the i-th smallest input (the sorting permutation).</source>
+        <translation>数字排序：输出位置 i 应关注第 i 小的输入（排序置换）。</translation>
+    </message>
+    <message>
+        <source>Shift by one: output position i should attend to input position i−1 (the sub-diagonal).</source>
+        <translation>平移一位：输出位置 i 应关注输入位置 i−1（次对角线）。</translation>
+    </message>
+    <message>
+        <source>Translate word by word into a toy language that swaps adjacent words: each target position attends across to the source word it translates (encoder–decoder cross-attention).</source>
+        <translation>逐词翻译成一种交换相邻词的玩具语言：每个目标位置跨序列关注它所翻译的源词（编码器–解码器交叉注意力）。</translation>
+    </message>
+    <message>
+        <source>Find the matching bracket: each position should attend to the bracket that closes or opens it.</source>
+        <translation>找到匹配的括号：每个位置应关注与它配对的那个括号。</translation>
+    </message>
+    <message>
+        <source>Sequence length N: tokens per example.</source>
+        <translation>序列长度 N：每个样例的词元数。</translation>
+    </message>
+    <message>
+        <source>Number of input symbols (0–9, then A–Z).</source>
+        <translation>输入符号的个数（0–9，然后 A–Z）。</translation>
+    </message>
+    <message>
+        <source>Attention heads per layer.</source>
+        <translation>每层的注意力头数。</translation>
+    </message>
+    <message>
+        <source>Query/key width per head, d_k.</source>
+        <translation>每个头的查询/键宽度 d_k。</translation>
+    </message>
+    <message>
+        <source>Embedding width, d_model.</source>
+        <translation>嵌入宽度 d_model。</translation>
+    </message>
+    <message>
+        <source>Attention layers (1 or 2).</source>
+        <translation>注意力层数（1 或 2）。</translation>
+    </message>
+    <message>
+        <source>Seed of the weights, the batches and the fixed example: the same seed gives the same run.</source>
+        <translation>权重、批次和固定样例的随机种子：相同的种子得到相同的训练过程。</translation>
+    </message>
+    <message>
+        <source>Train stops after this many updates (Pause stops earlier).</source>
+        <translation>训练在这么多次更新后停止（“暂停”可提前停止）。</translation>
+    </message>
+    <message>
+        <source>Fresh random sequences per update.</source>
+        <translation>每次更新使用的新随机序列数。</translation>
+    </message>
+    <message>
+        <source>Learning rate of the optimizer.</source>
+        <translation>优化器的学习率。</translation>
+    </message>
+    <message>
+        <source>Entropy regularisation: adds this times the mean attention entropy to the loss, pulling heads toward focus (0 = off).</source>
+        <translation>熵正则化：把该系数乘以平均注意力熵加入损失，促使各头更聚焦（0 = 关闭）。</translation>
+    </message>
+    <message>
+        <source>Gradient clipping: rescales the gradient to this L2 norm when it is larger (0 = off).</source>
+        <translation>梯度裁剪：梯度的 L2 范数超过该值时将其缩放到该值（0 = 关闭）。</translation>
+    </message>
+    <message>
+        <source>Softmax temperature: logits are divided by it; large values flatten every map.</source>
+        <translation>Softmax 温度：分数除以它；值越大，每张图越平坦。</translation>
+    </message>
+    <message>
+        <source>scaled dot q·k/√d_k</source>
+        <translation>缩放点积 q·k/√d_k</translation>
+    </message>
+    <message>
+        <source>dot q·k (unscaled)</source>
+        <translation>点积 q·k（不缩放）</translation>
+    </message>
+    <message>
+        <source>general qᵀWk</source>
+        <translation>一般式 qᵀWk</translation>
+    </message>
+    <message>
+        <source>additive vᵀtanh(Wq + Uk)</source>
+        <translation>加性 vᵀtanh(Wq + Uk)</translation>
+    </message>
+    <message>
+        <source>Xavier (Glorot)</source>
+        <translation>Xavier（Glorot）</translation>
+    </message>
+    <message>
+        <source>Kaiming (He)</source>
+        <translation>Kaiming（He）</translation>
+    </message>
+    <message>
+        <source>Orthogonal</source>
+        <translation>正交</translation>
+    </message>
+    <message>
+        <source>Bad: W_Q = W_K = 0</source>
+        <translation>糟糕：W_Q = W_K = 0</translation>
+    </message>
+    <message>
+        <source>Adam</source>
+        <translation>Adam</translation>
+    </message>
+    <message>
+        <source>SGD</source>
+        <translation>SGD</translation>
+    </message>
+    <message>
+        <source>The toy task the model learns; each has one attention pattern that solves it.</source>
+        <translation>模型要学习的玩具任务；每个任务都有一种能解决它的注意力模式。</translation>
+    </message>
+    <message>
+        <source>How the weights start. The bad one keeps every map uniform: attention never forms.</source>
+        <translation>权重的初始方式。糟糕的初始化让每张图保持均匀：注意力永远形成不了。</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation>序列长度</translation>
+    </message>
+    <message>
+        <source>Vocabulary size</source>
+        <translation>词表大小</translation>
+    </message>
+    <message>
+        <source>Mechanism</source>
+        <translation>机制</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>d_k</source>
+        <translation>d_k</translation>
+    </message>
+    <message>
+        <source>d_model</source>
+        <translation>d_model</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>Initialisation</source>
+        <translation>初始化</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Entropy regularisation</source>
+        <translation>熵正则化</translation>
+    </message>
+    <message>
+        <source>Gradient clipping</source>
+        <translation>梯度裁剪</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Stop after (steps)</source>
+        <translation>在此步数后停止</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TrainingPanel</name>
+    <message>
+        <source>&amp;Train</source>
+        <translation>训练(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Train until paused or the step limit</source>
+        <translation>一直训练，直到暂停或达到步数上限</translation>
+    </message>
+    <message>
+        <source>&amp;Pause</source>
+        <translation>暂停(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Pause training</source>
+        <translation>暂停训练</translation>
+    </message>
+    <message>
+        <source>&amp;Step</source>
+        <translation>单步(&amp;S)</translation>
+    </message>
+    <message>
+        <source>One update</source>
+        <translation>一次更新</translation>
+    </message>
+    <message>
+        <source>&amp;Reset</source>
+        <translation>重置(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Back to step 0 (the same seed gives the same run)</source>
+        <translation>回到第 0 步（相同的种子得到相同的训练过程）</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>cross-entropy + regularisation</source>
+        <translation>交叉熵 + 正则项</translation>
+    </message>
+    <message>
+        <source>Accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <source>tokens right</source>
+        <translation>正确的词元比例</translation>
+    </message>
+    <message>
+        <source>Entropy per head</source>
+        <translation>各头的熵</translation>
+    </message>
+    <message>
+        <source>mean row entropy (nats)</source>
+        <translation>平均行熵（奈特）</translation>
+    </message>
+    <message>
+        <source>Gradient norm of W_Q, W_K</source>
+        <translation>W_Q、W_K 的梯度范数</translation>
+    </message>
+    <message>
+        <source>L2 norm (log scale)</source>
+        <translation>L2 范数（对数刻度）</translation>
+    </message>
+    <message>
+        <source>Follow the newest step</source>
+        <translation>跟随最新一步</translation>
+    </message>
+    <message>
+        <source>Training — watch attention learn</source>
+        <translation>训练——观看注意力如何学会</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Replay any recorded step</source>
+        <translation>回放任意已记录的步</translation>
+    </message>
+    <message>
+        <source>Setup</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Demonstrations</source>
+        <translation>演示</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Curves or map snapshots (PNG, SVG, PDF)…</source>
+        <translation>曲线或注意力图快照（PNG、SVG、PDF）…</translation>
+    </message>
+    <message>
+        <source>Animation (PNG frames, GIF)…</source>
+        <translation>动画（PNG 帧、GIF）…</translation>
+    </message>
+    <message>
+        <source>Maps of</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>Run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <source>Expected: %1</source>
+        <translation>期望：%1</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>Head %1 · step %2</source>
+        <translation>头 %1 · 第 %2 步</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <source>W_Q, W_K</source>
+        <translation>W_Q、W_K</translation>
+    </message>
+    <message>
+        <source>whole gradient</source>
+        <translation>全部梯度</translation>
+    </message>
+    <message>
+        <source>%1, head %2</source>
+        <translation>%1，头 %2</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>uniform: log N</source>
+        <translation>均匀：log N</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2 · loss %3 · accuracy %4%</source>
+        <translation>第 %1 步，共 %2 步 · 损失 %3 · 准确率 %4%</translation>
+    </message>
+    <message>
+        <source> · %1 steps/s</source>
+        <translation> · 每秒 %1 步</translation>
+    </message>
+    <message numerus="yes">
+        <source> · maps of step %1 (kept every %n step(s))</source>
+        <translation>
+            <numerusform> · 第 %1 步的注意力图（每 %n 步保存一次）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · training…</source>
+        <translation> · 训练中…</translation>
+    </message>
+    <message>
+        <source>Head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>expected</source>
+        <translation>期望</translation>
+    </message>
+    <message>
+        <source>%1: the attention map forming</source>
+        <translation>%1：注意力图的形成过程</translation>
+    </message>
+    <message>
+        <source>%1 — step %2 · loss %3 · accuracy %4%</source>
+        <translation>%1 — 第 %2 步 · 损失 %3 · 准确率 %4%</translation>
+    </message>
+    <message>
+        <source>No GIF: ImageMagick (convert) is not installed; the PNG frames are written.</source>
+        <translation>未生成 GIF：没有安装 ImageMagick（convert）；已写出 PNG 帧。</translation>
+    </message>
+    <message>
+        <source>Training curves (loss, accuracy, entropy, gradient norm)</source>
+        <translation>训练曲线（损失、准确率、熵、梯度范数）</translation>
+    </message>
+    <message>
+        <source>Map snapshots over training (grid)</source>
+        <translation>训练过程中的注意力图快照（网格）</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation>已写入 %1</translation>
+    </message>
+    <message>
+        <source>Folder for the animation frames</source>
+        <translation>动画帧的文件夹</translation>
+    </message>
+    <message numerus="yes">
+        <source>Wrote %n file(s) to %1</source>
+        <translation>
+            <numerusform>已向 %1 写入 %n 个文件</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TrainingCurveChart</name>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TrainingWindowAction</name>
+    <message>
+        <source>&amp;Training…</source>
+        <translation>训练(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Train a tiny attention model and watch its maps form</source>
+        <translation>训练一个微型注意力模型，观看它的注意力图如何形成</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TrainingDemos</name>
+    <message>
+        <source>Why 1/√d_k matters</source>
+        <translation>为什么 1/√d_k 很重要</translation>
+    </message>
+    <message>
+        <source>Both runs learn the same task with d_k = 64. Without the 1/√d_k factor the dot products grow with d_k, the softmax saturates on one key from the first step, its gradient vanishes and learning stalls; scaled, the logits stay near unit size and the map forms.</source>
+        <translation>两次运行在 d_k = 64 下学习同一任务。没有 1/√d_k 因子时，点积随 d_k 增大，softmax 从第一步起就饱和在某一个键上，梯度消失，学习停滞；缩放后，分数保持在单位量级附近，注意力图得以形成。</translation>
+    </message>
+    <message>
+        <source>scaled 1/√d_k</source>
+        <translation>缩放 1/√d_k</translation>
+    </message>
+    <message>
+        <source>unscaled dot product</source>
+        <translation>不缩放的点积</translation>
+    </message>
+    <message>
+        <source>Attention collapse: a bad initialisation</source>
+        <translation>注意力坍缩：糟糕的初始化</translation>
+    </message>
+    <message>
+        <source>With W_Q and W_K started at zero every logit is zero, every map is uniform and the entropy stays at log N: no gradient reaches the query and key weights, so attention never forms and the task cannot be learned. Xavier initialisation breaks the symmetry.</source>
+        <translation>W_Q 和 W_K 从零开始时，每个分数都是零，每张图都是均匀的，熵停留在 log N：没有梯度到达查询和键的权重，注意力永远形成不了，任务也无法学会。Xavier 初始化打破了这种对称。</translation>
+    </message>
+    <message>
+        <source>Xavier initialisation</source>
+        <translation>Xavier 初始化</translation>
+    </message>
+    <message>
+        <source>bad initialisation (W_Q = W_K = 0)</source>
+        <translation>糟糕的初始化（W_Q = W_K = 0）</translation>
+    </message>
+    <message>
+        <source>Attention collapse: a too-high temperature</source>
+        <translation>注意力坍缩：温度过高</translation>
+    </message>
+    <message>
+        <source>Dividing the logits by a large temperature flattens every softmax: the maps stay near uniform, the entropy near log N, and the gradient reaching W_Q and W_K is divided by the temperature too, so learning crawls. At temperature 1 the same model learns the task.</source>
+        <translation>把分数除以很大的温度会使每个 softmax 变平：注意力图接近均匀，熵接近 log N，到达 W_Q 和 W_K 的梯度也被温度除小，学习极其缓慢。温度为 1 时，同一模型能学会该任务。</translation>
+    </message>
+    <message>
+        <source>temperature 1</source>
+        <translation>温度 1</translation>
+    </message>
+    <message>
+        <source>temperature 100</source>
+        <translation>温度 100</translation>
+    </message>
+    <message>
+        <source>Entropy regularisation pulls heads toward focus</source>
+        <translation>熵正则化促使各头聚焦</translation>
+    </message>
+    <message>
+        <source>Adding the mean attention entropy to the loss rewards sharp maps: the regularised run&apos;s head entropy falls faster and further than the plain run&apos;s, which keeps spreading weight over keys it does not need.</source>
+        <translation>把平均注意力熵加入损失会奖励尖锐的注意力图：正则化运行中头的熵比普通运行下降得更快、更低，而普通运行会一直把权重分散到不需要的键上。</translation>
+    </message>
+    <message>
+        <source>no regularisation</source>
+        <translation>无正则化</translation>
+    </message>
+    <message>
+        <source>entropy weight 0.1</source>
+        <translation>熵权重 0.1</translation>
+    </message>
+    <message>
+        <source>Gradient clipping rescues a too-large learning rate</source>
+        <translation>梯度裁剪挽救过大的学习率</translation>
+    </message>
+    <message>
+        <source>Plain SGD with a learning rate this large takes steps that overshoot: the loss jumps and the run diverges or thrashes. Rescaling each gradient to norm 1 before the step keeps the same learning rate stable, and the map forms.</source>
+        <translation>学习率这么大的普通 SGD 每一步都会冲过头：损失剧烈跳动，训练发散或来回震荡。在更新前把每个梯度缩放到范数 1，同样的学习率就能保持稳定，注意力图得以形成。</translation>
+    </message>
+    <message>
+        <source>lr 20, no clipping</source>
+        <translation>学习率 20，不裁剪</translation>
+    </message>
+    <message>
+        <source>lr 20, clip norm 1</source>
+        <translation>学习率 20，裁剪到范数 1</translation>
+    </message>
+</context>
 </TS>

@@ -8,6 +8,7 @@
 #include "attn_ui/models/prediction_panel.h"
 #include "attn_ui/status_summary.h"
 #include "attn_ui/tiling_panel.h"
+#include "attn_ui/training/training_window.h"
 
 namespace attn::ui {
 
@@ -22,7 +23,8 @@ void installExtraPanels(MainWindow& window) {
   window.addPanel(QObject::tr("Tiling and approximation"), new TilingPanel(window.model()), Qt::BottomDockWidgetArea)
       ->hide();  // a teaching view: opened from the View menu
   new ClassroomActions(window);  // step-through, token lines, compare, toy input; export; presentation
-  new ExperimentsActions(window);  // interventions, head importance (issue 16)
+  new ExperimentsActions(window);    // interventions, head importance (issue 16)
+  new TrainingWindowAction(window);  // View > Training… (issue 20)
 }
 
 }  // namespace attn::ui

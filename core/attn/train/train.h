@@ -1,0 +1,7 @@
+#pragma once
+// Umbrella header of the training engine (issue 20).
+#include "attn/train/demonstrations.h"
+#include "attn/train/tasks.h"
+#include "attn/train/tiny_model.h"
+#include "attn/train/train_config.h"
+#include "attn/train/trainer.h"
