@@ -2221,6 +2221,9 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>final hidden-state change</source>
         <translation>最终隐藏状态变化</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::RecoveryPrompt</name>
     <message>
         <source>Restore session</source>
