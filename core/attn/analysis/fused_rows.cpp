@@ -242,6 +242,36 @@ size_t coverageBySelection(const float* p, int n, double need, std::vector<float
 
 constexpr int kFinishAt = 32;  // bracket entries ordered directly
 
+// Max of the row, min and count of its positive entries: one pass.
+struct MaxMinCount {
+  float max, minPositive;
+  int positive;
+};
+
+MaxMinCount maxMinPositive(const float* p, int n) {
+  using namespace Eigen::internal;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const Packet zero = pset1<Packet>(0.0f), inf = pset1<Packet>(kInf), one = pset1<Packet>(1.0f);
+  Packet vmax = pset1<Packet>(-kInf), vmin = inf, cnt = zero;
+  int j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    const Packet x = ploadu<Packet>(p + j);
+    const Packet pos = pcmp_lt(zero, x);
+    vmax = pmax(vmax, x);
+    vmin = pmin(vmin, pselect(pos, x, inf));
+    cnt = padd(cnt, pand(pos, one));
+  }
+  MaxMinCount r{predux_max(vmax), predux_min(vmin), static_cast<int>(predux(cnt))};
+  for (; j < n; ++j) {
+    r.max = std::max(r.max, p[j]);
+    if (p[j] > 0.0f) {
+      r.minPositive = std::min(r.minPositive, p[j]);
+      ++r.positive;
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 float coverageKOfRow(const float* p, int n, double level, FusedRowScratch& sc) {
@@ -308,7 +338,8 @@ FusedRow measureRow(const float* p, int n, int i, const bool* keep, double cover
   r.plogp = plogpRow(p, n, plogp);
   lap(&RowTimes::entropy);
   const Eigen::Map<const Eigen::ArrayXf> row(p, n);
-  const float mx = row.maxCoeff();
+  const MaxMinCount mm = maxMinPositive(p, n);
+  const float mx = mm.max;
   r.maxWeight = std::max(0.0f, mx);
   r.hasMass = mx > 0.0f;
   constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -319,8 +350,8 @@ FusedRow measureRow(const float* p, int n, int i, const bool* keep, double cover
     lo = k.select(row, kInf).minCoeff();
     hi = k.select(row, -kInf).maxCoeff();
   } else {
-    r.kept = static_cast<int>((row > 0.0f).count());
-    lo = (row > 0.0f).select(row, kInf).minCoeff();
+    r.kept = mm.positive;
+    lo = mm.minPositive;
     hi = mx;
   }
   if (r.kept > 0 && hi >= lo) {
