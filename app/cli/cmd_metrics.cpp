@@ -214,7 +214,7 @@ int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
     return fail("--analysis-path streamed: needs the CPU tiled or sparse path, a mechanism it covers and a mask "
                 "without pattern terms (causal/padding only)");
   if (streamable && o.analysisPath != "materialized") {
-    auto sm = analyzeAttentionStreamed(req->first, streamSpec, o.analysis, o.profile ? &prof : nullptr);
+    auto sm = analyzeAttentionStreamed(std::move(req->first), streamSpec, o.analysis, o.profile ? &prof : nullptr);
     if (!sm) return fail(sm.error().message);
     const auto t0 = Clock::now();
     const Analysis& an = sm->analysis;
@@ -477,10 +477,13 @@ Action addMetricsCommand(CLI::App& app) {
       return fail("metrics: give --text \"...\", --text-file, --input FILE or --attn FILE");
     // Precomputed layers alone in an .npz/.npy: the layered analysis (rollout, flow) of --attn.
     if (!common->inputFile.empty() && !common->inputFile.ends_with(".json"))
-      if (auto in = loadInputFile(common->inputFile); in && !in->hasEngineInput()) {
-        o->attnFile = common->inputFile;
-        const bool numpy = o->attnFile.ends_with(".npz") || o->attnFile.ends_with(".npy");
-        return runOnFile(*o, numpy ? loadPrecomputed(o->attnFile) : precomputedFrom(*in));
+      if (auto in = loadInputFile(common->inputFile); in) {
+        if (!in->hasEngineInput()) {
+          o->attnFile = common->inputFile;
+          const bool numpy = o->attnFile.ends_with(".npz") || o->attnFile.ends_with(".npy");
+          return runOnFile(*o, numpy ? loadPrecomputed(o->attnFile) : precomputedFrom(*in));
+        }
+        common->preloaded = std::make_shared<LoadedInput>(std::move(in).value());  // read once
       }
     return runOnEngine(*common, *o);
   };

@@ -89,7 +89,10 @@ Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec) {
     return in;
   }
   if (!o.inputFile.empty()) {
-    auto loaded = loadInputFile(o.inputFile);
+    Result<LoadedInput> loaded = o.preloaded && o.preloaded->path == o.inputFile
+                                     ? Result<LoadedInput>(std::move(*o.preloaded))
+                                     : loadInputFile(o.inputFile);
+    o.preloaded.reset();
     if (!loaded) return loaded.error();
     if (auto st = fitSpecToInput(loaded->input, spec); !st) return Error{o.inputFile + ": " + st.error().message};
     if (loaded->hasAttention()) {
@@ -101,7 +104,17 @@ Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec) {
     auto mask = maskWithFileMask(spec.mask, *loaded);
     if (!mask) return mask.error();
     spec.mask = std::move(mask).value();
-    AttentionInput in = loaded->input;
+    AttentionInput in;
+    if (loaded->input.isProjected()) {
+      // q/k/v move to the request (no second copy); the kept file holds empty
+      // heads, so hasEngineInput() still says what the file held.
+      std::swap(in, loaded->input);
+      loaded->input.queryTokens = in.queryTokens;
+      loaded->input.keyTokens = in.keyTokens;
+      loaded->input.q.resize(in.q.size());
+    } else {
+      in = loaded->input;
+    }
     o.loaded = std::make_shared<const LoadedInput>(std::move(loaded).value());
     return in;
   }

@@ -28,6 +28,9 @@ struct InputOptions {
   // Set while building the request: the file loaded with --input, kept for
   // commands that view its precomputed weights.
   mutable std::shared_ptr<const LoadedInput> loaded;
+  // A command that already loaded --input (to see what it holds) hands it over
+  // here; building the request then takes it instead of reading the file again.
+  mutable std::shared_ptr<LoadedInput> preloaded;
   // Set while building the request with --model: the model and its run.
   mutable std::shared_ptr<const ModelRequest> model;
 };

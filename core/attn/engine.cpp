@@ -50,9 +50,11 @@ AttentionInput inputFromTokens(std::vector<std::string> tokens, int dModel, uint
   return in;
 }
 
-Status setUpHeads(const AttentionInput& in, AttentionSpec& spec, AttentionResult& res) {
+namespace {
+
+Status setUpHeadsFrom(const AttentionInput& in, AttentionInput* take, AttentionSpec& spec, AttentionResult& res) {
   if (auto st = checkLoadedParametersFinite(in); !st) return st;
-  if (auto st = prepareHeads(in, spec, res); !st) return st;
+  if (auto st = prepareHeads(in, spec, res, take); !st) return st;
   std::vector<HeadResult>& heads = res.heads;
 
   const int nq = static_cast<int>(heads[0].q.rows());
@@ -76,6 +78,16 @@ Status setUpHeads(const AttentionInput& in, AttentionSpec& spec, AttentionResult
     heads[i].logitBias = positionalLogitBias(i, static_cast<int>(heads.size()), nq, nk, spec);
   }
   return okStatus();
+}
+
+}  // namespace
+
+Status setUpHeads(const AttentionInput& in, AttentionSpec& spec, AttentionResult& res) {
+  return setUpHeadsFrom(in, nullptr, spec, res);
+}
+
+Status setUpHeads(AttentionInput&& in, AttentionSpec& spec, AttentionResult& res) {
+  return setUpHeadsFrom(in, &in, spec, res);
 }
 
 Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSpec& specIn) {

@@ -144,7 +144,8 @@ Status prepareFromEmbeddings(const AttentionInput& in, const AttentionSpec& spec
   return okStatus();
 }
 
-Status prepareFromProjected(const AttentionInput& in, const AttentionSpec& spec, AttentionResult& res) {
+Status prepareFromProjected(const AttentionInput& in, const AttentionSpec& spec, AttentionResult& res,
+                            AttentionInput* take) {
   if (auto st = checkTemperature(spec); !st) return st;
   const size_t h = in.q.size();
   if (in.k.size() != h || in.v.size() != h)
@@ -167,10 +168,13 @@ Status prepareFromProjected(const AttentionInput& in, const AttentionSpec& spec,
         return Error{fmt::format("array '{}': head {} is {} but head 0 is {}", name, i, shape2(m), shape2(first))};
       if (auto st = checkFinite(m, name, static_cast<int>(i)); !st) return st;
     }
-    res.heads[i].q = in.q[i];
-    res.heads[i].k = in.k[i];
-    res.heads[i].v = in.v[i];
   }
+  if (!take)
+    for (size_t i = 0; i < h; ++i) {
+      res.heads[i].q = in.q[i];
+      res.heads[i].k = in.k[i];
+      res.heads[i].v = in.v[i];
+    }
   // Arrays that only the embedding path uses are ignored here; say so.
   for (auto [present, name] : {std::pair{in.x.size() > 0, "x"}, {in.xKv.size() > 0, "x_kv"},
                                {in.wQ.size() > 0, "w_q"}, {in.wK.size() > 0, "w_k"}, {in.wV.size() > 0, "w_v"},
@@ -192,6 +196,12 @@ Status prepareFromProjected(const AttentionInput& in, const AttentionSpec& spec,
     if (auto st = checkFinite(in.bO, "b_o"); !st) return st;
     res.bO = in.bO;
   }
+  if (take)  // last: the checks above read head 0's shapes
+    for (size_t i = 0; i < h; ++i) {
+      res.heads[i].q = std::move(take->q[i]);
+      res.heads[i].k = std::move(take->k[i]);
+      res.heads[i].v = std::move(take->v[i]);
+    }
   return okStatus();
 }
 
@@ -289,8 +299,8 @@ Status prepareScoreParams(const AttentionInput& in, const AttentionSpec& spec, A
 
 }  // namespace
 
-Status prepareHeads(const AttentionInput& in, const AttentionSpec& spec, AttentionResult& res) {
-  auto st = in.isProjected() ? prepareFromProjected(in, spec, res) : prepareFromEmbeddings(in, spec, res);
+Status prepareHeads(const AttentionInput& in, const AttentionSpec& spec, AttentionResult& res, AttentionInput* take) {
+  auto st = in.isProjected() ? prepareFromProjected(in, spec, res, take) : prepareFromEmbeddings(in, spec, res);
   if (!st) return st;
   return prepareScoreParams(in, spec, res);
 }

@@ -18,6 +18,7 @@
 
 #include "attn/cpu/tiled_attention.h"
 #include "attn/engine.h"
+#include "attn/metrics.h"
 #include "attn/random.h"
 
 namespace {
@@ -219,6 +220,37 @@ void BM_EngineRunAuto(benchmark::State& st) {
   }
 }
 BENCHMARK(BM_EngineRunAuto)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime()->ComputeStatistics("min", minOf);
+
+// The Metrics dock's work after an engine call, as the explorer's worker does
+// it (ui/attn_ui/metrics_panel.cpp): analyzeResult over the result the engine
+// call above produces (every map at 512, the head on screen at 4096), head
+// similarity only while heads^2/2 x cells <= 1e8 as the panel decides. Compare
+// with BM_EngineRun of the same N (the heatmap's data) for the GUI targets.
+void BM_MetricsDockAnalysis(benchmark::State& st) {
+  const int n = static_cast<int>(st.range(0));
+  attn::AttentionInput input;
+  input.x = gaussian(n, kHeads * kDim, 7);
+  attn::AttentionSpec spec;
+  spec.heads = kHeads;
+  spec.dModel = kHeads * kDim;
+  spec.exec = n <= 512 ? attn::ExecPath::Auto : attn::ExecPath::Tiled;
+  spec.weightsHead = n <= 512 ? -1 : 0;
+  auto res = attn::runAttention(input, spec);
+  if (!res) {
+    st.SkipWithError(res.error().message.c_str());
+    return;
+  }
+  attn::AnalysisOptions opt;
+  const double cells = static_cast<double>(n) * n;
+  opt.headSimilarity = kHeads * (kHeads - 1) / 2.0 * cells <= 1e8;
+  CpuClock clock(st, omp_get_max_threads());
+  for (auto _ : st) {
+    auto an = attn::analyzeResult(*res, opt);
+    benchmark::DoNotOptimize(an);
+  }
+  st.counters["similarity"] = opt.headSimilarity ? 1 : 0;
+}
+BENCHMARK(BM_MetricsDockAnalysis)->Arg(512)->Arg(4096)->Unit(benchmark::kMillisecond)->UseRealTime()->ComputeStatistics("min", minOf);
 
 }  // namespace
 

@@ -4,9 +4,10 @@
 metrics-only time of the same run (attn_bench BM_MetricsOnlyAllHeads) and
 against PyTorch with OpenBLAS computing attention + row entropy only.
 
-Usage: /usr/bin/python3 tests/bench/compare_end_to_end.py [build dir] [--long]
+Usage: /usr/bin/python3 tests/bench/compare_end_to_end.py [build dir] [--long] [--gui]
   build dir: default build/release (attnscope-cli and tests/bench/attn_bench)
   --long: also N = 16384 and 32768 (peak RSS and time of metrics, sampled divergence)
+  --gui: the GUI targets' work measured without a window (engine call, Metrics dock analysis)
 
 Targets printed with each figure: metrics <= 2x the kernel, >= 3x faster than
 PyTorch (N = 2048, 4096); N >= 16384 under 200 MB resident and <= 2.5x the kernel.
@@ -74,6 +75,30 @@ def kernel_metrics_only(bench, n):
     raise RuntimeError("attn_bench printed no BM_MetricsOnlyAllHeads/%d" % n)
 
 
+def bench_min(bench, name):
+    """attn_bench's best wall time (s) of one benchmark, e.g. BM_EngineRun/4096."""
+    out = subprocess.run([bench, f"--benchmark_filter={name}/", "--benchmark_format=json", "--benchmark_min_time=0.2",
+                          "--benchmark_repetitions=3", "--benchmark_report_aggregates_only=true"],
+                         check=True, capture_output=True, text=True).stdout
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("aggregate_name") == "min":
+            return b["real_time"] / 1e3
+    raise RuntimeError("attn_bench printed no " + name)
+
+
+def gui_proxy(bench):
+    """The GUI targets' work without the window: the engine call that feeds the
+    heatmap (BM_EngineRun) and the Metrics dock's analysis of its result on the
+    worker (BM_MetricsDockAnalysis), same shapes and decisions as the explorer."""
+    e4, m4 = bench_min(bench, "BM_EngineRun/4096"), bench_min(bench, "BM_MetricsDockAnalysis/4096")
+    print(f"GUI proxy N = 4096: engine call (heatmap data) {e4 * 1e3:.0f} ms, Metrics dock analysis "
+          f"{m4 * 1e3:.0f} ms: dock filled at {(e4 + m4) / e4:.2f}x the heatmap's data (target <= 1.5x, "
+          f"before paint)")
+    e5, m5 = bench_min(bench, "BM_EngineRunAuto/512"), bench_min(bench, "BM_MetricsDockAnalysis/512")
+    print(f"GUI proxy N = 512: engine call {e5 * 1e3:.1f} ms + Metrics dock analysis {m5 * 1e3:.1f} ms per "
+          f"temperature step: at most {1 / (e5 + m5):.0f} updates/s before paint (target >= 20)")
+
+
 def run_timed(cmd):
     """Wall s, CPU s (user + sys) and peak RSS (MB) of a whole process, from
     /usr/bin/time (a forked Python child's ru_maxrss would include the parent's
@@ -124,6 +149,8 @@ def main():
         print(f"{n:>6} {mw:>11.3f}s {mc:>6.3f}s {rss:>7.0f} {kw:>10.3f}s {kc:>6.3f}s {mc / kc:>13.2f}x "
               f"{tw:>9.3f}s {tc:>6.3f}s {tc / mc:>20.2f}x")
     print("targets: x kernel <= 2 (cpu), torch / metrics >= 3")
+    if "--gui" in sys.argv:
+        gui_proxy(bench)
     if "--long" in sys.argv:
         for n in (16384, 32768):
             path = qkv_file(n, tmp)

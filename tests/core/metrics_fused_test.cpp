@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <random>
 
@@ -60,6 +61,47 @@ TEST(FusedRows, CoverageKEqualsTheSortedDefinition) {
       const Vec ref = rowCoverageK(w, level);
       for (int i = 0; i < w.rows(); ++i)
         EXPECT_EQ(coverageKOfRow(&w(i, 0), nk, level, scratch), ref[i]) << "nk " << nk << " level " << level << " row " << i;
+    }
+  }
+}
+
+// The bisection's hard cases: long rows (many passes), ties wider than the
+// final bracket, denormal and huge entries, a few large weights over a flat
+// floor, and level 1 (the whole tail down to the smallest weight counts).
+TEST(FusedRows, CoverageKEqualsTheSortedDefinitionOnHardRows) {
+  const int nk = 5003;
+  std::mt19937_64 rng(3);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  Mat w = Mat::Zero(6, nk);
+  for (int j = 0; j < nk; ++j) {
+    w(0, j) = std::exp(8.0f * g(rng));                                  // spans many binades
+    w(1, j) = j % 2 == 0 ? 1.0f : 3.0f;                                 // two tied levels, thousands each
+    w(2, j) = j < 40 ? 1e-3f : 1e-9f;                                   // a few large over a flat floor
+    w(3, j) = j % 7 == 0 ? std::numeric_limits<float>::denorm_min() * (1 + j % 5) : std::exp(g(rng));
+    w(4, j) = j == 17 ? 1e30f : std::exp(g(rng));                       // one huge entry
+    w(5, j) = j % 3 == 0 ? 0.0f : static_cast<float>(1 + j % 50);       // zeros and 50 tied levels
+  }
+  FusedRowScratch scratch;
+  for (double level : {0.1, 0.5, 0.9, 0.999, 1.0}) {
+    const Vec ref = rowCoverageK(w, level);
+    for (int i = 0; i < w.rows(); ++i)
+      EXPECT_EQ(coverageKOfRow(&w(i, 0), nk, level, scratch), ref[i]) << "level " << level << " row " << i;
+  }
+}
+
+// The divergence from per-row sums: a row against itself is exactly 0, and
+// any pair agrees with the separate definition (jensenShannon) to 1e-6.
+TEST(FusedRows, JensenShannonFromRowSumsEqualsTheDefinition) {
+  for (int nk : {1, 5, 16, 97, 1000, 4099}) {
+    const Mat w = mixedRows(21, nk, 40 + nk);
+    for (int i = 0; i < w.rows(); ++i) {
+      const Eigen::RowVectorXf a = w.row(i), b = w.row((i + 3) % w.rows());
+      if (!(a.maxCoeff() > 0.0f) || !(b.maxCoeff() > 0.0f)) continue;
+      const double la = plogpRow(a.data(), nk), lb = plogpRow(b.data(), nk);
+      EXPECT_EQ(jsRowFromSums(a.data(), a.data(), la, la, nk), 0.0) << nk << " " << i;
+      EXPECT_EQ(mlogmSum(a.data(), a.data(), nk), la) << nk << " " << i;
+      EXPECT_NEAR(jsRowFromSums(a.data(), b.data(), la, lb, nk), jensenShannon(a, b), 1e-6) << nk << " " << i;
+      EXPECT_NEAR(-la, rowEntropy(Mat(a))[0], 1e-6) << nk << " " << i;
     }
   }
 }

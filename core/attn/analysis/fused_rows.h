@@ -23,12 +23,9 @@ struct FusedRow {
   bool hasMass = false;   // any p_j > 0
 };
 
-/// Per-thread buffers of the row kernel (histogram of the coverage search).
+/// Per-thread buffers of the row kernel.
 struct FusedRowScratch {
-  std::vector<double> bucketSum;
-  std::vector<int> bucketCount;
-  std::vector<float> crossing;
-  std::vector<float> plogp;  // when the caller keeps no p log p row
+  std::vector<float> crossing;  // the coverage search's last bracket
   Eigen::ArrayXd keyIndex;  // 0 .. n-1, for the distance
 };
 
@@ -39,26 +36,32 @@ struct RowTimes {
 
 /// Smallest k whose k largest positive entries of p[0..n) cover `level` of the
 /// positive mass (rowCoverageK's definition, same 1e-6 relative slack), found
-/// without sorting: a histogram of the entries by exponent and top three
-/// mantissa bits locates the bucket where the cumulative mass crosses; only
-/// that bucket's entries are ordered. Two passes over the row.
+/// without sorting: a bisection over the values' bit patterns (vectorized
+/// passes of sum and count above a threshold, in cache) narrows the crossing
+/// to at most 32 entries (or one tied value), which alone are ordered; the
+/// result is then confirmed with double sums.
 float coverageKOfRow(const float* p, int n, double level, FusedRowScratch& scratch);
 
 /// All measures of row i of a head with n keys. `keep` (n entries) may be
 /// null: then p_j > 0 marks the unmasked keys. `plogp` (n floats, may be null)
-/// receives the row's p log p terms for the Jensen-Shannon pass.
+/// receives the row's p log p terms; FusedRow::plogp is their sum, all the
+/// Jensen-Shannon pass needs of the row besides the row itself.
 FusedRow measureRow(const float* p, int n, int i, const bool* keep, double coverageLevel, FusedRowScratch& scratch,
                     float* plogp = nullptr, RowTimes* times = nullptr);
 
-/// sum_j p_j log p_j over p_j > 0 into plogp[0..n) (0 elsewhere), and its sum
-/// (double): the per-head half of the Jensen-Shannon identity
-/// JS(p, q) = 1/2 sum p log p + 1/2 sum q log q - sum m log m, m = (p + q) / 2.
-double plogpRow(const float* p, int n, float* plogp);
+/// sum_j p_j log p_j over p_j > 0 (nats, double), and the terms into
+/// plogp[0..n) when it is not null (0 where p_j = 0): the per-head half of the
+/// Jensen-Shannon identity JS(p, q) = 1/2 sum p log p + 1/2 sum q log q - sum m log m,
+/// m = (p + q) / 2. Float partial sums over 64 cells, accumulated in double.
+double plogpRow(const float* p, int n, float* plogp = nullptr);
 
-/// sum_j [1/2 (a_j log a_j + b_j log b_j) - m_j log m_j], m_j = (a_j + b_j) / 2,
-/// over m_j > 0: JS(a, b) in nats for rows that sum to 1, from the rows and their
-/// plogpRow terms. Each cell's term is >= 0 up to rounding, so it is summed
-/// as is (no cancellation between three large sums). One vectorized log per cell.
-double jsRowFromPlogp(const float* a, const float* b, const float* plogpA, const float* plogpB, int n);
+/// sum_j m_j log m_j, m_j = (a_j + b_j) / 2, over m_j > 0, summed exactly as
+/// plogpRow sums (so mlogmSum(a, a) == plogpRow(a)): one vectorized log per cell.
+double mlogmSum(const float* a, const float* b, int n);
+
+/// JS(a, b) in nats for rows that sum to 1, from the rows and their plogpRow
+/// sums: 1/2 (plogpA + plogpB) - mlogmSum(a, b). Identical rows give exactly 0;
+/// otherwise within float rounding of the definition (callers clamp at 0).
+double jsRowFromSums(const float* a, const float* b, double plogpA, double plogpB, int n);
 
 }  // namespace attn

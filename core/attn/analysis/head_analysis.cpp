@@ -45,18 +45,6 @@ std::optional<Mat> sanitize(const Mat& w, const AnalysisOptions& opt, const std:
   return out;
 }
 
-struct RowStats {
-  double sum = 0, min = 0, max = 0;
-  int n = 0;
-  void add(double v) {
-    min = n == 0 ? v : std::min(min, v);
-    max = n == 0 ? v : std::max(max, v);
-    sum += v;
-    ++n;
-  }
-  double mean() const { return n > 0 ? sum / n : 0.0; }
-};
-
 // Every row measure from one visit of each row (fused_rows.h); rows shared
 // among the OpenMP threads (heads run one after another: one level only).
 HeadAnalysis analyzeHead(const Mat& w, const KeepMask& keep, const std::vector<bool>& sepKeys,
@@ -123,7 +111,7 @@ HeadAnalysis entropyOnlyHead(const Vec& entropyNats, const AnalysisOptions& opt)
   a.rows = static_cast<int>(entropyNats.size());
   const float scale = opt.unit == EntropyUnit::Bits ? static_cast<float>(1.0 / std::log(2.0)) : 1.0f;
   a.perRow.entropy = entropyNats * scale;
-  RowStats h;
+  MeanMinMax h;
   for (Eigen::Index i = 0; i < a.perRow.entropy.size(); ++i) h.add(a.perRow.entropy[i]);
   a.entropyMean = h.mean();
   a.entropyMin = h.min;

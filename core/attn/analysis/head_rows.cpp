@@ -7,21 +7,6 @@
 #include <numbers>
 
 namespace attn {
-namespace {
-
-struct MeanMinMax {
-  double sum = 0, min = 0, max = 0;
-  int n = 0;
-  void add(double v) {
-    min = n == 0 ? v : std::min(min, v);
-    max = n == 0 ? v : std::max(max, v);
-    sum += v;
-    ++n;
-  }
-  double mean() const { return n > 0 ? sum / n : 0.0; }
-};
-
-}  // namespace
 
 void HeadRowSums::reset(int nq, int nk) {
   *this = {};

@@ -2,6 +2,7 @@
 // One head's measures assembled from rows that arrive in any order, from any
 // thread: the materialized analysis (analyzeHeads) and the streamed one
 // (streamed_analysis.h) both feed measureRow results through it.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,19 @@
 #include "attn/analysis/head_analysis.h"
 
 namespace attn {
+
+/// Mean, min and max of values added one at a time (a head's row measures).
+struct MeanMinMax {
+  double sum = 0, min = 0, max = 0;
+  int n = 0;
+  void add(double v) {
+    min = n == 0 ? v : std::min(min, v);
+    max = n == 0 ? v : std::max(max, v);
+    sum += v;
+    ++n;
+  }
+  double mean() const { return n > 0 ? sum / n : 0.0; }
+};
 
 /// A thread's share of the row sums of one head: offset profile and pattern
 /// shares (rows with mass only), merged once at the end.

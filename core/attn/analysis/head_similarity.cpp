@@ -86,14 +86,14 @@ std::vector<char> divergenceRows(int nq, int nk, int heads, const DivergenceOpti
 PairDivergence::PairDivergence(int heads)
     : heads_(heads), sum_(static_cast<size_t>(heads * heads), 0.0), rows_(static_cast<size_t>(heads * heads), 0) {}
 
-void PairDivergence::addRow(const std::vector<const float*>& p, const std::vector<const float*>& plogp,
+void PairDivergence::addRow(const std::vector<const float*>& p, const std::vector<double>& plogp,
                             const std::vector<char>& hasMass, int n) {
   for (int a = 0; a < heads_; ++a) {
     if (!hasMass[static_cast<size_t>(a)]) continue;
     for (int b = a + 1; b < heads_; ++b) {
       if (!hasMass[static_cast<size_t>(b)]) continue;
-      const double js = jsRowFromPlogp(p[static_cast<size_t>(a)], p[static_cast<size_t>(b)],
-                                       plogp[static_cast<size_t>(a)], plogp[static_cast<size_t>(b)], n);
+      const double js = jsRowFromSums(p[static_cast<size_t>(a)], p[static_cast<size_t>(b)],
+                                      plogp[static_cast<size_t>(a)], plogp[static_cast<size_t>(b)], n);
       const auto k = static_cast<size_t>(a * heads_ + b);
       sum_[k] += std::max(0.0, js);  // rounding can leave -1e-9
       ++rows_[k];
@@ -159,8 +159,8 @@ Mat headSimilarityMatrix(const std::vector<const Mat*>& heads, EntropyUnit unit,
   {
     PairDivergence local(nh);
     std::vector<std::vector<float>> rescaled(static_cast<size_t>(nh));
-    std::vector<float> plogp(static_cast<size_t>(nh) * static_cast<size_t>(n));
-    std::vector<const float*> p(static_cast<size_t>(nh)), lp(static_cast<size_t>(nh));
+    std::vector<const float*> p(static_cast<size_t>(nh));
+    std::vector<double> lp(static_cast<size_t>(nh));
     std::vector<char> mass(static_cast<size_t>(nh));
 #pragma omp for schedule(dynamic, 16)
     for (int r = 0; r < numRows; ++r) {
@@ -169,10 +169,7 @@ Mat headSimilarityMatrix(const std::vector<const Mat*>& heads, EntropyUnit unit,
         const auto uh = static_cast<size_t>(h);
         p[uh] = valid[uh] ? jsReadyRow(&(*heads[uh])(i, 0), n, rescaled[uh]) : nullptr;
         mass[uh] = p[uh] != nullptr;
-        if (!mass[uh]) continue;
-        float* out = plogp.data() + uh * static_cast<size_t>(n);
-        plogpRow(p[uh], n, out);
-        lp[uh] = out;
+        if (mass[uh]) lp[uh] = plogpRow(p[uh], n);
       }
       local.addRow(p, lp, mass, n);
     }

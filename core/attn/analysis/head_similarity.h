@@ -42,9 +42,9 @@ std::vector<char> divergenceRows(int nq, int nk, int heads, const DivergenceOpti
 class PairDivergence {
  public:
   explicit PairDivergence(int heads);
-  /// p[h], plogp[h]: head h's row and its plogpRow terms (n entries); heads
-  /// with hasMass[h] == 0 (no mass, or left out) are skipped.
-  void addRow(const std::vector<const float*>& p, const std::vector<const float*>& plogp,
+  /// p[h]: head h's row (n entries), plogp[h]: its plogpRow sum; heads with
+  /// hasMass[h] == 0 (no mass, or left out) are skipped.
+  void addRow(const std::vector<const float*>& p, const std::vector<double>& plogp,
               const std::vector<char>& hasMass, int n);
   void merge(const PairDivergence& other);
   /// Mean over counted rows per pair: symmetric, zero diagonal.
@@ -74,8 +74,9 @@ double headJensenShannon(const Eigen::Ref<const Mat>& a, const Eigen::Ref<const 
 
 /// The H x H matrix of headJensenShannon between every pair of heads:
 /// symmetric, zero diagonal. Heads must share one shape (asserted). Each
-/// head's p log p is computed once per row and the rows are shared among the
-/// OpenMP threads; exact by default (`options` may ask for a sample).
+/// head's sum p log p is computed once per row, so a pair costs one
+/// vectorized log per cell (jsRowFromSums); rows are shared among the OpenMP
+/// threads; exact by default (`options` may ask for a sample).
 Mat headSimilarityMatrix(const std::vector<Mat>& heads, EntropyUnit unit = EntropyUnit::Nats,
                          const DivergenceOptions& options = {}, DivergenceInfo* info = nullptr);
 /// The same over heads held elsewhere (no copies); empty or mis-shaped heads give 0.

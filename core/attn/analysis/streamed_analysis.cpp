@@ -60,14 +60,15 @@ struct Item {
 };
 
 struct Worker {
-  std::vector<float> p, plogp;  // heads x B x nk
+  std::vector<float> p;  // heads x B x nk
   Mat qs;
   FusedRowScratch scratch;
   std::vector<HeadRowSums> sums;
   PairDivergence pairs;
   std::array<double, kStages> seconds{};
-  std::vector<const float*> rowP, rowL;
-  std::vector<char> mass, blockMass;  // blockMass: heads x B, row has mass
+  std::vector<const float*> rowP;
+  std::vector<double> rowL, blockPlogp;  // blockPlogp: heads x B, sum p log p of the row
+  std::vector<char> mass, blockMass;     // blockMass: heads x B, row has mass
 
   Worker(int heads, int nq, int nk) : sums(static_cast<size_t>(heads)), pairs(heads) {
     for (auto& s : sums) s.reset(nq, nk);
@@ -140,18 +141,19 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
   const size_t block = static_cast<size_t>(it.count) * static_cast<size_t>(nk);
   const size_t need = static_cast<size_t>(h1 - h0) * block;
   if (w.p.size() < need) w.p.resize(need);
-  if (it.divergence && w.plogp.size() < need) w.plogp.resize(need);
-  if (w.blockMass.size() < static_cast<size_t>(nh * it.count)) w.blockMass.resize(static_cast<size_t>(nh * it.count));
+  if (w.blockMass.size() < static_cast<size_t>(nh * it.count)) {
+    w.blockMass.resize(static_cast<size_t>(nh * it.count));
+    w.blockPlogp.resize(static_cast<size_t>(nh * it.count));
+  }
   for (int h = h0; h < h1; ++h) {
     float* p = w.p.data() + static_cast<size_t>(h - h0) * block;
-    float* lp = it.divergence ? w.plogp.data() + static_cast<size_t>(h - h0) * block : nullptr;
     softmaxRows((*sh.heads)[static_cast<size_t>(h)], rows, it.count, nk, p, w, sh.timing);
     if (!it.measure) {
       const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
       for (int a = 0; a < it.count; ++a) {
         const float* row = p + static_cast<size_t>(a) * nk;
         w.blockMass[static_cast<size_t>((h - h0) * it.count + a)] = rowMax(row, nk) > 0.0f;
-        plogpRow(row, nk, lp + static_cast<size_t>(a) * nk);
+        w.blockPlogp[static_cast<size_t>((h - h0) * it.count + a)] = plogpRow(row, nk);
       }
       if (sh.timing) w.seconds[kDivergence] += secondsSince(t0);
       continue;
@@ -161,10 +163,11 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
     for (int a = 0; a < it.count; ++a) {
       const float* row = p + static_cast<size_t>(a) * nk;
       const int i = rows[a];
-      const FusedRow f = measureRow(row, nk, i, nullptr, sh.opt->coverageLevel, w.scratch,
-                                    lp ? lp + static_cast<size_t>(a) * nk : nullptr, sh.timing ? &times : nullptr);
+      const FusedRow f = measureRow(row, nk, i, nullptr, sh.opt->coverageLevel, w.scratch, nullptr,
+                                    sh.timing ? &times : nullptr);
       storeRow(ha, i, f);
       w.blockMass[static_cast<size_t>((h - h0) * it.count + a)] = f.hasMass;
+      w.blockPlogp[static_cast<size_t>((h - h0) * it.count + a)] = f.plogp;
       if (f.hasMass) {
         const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
         w.sums[static_cast<size_t>(h)].addRow(row, nk, i, sh.nq, sh.sepIdx);
@@ -186,7 +189,7 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
       const size_t off = uh * block + static_cast<size_t>(a) * nk;
       w.mass[uh] = w.blockMass[static_cast<size_t>(h * it.count + a)];
       w.rowP[uh] = w.p.data() + off;
-      w.rowL[uh] = w.plogp.data() + off;
+      w.rowL[uh] = w.blockPlogp[static_cast<size_t>(h * it.count + a)];
     }
     w.pairs.addRow(w.rowP, w.rowL, w.mass, nk);
   }
@@ -296,13 +299,15 @@ bool canStreamAnalysis(const AttentionSpec& spec, int nq, int nk) {
   return true;
 }
 
-Result<StreamedMetrics> analyzeAttentionStreamed(const AttentionInput& in, const AttentionSpec& specIn,
-                                                 const AnalysisOptions& options, AnalysisProfile* profile) {
+namespace {
+
+Result<StreamedMetrics> streamedFrom(const AttentionInput& in, AttentionInput* take, const AttentionSpec& specIn,
+                                     const AnalysisOptions& options, AnalysisProfile* profile) {
   const auto t0 = Clock::now();
   AttentionSpec spec = specIn;
   spec.weightsHead = -2;  // nothing N x N is kept (the memory guard counts only a logit bias)
   AttentionResult res;
-  if (auto st = setUpHeads(in, spec, res); !st) return st.error();
+  if (auto st = take ? setUpHeads(std::move(*take), spec, res) : setUpHeads(in, spec, res); !st) return st.error();
   StreamedMetrics m;
   m.nq = static_cast<int>(res.heads[0].q.rows());
   m.nk = static_cast<int>(res.heads[0].k.rows());
@@ -330,6 +335,18 @@ Result<StreamedMetrics> analyzeAttentionStreamed(const AttentionInput& in, const
       break;
     }
   return m;
+}
+
+}  // namespace
+
+Result<StreamedMetrics> analyzeAttentionStreamed(const AttentionInput& in, const AttentionSpec& spec,
+                                                 const AnalysisOptions& options, AnalysisProfile* profile) {
+  return streamedFrom(in, nullptr, spec, options, profile);
+}
+
+Result<StreamedMetrics> analyzeAttentionStreamed(AttentionInput&& in, const AttentionSpec& spec,
+                                                 const AnalysisOptions& options, AnalysisProfile* profile) {
+  return streamedFrom(in, &in, spec, options, profile);
 }
 
 }  // namespace attn

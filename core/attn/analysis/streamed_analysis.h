@@ -54,5 +54,9 @@ struct StreamedMetrics {
 /// head output is computed (metrics do not need it).
 Result<StreamedMetrics> analyzeAttentionStreamed(const AttentionInput& input, const AttentionSpec& spec,
                                                  const AnalysisOptions& options, AnalysisProfile* profile = nullptr);
+/// The same, moving projected q/k/v out of `input` (resident memory: one copy
+/// of q and k; v is dropped).
+Result<StreamedMetrics> analyzeAttentionStreamed(AttentionInput&& input, const AttentionSpec& spec,
+                                                 const AnalysisOptions& options, AnalysisProfile* profile = nullptr);
 
 }  // namespace attn
