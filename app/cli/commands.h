@@ -19,6 +19,10 @@ Action addInfoCommand(CLI::App& app);
 /// `corpus` and `corpus-merge` (one action serves both).
 Action addCorpusCommand(CLI::App& app);
 Action addImportanceCommand(CLI::App& app);
+/// `graph`: graph attention (GAT) over a graph file or the bundled example (issue 19).
+Action addGraphCommand(CLI::App& app, int argc, char** argv);
+/// `geometry`: one head's query-key PCA (AttentionViz; issue 19).
+Action addGeometryCommand(CLI::App& app, int argc, char** argv);
 
 /// Sets up the version flag and registers every command on `app`; main()
 /// parses and runs the actions, the option-parser fuzz target only parses.
