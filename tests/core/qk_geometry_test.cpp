@@ -45,8 +45,9 @@ TEST(QkGeometry, NormalizationKeepsEveryAttentionWeight) {
   auto g = qkGeometry(q, k);
   ASSERT_TRUE(g.ok());
   EXPECT_MATRIX_NEAR(softmaxRows(g->normalizedQ * g->normalizedK.transpose()), softmaxRows(q * k.transpose()), 1e-5);
-  // Means coincide, average norms match.
-  EXPECT_MATRIX_NEAR(g->normalizedQ.colwise().mean(), g->normalizedK.colwise().mean(), 1e-5);
+  // Before the scaling the means coincide (q times c, k over c); after it the average norms match.
+  const float c = static_cast<float>(g->scale);
+  EXPECT_MATRIX_NEAR((g->normalizedQ.colwise().mean() / c).eval(), (g->normalizedK.colwise().mean() * c).eval(), 1e-5);
   EXPECT_NEAR(g->normalizedQ.rowwise().norm().mean(), g->normalizedK.rowwise().norm().mean(), 1e-4);
   // Unit, orthogonal components.
   EXPECT_NEAR(g->components.col(0).norm(), 1.0, 1e-5);

@@ -44,7 +44,9 @@ TEST(Window2dMask, ParseErrorsAndGridBinding) {
   for (const char* bad : {"window2d", "window2d:", "window2d:-1", "window2d:1,0", "window2d:1,2,3", "window2d:x"}) {
     auto m = Mask::parse(bad);
     EXPECT_FALSE(m.ok()) << bad;
-    if (!m.ok()) EXPECT_NE(m.error().message.find("window2d"), std::string::npos) << m.error().message;
+    if (!m.ok()) {
+      EXPECT_NE(m.error().message.find("window2d"), std::string::npos) << m.error().message;
+    }
   }
   auto m = Mask::parse("causal+window2d:2");
   ASSERT_TRUE(m.ok());
@@ -102,7 +104,9 @@ TEST(Window2dMask, TiledAndNaiveAgreeOnAGrid) {
     for (int i = 0; i < 36; ++i)
       for (int j = 0; j < 36; ++j) {
         const bool near = std::abs(i / 6 - j / 6) <= 1 && std::abs(i % 6 - j % 6) <= 1;
-        if (!near) ASSERT_EQ(naive->heads[h].weights(i, j), 0.0f);
+        if (!near) {
+          ASSERT_EQ(naive->heads[h].weights(i, j), 0.0f);
+        }
       }
   }
   // Without a grid a sequence is one row of patches: window2d:1 is window:1.
@@ -237,7 +241,9 @@ TEST(ImageAttention, MatchesPyTorchMultiheadAttentionWithWindow2dAndSinusoidal2d
       const Tensor& keep = f["keep"];
       for (int i = 0; i < 12; ++i)
         for (int j = 0; j < 12; ++j)
-          if (keep.data[static_cast<size_t>(i * 12 + j)] == 0) ASSERT_EQ(res->heads[h].weights(i, j), 0.0f);
+          if (keep.data[static_cast<size_t>(i * 12 + j)] == 0) {
+            ASSERT_EQ(res->heads[h].weights(i, j), 0.0f);
+          }
     }
   }
   // One query's weights on the grid.

@@ -40,7 +40,9 @@ TEST(CliGraph, EdgeListWithLoadedParametersMatchesPyTorch) {
   const auto& want = f["weights"].values.data;
   for (size_t k = 0; k < want.size(); ++k) {
     EXPECT_NEAR(got["weights"].values.data[k], want[k], 1e-5) << k;
-    if (want[k] == 0.0f) EXPECT_EQ(got["weights"].values.data[k], 0.0f) << k;
+    if (want[k] == 0.0f) {
+      EXPECT_EQ(got["weights"].values.data[k], 0.0f) << k;
+    }
   }
   ASSERT_EQ(got["output"].shape, (std::vector<int64_t>{7, 12}));
   for (size_t k = 0; k < f["out_concat"].values.data.size(); ++k)
@@ -74,8 +76,11 @@ TEST(CliGraph, ExampleIsDeterministicAndMasksNonNeighbours) {
       for (int j = 0; j < n; ++j) {
         const float v = w[static_cast<size_t>((h * n + i) * n + j)];
         sum += v;
-        if (!adj[static_cast<size_t>(i * n + j)]) EXPECT_EQ(v, 0.0f) << h << " " << i << " " << j;
-        else EXPECT_GT(v, 0.0f);
+        if (!adj[static_cast<size_t>(i * n + j)]) {
+          EXPECT_EQ(v, 0.0f) << h << " " << i << " " << j;
+        } else {
+          EXPECT_GT(v, 0.0f);
+        }
       }
       EXPECT_NEAR(sum, 1.0, 1e-5);
     }

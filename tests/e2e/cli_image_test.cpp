@@ -48,8 +48,11 @@ TEST(CliImage, Window2dKeepsExactlyThePatchNeighbourhood) {
           EXPECT_NEAR(w.row(i).sum(), 1.0, 1e-5);
           for (int j = 0; j < 12; ++j) {
             const bool near = std::abs(i / 4 - j / 4) <= 1 && std::abs(i % 4 - j % 4) <= 1;
-            if (near) EXPECT_GT(w(i, j), 0.0f) << i << "," << j;
-            else EXPECT_EQ(w(i, j), 0.0f) << i << "," << j;
+            if (near) {
+              EXPECT_GT(w(i, j), 0.0f) << i << "," << j;
+            } else {
+              EXPECT_EQ(w(i, j), 0.0f) << i << "," << j;
+            }
           }
         }
       }

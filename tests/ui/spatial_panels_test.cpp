@@ -70,7 +70,9 @@ TEST(SpatialPanels, ImagePanelRunsWindow2dOverTheExamplePatches) {
   ASSERT_EQ(w.rows(), 64);
   for (int i = 0; i < 64; ++i)
     for (int j = 0; j < 64; ++j)
-      if (std::abs(i / 8 - j / 8) > 1 || std::abs(i % 8 - j % 8) > 1) ASSERT_EQ(w(i, j), 0.0f) << i << "," << j;
+      if (std::abs(i / 8 - j / 8) > 1 || std::abs(i % 8 - j % 8) > 1) {
+        ASSERT_EQ(w(i, j), 0.0f) << i << "," << j;
+      }
   m.setPinnedRow(27);
   EXPECT_EQ(p.view()->figure().query, 27);
   EXPECT_TRUE(p.view()->figure().valid());

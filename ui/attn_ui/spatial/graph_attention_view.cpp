@@ -26,7 +26,7 @@ QImage graphHeatmapImage(const GraphAttentionFigure& f) {
   if (!f.valid()) return {};
   const int n = f.numNodes();
   QImage img(n, n, QImage::Format_RGB32);
-  const QCPColorGradient grad = colormapGradient(f.colormap);
+  QCPColorGradient grad = colormapGradient(f.colormap);
   QRgb lut[256];  // one gradient lookup per level, not per cell (2,000 nodes are 4M cells)
   for (int k = 0; k < 256; ++k) lut[k] = grad.color(k / 255.0, QCPRange(0, 1));
   const float scale = 255.0f / std::max(f.weights.maxCoeff(), 1e-12f);

@@ -34,7 +34,7 @@ void paintImageAttention(QPainter& p, const QRect& target, const ImageAttentionF
   const int n = f.rows * f.cols;
   const int q = std::clamp(f.query, 0, n - 1);
   const float maxW = std::max(f.weights.row(q).maxCoeff(), 1e-12f);
-  const QCPColorGradient grad = colormapGradient(f.colormap);
+  QCPColorGradient grad = colormapGradient(f.colormap);
   const double cell = f.patch * scale;
   for (int k = 0; k < n; ++k) {
     const QRectF r(img.left() + (k % f.cols) * cell, img.top() + (k / f.cols) * cell, cell, cell);
