@@ -21,6 +21,8 @@ Mat forceLayout(const GraphData& g, const LayoutOptions& o) {
     pos.setConstant(0.5f);
     return pos;
   }
+  std::vector<double> px(n), py(n);  // plain arrays: the inner loop runs N x neighbours x iterations
+  for (int i = 0; i < n; ++i) px[i] = pos(i, 0), py[i] = pos(i, 1);
   const int iterations = o.iterations > 0 ? o.iterations : std::max(100, std::min(300, 90000 / n));
   const double k = std::sqrt(1.0 / n);  // area 1
   const double reach = 2 * k;
@@ -34,14 +36,14 @@ Mat forceLayout(const GraphData& g, const LayoutOptions& o) {
     std::fill(dx.begin(), dx.end(), 0.0);
     std::fill(dy.begin(), dy.end(), 0.0);
     for (auto& c : grid) c.clear();
-    for (int i = 0; i < n; ++i) grid[static_cast<size_t>(cellOf(pos(i, 1))) * cells + cellOf(pos(i, 0))].push_back(i);
+    for (int i = 0; i < n; ++i) grid[static_cast<size_t>(cellOf(py[i])) * cells + cellOf(px[i])].push_back(i);
     for (int i = 0; i < n; ++i) {
-      const int cx = cellOf(pos(i, 0)), cy = cellOf(pos(i, 1));
+      const int cx = cellOf(px[i]), cy = cellOf(py[i]);
       for (int gy = std::max(0, cy - 1); gy <= std::min(cells - 1, cy + 1); ++gy)
         for (int gx = std::max(0, cx - 1); gx <= std::min(cells - 1, cx + 1); ++gx)
           for (int j : grid[static_cast<size_t>(gy) * cells + gx]) {
             if (j == i) continue;
-            double ex = pos(i, 0) - pos(j, 0), ey = pos(i, 1) - pos(j, 1);
+            double ex = px[i] - px[j], ey = py[i] - py[j];
             double d = std::sqrt(ex * ex + ey * ey);
             if (d < 1e-9) {  // coincident: push apart along a fixed direction by index
               ex = (i < j ? 1e-4 : -1e-4);
@@ -55,7 +57,7 @@ Mat forceLayout(const GraphData& g, const LayoutOptions& o) {
           }
     }
     for (auto [s, t] : g.edges) {
-      const double ex = pos(s, 0) - pos(t, 0), ey = pos(s, 1) - pos(t, 1);
+      const double ex = px[s] - px[t], ey = py[s] - py[t];
       const double d = std::sqrt(ex * ex + ey * ey);
       if (d < 1e-12) continue;
       const double f = d * d / k;
@@ -68,10 +70,14 @@ Mat forceLayout(const GraphData& g, const LayoutOptions& o) {
       const double len = std::sqrt(dx[i] * dx[i] + dy[i] * dy[i]);
       if (len < 1e-12) continue;
       const double step = std::min(len, temp);
-      pos(i, 0) = static_cast<float>(std::clamp(pos(i, 0) + dx[i] / len * step, 0.0, 1.0));
-      pos(i, 1) = static_cast<float>(std::clamp(pos(i, 1) + dy[i] / len * step, 0.0, 1.0));
+      px[i] = std::clamp(px[i] + dx[i] / len * step, 0.0, 1.0);
+      py[i] = std::clamp(py[i] + dy[i] / len * step, 0.0, 1.0);
     }
     temp -= cool;
+  }
+  for (int i = 0; i < n; ++i) {
+    pos(i, 0) = static_cast<float>(px[i]);
+    pos(i, 1) = static_cast<float>(py[i]);
   }
   // Fill [0, 1]^2 keeping the aspect ratio.
   const Eigen::RowVector2f lo = pos.colwise().minCoeff(), hi = pos.colwise().maxCoeff();
