@@ -28,6 +28,8 @@
 #include "attn_ui/heatmap_widget.h"
 #include "attn_ui/metrics_bar_chart.h"
 #include "attn_ui/plot_theme.h"
+#include "attn_ui/spatial/image_attention_view.h"
+#include "attn_ui/spatial/image_loader.h"
 #include "attn_ui/step_through_panel.h"
 #include "attn_ui/token_lines_widget.h"
 #include <qcustomplot.h>
@@ -100,6 +102,27 @@ int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const Atten
       return done(exportHeadGrid(mats, rows, cols, out, fo));
     }
     return done(exportHeatmap(res.heads[static_cast<size_t>(h0)].weights, rows, cols, out, fo));
+  }
+  if (ex.view == "image") {
+    // One query patch's weights over the image (--image; --query is the patch, row-major).
+    if (!opts.patchGrid) return fail("--view image: needs --image FILE");
+    const auto& g = *opts.patchGrid;
+    if (ex.query < 0 || ex.query >= g.count())
+      return fail(fmt::format("--query: patch {} is out of range (0..{})", ex.query, g.count() - 1));
+    ImageAttentionFigure f;
+    f.image = imageFromPixels(*opts.imagePixels);
+    f.patch = g.patch;
+    f.rows = g.rows;
+    f.cols = g.cols;
+    f.weights = res.heads[static_cast<size_t>(h0)].weights;
+    f.query = ex.query;
+    f.colormap = fo.colormap;
+    f.title = QString("Patch %1 (%2), head %3 — mask %4")
+                  .arg(ex.query)
+                  .arg(QString::fromStdString(g.tokens[static_cast<size_t>(ex.query)]))
+                  .arg(h0 + 1)
+                  .arg(QString::fromStdString(res.mask.spec()));
+    return done(writeFigure(out, fo, [&f](QCPPainter& p, const QRect& r) { paintImageAttention(p, r, f); }));
   }
   if (ex.view == "token-lines") {
     TokenLinesWidget w;
@@ -188,7 +211,7 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--what", ex->what,
                   "figure, weights, logits (scaled, before the mask), outputs, metrics "
                   "(default: figure for .png/.svg/.pdf, weights for data files, metrics for .json)");
-  cmd->add_option("--view", ex->view, "Figure view: heatmap, token-lines, step-through, compare, metrics")
+  cmd->add_option("--view", ex->view, "Figure view: heatmap, token-lines, step-through, compare, metrics, image (with --image)")
       ->capture_default_str();
   cmd->add_option("--head", ex->head, "Head, 1-based, or 'all' (heatmap: a grid of heads)")->capture_default_str();
   cmd->add_option("--size", ex->size, "Pixel size WxH, or 'a4' (A4 width at --dpi, 4:3)")->capture_default_str();
@@ -196,7 +219,7 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--colormap", ex->colormap, "viridis, magma, cividis, grayscale, diverging")
       ->capture_default_str();
   cmd->add_flag("--shared-scale", ex->sharedScale, "One colour range for every head of a grid");
-  cmd->add_option("--query", ex->query, "Step-through: the query row, 0-based")->capture_default_str();
+  cmd->add_option("--query", ex->query, "Step-through: the query row, 0-based; image view: the query patch")->capture_default_str();
   cmd->add_option("--step", ex->step, "Step-through: the step, 1-based")->capture_default_str();
   cmd->add_option("--compare-head", ex->compareHead, "Compare: B's head (default: A's)");
   cmd->add_option("--compare-mask", ex->compareMask, "Compare: B's mask (default: A's)");
@@ -244,9 +267,9 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
 #ifndef ATTNSCOPE_HAVE_UI
     return fail("export: this build has no figure renderer (configured with ATTNSCOPE_BUILD_GUI=OFF)");
 #else
-    static const std::vector<std::string> views{"heatmap", "token-lines", "step-through", "compare", "metrics"};
+    static const std::vector<std::string> views{"heatmap", "token-lines", "step-through", "compare", "metrics", "image"};
     if (std::find(views.begin(), views.end(), ex->view) == views.end())
-      return fail(fmt::format("--view: unknown view '{}' (heatmap, token-lines, step-through, compare, metrics)",
+      return fail(fmt::format("--view: unknown view '{}' (heatmap, token-lines, step-through, compare, metrics, image)",
                               ex->view));
     if (ex->dpi < 10 || ex->dpi > 2400) return fail(fmt::format("--dpi: {} is out of range (10..2400)", ex->dpi));
     int w = 0, hgt = 0;

@@ -21,6 +21,10 @@ Action addCorpusCommand(CLI::App& app);
 Action addImportanceCommand(CLI::App& app);
 /// `train`: a tiny attention model on a toy task, or a built-in demonstration (issue 20).
 Action addTrainCommand(CLI::App& app);
+/// `graph`: graph attention (GAT) over a graph file or the bundled example (issue 19).
+Action addGraphCommand(CLI::App& app, int argc, char** argv);
+/// `geometry`: one head's query-key PCA (AttentionViz; issue 19).
+Action addGeometryCommand(CLI::App& app, int argc, char** argv);
 
 /// Sets up the version flag and registers every command on `app`; main()
 /// parses and runs the actions, the option-parser fuzz target only parses.

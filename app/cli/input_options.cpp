@@ -10,6 +10,10 @@
 #include "attn/tokenizers/text_tokenizer.h"
 #include "model_request.h"
 
+#ifdef ATTNSCOPE_HAVE_UI
+#include "attn_ui/spatial/image_loader.h"
+#endif
+
 namespace attn::cli {
 
 void addInputOptions(CLI::App& cmd, InputOptions& o) {
@@ -41,7 +45,24 @@ void addInputOptions(CLI::App& cmd, InputOptions& o) {
                  "With --model, repeatable: ablate:L.H, uniform:L.H, temperature:L.H=T or mask:L.H=SPEC "
                  "(layer and head from 1); the views show the intervened model")
       ->needs(model);
+  auto* image = cmd.add_option("--image", o.image,
+                               "Image: self-attention over its --patch squares (row-major tokens r0c0, r0c1, ...); "
+                               "reads .ppm/.pgm/.npy/.npz, and PNG/JPEG in builds with the GUI");
+  for (auto* other : {text, textFile, input, keyText, keyFile, model}) image->excludes(other);
+  cmd.add_option("--patch", o.patch, "With --image: patch side in pixels")->capture_default_str()->needs(image);
 }
+
+namespace {
+
+Result<vision::ImagePixels> readImage(const std::string& path) {
+#ifdef ATTNSCOPE_HAVE_UI
+  return ui::loadImagePixels(QString::fromStdString(path));
+#else
+  return vision::readImageFile(path);
+#endif
+}
+
+}  // namespace
 
 namespace {
 
@@ -88,6 +109,17 @@ Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec) {
     o.model = std::make_shared<const ModelRequest>(std::move(req).value());
     return in;
   }
+  if (!o.image.empty()) {
+    auto pixels = readImage(o.image);
+    if (!pixels) return pixels.error();
+    auto grid = vision::cutPatches(*pixels, o.patch, o.image);
+    if (!grid) return grid.error();
+    vision::fitSpecToGrid(*grid, spec);
+    AttentionInput in = vision::patchInput(*grid);
+    o.imagePixels = std::make_shared<const vision::ImagePixels>(std::move(pixels).value());
+    o.patchGrid = std::make_shared<const vision::PatchGrid>(std::move(grid).value());
+    return in;
+  }
   if (!o.inputFile.empty()) {
     Result<LoadedInput> loaded = o.preloaded && o.preloaded->path == o.inputFile
                                      ? Result<LoadedInput>(std::move(*o.preloaded))
@@ -118,7 +150,8 @@ Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec) {
     o.loaded = std::make_shared<const LoadedInput>(std::move(loaded).value());
     return in;
   }
-  if (o.text.empty() && o.textFile.empty()) return Error{"give the input: --text, --text-file or --input FILE"};
+  if (o.text.empty() && o.textFile.empty())
+    return Error{"give the input: --text, --text-file, --input FILE or --image FILE"};
   auto kind = parseTokenizerKind(o.tokenizer);
   if (!kind) return Error{fmt::format("--tokenizer: unknown tokenizer '{}' (words, chars, wordpiece, bpe)", o.tokenizer)};
   auto tok = TextTokenizer::create({*kind, o.vocab, o.merges, o.tokenizerJson});

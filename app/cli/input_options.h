@@ -8,6 +8,7 @@
 #include "attn/engine.h"
 #include "attn/input_file.h"
 #include "attn/models/model.h"
+#include "attn/vision/image_patches.h"
 
 namespace attn::cli {
 
@@ -23,6 +24,11 @@ struct InputOptions {
   std::string modelDir;  // --model: a Hugging Face model folder (or its cache directory)
   int padTo = 0;         // --pad-to: pad the model's tokens to this length (attention 0)
   std::vector<std::string> intervene;  // --intervene SPEC (repeatable): per-head interventions on --model
+  std::string image;  // --image: attention over the image's patches
+  int patch = 16;     // --patch: patch side in pixels
+  // Set while building the request with --image: the pixels and the patch grid.
+  mutable std::shared_ptr<const vision::ImagePixels> imagePixels;
+  mutable std::shared_ptr<const vision::PatchGrid> patchGrid;
   // What a --model run keeps; commands set it before building the request.
   models::RunOptions modelRunOptions;
   // Set while building the request: the file loaded with --input, kept for

@@ -20,9 +20,9 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o) {
   cmd.add_flag("--bias", o.bias, "Learned projections (and the additive score) with bias");
   cmd.add_option("--mask", o.mask,
                  "Mask spec, terms joined by '+': none, causal, padding[:LEN], window:W, dilated:W,D, "
-                 "global:I,J,..., block:B, random:P,SEED, custom (e.g. causal+window:4)")
+                 "global:I,J,..., block:B, random:P,SEED, custom, window2d:R[,COLS] (image patches) (e.g. causal+window:4)")
       ->capture_default_str();
-  cmd.add_option("--pos", o.pos, "Positional encoding: none, sinusoidal, learned, rope, alibi, t5")
+  cmd.add_option("--pos", o.pos, "Positional encoding: none, sinusoidal, learned, rope, alibi, t5, sinusoidal2d (image patches)")
       ->capture_default_str();
   cmd.add_option("--temperature", o.temperature, "Logits are divided by this")->capture_default_str();
   cmd.add_option("--seed", o.seed, "Seed for embeddings and weights")->capture_default_str();
@@ -94,7 +94,7 @@ Result<std::pair<AttentionInput, AttentionSpec>> buildRequest(const CommonOption
   spec.mask = std::move(mask).value();
   auto pos = parsePositional(o.pos);
   if (!pos)
-    return Error{fmt::format("--pos: unknown positional encoding '{}' (expected none, sinusoidal, learned, rope, alibi, t5)",
+    return Error{fmt::format("--pos: unknown positional encoding '{}' (expected none, sinusoidal, learned, rope, alibi, t5, sinusoidal2d)",
                              o.pos)};
   spec.positional = *pos;
 

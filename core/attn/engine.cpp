@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "attn/backend.h"
@@ -53,6 +54,7 @@ AttentionInput inputFromTokens(std::vector<std::string> tokens, int dModel, uint
 namespace {
 
 Status setUpHeadsFrom(const AttentionInput& in, AttentionInput* take, AttentionSpec& spec, AttentionResult& res) {
+  if (spec.gridCols <= 0) spec.gridCols = in.gridCols;  // an image input's patch grid
   if (auto st = checkLoadedParametersFinite(in); !st) return st;
   if (auto st = prepareHeads(in, spec, res, take); !st) return st;
   std::vector<HeadResult>& heads = res.heads;
@@ -60,6 +62,9 @@ Status setUpHeadsFrom(const AttentionInput& in, AttentionInput* take, AttentionS
   const int nq = static_cast<int>(heads[0].q.rows());
   const int nk = static_cast<int>(heads[0].k.rows());
   {
+    // Without an image grid a sequence is one row of patches: window2d:R is then window:R.
+    if (spec.mask.needsGridColumns())
+      spec.mask = spec.mask.withGridColumns(spec.gridCols > 0 ? spec.gridCols : std::max(nq, nk));
     auto bound = spec.mask.bind(nq, nk, in.keyTokens.empty() ? in.queryTokens : in.keyTokens);
     if (!bound) return bound.error();
     spec.mask = std::move(bound).value();

@@ -32,6 +32,7 @@ struct AttentionInput {
   std::vector<Mat> wAddK;      // additive: [dk_k, hidden] per head
   std::vector<Vec> vAdd;       // additive: [hidden] per head
   std::vector<Vec> bAdd;       // additive: [hidden] per head, inside the tanh (optional)
+  int gridCols = 0;            // image patches (core/attn/vision): grid width; 0 = a sequence
 
   bool isProjected() const { return !q.empty(); }
   bool isCross() const { return xKv.size() > 0 || !keyTokens.empty(); }

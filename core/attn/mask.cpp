@@ -44,6 +44,10 @@ bool termAllows(const MaskTerm& t, int i, int j) {
     case Kind::Custom:
       return t.keep && i < t.rows && j < t.cols &&
              (*t.keep)[static_cast<size_t>(i) * t.cols + j] != 0;
+    case Kind::Window2d: {
+      if (t.b <= 0) return false;  // unbound: validate() refuses it before use
+      return std::llabs(i / t.b - j / t.b) <= t.a && std::llabs(i % t.b - j % t.b) <= t.a;
+    }
   }
   return true;
 }
@@ -98,6 +102,29 @@ BlockState termBlockState(const MaskTerm& t, int i0, int i1, int j0, int j1) {
       if (t.p <= 0.0) return BlockState::AllMasked;
       if (t.p >= 1.0) return BlockState::AllAllowed;
       return BlockState::Mixed;
+    case Kind::Window2d: {
+      // Bounding boxes of the query and key patches: if even the boxes are
+      // apart the block is empty, if even their far corners are within R it is
+      // full; otherwise Mixed (conservative, like random: cells are tested).
+      if (t.b <= 0) return BlockState::AllMasked;
+      const int64_t c = t.b;
+      auto box = [c](int64_t lo, int64_t hi, int64_t& r0, int64_t& r1, int64_t& c0, int64_t& c1) {
+        r0 = lo / c;
+        r1 = (hi - 1) / c;
+        c0 = r0 == r1 ? lo % c : 0;
+        c1 = r0 == r1 ? (hi - 1) % c : c - 1;
+      };
+      int64_t qr0, qr1, qc0, qc1, kr0, kr1, kc0, kc1;
+      box(i0, i1, qr0, qr1, qc0, qc1);
+      box(j0, j1, kr0, kr1, kc0, kc1);
+      auto gap = [](int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
+        return std::max<int64_t>({0, b0 - a1, a0 - b1});
+      };
+      auto span = [](int64_t a0, int64_t a1, int64_t b0, int64_t b1) { return std::max(a1 - b0, b1 - a0); };
+      const bool none = gap(qr0, qr1, kr0, kr1) > t.a || gap(qc0, qc1, kc0, kc1) > t.a;
+      const bool all = span(qr0, qr1, kr0, kr1) <= t.a && span(qc0, qc1, kc0, kc1) <= t.a;
+      return none ? BlockState::AllMasked : all ? BlockState::AllAllowed : BlockState::Mixed;
+    }
     case Kind::Custom: {
       // The bitmap is already materialized; scanning the block costs no more
       // than computing it.
@@ -151,6 +178,18 @@ Mask Mask::withCustom(std::vector<uint8_t> keep, int nq, int nk) const {
   return Mask(std::move(terms));
 }
 
+Mask Mask::withGridColumns(int cols) const {
+  std::vector<MaskTerm> terms = terms_;
+  for (auto& t : terms)
+    if (t.kind == Kind::Window2d && t.b <= 0) t.b = cols;
+  return Mask(std::move(terms));
+}
+
+bool Mask::needsGridColumns() const {
+  return std::any_of(terms_.begin(), terms_.end(),
+                     [](const MaskTerm& t) { return t.kind == Kind::Window2d && t.b <= 0; });
+}
+
 bool Mask::hasCausal() const {
   return std::any_of(terms_.begin(), terms_.end(), [](const MaskTerm& t) { return t.kind == Kind::Causal; });
 }
@@ -182,6 +221,12 @@ Status Mask::validate(int nq, int nk) const {
         if (t.rows != nq || t.cols != nk)
           return Error{fmt::format("mask '{}': custom mask has shape [{}, {}] but attention is [{}, {}] (Nq x Nk)",
                                    s, t.rows, t.cols, nq, nk)};
+        break;
+      case Kind::Window2d:
+        if (t.b <= 0)
+          return Error{fmt::format("mask '{}': window2d needs the patch grid width: run on an image (--image) "
+                                   "or write window2d:R,COLS",
+                                   s)};
         break;
       default: break;
     }
@@ -264,6 +309,7 @@ std::string Mask::spec() const {
       case Kind::Block: s += fmt::format("block:{}", t.a); break;
       case Kind::Random: s += fmt::format("random:{},{}", t.p, t.seed); break;
       case Kind::Custom: s += "custom"; break;
+      case Kind::Window2d: s += t.b > 0 ? fmt::format("window2d:{},{}", t.a, t.b) : fmt::format("window2d:{}", t.a); break;
     }
   }
   return s;

@@ -36,11 +36,16 @@ namespace attn {
 ///   random:P,S    each cell kept with probability P, from a hash of (S, i, j)
 ///                 (Zaheer et al. 2020, BigBird's random attention)
 ///   custom        a keep bitmap (file 'mask' array), Nq x Nk, 1 = keep
+///   window2d:R[,C] positions are patches of a grid C wide (index p = row * C + col);
+///                 keys within R rows and R columns of the query patch, a
+///                 (2R+1) x (2R+1) neighbourhood (Ramachandran et al. 2019,
+///                 stand-alone self-attention's local window). C comes from the
+///                 image input's patch grid when not written.
 struct MaskTerm {
-  enum class Kind { Causal, Padding, Window, Dilated, Global, Block, Random, Custom };
+  enum class Kind { Causal, Padding, Window, Dilated, Global, Block, Random, Custom, Window2d };
   Kind kind = Kind::Causal;
   int64_t a = 0;       // window W, dilated W, block B, padding length (-1: from tokens)
-  int64_t b = 0;       // dilated D
+  int64_t b = 0;       // dilated D; window2d grid columns C (0: not yet bound to a grid)
   double p = 0.0;      // random probability
   uint64_t seed = 0;   // random seed
   std::vector<int64_t> indices;  // global, sorted, unique
@@ -97,6 +102,11 @@ class Mask {
   /// Gives the bitmap to the spec's "custom" term(s), or adds a custom term
   /// when the spec has none.
   Mask withCustom(std::vector<uint8_t> keep, int nq, int nk) const;
+
+  /// Gives the patch-grid width to window2d terms written without one.
+  Mask withGridColumns(int cols) const;
+  /// True when a window2d term still needs the grid width.
+  bool needsGridColumns() const;
 
   /// Checks the spec against the sizes it will be applied to.
   Status validate(int nq, int nk) const;

@@ -16,7 +16,7 @@ namespace {
 using Kind = MaskTerm::Kind;
 
 constexpr std::string_view kFamilyNames =
-    "none, causal, padding, padding:LEN, window:W, dilated:W,D, global:I,J,..., block:B, random:P,SEED, custom";
+    "none, causal, padding, padding:LEN, window:W, dilated:W,D, global:I,J,..., block:B, random:P,SEED, custom, window2d:R[,COLS]";
 // Indices and widths beyond this are surely typos, and keep W * D far from overflow.
 constexpr int64_t kMaxIndex = int64_t{1} << 30;
 
@@ -87,6 +87,17 @@ struct TermParser {
       auto w = integer(args[0], name == "window" ? "window" : "block size", 1);
       if (!w) return w.error();
       t.a = *w;
+    } else if (name == "window2d") {
+      t.kind = Kind::Window2d;
+      if (args.empty() || args.size() > 2) return fail("expected window2d:R or window2d:R,COLS");
+      auto r = integer(args[0], "radius", 0);
+      if (!r) return r.error();
+      t.a = *r;
+      if (args.size() == 2 && !args[1].empty()) {  // "window2d:1," from a selector's empty COLS
+        auto c = integer(args[1], "grid columns", 1);
+        if (!c) return c.error();
+        t.b = *c;
+      }
     } else if (name == "dilated") {
       t.kind = Kind::Dilated;
       if (auto st = expectArgs(2, "dilated:W,D"); !st) return st.error();
@@ -164,6 +175,13 @@ std::vector<MaskFamilyInfo> maskFamilies() {
        "window:2+global:0+random:0.1,42"},
       {"custom", "Custom", "A keep bitmap [Nq, Nk] from the input file's 'mask' array (1 = keep).", false, {},
        "custom"},
+      {"window2d", "2-D local window",
+       "Image patches: query patch sees the patches within R rows and R columns of it, a (2R+1) x (2R+1) "
+       "square (Ramachandran et al. 2019).",
+       false,
+       {{"R", "patches on each side, in rows and in columns (0: only itself)", "1"},
+        {"COLS", "grid width in patches; empty: the image's patch grid", ""}},
+       "window2d:1,5"},
   };
 }
 

@@ -35,6 +35,7 @@ std::string_view positionalName(PositionalEncoding p) {
     case PositionalEncoding::Rope: return "rope";
     case PositionalEncoding::Alibi: return "alibi";
     case PositionalEncoding::T5: return "t5";
+    case PositionalEncoding::Sinusoidal2d: return "sinusoidal2d";
   }
   return "none";
 }
@@ -59,6 +60,8 @@ std::vector<PositionalInfo> positionalEncodings() {
        "Adds -m_h |i - j| to head h's logits, with geometric slopes m_h (Press et al. 2022)."},
       {P::T5, "t5", "T5 relative bias", "logits",
        "Adds a seeded per-head bias looked up by log-bucketed offset j - i (Raffel et al. 2020)."},
+      {P::Sinusoidal2d, "sinusoidal2d", "Sinusoidal 2-D (image patches)", "embeddings",
+       "Image patches: sin/cos of the patch row in half the width, of the column in the other half (ViT, MAE)."},
   };
 }
 
@@ -70,6 +73,19 @@ Mat sinusoidalTable(int n, int d) {
       const double angle = pos / std::pow(kBase, static_cast<double>(i2) / d);
       pe(pos, c) = static_cast<float>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
     }
+  return pe;
+}
+
+Mat sinusoidal2dTable(int n, int d, int cols) {
+  Mat pe = Mat::Zero(n, d);
+  if (cols <= 0 || n <= 0) return pe;
+  const int dRow = d / 2, dCol = d - dRow;
+  const int rows = (n + cols - 1) / cols;
+  const Mat rowTable = sinusoidalTable(rows, dRow), colTable = sinusoidalTable(std::min(n, cols), dCol);
+  for (int p = 0; p < n; ++p) {
+    if (dRow > 0) pe.row(p).head(dRow) = rowTable.row(p / cols);
+    pe.row(p).tail(dCol) = colTable.row(p % cols);
+  }
   return pe;
 }
 
@@ -134,6 +150,8 @@ Mat addPositionsToEmbeddings(const Mat& x, const AttentionSpec& spec) {
   switch (spec.positional) {
     case PositionalEncoding::Sinusoidal: return x + sinusoidalTable(n, d);
     case PositionalEncoding::Learned: return x + learnedPositionTable(n, d, spec.seed);
+    // Without an image grid a sequence is one row: the column half is the 1-D table.
+    case PositionalEncoding::Sinusoidal2d: return x + sinusoidal2dTable(n, d, spec.gridCols > 0 ? spec.gridCols : n);
     default: return x;
   }
 }

@@ -21,6 +21,8 @@ enum class PositionalEncoding {
   Rope,        // Su et al. 2021 (RoFormer), eq. 34: rotates q and k per head
   Alibi,       // Press et al. 2022: -m_h * |i - j| added to the logits
   T5,          // Raffel et al. 2020, sec. 2.1: bucketed relative bias per head
+  Sinusoidal2d,  // 2-D sin/cos over an image's patch grid (ViT/MAE style): half the
+                 // width encodes the patch row, half the column; needs spec.gridCols
 };
 
 std::string_view positionalName(PositionalEncoding p);
@@ -49,6 +51,11 @@ Mat positionalLogitBias(int head, int numHeads, int nq, int nk, const AttentionS
 
 /// PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d)).
 Mat sinusoidalTable(int n, int d);
+/// 2-D table for n patches on a grid `cols` wide: patch p = (r, c) with
+/// r = p / cols, c = p % cols gets sinusoidalTable(r) in its first d/2 columns
+/// and sinusoidalTable(c) (width d - d/2) in the rest (Dosovitskiy et al. 2021,
+/// app. D.4; He et al. 2022's MAE uses this fixed form).
+Mat sinusoidal2dTable(int n, int d, int cols);
 /// Learned absolute table: row p from its own seeded stream, so a position's
 /// vector does not depend on the sequence length.
 Mat learnedPositionTable(int n, int d, uint64_t seed);

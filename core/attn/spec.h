@@ -56,6 +56,10 @@ struct AttentionSpec {
   // Bytes the materialized N x N per-head arrays may take; 0 = defaultMemoryBudget()
   // (memory_budget.h). Above it the naive path refuses and points to --exec tiled.
   int64_t memoryBudget = 0;
+  // Width in patches of the image grid the positions lie on (image input,
+  // core/attn/vision): row-major patch p is at (p / gridCols, p % gridCols).
+  // Read by window2d masks and sinusoidal2d positions; 0 = no grid.
+  int gridCols = 0;
 
   int headDim() const { return dK > 0 ? dK : (heads > 0 ? dModel / heads : 0); }
 };

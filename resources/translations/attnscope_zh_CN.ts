@@ -75,6 +75,18 @@
 <context>
     <name>QObject</name>
     <message>
+        <source>Image attention</source>
+        <translation>图像注意力</translation>
+    </message>
+    <message>
+        <source>Graph attention</source>
+        <translation>图注意力</translation>
+    </message>
+    <message>
+        <source>Query–key geometry</source>
+        <translation>查询–键几何</translation>
+    </message>
+    <message>
         <source>The text has no tokens; type a sentence.</source>
         <translation>文本中没有词元，请输入一个句子。</translation>
     </message>
@@ -173,6 +185,30 @@
 </context>
 <context>
     <name>attn::CoreText</name>
+    <message>
+        <source>2-D local window</source>
+        <translation>二维局部窗口</translation>
+    </message>
+    <message>
+        <source>Image patches: query patch sees the patches within R rows and R columns of it, a (2R+1) x (2R+1) square (Ramachandran et al. 2019).</source>
+        <translation>图像块：查询块只看到与它相距不超过 R 行、R 列的图像块，即 (2R+1) x (2R+1) 的方形邻域（Ramachandran 等，2019）。</translation>
+    </message>
+    <message>
+        <source>patches on each side, in rows and in columns (0: only itself)</source>
+        <translation>每侧的图像块数，按行和按列（0：只有自己）</translation>
+    </message>
+    <message>
+        <source>grid width in patches; empty: the image&apos;s patch grid</source>
+        <translation>网格宽度（图像块数）；留空：取图像的分块网格</translation>
+    </message>
+    <message>
+        <source>Sinusoidal 2-D (image patches)</source>
+        <translation>二维正弦（图像块）</translation>
+    </message>
+    <message>
+        <source>Image patches: sin/cos of the patch row in half the width, of the column in the other half (ViT, MAE).</source>
+        <translation>图像块：一半维度编码图像块所在行的 sin/cos，另一半编码所在列（ViT、MAE）。</translation>
+    </message>
     <message>
         <source>None</source>
         <translation>无</translation>
@@ -1001,6 +1037,117 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::GraphPanel</name>
+    <message>
+        <source>%1: %2 nodes, %3 edges, %4 features. Node %5 attends over %6 nodes (itself included).</source>
+        <translation>%1：%2 个节点，%3 条边，%4 个特征。节点 %5 在 %6 个节点上分配注意力（包括它自己）。</translation>
+    </message>
+    <message>
+        <source>Attention heads K, each with its own W and a (Velickovic et al. 2018, eq. 5).</source>
+        <translation>注意力头数 K，每个头有自己的 W 和 a（Veličković 等，2018，式 5）。</translation>
+    </message>
+    <message>
+        <source>Average (output layer)</source>
+        <translation>取平均（输出层）</translation>
+    </message>
+    <message>
+        <source>Concatenate (hidden layer)</source>
+        <translation>拼接（隐藏层）</translation>
+    </message>
+    <message>
+        <source>Example</source>
+        <translation>示例</translation>
+    </message>
+    <message>
+        <source>Export Figure…</source>
+        <translation>导出图片…</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图片</translation>
+    </message>
+    <message>
+        <source>F&apos;</source>
+        <translation>F&apos;</translation>
+    </message>
+    <message>
+        <source>GAT head %1 — attention of node %2</source>
+        <translation>GAT 注意力头 %1 — 节点 %2 的注意力</translation>
+    </message>
+    <message>
+        <source>Graph attention</source>
+        <translation>图注意力</translation>
+    </message>
+    <message>
+        <source>Graphs (*.csv *.npz);;All files (*)</source>
+        <translation>图 (*.csv *.npz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>注意力头</translation>
+    </message>
+    <message>
+        <source>How heads are combined: concatenated after ELU (eq. 5) or averaged (eq. 6).</source>
+        <translation>多个头如何合并：经 ELU 后拼接（式 5）或取平均（式 6）。</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet.</source>
+        <translation>还没有可导出的内容。</translation>
+    </message>
+    <message>
+        <source>Open Graph…</source>
+        <translation>打开图…</translation>
+    </message>
+    <message>
+        <source>Open a graph (or the example) to see graph attention.</source>
+        <translation>打开一个图（或示例）以查看图注意力。</translation>
+    </message>
+    <message>
+        <source>Open graph</source>
+        <translation>打开图</translation>
+    </message>
+    <message>
+        <source>Output features per head F&apos; (W is F x F&apos;).</source>
+        <translation>每个头的输出特征数 F&apos;（W 为 F x F&apos;）。</translation>
+    </message>
+    <message>
+        <source>Save the graph and heatmap as PNG, SVG or PDF.</source>
+        <translation>将图和热力图保存为 PNG、SVG 或 PDF。</translation>
+    </message>
+    <message>
+        <source>Seed of the parameters W and a, and of the force-directed layout.</source>
+        <translation>参数 W、a 以及力导向布局的随机种子。</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>Show head</source>
+        <translation>显示注意力头</translation>
+    </message>
+    <message>
+        <source>The bundled example: three communities of six nodes.</source>
+        <translation>内置示例：三个各含六个节点的社区。</translation>
+    </message>
+    <message>
+        <source>The head whose attention is drawn.</source>
+        <translation>绘制其注意力的注意力头。</translation>
+    </message>
+    <message>
+        <source>example graph</source>
+        <translation>示例图</translation>
+    </message>
+    <message>
+        <source>Open an edge list (.csv: source,target node indices from 0) or an .npz with &apos;adj&apos; [N, N] and/or node features &apos;x&apos; [N, F]; up to 2,000 nodes.</source>
+        <translation>打开边列表（.csv：source,target，节点编号从 0 开始）或含 &apos;adj&apos; [N, N] 和/或节点特征 &apos;x&apos; [N, F] 的 .npz；最多 2,000 个节点。</translation>
+    </message>
+    <message>
+        <source>Edges into the selected node (ringed) are drawn with opacity and width = its attention weight alpha_ij = softmax_j LeakyReLU(a^T [W h_i || W h_j]); click a node to select it. Right: the N x N weights, grey where there is no edge.</source>
+        <translation>进入所选节点（带圆环）的边，其不透明度和粗细等于注意力权重 alpha_ij = softmax_j LeakyReLU(a^T [W h_i || W h_j])；点击节点以选中它。右侧：N x N 权重，没有边的位置为灰色。</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::HeadGrid</name>
     <message>
         <source>Every head at a glance; click one (or use the arrow keys) to open it in the heatmap.</source>
@@ -1329,6 +1476,86 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>layer</source>
         <translation>层</translation>
+    <name>attn::ui::ImagePanel</name>
+    <message>
+        <source> px</source>
+        <translation> 像素</translation>
+    </message>
+    <message>
+        <source>%1: %2 x %3 pixels, %4 x %5 patches of %6 px (%7 values each)</source>
+        <translation>%1：%2 x %3 像素，%4 x %5 个 %6 像素的图像块（每块 %7 个数值）</translation>
+    </message>
+    <message>
+        <source>Example</source>
+        <translation>示例</translation>
+    </message>
+    <message>
+        <source>Export Figure…</source>
+        <translation>导出图片…</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图片</translation>
+    </message>
+    <message>
+        <source>Image attention overlay</source>
+        <translation>图像注意力叠加图</translation>
+    </message>
+    <message>
+        <source>Patch x patch heatmap</source>
+        <translation>图像块 x 图像块热力图</translation>
+    </message>
+    <message>
+        <source>Images (*.png *.jpg *.jpeg *.bmp *.gif *.ppm *.pgm *.npy *.npz);;All files (*)</source>
+        <translation>图像 (*.png *.jpg *.jpeg *.bmp *.gif *.ppm *.pgm *.npy *.npz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet.</source>
+        <translation>还没有可导出的内容。</translation>
+    </message>
+    <message>
+        <source>Open Image…</source>
+        <translation>打开图像…</translation>
+    </message>
+    <message>
+        <source>Open a PNG, JPEG, PPM/PGM or NumPy (.npy/.npz) image: attention then runs over its patches.</source>
+        <translation>打开 PNG、JPEG、PPM/PGM 或 NumPy（.npy/.npz）图像：注意力随后在它的图像块之间计算。</translation>
+    </message>
+    <message>
+        <source>Open an image (or the example) to attend over its patches.</source>
+        <translation>打开一张图像（或示例），在它的图像块之间计算注意力。</translation>
+    </message>
+    <message>
+        <source>Open image</source>
+        <translation>打开图像</translation>
+    </message>
+    <message>
+        <source>Patch</source>
+        <translation>图像块</translation>
+    </message>
+    <message>
+        <source>Query patch %1, head %2: most weight on %3 (%4); mask %5.</source>
+        <translation>查询块 %1，注意力头 %2：权重最大的是 %3（%4）；掩码 %5。</translation>
+    </message>
+    <message>
+        <source>Save the overlay or the patch x patch heatmap as PNG, SVG or PDF.</source>
+        <translation>将叠加图或图像块 x 图像块热力图保存为 PNG、SVG 或 PDF。</translation>
+    </message>
+    <message>
+        <source>Use the bundled 128 x 128 example image (8 x 8 patches of 16 pixels).</source>
+        <translation>使用内置的 128 x 128 示例图像（8 x 8 个 16 像素的图像块）。</translation>
+    </message>
+    <message>
+        <source>example image</source>
+        <translation>示例图像</translation>
+    </message>
+    <message>
+        <source>Patch side P: the image is cut into P x P squares, one token each (pixels past the last whole patch are dropped). Use mask window2d:R for local 2-D windows and positions sinusoidal2d for 2-D positions.</source>
+        <translation>图像块边长 P：图像被切成 P x P 的方块，每块一个词元（最后一个完整块之外的像素被舍去）。掩码用 window2d:R 得到二维局部窗口，位置编码用 sinusoidal2d 得到二维位置。</translation>
+    </message>
+    <message>
+        <source>Attention of the outlined query patch over the image: brighter = more weight; darkened patches are masked. Click a patch to make it the query.</source>
+        <translation>带边框的查询块对整幅图像的注意力：越亮权重越大；变暗的图像块被遮住。点击一个图像块使其成为查询。</translation>
     </message>
 </context>
 <context>
@@ -2236,6 +2463,54 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Autosave failed: %1</source>
         <translation>自动保存失败：%1</translation>
+    <name>attn::ui::QkGeometryPanel</name>
+    <message>
+        <source>Export Figure…</source>
+        <translation>导出图片…</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图片</translation>
+    </message>
+    <message>
+        <source>Head %1: %2 queries, %3 keys; PC1 and PC2 hold %4% of the variance.</source>
+        <translation>注意力头 %1：%2 个查询，%3 个键；PC1 和 PC2 占方差的 %4%。</translation>
+    </message>
+    <message>
+        <source>How many of the hovered query&apos;s highest-weight keys are joined to it.</source>
+        <translation>悬停的查询与其权重最高的几个键相连。</translation>
+    </message>
+    <message>
+        <source>No result yet.</source>
+        <translation>还没有结果。</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet.</source>
+        <translation>还没有可导出的内容。</translation>
+    </message>
+    <message>
+        <source>Query–key geometry</source>
+        <translation>查询–键几何</translation>
+    </message>
+    <message>
+        <source>Query–key geometry, head %1</source>
+        <translation>查询–键几何，注意力头 %1</translation>
+    </message>
+    <message>
+        <source>Save the scatter as PNG, SVG or PDF.</source>
+        <translation>将散点图保存为 PNG、SVG 或 PDF。</translation>
+    </message>
+    <message>
+        <source>This result has no queries and keys (precomputed weights): nothing to project.</source>
+        <translation>此结果没有查询和键（预先计算的权重）：无可投影。</translation>
+    </message>
+    <message>
+        <source>Top keys</source>
+        <translation>最高权重的键</translation>
+    </message>
+    <message>
+        <source>The head&apos;s queries (blue) and keys (orange) projected together to 2-D by PCA, after AttentionViz&apos;s normalization (keys translated to the queries&apos; mean, norms matched; the weights are unchanged). Hover a query to join it to its top keys.</source>
+        <translation>该注意力头的查询（蓝）和键（橙）经 AttentionViz 的归一化（平移键使均值与查询相同、匹配平均范数；权重不变）后，一起用 PCA 投影到二维。悬停在查询上可将它与权重最高的键相连。</translation>
     </message>
 </context>
 <context>

@@ -262,7 +262,7 @@ TEST(MaskFamilies, ListEveryFamilyAndTheirExamplesParse) {
     EXPECT_EQ(f.restricts, f.name == "causal" || f.name == "padding") << f.name;
   }
   EXPECT_EQ(names, (std::set<std::string>{"none", "causal", "padding", "window", "dilated", "global", "block",
-                                          "random", "custom"}));
+                                          "random", "custom", "window2d"}));
 }
 
 }  // namespace

@@ -77,7 +77,8 @@ struct Rig {
 TEST(MaskConfig, EveryFamilyRowIsListedWithTooltips) {
   Rig rig;
   const QStringList names = rig.masks()->familyNames();
-  EXPECT_EQ(names, (QStringList{"causal", "padding", "window", "dilated", "global", "block", "random", "custom"}));
+  EXPECT_EQ(names, (QStringList{"causal", "padding", "window", "dilated", "global", "block", "random", "custom",
+                              "window2d"}));
   for (const QString& n : names) {
     EXPECT_FALSE(rig.masks()->familyCheck(n)->toolTip().isEmpty()) << n.toStdString();
     for (int i = 0; QWidget* w = rig.masks()->paramWidget(n, i); ++i)

@@ -42,6 +42,16 @@ constexpr const char* kLabels[] = {
     QT_TRANSLATE_NOOP("attn::CoreText", "seed; the same seed gives the same cells"),
     QT_TRANSLATE_NOOP("attn::CoreText", "Custom"),
     QT_TRANSLATE_NOOP("attn::CoreText", "A keep bitmap [Nq, Nk] from the input file's 'mask' array (1 = keep)."),
+    QT_TRANSLATE_NOOP("attn::CoreText", "2-D local window"),
+    QT_TRANSLATE_NOOP("attn::CoreText",
+                      "Image patches: query patch sees the patches within R rows and R columns of it, a (2R+1) x "
+                      "(2R+1) square (Ramachandran et al. 2019)."),
+    QT_TRANSLATE_NOOP("attn::CoreText", "patches on each side, in rows and in columns (0: only itself)"),
+    QT_TRANSLATE_NOOP("attn::CoreText", "grid width in patches; empty: the image's patch grid"),
+    QT_TRANSLATE_NOOP("attn::CoreText", "Sinusoidal 2-D (image patches)"),
+    QT_TRANSLATE_NOOP("attn::CoreText",
+                      "Image patches: sin/cos of the patch row in half the width, of the column in the other half "
+                      "(ViT, MAE)."),
     // positional encodings (attn::positionalEncodings)
     QT_TRANSLATE_NOOP("attn::CoreText", "No position information: attention is permutation-equivariant."),
     QT_TRANSLATE_NOOP("attn::CoreText", "Sinusoidal"),

@@ -6,6 +6,9 @@
 #include "attn_ui/metrics_panel.h"
 #include "attn_ui/models/experiments_actions.h"
 #include "attn_ui/models/prediction_panel.h"
+#include "attn_ui/spatial/graph_panel.h"
+#include "attn_ui/spatial/image_panel.h"
+#include "attn_ui/spatial/qk_geometry_panel.h"
 #include "attn_ui/status_summary.h"
 #include "attn_ui/tiling_panel.h"
 #include "attn_ui/training/training_window.h"
@@ -22,6 +25,11 @@ void installExtraPanels(MainWindow& window) {
   window.addPanel(QObject::tr("Predictions"), new PredictionPanel(window.model()), Qt::RightDockWidgetArea);
   window.addPanel(QObject::tr("Tiling and approximation"), new TilingPanel(window.model()), Qt::BottomDockWidgetArea)
       ->hide();  // a teaching view: opened from the View menu
+  window.addPanel(QObject::tr("Image attention"), new ImagePanel(window.model()), Qt::RightDockWidgetArea)
+      ->hide();  // issue 19: opened from View > Panels
+  window.addPanel(QObject::tr("Graph attention"), new GraphPanel, Qt::RightDockWidgetArea)->hide();
+  window.addPanel(QObject::tr("Query–key geometry"), new QkGeometryPanel(window.model()), Qt::RightDockWidgetArea)
+      ->hide();
   new ClassroomActions(window);  // step-through, token lines, compare, toy input; export; presentation
   new ExperimentsActions(window);    // interventions, head importance (issue 16)
   new TrainingWindowAction(window);  // View > Training… (issue 20)

@@ -1,0 +1,117 @@
+// End-to-end: attention over an image's patches (issue 19): `run --image` with
+// the window2d mask and sinusoidal2d positions, the image figure, and one-line
+// errors for bad images and options. The expected cells come from the grid
+// geometry written here, not from core.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "attn/io/npy_reader.h"
+#include "cli_runner.h"
+
+namespace attn::test {
+namespace {
+
+// A 12 x 16 binary PPM with a colour gradient: 3 x 4 patches of 4 pixels.
+std::string writePpm(const std::filesystem::path& dir) {
+  std::string bytes = "P6\n16 12\n255\n";
+  for (int y = 0; y < 12; ++y)
+    for (int x = 0; x < 16; ++x) {
+      bytes += static_cast<char>(y * 20);
+      bytes += static_cast<char>(x * 15);
+      bytes += static_cast<char>((x * y) % 256);
+    }
+  const auto path = (dir / "grad.ppm").string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+TEST(CliImage, Window2dKeepsExactlyThePatchNeighbourhood) {
+  const auto dir = scratchDir("image_run");
+  const auto img = writePpm(dir);
+  const auto out = (dir / "r.npz").string();
+  const auto r = runCli({"run", "--image", img, "--patch", "4", "--heads", "2", "--mask", "window2d:1", "--pos",
+                         "sinusoidal2d", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto z = readNpzFile(out);
+  ASSERT_TRUE(z.ok()) << z.error().message;
+  bool sawWeights = false, sawTokens = false;
+  for (const auto& a : *z) {
+    if (a.name == "weights") {
+      sawWeights = true;
+      ASSERT_EQ(a.shape, (std::vector<int64_t>{2, 12, 12}));
+      for (int h = 0; h < 2; ++h) {
+        const Mat w(a.values.slice2d(h));
+        for (int i = 0; i < 12; ++i) {
+          EXPECT_NEAR(w.row(i).sum(), 1.0, 1e-5);
+          for (int j = 0; j < 12; ++j) {
+            const bool near = std::abs(i / 4 - j / 4) <= 1 && std::abs(i % 4 - j % 4) <= 1;
+            if (near) {
+              EXPECT_GT(w(i, j), 0.0f) << i << "," << j;
+            } else {
+              EXPECT_EQ(w(i, j), 0.0f) << i << "," << j;
+            }
+          }
+        }
+      }
+    }
+    if (a.name == "tokens") {
+      sawTokens = true;
+      ASSERT_EQ(a.strings.size(), 12u);
+      EXPECT_EQ(a.strings[0], "r0c0");
+      EXPECT_EQ(a.strings[6], "r1c2");
+    }
+  }
+  EXPECT_TRUE(sawWeights);
+  EXPECT_TRUE(sawTokens);
+}
+
+TEST(CliImage, ErrorsNameTheFileOrOptionAndWriteNothing) {
+  const auto dir = scratchDir("image_errors");
+  const auto img = writePpm(dir);
+  const auto out = (dir / "r.npz").string();
+  std::ofstream(dir / "bad.ppm", std::ios::binary) << "P6\n16 12\n255\n\x01\x02";
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"run", "--image", (dir / "missing.ppm").string(), "--out", out}, "missing.ppm"},
+           {{"run", "--image", (dir / "bad.ppm").string(), "--out", out}, "truncated"},
+           {{"run", "--image", img, "--patch", "20", "--out", out}, "larger than"},
+           {{"run", "--image", img, "--patch", "4", "--mask", "window2d:1,0", "--out", out}, "grid columns"},
+           {{"run", "--image", img, "--text", "a b", "--out", out}, "excludes"},
+       }) {
+    const auto r = runCli(c.args);
+    EXPECT_NE(r.status, 0) << c.says;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << c.says;
+  }
+}
+
+TEST(CliImage, ExportsTheOverlayFigure) {
+  const auto dir = scratchDir("image_export");
+  const auto img = writePpm(dir);
+  const auto png = (dir / "overlay.png").string();
+  const auto r = runCli({"export", "--image", img, "--patch", "4", "--heads", "2", "--mask", "window2d:1", "--view",
+                         "image", "--query", "5", "--size", "400x360", "--out", png});
+  if (r.err.find("no figure renderer") != std::string::npos) GTEST_SKIP() << "a build without the GUI cannot draw";
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string bytes = readFile(png);
+  ASSERT_GT(bytes.size(), 100u);
+  EXPECT_EQ(bytes.substr(1, 3), "PNG");
+  const auto bad = runCli({"export", "--image", img, "--patch", "4", "--view", "image", "--query", "12", "--out",
+                           (dir / "x.png").string()});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("--query"), std::string::npos) << bad.err;
+  const auto noImage =
+      runCli({"export", "--text", "a b c", "--view", "image", "--out", (dir / "y.png").string()});
+  EXPECT_NE(noImage.status, 0);
+  EXPECT_NE(noImage.err.find("--image"), std::string::npos) << noImage.err;
+}
+
+}  // namespace
+}  // namespace attn::test
