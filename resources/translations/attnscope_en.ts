@@ -32,7 +32,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Fixed by the model: %1&apos;s %2 heads of %3 (d_model %4, %5 layers).</source>
+        <source>Fixed by the model: %1's %2 heads of %3 (d_model %4, %5 layers).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -60,11 +60,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Fixed by the model: %1 runs its own forward pass on the CPU and keeps every head&apos;s weights.</source>
+        <source>Fixed by the model: %1 runs its own forward pass on the CPU and keeps every head's weights.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The second segment of a sentence pair (token type 1), as BERT reads &quot;[CLS] A [SEP] B [SEP]&quot;.</source>
+        <source>The second segment of a sentence pair (token type 1), as BERT reads "[CLS] A [SEP] B [SEP]".</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -167,7 +167,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 tokens: over the limit of %2 tokens for which the window keeps every layer&apos;s N x N attention (View &gt; Sequence Limit); shorten the text.</source>
+        <source>%1 tokens: over the limit of %2 tokens for which the window keeps every layer's N x N attention (View &gt; Sequence Limit); shorten the text.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -258,7 +258,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Each cell kept with probability P, seeded (BigBird&apos;s random attention).</source>
+        <source>Each cell kept with probability P, seeded (BigBird's random attention).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -274,7 +274,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>A keep bitmap [Nq, Nk] from the input file&apos;s &apos;mask&apos; array (1 = keep).</source>
+        <source>A keep bitmap [Nq, Nk] from the input file's 'mask' array (1 = keep).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -310,7 +310,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Adds -m_h |i - j| to head h&apos;s logits, with geometric slopes m_h (Press et al. 2022).</source>
+        <source>Adds -m_h |i - j| to head h's logits, with geometric slopes m_h (Press et al. 2022).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -453,7 +453,7 @@ FLAG: near-one-hot</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Flags: near-uniform when normalized entropy &gt; %1, near-one-hot when one key &gt; %2 of the mass, on more than %3% of rows with 2+ unmasked keys. Sparsity k covers %4% of each row&apos;s mass.</source>
+        <source>Flags: near-uniform when normalized entropy &gt; %1, near-one-hot when one key &gt; %2 of the mass, on more than %3% of rows with 2+ unmasked keys. Sparsity k covers %4% of each row's mass.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -634,7 +634,7 @@ FLAG: near-one-hot</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Rollout and flow need an input with layers (an &apos;attn&apos; array [L, H, N, N]).</source>
+        <source>Rollout and flow need an input with layers (an 'attn' array [L, H, N, N]).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -661,7 +661,7 @@ FLAG: near-one-hot</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>B&apos;s mask, e.g. causal; empty keeps A&apos;s mask. Press Enter to apply.</source>
+        <source>B's mask, e.g. causal; empty keeps A's mask. Press Enter to apply.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -669,7 +669,7 @@ FLAG: near-one-hot</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>B&apos;s mask: %1</source>
+        <source>B's mask: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -677,7 +677,7 @@ FLAG: near-one-hot</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>B&apos;s execution path, e.g. performer to compare an approximation with exact attention.</source>
+        <source>B's execution path, e.g. performer to compare an approximation with exact attention.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -697,7 +697,7 @@ FLAG: near-one-hot</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>A second sentence for B, run through the same model (as many tokens as A&apos;s to compare cell by cell); empty uses A&apos;s text. Press Enter to apply.</source>
+        <source>A second sentence for B, run through the same model (as many tokens as A's to compare cell by cell); empty uses A's text. Press Enter to apply.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -741,7 +741,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Width of each head&apos;s queries and keys (d_k); auto uses d_model / heads.</source>
+        <source>Width of each head's queries and keys (d_k); auto uses d_model / heads.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -821,7 +821,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Hidden size of the additive score&apos;s tanh layer; used by the additive mechanism only.</source>
+        <source>Hidden size of the additive score's tanh layer; used by the additive mechanism only.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -923,7 +923,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1: unknown file type &apos;%2&apos; (open .npz, .npy, .safetensors, .csv, .txt or a .json session)</source>
+        <source>%1: unknown file type '%2' (open .npz, .npy, .safetensors, .csv, .txt or a .json session)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1025,7 +1025,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Colormap; &apos;diverging&apos; centres logits and differences on white.</source>
+        <source>Colormap; 'diverging' centres logits and differences on white.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1117,11 +1117,11 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>(not kept: the text is too long to keep every layer&apos;s logits)</source>
+        <source>(not kept: the text is too long to keep every layer's logits)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 tokens: the model kept every layer&apos;s weights but not its logits (they would take too much memory); choose Draw: weights.</source>
+        <source>%1 tokens: the model kept every layer's weights but not its logits (they would take too much memory); choose Draw: weights.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1219,11 +1219,11 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The file&apos;s attention weights (&apos;attn&apos;)</source>
+        <source>The file's attention weights ('attn')</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The file has both inputs and precomputed weights: compute attention from q/k/v or x with the configuration, or show its &apos;attn&apos; as it is, layer by layer.</source>
+        <source>The file has both inputs and precomputed weights: compute attention from q/k/v or x with the configuration, or show its 'attn' as it is, layer by layer.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1235,11 +1235,11 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>showing &apos;attn&apos;: layer %1 of %2 (pick a tile in the head grid)</source>
+        <source>showing 'attn': layer %1 of %2 (pick a tile in the head grid)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 (the model&apos;s own)</source>
+        <source>%1 (the model's own)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1387,11 +1387,11 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Sparsity: the share of a row&apos;s mass that its k largest weights must cover.</source>
+        <source>Sparsity: the share of a row's mass that its k largest weights must cover.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Which layer&apos;s heads the bars and the row curve show.</source>
+        <source>Which layer's heads the bars and the row curve show.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1403,7 +1403,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>How attention composes through the layers (Abnar &amp; Zuidema 2020): rollout multiplies the layers&apos; head-averaged attention with the residual; flow is a max-flow.</source>
+        <source>How attention composes through the layers (Abnar &amp; Zuidema 2020): rollout multiplies the layers' head-averaged attention with the residual; flow is a max-flow.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1675,7 +1675,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::PredictionPanel</name>
     <message>
-        <source>The model&apos;s five most probable next tokens after the pinned query position (click a heatmap row to pin it; the last token when none is pinned).</source>
+        <source>The model's five most probable next tokens after the pinned query position (click a heatmap row to pin it; the last token when none is pinned).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2097,7 +2097,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::TilingPanel</name>
     <message>
-        <source>Teaching tile size (queries × keys). The engine&apos;s tiled path uses 256 × 512 tiles, the sparse path 64 × 64; the numbers do not depend on it.</source>
+        <source>Teaching tile size (queries × keys). The engine's tiled path uses 256 × 512 tiles, the sparse path 64 × 64; the numbers do not depend on it.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2161,7 +2161,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; computed &amp;nbsp; &lt;span style=&apos;color:%2&apos;&gt;■&lt;/span&gt; computed, mask tested cell by cell &amp;nbsp; &lt;span style=&apos;color:#aaaaaa&apos;&gt;■&lt;/span&gt; skipped — %3 of %4 tiles of %5 × %5 computed (%6 need cell tests); the outlined band holds row %7.%8</source>
+        <source>&lt;span style='color:%1'&gt;■&lt;/span&gt; computed &amp;nbsp; &lt;span style='color:%2'&gt;■&lt;/span&gt; computed, mask tested cell by cell &amp;nbsp; &lt;span style='color:#aaaaaa'&gt;■&lt;/span&gt; skipped — %3 of %4 tiles of %5 × %5 computed (%6 need cell tests); the outlined band holds row %7.%8</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2169,7 +2169,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Row %1: H = log l − t/l = %2 nats after the last tile; the engine&apos;s entropy of this row (%3 path): %4 nats. The tiled path itself runs %5 × %6 tiles (sparse: 64 × 64).</source>
+        <source>Row %1: H = log l − t/l = %2 nats after the last tile; the engine's entropy of this row (%3 path): %4 nats. The tiled path itself runs %5 × %6 tiles (sparse: 64 × 64).</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2239,7 +2239,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1[%2, %3]: &apos;%4&apos; is not a number</source>
+        <source>%1[%2, %3]: '%4' is not a number</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2471,6 +2471,96 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::TrainingCurveChart</name>
+    <message>
+        <source>step</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TrainingDemos</name>
+    <message>
+        <source>Why 1/√d_k matters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Both runs learn the same task with d_k = 64. Without the 1/√d_k factor the dot products grow with d_k, the softmax saturates on one key from the first step, its gradient vanishes and learning stalls; scaled, the logits stay near unit size and the map forms.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>scaled 1/√d_k</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unscaled dot product</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attention collapse: a bad initialisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With W_Q and W_K started at zero every logit is zero, every map is uniform and the entropy stays at log N: no gradient reaches the query and key weights, so attention never forms and the task cannot be learned. Xavier initialisation breaks the symmetry.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Xavier initialisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bad initialisation (W_Q = W_K = 0)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attention collapse: a too-high temperature</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dividing the logits by a large temperature flattens every softmax: the maps stay near uniform, the entropy near log N, and the gradient reaching W_Q and W_K is divided by the temperature too, so learning crawls. At temperature 1 the same model learns the task.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>temperature 1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>temperature 100</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Entropy regularisation pulls heads toward focus</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Adding the mean attention entropy to the loss rewards sharp maps: the regularised run's head entropy falls faster and further than the plain run's, which keeps spreading weight over keys it does not need.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no regularisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>entropy weight 0.1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient clipping rescues a too-large learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plain SGD with a learning rate this large takes steps that overshoot: the loss jumps and the run diverges or thrashes. Rescaling each gradient to norm 1 before the step keeps the same learning rate stable, and the map forms.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lr 20, no clipping</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lr 20, clip norm 1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::TrainingPanel</name>
     <message>
         <source>&amp;Train</source>
@@ -2696,13 +2786,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
-    <name>attn::ui::TrainingCurveChart</name>
-    <message>
-        <source>step</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
     <name>attn::ui::TrainingWindowAction</name>
     <message>
         <source>&amp;Training…</source>
@@ -2710,89 +2793,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>Train a tiny attention model and watch its maps form</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
-    <name>attn::ui::TrainingDemos</name>
-    <message>
-        <source>Why 1/√d_k matters</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Both runs learn the same task with d_k = 64. Without the 1/√d_k factor the dot products grow with d_k, the softmax saturates on one key from the first step, its gradient vanishes and learning stalls; scaled, the logits stay near unit size and the map forms.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>scaled 1/√d_k</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>unscaled dot product</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Attention collapse: a bad initialisation</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>With W_Q and W_K started at zero every logit is zero, every map is uniform and the entropy stays at log N: no gradient reaches the query and key weights, so attention never forms and the task cannot be learned. Xavier initialisation breaks the symmetry.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Xavier initialisation</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>bad initialisation (W_Q = W_K = 0)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Attention collapse: a too-high temperature</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Dividing the logits by a large temperature flattens every softmax: the maps stay near uniform, the entropy near log N, and the gradient reaching W_Q and W_K is divided by the temperature too, so learning crawls. At temperature 1 the same model learns the task.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>temperature 1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>temperature 100</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Entropy regularisation pulls heads toward focus</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Adding the mean attention entropy to the loss rewards sharp maps: the regularised run&apos;s head entropy falls faster and further than the plain run&apos;s, which keeps spreading weight over keys it does not need.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>no regularisation</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>entropy weight 0.1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Gradient clipping rescues a too-large learning rate</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Plain SGD with a learning rate this large takes steps that overshoot: the loss jumps and the run diverges or thrashes. Rescaling each gradient to norm 1 before the step keeps the same learning rate stable, and the map forms.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>lr 20, no clipping</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>lr 20, clip norm 1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

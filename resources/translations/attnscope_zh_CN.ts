@@ -32,7 +32,7 @@
         <translation>由模型固定：%1 使用缩放点积注意力打分，softmax(q·k / √d_k)。</translation>
     </message>
     <message>
-        <source>Fixed by the model: %1&apos;s %2 heads of %3 (d_model %4, %5 layers).</source>
+        <source>Fixed by the model: %1's %2 heads of %3 (d_model %4, %5 layers).</source>
         <translation>由模型固定：%1 有 %2 个头，每头 %3 维（d_model %4，%5 层）。</translation>
     </message>
     <message>
@@ -60,12 +60,12 @@
         <translation>由模型固定：%1 将学习得到的位置嵌入加到词元上。</translation>
     </message>
     <message>
-        <source>Fixed by the model: %1 runs its own forward pass on the CPU and keeps every head&apos;s weights.</source>
+        <source>Fixed by the model: %1 runs its own forward pass on the CPU and keeps every head's weights.</source>
         <translation>由模型固定：%1 在 CPU 上运行自己的前向计算，并保留每个头的权重。</translation>
     </message>
     <message>
-        <source>The second segment of a sentence pair (token type 1), as BERT reads &quot;[CLS] A [SEP] B [SEP]&quot;.</source>
-        <translation>句对的第二段（token type 1），BERT 按 &quot;[CLS] A [SEP] B [SEP]&quot; 读取。</translation>
+        <source>The second segment of a sentence pair (token type 1), as BERT reads "[CLS] A [SEP] B [SEP]".</source>
+        <translation>句对的第二段（token type 1），BERT 按 "[CLS] A [SEP] B [SEP]" 读取。</translation>
     </message>
     <message>
         <source>%1 reads one text; a second segment applies to BERT-style models only.</source>
@@ -74,18 +74,6 @@
 </context>
 <context>
     <name>QObject</name>
-    <message>
-        <source>Image attention</source>
-        <translation>图像注意力</translation>
-    </message>
-    <message>
-        <source>Graph attention</source>
-        <translation>图注意力</translation>
-    </message>
-    <message>
-        <source>Query–key geometry</source>
-        <translation>查询–键几何</translation>
-    </message>
     <message>
         <source>The text has no tokens; type a sentence.</source>
         <translation>文本中没有词元，请输入一个句子。</translation>
@@ -179,36 +167,24 @@
         <translation>预测</translation>
     </message>
     <message>
-        <source>%1 tokens: over the limit of %2 tokens for which the window keeps every layer&apos;s N x N attention (View &gt; Sequence Limit); shorten the text.</source>
+        <source>%1 tokens: over the limit of %2 tokens for which the window keeps every layer's N x N attention (View &gt; Sequence Limit); shorten the text.</source>
         <translation>%1 个词元：超过了窗口保留每一层 N x N 注意力的上限 %2 个词元（视图 &gt; 序列上限）；请缩短文本。</translation>
+    </message>
+    <message>
+        <source>Image attention</source>
+        <translation>图像注意力</translation>
+    </message>
+    <message>
+        <source>Graph attention</source>
+        <translation>图注意力</translation>
+    </message>
+    <message>
+        <source>Query–key geometry</source>
+        <translation>查询–键几何</translation>
     </message>
 </context>
 <context>
     <name>attn::CoreText</name>
-    <message>
-        <source>2-D local window</source>
-        <translation>二维局部窗口</translation>
-    </message>
-    <message>
-        <source>Image patches: query patch sees the patches within R rows and R columns of it, a (2R+1) x (2R+1) square (Ramachandran et al. 2019).</source>
-        <translation>图像块：查询块只看到与它相距不超过 R 行、R 列的图像块，即 (2R+1) x (2R+1) 的方形邻域（Ramachandran 等，2019）。</translation>
-    </message>
-    <message>
-        <source>patches on each side, in rows and in columns (0: only itself)</source>
-        <translation>每侧的图像块数，按行和按列（0：只有自己）</translation>
-    </message>
-    <message>
-        <source>grid width in patches; empty: the image&apos;s patch grid</source>
-        <translation>网格宽度（图像块数）；留空：取图像的分块网格</translation>
-    </message>
-    <message>
-        <source>Sinusoidal 2-D (image patches)</source>
-        <translation>二维正弦（图像块）</translation>
-    </message>
-    <message>
-        <source>Image patches: sin/cos of the patch row in half the width, of the column in the other half (ViT, MAE).</source>
-        <translation>图像块：一半维度编码图像块所在行的 sin/cos，另一半编码所在列（ViT、MAE）。</translation>
-    </message>
     <message>
         <source>None</source>
         <translation>无</translation>
@@ -294,7 +270,7 @@
         <translation>随机</translation>
     </message>
     <message>
-        <source>Each cell kept with probability P, seeded (BigBird&apos;s random attention).</source>
+        <source>Each cell kept with probability P, seeded (BigBird's random attention).</source>
         <translation>每个单元格以概率 P 保留，由种子决定（BigBird 的随机注意力）。</translation>
     </message>
     <message>
@@ -310,7 +286,7 @@
         <translation>自定义</translation>
     </message>
     <message>
-        <source>A keep bitmap [Nq, Nk] from the input file&apos;s &apos;mask&apos; array (1 = keep).</source>
+        <source>A keep bitmap [Nq, Nk] from the input file's 'mask' array (1 = keep).</source>
         <translation>来自输入文件 “mask” 数组的保留位图 [Nq, Nk]（1 = 保留）。</translation>
     </message>
     <message>
@@ -346,7 +322,7 @@
         <translation>ALiBi</translation>
     </message>
     <message>
-        <source>Adds -m_h |i - j| to head h&apos;s logits, with geometric slopes m_h (Press et al. 2022).</source>
+        <source>Adds -m_h |i - j| to head h's logits, with geometric slopes m_h (Press et al. 2022).</source>
         <translation>向第 h 个头的 logits 加上 -m_h |i - j|，斜率 m_h 呈几何级数（Press 等，2022）。</translation>
     </message>
     <message>
@@ -453,6 +429,30 @@
         <source>keys</source>
         <translation>键</translation>
     </message>
+    <message>
+        <source>2-D local window</source>
+        <translation>二维局部窗口</translation>
+    </message>
+    <message>
+        <source>Image patches: query patch sees the patches within R rows and R columns of it, a (2R+1) x (2R+1) square (Ramachandran et al. 2019).</source>
+        <translation>图像块：查询块只看到与它相距不超过 R 行、R 列的图像块，即 (2R+1) x (2R+1) 的方形邻域（Ramachandran 等，2019）。</translation>
+    </message>
+    <message>
+        <source>patches on each side, in rows and in columns (0: only itself)</source>
+        <translation>每侧的图像块数，按行和按列（0：只有自己）</translation>
+    </message>
+    <message>
+        <source>grid width in patches; empty: the image's patch grid</source>
+        <translation>网格宽度（图像块数）；留空：取图像的分块网格</translation>
+    </message>
+    <message>
+        <source>Sinusoidal 2-D (image patches)</source>
+        <translation>二维正弦（图像块）</translation>
+    </message>
+    <message>
+        <source>Image patches: sin/cos of the patch row in half the width, of the column in the other half (ViT, MAE).</source>
+        <translation>图像块：一半维度编码图像块所在行的 sin/cos，另一半编码所在列（ViT、MAE）。</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui</name>
@@ -493,7 +493,7 @@ FLAG: near-one-hot</source>
         <translation>⚠ %1第 %2 个头接近独热：在 %3% 的行中，一个键占了超过 %4 的权重。</translation>
     </message>
     <message>
-        <source>Flags: near-uniform when normalized entropy &gt; %1, near-one-hot when one key &gt; %2 of the mass, on more than %3% of rows with 2+ unmasked keys. Sparsity k covers %4% of each row&apos;s mass.</source>
+        <source>Flags: near-uniform when normalized entropy &gt; %1, near-one-hot when one key &gt; %2 of the mass, on more than %3% of rows with 2+ unmasked keys. Sparsity k covers %4% of each row's mass.</source>
         <translation>标记：在超过 %3% 的（至少有 2 个未遮住键的）行中，归一化熵 &gt; %1 为接近均匀，单个键 &gt; %2 的权重为接近独热。稀疏度 k 覆盖每行 %4% 的权重。</translation>
     </message>
 </context>
@@ -674,8 +674,8 @@ FLAG: near-one-hot</source>
         <translation>指标尚未计算。</translation>
     </message>
     <message>
-        <source>Rollout and flow need an input with layers (an &apos;attn&apos; array [L, H, N, N]).</source>
-        <translation>Rollout 和 flow 需要带层的输入（&apos;attn&apos; 数组 [L, H, N, N]）。</translation>
+        <source>Rollout and flow need an input with layers (an 'attn' array [L, H, N, N]).</source>
+        <translation>Rollout 和 flow 需要带层的输入（'attn' 数组 [L, H, N, N]）。</translation>
     </message>
     <message>
         <source>layer %1 of %2: %3 heads</source>
@@ -701,7 +701,7 @@ FLAG: near-one-hot</source>
         <translation>与 A 相同</translation>
     </message>
     <message>
-        <source>B&apos;s mask, e.g. causal; empty keeps A&apos;s mask. Press Enter to apply.</source>
+        <source>B's mask, e.g. causal; empty keeps A's mask. Press Enter to apply.</source>
         <translation>B 的掩码，例如 causal；留空则沿用 A 的掩码。按回车应用。</translation>
     </message>
     <message>
@@ -709,7 +709,7 @@ FLAG: near-one-hot</source>
         <translation>温度</translation>
     </message>
     <message>
-        <source>B&apos;s mask: %1</source>
+        <source>B's mask: %1</source>
         <translation>B 的掩码：%1</translation>
     </message>
     <message>
@@ -717,7 +717,7 @@ FLAG: near-one-hot</source>
         <translation>执行路径</translation>
     </message>
     <message>
-        <source>B&apos;s execution path, e.g. performer to compare an approximation with exact attention.</source>
+        <source>B's execution path, e.g. performer to compare an approximation with exact attention.</source>
         <translation>B 的执行路径，例如 performer，用于把近似注意力与精确注意力对比。</translation>
     </message>
     <message>
@@ -737,7 +737,7 @@ FLAG: near-one-hot</source>
         <translation>文本</translation>
     </message>
     <message>
-        <source>A second sentence for B, run through the same model (as many tokens as A&apos;s to compare cell by cell); empty uses A&apos;s text. Press Enter to apply.</source>
+        <source>A second sentence for B, run through the same model (as many tokens as A's to compare cell by cell); empty uses A's text. Press Enter to apply.</source>
         <translation>B 的第二个句子，用同一个模型运行（词元数与 A 相同才能逐格比较）；留空则使用 A 的文本。按回车应用。</translation>
     </message>
     <message>
@@ -783,7 +783,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>自动 (d_model / 头数)</translation>
     </message>
     <message>
-        <source>Width of each head&apos;s queries and keys (d_k); auto uses d_model / heads.</source>
+        <source>Width of each head's queries and keys (d_k); auto uses d_model / heads.</source>
         <translation>每个头的查询和键的宽度 (d_k)；自动时为 d_model / 头数。</translation>
     </message>
     <message>
@@ -863,7 +863,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>自动（d_k）</translation>
     </message>
     <message>
-        <source>Hidden size of the additive score&apos;s tanh layer; used by the additive mechanism only.</source>
+        <source>Hidden size of the additive score's tanh layer; used by the additive mechanism only.</source>
         <translation>加性打分中 tanh 层的隐藏维度；仅加性机制使用。</translation>
     </message>
     <message>
@@ -1008,7 +1008,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>打开张量（.npz、.npy、.safetensors、.csv）、文本（.txt）或会话（.json）。</translation>
     </message>
     <message>
-        <source>%1: unknown file type &apos;%2&apos; (open .npz, .npy, .safetensors, .csv, .txt or a .json session)</source>
+        <source>%1: unknown file type '%2' (open .npz, .npy, .safetensors, .csv, .txt or a .json session)</source>
         <translation>%1：未知的文件类型“%2”（可打开 .npz、.npy、.safetensors、.csv、.txt 或 .json 会话）</translation>
     </message>
     <message>
@@ -1067,8 +1067,8 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>导出图片</translation>
     </message>
     <message>
-        <source>F&apos;</source>
-        <translation>F&apos;</translation>
+        <source>F'</source>
+        <translation>F'</translation>
     </message>
     <message>
         <source>GAT head %1 — attention of node %2</source>
@@ -1107,8 +1107,8 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>打开图</translation>
     </message>
     <message>
-        <source>Output features per head F&apos; (W is F x F&apos;).</source>
-        <translation>每个头的输出特征数 F&apos;（W 为 F x F&apos;）。</translation>
+        <source>Output features per head F' (W is F x F').</source>
+        <translation>每个头的输出特征数 F'（W 为 F x F'）。</translation>
     </message>
     <message>
         <source>Save the graph and heatmap as PNG, SVG or PDF.</source>
@@ -1139,8 +1139,8 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>示例图</translation>
     </message>
     <message>
-        <source>Open an edge list (.csv: source,target node indices from 0) or an .npz with &apos;adj&apos; [N, N] and/or node features &apos;x&apos; [N, F]; up to 2,000 nodes.</source>
-        <translation>打开边列表（.csv：source,target，节点编号从 0 开始）或含 &apos;adj&apos; [N, N] 和/或节点特征 &apos;x&apos; [N, F] 的 .npz；最多 2,000 个节点。</translation>
+        <source>Open an edge list (.csv: source,target node indices from 0) or an .npz with 'adj' [N, N] and/or node features 'x' [N, F]; up to 2,000 nodes.</source>
+        <translation>打开边列表（.csv：source,target，节点编号从 0 开始）或含 'adj' [N, N] 和/或节点特征 'x' [N, F] 的 .npz；最多 2,000 个节点。</translation>
     </message>
     <message>
         <source>Edges into the selected node (ringed) are drawn with opacity and width = its attention weight alpha_ij = softmax_j LeakyReLU(a^T [W h_i || W h_j]); click a node to select it. Right: the N x N weights, grey where there is no edge.</source>
@@ -1225,8 +1225,8 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>颜色 </translation>
     </message>
     <message>
-        <source>Colormap; &apos;diverging&apos; centres logits and differences on white.</source>
-        <translation>色图；&apos;diverging&apos; 以白色为 logits 和差值的中心。</translation>
+        <source>Colormap; 'diverging' centres logits and differences on white.</source>
+        <translation>色图；'diverging' 以白色为 logits 和差值的中心。</translation>
     </message>
     <message>
         <source>Zoom &amp;In</source>
@@ -1317,11 +1317,11 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>仅计算指标</translation>
     </message>
     <message>
-        <source>(not kept: the text is too long to keep every layer&apos;s logits)</source>
+        <source>(not kept: the text is too long to keep every layer's logits)</source>
         <translation>（未保留：文本太长，无法保留每一层的 logits）</translation>
     </message>
     <message>
-        <source>%1 tokens: the model kept every layer&apos;s weights but not its logits (they would take too much memory); choose Draw: weights.</source>
+        <source>%1 tokens: the model kept every layer's weights but not its logits (they would take too much memory); choose Draw: weights.</source>
         <translation>%1 个词元：模型保留了每一层的权重，但没有保留 logits（会占用过多内存）；请选择绘制：权重。</translation>
     </message>
 </context>
@@ -1337,13 +1337,96 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::ImagePanel</name>
+    <message>
+        <source> px</source>
+        <translation> 像素</translation>
+    </message>
+    <message>
+        <source>%1: %2 x %3 pixels, %4 x %5 patches of %6 px (%7 values each)</source>
+        <translation>%1：%2 x %3 像素，%4 x %5 个 %6 像素的图像块（每块 %7 个数值）</translation>
+    </message>
+    <message>
+        <source>Example</source>
+        <translation>示例</translation>
+    </message>
+    <message>
+        <source>Export Figure…</source>
+        <translation>导出图片…</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图片</translation>
+    </message>
+    <message>
+        <source>Image attention overlay</source>
+        <translation>图像注意力叠加图</translation>
+    </message>
+    <message>
+        <source>Patch x patch heatmap</source>
+        <translation>图像块 x 图像块热力图</translation>
+    </message>
+    <message>
+        <source>Images (*.png *.jpg *.jpeg *.bmp *.gif *.ppm *.pgm *.npy *.npz);;All files (*)</source>
+        <translation>图像 (*.png *.jpg *.jpeg *.bmp *.gif *.ppm *.pgm *.npy *.npz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet.</source>
+        <translation>还没有可导出的内容。</translation>
+    </message>
+    <message>
+        <source>Open Image…</source>
+        <translation>打开图像…</translation>
+    </message>
+    <message>
+        <source>Open a PNG, JPEG, PPM/PGM or NumPy (.npy/.npz) image: attention then runs over its patches.</source>
+        <translation>打开 PNG、JPEG、PPM/PGM 或 NumPy（.npy/.npz）图像：注意力随后在它的图像块之间计算。</translation>
+    </message>
+    <message>
+        <source>Open an image (or the example) to attend over its patches.</source>
+        <translation>打开一张图像（或示例），在它的图像块之间计算注意力。</translation>
+    </message>
+    <message>
+        <source>Open image</source>
+        <translation>打开图像</translation>
+    </message>
+    <message>
+        <source>Patch</source>
+        <translation>图像块</translation>
+    </message>
+    <message>
+        <source>Query patch %1, head %2: most weight on %3 (%4); mask %5.</source>
+        <translation>查询块 %1，注意力头 %2：权重最大的是 %3（%4）；掩码 %5。</translation>
+    </message>
+    <message>
+        <source>Save the overlay or the patch x patch heatmap as PNG, SVG or PDF.</source>
+        <translation>将叠加图或图像块 x 图像块热力图保存为 PNG、SVG 或 PDF。</translation>
+    </message>
+    <message>
+        <source>Use the bundled 128 x 128 example image (8 x 8 patches of 16 pixels).</source>
+        <translation>使用内置的 128 x 128 示例图像（8 x 8 个 16 像素的图像块）。</translation>
+    </message>
+    <message>
+        <source>example image</source>
+        <translation>示例图像</translation>
+    </message>
+    <message>
+        <source>Patch side P: the image is cut into P x P squares, one token each (pixels past the last whole patch are dropped). Use mask window2d:R for local 2-D windows and positions sinusoidal2d for 2-D positions.</source>
+        <translation>图像块边长 P：图像被切成 P x P 的方块，每块一个词元（最后一个完整块之外的像素被舍去）。掩码用 window2d:R 得到二维局部窗口，位置编码用 sinusoidal2d 得到二维位置。</translation>
+    </message>
+    <message>
+        <source>Attention of the outlined query patch over the image: brighter = more weight; darkened patches are masked. Click a patch to make it the query.</source>
+        <translation>带边框的查询块对整幅图像的注意力：越亮权重越大；变暗的图像块被遮住。点击一个图像块使其成为查询。</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::ImportanceController</name>
     <message>
         <source>Compute Head &amp;Importance</source>
         <translation>计算头重要性(&amp;I)</translation>
     </message>
     <message>
-        <source>Ablate every head alone and measure how much the model&apos;s output changes (the text&apos;s mean next-token loss, or the final hidden states for encoders); then the pruning curve.</source>
+        <source>Ablate every head alone and measure how much the model's output changes (the text's mean next-token loss, or the final hidden states for encoders); then the pruning curve.</source>
         <translation>逐个单独消融每个头，测量模型输出的变化（文本的平均下一词元损失，编码器则为最终隐藏状态）；然后计算剪枝曲线。</translation>
     </message>
     <message>
@@ -1434,7 +1517,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>单独将每个头置零时最终隐藏状态的变化；%1 次前向计算，用时 %2 秒。</translation>
     </message>
     <message>
-        <source>Ablation estimate: the model has no backward pass here, so not Michel et al.&apos;s gradient estimate.</source>
+        <source>Ablation estimate: the model has no backward pass here, so not Michel et al.'s gradient estimate.</source>
         <translation>这是消融估计：此处模型没有反向传播，因此不是 Michel 等人的梯度估计。</translation>
     </message>
     <message>
@@ -1476,86 +1559,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>layer</source>
         <translation>层</translation>
-    <name>attn::ui::ImagePanel</name>
-    <message>
-        <source> px</source>
-        <translation> 像素</translation>
-    </message>
-    <message>
-        <source>%1: %2 x %3 pixels, %4 x %5 patches of %6 px (%7 values each)</source>
-        <translation>%1：%2 x %3 像素，%4 x %5 个 %6 像素的图像块（每块 %7 个数值）</translation>
-    </message>
-    <message>
-        <source>Example</source>
-        <translation>示例</translation>
-    </message>
-    <message>
-        <source>Export Figure…</source>
-        <translation>导出图片…</translation>
-    </message>
-    <message>
-        <source>Export figure</source>
-        <translation>导出图片</translation>
-    </message>
-    <message>
-        <source>Image attention overlay</source>
-        <translation>图像注意力叠加图</translation>
-    </message>
-    <message>
-        <source>Patch x patch heatmap</source>
-        <translation>图像块 x 图像块热力图</translation>
-    </message>
-    <message>
-        <source>Images (*.png *.jpg *.jpeg *.bmp *.gif *.ppm *.pgm *.npy *.npz);;All files (*)</source>
-        <translation>图像 (*.png *.jpg *.jpeg *.bmp *.gif *.ppm *.pgm *.npy *.npz);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <source>Nothing to export yet.</source>
-        <translation>还没有可导出的内容。</translation>
-    </message>
-    <message>
-        <source>Open Image…</source>
-        <translation>打开图像…</translation>
-    </message>
-    <message>
-        <source>Open a PNG, JPEG, PPM/PGM or NumPy (.npy/.npz) image: attention then runs over its patches.</source>
-        <translation>打开 PNG、JPEG、PPM/PGM 或 NumPy（.npy/.npz）图像：注意力随后在它的图像块之间计算。</translation>
-    </message>
-    <message>
-        <source>Open an image (or the example) to attend over its patches.</source>
-        <translation>打开一张图像（或示例），在它的图像块之间计算注意力。</translation>
-    </message>
-    <message>
-        <source>Open image</source>
-        <translation>打开图像</translation>
-    </message>
-    <message>
-        <source>Patch</source>
-        <translation>图像块</translation>
-    </message>
-    <message>
-        <source>Query patch %1, head %2: most weight on %3 (%4); mask %5.</source>
-        <translation>查询块 %1，注意力头 %2：权重最大的是 %3（%4）；掩码 %5。</translation>
-    </message>
-    <message>
-        <source>Save the overlay or the patch x patch heatmap as PNG, SVG or PDF.</source>
-        <translation>将叠加图或图像块 x 图像块热力图保存为 PNG、SVG 或 PDF。</translation>
-    </message>
-    <message>
-        <source>Use the bundled 128 x 128 example image (8 x 8 patches of 16 pixels).</source>
-        <translation>使用内置的 128 x 128 示例图像（8 x 8 个 16 像素的图像块）。</translation>
-    </message>
-    <message>
-        <source>example image</source>
-        <translation>示例图像</translation>
-    </message>
-    <message>
-        <source>Patch side P: the image is cut into P x P squares, one token each (pixels past the last whole patch are dropped). Use mask window2d:R for local 2-D windows and positions sinusoidal2d for 2-D positions.</source>
-        <translation>图像块边长 P：图像被切成 P x P 的方块，每块一个词元（最后一个完整块之外的像素被舍去）。掩码用 window2d:R 得到二维局部窗口，位置编码用 sinusoidal2d 得到二维位置。</translation>
-    </message>
-    <message>
-        <source>Attention of the outlined query patch over the image: brighter = more weight; darkened patches are masked. Click a patch to make it the query.</source>
-        <translation>带边框的查询块对整幅图像的注意力：越亮权重越大；变暗的图像块被遮住。点击一个图像块使其成为查询。</translation>
     </message>
 </context>
 <context>
@@ -1641,12 +1644,12 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>由文件计算（当前机制）</translation>
     </message>
     <message>
-        <source>The file&apos;s attention weights (&apos;attn&apos;)</source>
-        <translation>文件中的注意力权重（&apos;attn&apos;）</translation>
+        <source>The file's attention weights ('attn')</source>
+        <translation>文件中的注意力权重（'attn'）</translation>
     </message>
     <message>
-        <source>The file has both inputs and precomputed weights: compute attention from q/k/v or x with the configuration, or show its &apos;attn&apos; as it is, layer by layer.</source>
-        <translation>该文件同时包含输入和预计算权重：可以按当前配置由 q/k/v 或 x 计算注意力，也可以逐层显示其中的 &apos;attn&apos;。</translation>
+        <source>The file has both inputs and precomputed weights: compute attention from q/k/v or x with the configuration, or show its 'attn' as it is, layer by layer.</source>
+        <translation>该文件同时包含输入和预计算权重：可以按当前配置由 q/k/v 或 x 计算注意力，也可以逐层显示其中的 'attn'。</translation>
     </message>
     <message>
         <source>Forget the loaded file and attend over the text above again.</source>
@@ -1657,11 +1660,11 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>%1（%2）</translation>
     </message>
     <message>
-        <source>showing &apos;attn&apos;: layer %1 of %2 (pick a tile in the head grid)</source>
-        <translation>正在显示 &apos;attn&apos;：第 %1 层（共 %2 层）（在头网格中选择一格）</translation>
+        <source>showing 'attn': layer %1 of %2 (pick a tile in the head grid)</source>
+        <translation>正在显示 'attn'：第 %1 层（共 %2 层）（在头网格中选择一格）</translation>
     </message>
     <message>
-        <source>%1 (the model&apos;s own)</source>
+        <source>%1 (the model's own)</source>
         <translation>%1（模型自带）</translation>
     </message>
     <message>
@@ -1684,7 +1687,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>第 %1 层头 %2 的温度</translation>
     </message>
     <message>
-        <source>The head&apos;s logits (after 1/√d) are divided by this: above 1 flattens its attention, below 1 sharpens it.</source>
+        <source>The head's logits (after 1/√d) are divided by this: above 1 flattens its attention, below 1 sharpens it.</source>
         <translation>此头的 logits（乘以 1/√d 之后）除以该值：大于 1 使注意力更平坦，小于 1 使其更尖锐。</translation>
     </message>
     <message>
@@ -1700,7 +1703,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>例如 window:2、causal、global:0+window:1</translation>
     </message>
     <message>
-        <source>A term of the mask grammar, combined with the model&apos;s own mask: the head may attend only where both allow.</source>
+        <source>A term of the mask grammar, combined with the model's own mask: the head may attend only where both allow.</source>
         <translation>掩码语法中的一项，与模型自身的掩码组合：此头只能关注两者都允许的位置。</translation>
     </message>
     <message>
@@ -1822,7 +1825,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>正在运行原始模型</translation>
     </message>
     <message>
-        <source>The text is too long to keep both runs&apos; next-token logits; the maps still show the change.</source>
+        <source>The text is too long to keep both runs' next-token logits; the maps still show the change.</source>
         <translation>文本太长，无法同时保留两次运行的下一词元 logits；注意力图仍显示变化。</translation>
     </message>
     <message>
@@ -1850,7 +1853,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>消融(&amp;A)</translation>
     </message>
     <message>
-        <source>Zero this head&apos;s output (as Hugging Face&apos;s head_mask = 0).</source>
+        <source>Zero this head's output (as Hugging Face's head_mask = 0).</source>
         <translation>将此头的输出置零（同 Hugging Face 的 head_mask = 0）。</translation>
     </message>
     <message>
@@ -1858,7 +1861,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>均匀(&amp;U)</translation>
     </message>
     <message>
-        <source>Replace this head&apos;s weights by uniform attention over its allowed keys.</source>
+        <source>Replace this head's weights by uniform attention over its allowed keys.</source>
         <translation>用对其允许键的均匀注意力替换此头的权重。</translation>
     </message>
     <message>
@@ -2057,11 +2060,11 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>用比特而不是纳特表示熵。</translation>
     </message>
     <message>
-        <source>Sparsity: the share of a row&apos;s mass that its k largest weights must cover.</source>
+        <source>Sparsity: the share of a row's mass that its k largest weights must cover.</source>
         <translation>稀疏度：一行中最大的 k 个权重需要覆盖的权重比例。</translation>
     </message>
     <message>
-        <source>Which layer&apos;s heads the bars and the row curve show.</source>
+        <source>Which layer's heads the bars and the row curve show.</source>
         <translation>柱状图和行曲线显示哪一层的头。</translation>
     </message>
     <message>
@@ -2073,7 +2076,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>注意力流 (flow)</translation>
     </message>
     <message>
-        <source>How attention composes through the layers (Abnar &amp; Zuidema 2020): rollout multiplies the layers&apos; head-averaged attention with the residual; flow is a max-flow.</source>
+        <source>How attention composes through the layers (Abnar &amp; Zuidema 2020): rollout multiplies the layers' head-averaged attention with the residual; flow is a max-flow.</source>
         <translation>注意力如何逐层组合（Abnar &amp; Zuidema 2020）：rollout 将各层按头平均并加上残差后的注意力相乘；flow 是最大流。</translation>
     </message>
     <message>
@@ -2345,7 +2348,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::PredictionPanel</name>
     <message>
-        <source>The model&apos;s five most probable next tokens after the pinned query position (click a heatmap row to pin it; the last token when none is pinned).</source>
+        <source>The model's five most probable next tokens after the pinned query position (click a heatmap row to pin it; the last token when none is pinned).</source>
         <translation>模型在固定的查询位置之后最可能的五个下一个词元（点击热图的一行来固定；未固定时为最后一个词元）。</translation>
     </message>
     <message>
@@ -2451,18 +2454,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
-    <name>attn::ui::RecoveryPrompt</name>
-    <message>
-        <source>Restore session</source>
-        <translation>恢复会话</translation>
-    </message>
-    <message>
-        <source>AttnScope did not exit cleanly. Restore the session autosaved at %1?</source>
-        <translation>AttnScope 上次未正常退出。是否恢复 %1 自动保存的会话？</translation>
-    </message>
-    <message>
-        <source>Autosave failed: %1</source>
-        <translation>自动保存失败：%1</translation>
     <name>attn::ui::QkGeometryPanel</name>
     <message>
         <source>Export Figure…</source>
@@ -2477,7 +2468,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>注意力头 %1：%2 个查询，%3 个键；PC1 和 PC2 占方差的 %4%。</translation>
     </message>
     <message>
-        <source>How many of the hovered query&apos;s highest-weight keys are joined to it.</source>
+        <source>How many of the hovered query's highest-weight keys are joined to it.</source>
         <translation>悬停的查询与其权重最高的几个键相连。</translation>
     </message>
     <message>
@@ -2509,8 +2500,23 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>最高权重的键</translation>
     </message>
     <message>
-        <source>The head&apos;s queries (blue) and keys (orange) projected together to 2-D by PCA, after AttentionViz&apos;s normalization (keys translated to the queries&apos; mean, norms matched; the weights are unchanged). Hover a query to join it to its top keys.</source>
+        <source>The head's queries (blue) and keys (orange) projected together to 2-D by PCA, after AttentionViz's normalization (keys translated to the queries' mean, norms matched; the weights are unchanged). Hover a query to join it to its top keys.</source>
         <translation>该注意力头的查询（蓝）和键（橙）经 AttentionViz 的归一化（平移键使均值与查询相同、匹配平均范数；权重不变）后，一起用 PCA 投影到二维。悬停在查询上可将它与权重最高的键相连。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::RecoveryPrompt</name>
+    <message>
+        <source>Restore session</source>
+        <translation>恢复会话</translation>
+    </message>
+    <message>
+        <source>AttnScope did not exit cleanly. Restore the session autosaved at %1?</source>
+        <translation>AttnScope 上次未正常退出。是否恢复 %1 自动保存的会话？</translation>
+    </message>
+    <message>
+        <source>Autosave failed: %1</source>
+        <translation>自动保存失败：%1</translation>
     </message>
 </context>
 <context>
@@ -2832,7 +2838,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::TilingPanel</name>
     <message>
-        <source>Teaching tile size (queries × keys). The engine&apos;s tiled path uses 256 × 512 tiles, the sparse path 64 × 64; the numbers do not depend on it.</source>
+        <source>Teaching tile size (queries × keys). The engine's tiled path uses 256 × 512 tiles, the sparse path 64 × 64; the numbers do not depend on it.</source>
         <translation>教学用分块大小（查询 × 键）。引擎的分块路径使用 256 × 512 的块，稀疏路径使用 64 × 64；结果数值与它无关。</translation>
     </message>
     <message>
@@ -2896,15 +2902,15 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>尚无结果。</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; computed &amp;nbsp; &lt;span style=&apos;color:%2&apos;&gt;■&lt;/span&gt; computed, mask tested cell by cell &amp;nbsp; &lt;span style=&apos;color:#aaaaaa&apos;&gt;■&lt;/span&gt; skipped — %3 of %4 tiles of %5 × %5 computed (%6 need cell tests); the outlined band holds row %7.%8</source>
-        <translation>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; 已计算 &amp;nbsp; &lt;span style=&apos;color:%2&apos;&gt;■&lt;/span&gt; 已计算，掩码逐格检查 &amp;nbsp; &lt;span style=&apos;color:#aaaaaa&apos;&gt;■&lt;/span&gt; 跳过 —— 共 %4 个 %5 × %5 分块中计算了 %3 个（%6 个需逐格检查）；框出的带状区域包含第 %7 行。%8</translation>
+        <source>&lt;span style='color:%1'&gt;■&lt;/span&gt; computed &amp;nbsp; &lt;span style='color:%2'&gt;■&lt;/span&gt; computed, mask tested cell by cell &amp;nbsp; &lt;span style='color:#aaaaaa'&gt;■&lt;/span&gt; skipped — %3 of %4 tiles of %5 × %5 computed (%6 need cell tests); the outlined band holds row %7.%8</source>
+        <translation>&lt;span style='color:%1'&gt;■&lt;/span&gt; 已计算 &amp;nbsp; &lt;span style='color:%2'&gt;■&lt;/span&gt; 已计算，掩码逐格检查 &amp;nbsp; &lt;span style='color:#aaaaaa'&gt;■&lt;/span&gt; 跳过 —— 共 %4 个 %5 × %5 分块中计算了 %3 个（%6 个需逐格检查）；框出的带状区域包含第 %7 行。%8</translation>
     </message>
     <message>
         <source> Tiles enlarged to %1 to fit %2 tokens.</source>
         <translation> 分块已放大到 %1，以容纳 %2 个词元。</translation>
     </message>
     <message>
-        <source>Row %1: H = log l − t/l = %2 nats after the last tile; the engine&apos;s entropy of this row (%3 path): %4 nats. The tiled path itself runs %5 × %6 tiles (sparse: 64 × 64).</source>
+        <source>Row %1: H = log l − t/l = %2 nats after the last tile; the engine's entropy of this row (%3 path): %4 nats. The tiled path itself runs %5 × %6 tiles (sparse: 64 × 64).</source>
         <translation>第 %1 行：最后一个分块后 H = log l − t/l = %2 nats；引擎计算的该行熵（%3 路径）：%4 nats。分块路径本身使用 %5 × %6 的块（稀疏：64 × 64）。</translation>
     </message>
 </context>
@@ -2974,7 +2980,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>权重</translation>
     </message>
     <message>
-        <source>%1[%2, %3]: &apos;%4&apos; is not a number</source>
+        <source>%1[%2, %3]: '%4' is not a number</source>
         <translation>%1[%2, %3]：“%4”不是数字</translation>
     </message>
     <message>
@@ -3206,6 +3212,96 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::TrainingCurveChart</name>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TrainingDemos</name>
+    <message>
+        <source>Why 1/√d_k matters</source>
+        <translation>为什么 1/√d_k 很重要</translation>
+    </message>
+    <message>
+        <source>Both runs learn the same task with d_k = 64. Without the 1/√d_k factor the dot products grow with d_k, the softmax saturates on one key from the first step, its gradient vanishes and learning stalls; scaled, the logits stay near unit size and the map forms.</source>
+        <translation>两次运行在 d_k = 64 下学习同一任务。没有 1/√d_k 因子时，点积随 d_k 增大，softmax 从第一步起就饱和在某一个键上，梯度消失，学习停滞；缩放后，分数保持在单位量级附近，注意力图得以形成。</translation>
+    </message>
+    <message>
+        <source>scaled 1/√d_k</source>
+        <translation>缩放 1/√d_k</translation>
+    </message>
+    <message>
+        <source>unscaled dot product</source>
+        <translation>不缩放的点积</translation>
+    </message>
+    <message>
+        <source>Attention collapse: a bad initialisation</source>
+        <translation>注意力坍缩：糟糕的初始化</translation>
+    </message>
+    <message>
+        <source>With W_Q and W_K started at zero every logit is zero, every map is uniform and the entropy stays at log N: no gradient reaches the query and key weights, so attention never forms and the task cannot be learned. Xavier initialisation breaks the symmetry.</source>
+        <translation>W_Q 和 W_K 从零开始时，每个分数都是零，每张图都是均匀的，熵停留在 log N：没有梯度到达查询和键的权重，注意力永远形成不了，任务也无法学会。Xavier 初始化打破了这种对称。</translation>
+    </message>
+    <message>
+        <source>Xavier initialisation</source>
+        <translation>Xavier 初始化</translation>
+    </message>
+    <message>
+        <source>bad initialisation (W_Q = W_K = 0)</source>
+        <translation>糟糕的初始化（W_Q = W_K = 0）</translation>
+    </message>
+    <message>
+        <source>Attention collapse: a too-high temperature</source>
+        <translation>注意力坍缩：温度过高</translation>
+    </message>
+    <message>
+        <source>Dividing the logits by a large temperature flattens every softmax: the maps stay near uniform, the entropy near log N, and the gradient reaching W_Q and W_K is divided by the temperature too, so learning crawls. At temperature 1 the same model learns the task.</source>
+        <translation>把分数除以很大的温度会使每个 softmax 变平：注意力图接近均匀，熵接近 log N，到达 W_Q 和 W_K 的梯度也被温度除小，学习极其缓慢。温度为 1 时，同一模型能学会该任务。</translation>
+    </message>
+    <message>
+        <source>temperature 1</source>
+        <translation>温度 1</translation>
+    </message>
+    <message>
+        <source>temperature 100</source>
+        <translation>温度 100</translation>
+    </message>
+    <message>
+        <source>Entropy regularisation pulls heads toward focus</source>
+        <translation>熵正则化促使各头聚焦</translation>
+    </message>
+    <message>
+        <source>Adding the mean attention entropy to the loss rewards sharp maps: the regularised run's head entropy falls faster and further than the plain run's, which keeps spreading weight over keys it does not need.</source>
+        <translation>把平均注意力熵加入损失会奖励尖锐的注意力图：正则化运行中头的熵比普通运行下降得更快、更低，而普通运行会一直把权重分散到不需要的键上。</translation>
+    </message>
+    <message>
+        <source>no regularisation</source>
+        <translation>无正则化</translation>
+    </message>
+    <message>
+        <source>entropy weight 0.1</source>
+        <translation>熵权重 0.1</translation>
+    </message>
+    <message>
+        <source>Gradient clipping rescues a too-large learning rate</source>
+        <translation>梯度裁剪挽救过大的学习率</translation>
+    </message>
+    <message>
+        <source>Plain SGD with a learning rate this large takes steps that overshoot: the loss jumps and the run diverges or thrashes. Rescaling each gradient to norm 1 before the step keeps the same learning rate stable, and the map forms.</source>
+        <translation>学习率这么大的普通 SGD 每一步都会冲过头：损失剧烈跳动，训练发散或来回震荡。在更新前把每个梯度缩放到范数 1，同样的学习率就能保持稳定，注意力图得以形成。</translation>
+    </message>
+    <message>
+        <source>lr 20, no clipping</source>
+        <translation>学习率 20，不裁剪</translation>
+    </message>
+    <message>
+        <source>lr 20, clip norm 1</source>
+        <translation>学习率 20，裁剪到范数 1</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::TrainingPanel</name>
     <message>
         <source>&amp;Train</source>
@@ -3429,13 +3525,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
-    <name>attn::ui::TrainingCurveChart</name>
-    <message>
-        <source>step</source>
-        <translation>步</translation>
-    </message>
-</context>
-<context>
     <name>attn::ui::TrainingWindowAction</name>
     <message>
         <source>&amp;Training…</source>
@@ -3444,89 +3533,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Train a tiny attention model and watch its maps form</source>
         <translation>训练一个微型注意力模型，观看它的注意力图如何形成</translation>
-    </message>
-</context>
-<context>
-    <name>attn::ui::TrainingDemos</name>
-    <message>
-        <source>Why 1/√d_k matters</source>
-        <translation>为什么 1/√d_k 很重要</translation>
-    </message>
-    <message>
-        <source>Both runs learn the same task with d_k = 64. Without the 1/√d_k factor the dot products grow with d_k, the softmax saturates on one key from the first step, its gradient vanishes and learning stalls; scaled, the logits stay near unit size and the map forms.</source>
-        <translation>两次运行在 d_k = 64 下学习同一任务。没有 1/√d_k 因子时，点积随 d_k 增大，softmax 从第一步起就饱和在某一个键上，梯度消失，学习停滞；缩放后，分数保持在单位量级附近，注意力图得以形成。</translation>
-    </message>
-    <message>
-        <source>scaled 1/√d_k</source>
-        <translation>缩放 1/√d_k</translation>
-    </message>
-    <message>
-        <source>unscaled dot product</source>
-        <translation>不缩放的点积</translation>
-    </message>
-    <message>
-        <source>Attention collapse: a bad initialisation</source>
-        <translation>注意力坍缩：糟糕的初始化</translation>
-    </message>
-    <message>
-        <source>With W_Q and W_K started at zero every logit is zero, every map is uniform and the entropy stays at log N: no gradient reaches the query and key weights, so attention never forms and the task cannot be learned. Xavier initialisation breaks the symmetry.</source>
-        <translation>W_Q 和 W_K 从零开始时，每个分数都是零，每张图都是均匀的，熵停留在 log N：没有梯度到达查询和键的权重，注意力永远形成不了，任务也无法学会。Xavier 初始化打破了这种对称。</translation>
-    </message>
-    <message>
-        <source>Xavier initialisation</source>
-        <translation>Xavier 初始化</translation>
-    </message>
-    <message>
-        <source>bad initialisation (W_Q = W_K = 0)</source>
-        <translation>糟糕的初始化（W_Q = W_K = 0）</translation>
-    </message>
-    <message>
-        <source>Attention collapse: a too-high temperature</source>
-        <translation>注意力坍缩：温度过高</translation>
-    </message>
-    <message>
-        <source>Dividing the logits by a large temperature flattens every softmax: the maps stay near uniform, the entropy near log N, and the gradient reaching W_Q and W_K is divided by the temperature too, so learning crawls. At temperature 1 the same model learns the task.</source>
-        <translation>把分数除以很大的温度会使每个 softmax 变平：注意力图接近均匀，熵接近 log N，到达 W_Q 和 W_K 的梯度也被温度除小，学习极其缓慢。温度为 1 时，同一模型能学会该任务。</translation>
-    </message>
-    <message>
-        <source>temperature 1</source>
-        <translation>温度 1</translation>
-    </message>
-    <message>
-        <source>temperature 100</source>
-        <translation>温度 100</translation>
-    </message>
-    <message>
-        <source>Entropy regularisation pulls heads toward focus</source>
-        <translation>熵正则化促使各头聚焦</translation>
-    </message>
-    <message>
-        <source>Adding the mean attention entropy to the loss rewards sharp maps: the regularised run&apos;s head entropy falls faster and further than the plain run&apos;s, which keeps spreading weight over keys it does not need.</source>
-        <translation>把平均注意力熵加入损失会奖励尖锐的注意力图：正则化运行中头的熵比普通运行下降得更快、更低，而普通运行会一直把权重分散到不需要的键上。</translation>
-    </message>
-    <message>
-        <source>no regularisation</source>
-        <translation>无正则化</translation>
-    </message>
-    <message>
-        <source>entropy weight 0.1</source>
-        <translation>熵权重 0.1</translation>
-    </message>
-    <message>
-        <source>Gradient clipping rescues a too-large learning rate</source>
-        <translation>梯度裁剪挽救过大的学习率</translation>
-    </message>
-    <message>
-        <source>Plain SGD with a learning rate this large takes steps that overshoot: the loss jumps and the run diverges or thrashes. Rescaling each gradient to norm 1 before the step keeps the same learning rate stable, and the map forms.</source>
-        <translation>学习率这么大的普通 SGD 每一步都会冲过头：损失剧烈跳动，训练发散或来回震荡。在更新前把每个梯度缩放到范数 1，同样的学习率就能保持稳定，注意力图得以形成。</translation>
-    </message>
-    <message>
-        <source>lr 20, no clipping</source>
-        <translation>学习率 20，不裁剪</translation>
-    </message>
-    <message>
-        <source>lr 20, clip norm 1</source>
-        <translation>学习率 20，裁剪到范数 1</translation>
     </message>
 </context>
 </TS>
