@@ -7,6 +7,7 @@
 #include "attn_ui/models/prediction_panel.h"
 #include "attn_ui/status_summary.h"
 #include "attn_ui/tiling_panel.h"
+#include "attn_ui/variants/variants_panel.h"
 
 namespace attn::ui {
 
@@ -20,6 +21,8 @@ void installExtraPanels(MainWindow& window) {
   window.addPanel(QObject::tr("Predictions"), new PredictionPanel(window.model()), Qt::RightDockWidgetArea);
   window.addPanel(QObject::tr("Tiling and approximation"), new TilingPanel(window.model()), Qt::BottomDockWidgetArea)
       ->hide();  // a teaching view: opened from the View menu
+  window.addPanel(QObject::tr("Attention variants"), new VariantsPanel(window.model()), Qt::BottomDockWidgetArea)
+      ->hide();  // issue 19: Transformer-XL, adaptive span, dynamic conv, multi-hop, precision
   new ClassroomActions(window);  // step-through, token lines, compare, toy input; export; presentation
 }
 
