@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "model_request.h"
 #include "options.h"
+#include "variant_options.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
 #include <QApplication>
@@ -32,6 +33,9 @@
 #include "attn_ui/spatial/image_loader.h"
 #include "attn_ui/step_through_panel.h"
 #include "attn_ui/token_lines_widget.h"
+#include "attn_ui/variants/variant_figure.h"
+#include "attn_ui/variants/variant_walk_text.h"
+#include <QTextDocument>
 #include <qcustomplot.h>
 #endif
 
@@ -197,6 +201,45 @@ int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const Atten
   view.setComparison(a.weights, b.weights, *summary, rows, cols, title(spec, h0), title(specB, hb->front()));
   return done(writeFigure(out, fo, view.figurePainter()));
 }
+
+// export --variant: the variant's maps and chart, or (--view step-through) one
+// step of its row walk as text.
+int exportVariant(const ExportOptions& ex, const CommonOptions& opts, const VariantCliOptions& vo, int head,
+                  attn::ui::FigureOptions fo) {
+  using namespace attn::ui;
+  AttentionInput input;
+  auto run = runVariantRequest(opts, vo, &input);
+  if (!run) return fail(run.error().message);
+  if (head >= run->numHeads()) return fail(fmt::format("--head: {} is out of range (1..{})", head + 1, run->numHeads()));
+  const QString out = QString::fromStdString(ex.out);
+  const auto name = variants::variantName(run->options.kind);
+  fo.title = QString("%1 — head %2 of %3").arg(variantDisplayName(run->options.kind)).arg(head + 1).arg(run->numHeads());
+  attn::Status st = okStatus();
+  if (ex.view == "step-through") {
+    QString error;
+    const auto steps = variantWalkSteps(*run, input, head, ex.query, &error);
+    if (steps.empty()) return fail("--query: " + (error.isEmpty() ? std::string("nothing to walk") : error.toStdString()));
+    if (ex.step < 1 || ex.step > static_cast<int>(steps.size()))
+      return fail(fmt::format("--step: {} is out of range (1..{})", ex.step, steps.size()));
+    const auto& s = steps[static_cast<size_t>(ex.step - 1)];
+    st = writeFigure(out, fo, [&](QCPPainter& p, const QRect& r) {
+      p.fillRect(r, Qt::white);
+      QTextDocument doc;
+      doc.setTextWidth(r.width() - 24);
+      doc.setHtml(QString("<h3>%1 — %2</h3>%3").arg(fo.title, s.title, s.body));
+      p.save();
+      p.translate(r.left() + 12, r.top() + 12);
+      doc.drawContents(&p);
+      p.restore();
+    });
+  } else {
+    st = exportVariantFigure(*run, head, vo.segmentShown - 1, out, fo);
+  }
+  if (!st) return fail(st.error().message);
+  for (const auto& line : variants::variantSummary(*run)) fmt::print("{}\n", line);
+  fmt::print("wrote {} ({}x{} px at {} DPI, variant {})\n", ex.out, fo.size.width(), fo.size.height(), fo.dpi, name);
+  return 0;
+}
 #endif
 
 }  // namespace
@@ -206,7 +249,9 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
       "export", "Draw a figure (.png, .svg, .pdf) or write data (.npy, .npz, .csv, .json)");
   auto opts = std::make_shared<CommonOptions>();
   auto ex = std::make_shared<ExportOptions>();
+  auto variant = std::make_shared<VariantCliOptions>();
   addCommonOptions(*cmd, *opts);
+  addVariantOptions(*cmd, *variant);
   cmd->add_option("--out", ex->out, "Output file: figure .png/.svg/.pdf or data .npy/.npz/.csv/.json")->required();
   cmd->add_option("--what", ex->what,
                   "figure, weights, logits (scaled, before the mask), outputs, metrics "
@@ -228,7 +273,7 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--measure", ex->measure, "Metrics view: the per-head measure drawn (a `metrics --csv` column)")
       ->capture_default_str();
   cmd->add_flag("--force", ex->force, "Overwrite an existing output file");
-  return [cmd, opts, ex, argc, argv]() -> int {
+  return [cmd, opts, ex, variant, argc, argv]() -> int {
     if (!cmd->parsed()) return -1;
     if (auto st = checkOverwrite(ex->out, ex->force); !st) return fail(st.error().message);
     const std::string ext = std::filesystem::path(ex->out).extension().string();
@@ -258,6 +303,8 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
     if (!heads) return fail(heads.error().message);
     for (const auto& w : res->warnings) fmt::print(stderr, "warning: {}\n", w);
 
+    if (what != "figure" && variant->active())
+      return fail("--variant: export draws its figure; its data comes from `run --variant ... --out FILE.npz`");
     if (what != "figure") {
       DataExportRequest dr{*parseDataKind(what), headText == "all" ? std::vector<int>{} : *heads};
       if (auto st = writeResultData(*res, dr, ex->out); !st) return fail(st.error().message);
@@ -321,6 +368,11 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
                                             QString::fromStdString(req->second.mask.spec()));
     if (auto st = attn::ui::checkFigureOptions(QString::fromStdString(ex->out), fo); !st)
       return fail(st.error().message);
+    if (variant->active()) {
+      if (ex->view != "heatmap" && ex->view != "step-through")
+        return fail(fmt::format("--view {}: a variant draws its maps (heatmap) or its step-through", ex->view));
+      return exportVariant(*ex, *opts, *variant, h0, fo);
+    }
     return exportFigure(*ex, *opts, req->first, req->second, *res, *heads, fo);
 #endif
   };

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "model_request.h"
 #include "options.h"
+#include "variant_options.h"
 
 namespace attn::cli {
 
@@ -197,7 +198,9 @@ Action addRunCommand(CLI::App& app) {
   auto out = std::make_shared<std::string>();
   auto force = std::make_shared<bool>(false);
   auto dtype = std::make_shared<std::string>("f32");
+  auto variant = std::make_shared<VariantCliOptions>();
   addCommonOptions(*cmd, *opts);
+  addVariantOptions(*cmd, *variant);
   cmd->add_option("--out", *out, "Result file (.npz)")->required();
   cmd->add_option("--weights-dtype", *dtype,
                   "Element type of the N x N arrays 'weights' and 'scores': f32, or f16 (half the file, "
@@ -205,10 +208,11 @@ Action addRunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"f32", "f16"}))
       ->capture_default_str();
   cmd->add_flag("--force", *force, "Overwrite an existing output file");
-  return [cmd, opts, out, force, dtype]() -> int {
+  return [cmd, opts, out, force, dtype, variant]() -> int {
     if (!cmd->parsed()) return -1;
     if (!out->ends_with(".npz")) return fail(fmt::format("{}: --out of run must end in .npz", *out));
     if (auto st = checkOverwrite(*out, *force); !st) return fail(st.error().message);
+    if (variant->active()) return runVariantCommand(*opts, *variant, *out);
     if (!opts->modelDir.empty()) return runModelCommand(*opts, *out);
     auto req = buildRequest(*opts);
     if (!req) return fail(req.error().message);

@@ -182,6 +182,352 @@
         <source>Query–key geometry</source>
         <translation>查询–键几何</translation>
     </message>
+    <message>
+        <source>Attention variants</source>
+        <translation>注意力变体</translation>
+    </message>
+</context>
+<context>
+    <name>VariantFigure</name>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>Span mask m_z(x) per head</source>
+        <translation>各头的跨度掩码 m_z(x)</translation>
+    </message>
+    <message>
+        <source>distance x = |i − j|</source>
+        <translation>距离 x = |i − j|</translation>
+    </message>
+    <message>
+        <source>m_z(x)</source>
+        <translation>m_z(x)</translation>
+    </message>
+    <message>
+        <source>Mean entropy per hop</source>
+        <translation>每跳的平均熵</translation>
+    </message>
+    <message>
+        <source>hop</source>
+        <translation>跳</translation>
+    </message>
+    <message>
+        <source>entropy (nats)</source>
+        <translation>熵（奈特）</translation>
+    </message>
+    <message>
+        <source>Kernel entropy per position</source>
+        <translation>各位置卷积核的熵</translation>
+    </message>
+    <message>
+        <source>position i</source>
+        <translation>位置 i</translation>
+    </message>
+    <message>
+        <source>Largest |A_low − A_fp32| per query row</source>
+        <translation>每个查询行的最大 |A_low − A_fp32|</translation>
+    </message>
+    <message>
+        <source>query row</source>
+        <translation>查询行</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>误差</translation>
+    </message>
+    <message>
+        <source>Weight on memory keys per query</source>
+        <translation>每个查询落在记忆键上的权重</translation>
+    </message>
+    <message>
+        <source>query position</source>
+        <translation>查询位置</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+</context>
+<context>
+    <name>VariantWalk</name>
+    <message>
+        <source>Keys: memory, then the segment</source>
+        <translation>键：先记忆，后本段</translation>
+    </message>
+    <message>
+        <source>Query %1 is in segment %2. It attends over %3 cached memory token(s) (orange: keys and values of the previous segment, kept without gradient) and its own segment up to itself. Positions enter only as the distance i − j.</source>
+        <translation>查询 %1 位于第 %2 段。它关注 %3 个缓存的记忆词元（橙色：上一段的键和值，不传梯度）以及本段直到它自己的词元。位置只以距离 i − j 的形式出现。</translation>
+    </message>
+    <message>
+        <source>distance i − j</source>
+        <translation>距离 i − j</translation>
+    </message>
+    <message>
+        <source>Content terms (a) and (c)</source>
+        <translation>内容项 (a) 与 (c)</translation>
+    </message>
+    <message>
+        <source>(a) q&lt;sub&gt;i&lt;/sub&gt;·k&lt;sub&gt;j&lt;/sub&gt; is what the query looks for in the key; (c) u·k&lt;sub&gt;j&lt;/sub&gt; is a learned global bias toward some keys whatever the query (u replaces the query's absolute position).</source>
+        <translation>(a) q&lt;sub&gt;i&lt;/sub&gt;·k&lt;sub&gt;j&lt;/sub&gt; 表示查询在键中寻找的内容；(c) u·k&lt;sub&gt;j&lt;/sub&gt; 是与查询无关、偏向某些键的可学习全局偏置（u 取代了查询的绝对位置）。</translation>
+    </message>
+    <message>
+        <source>(a) q·k</source>
+        <translation>(a) q·k</translation>
+    </message>
+    <message>
+        <source>(c) u·k</source>
+        <translation>(c) u·k</translation>
+    </message>
+    <message>
+        <source>Position terms (b) and (d)</source>
+        <translation>位置项 (b) 与 (d)</translation>
+    </message>
+    <message>
+        <source>r&lt;sub&gt;i−j&lt;/sub&gt; = R&lt;sub&gt;i−j&lt;/sub&gt; W&lt;sub&gt;k,R&lt;/sub&gt; encodes the distance with a sinusoid. (b) q&lt;sub&gt;i&lt;/sub&gt;·r&lt;sub&gt;i−j&lt;/sub&gt; lets the query prefer some distances; (d) v·r&lt;sub&gt;i−j&lt;/sub&gt; is a global distance bias. Because only distances appear, the cached memory needs no new positions.</source>
+        <translation>r&lt;sub&gt;i−j&lt;/sub&gt; = R&lt;sub&gt;i−j&lt;/sub&gt; W&lt;sub&gt;k,R&lt;/sub&gt; 用正弦函数编码距离。(b) q&lt;sub&gt;i&lt;/sub&gt;·r&lt;sub&gt;i−j&lt;/sub&gt; 让查询偏好某些距离；(d) v·r&lt;sub&gt;i−j&lt;/sub&gt; 是全局距离偏置。由于只出现距离，缓存的记忆无需新的位置。</translation>
+    </message>
+    <message>
+        <source>(b) q·r</source>
+        <translation>(b) q·r</translation>
+    </message>
+    <message>
+        <source>(d) v·r</source>
+        <translation>(d) v·r</translation>
+    </message>
+    <message>
+        <source>Sum and scale</source>
+        <translation>求和与缩放</translation>
+    </message>
+    <message>
+        <source>A&lt;sub&gt;ij&lt;/sub&gt; = (a) + (b) + (c) + (d), times 1/√d&lt;sub&gt;head&lt;/sub&gt; = %1. Keys after the query are hidden (−∞).</source>
+        <translation>A&lt;sub&gt;ij&lt;/sub&gt; = (a) + (b) + (c) + (d)，再乘以 1/√d&lt;sub&gt;head&lt;/sub&gt; = %1。查询之后的键被遮住（−∞）。</translation>
+    </message>
+    <message>
+        <source>sum</source>
+        <translation>和</translation>
+    </message>
+    <message>
+        <source>scaled logit</source>
+        <translation>缩放后的分数</translation>
+    </message>
+    <message>
+        <source>Softmax over memory and segment</source>
+        <translation>在记忆与本段上做 Softmax</translation>
+    </message>
+    <message>
+        <source>The weights sum to 1 across both parts; %1 of this query's weight goes to the memory. With several layers each layer's memory holds the layer below, so the reach grows by about M per layer.</source>
+        <translation>两部分的权重之和为 1；该查询有 %1 的权重落在记忆上。多层时每层的记忆保存下一层的状态，因此每多一层可回溯的范围约增加 M。</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>The soft span mask</source>
+        <translation>软跨度掩码</translation>
+    </message>
+    <message>
+        <source>m&lt;sub&gt;z&lt;/sub&gt;(x) = clamp((R + z − x)/R, 0, 1) with z = %1, R = %2: keys within z of the query count fully, the next R fade out, the rest are cut. z is learned per head; a small z makes a local head that is cheap to run.</source>
+        <translation>m&lt;sub&gt;z&lt;/sub&gt;(x) = clamp((R + z − x)/R, 0, 1)，z = %1，R = %2：距查询 z 以内的键完全保留，其后 R 个逐渐减弱，其余被截去。z 按头学习；z 小的头是局部的，计算代价低。</translation>
+    </message>
+    <message>
+        <source>distance x</source>
+        <translation>距离 x</translation>
+    </message>
+    <message>
+        <source>m(x)</source>
+        <translation>m(x)</translation>
+    </message>
+    <message>
+        <source>Mask the weights</source>
+        <translation>对权重施加掩码</translation>
+    </message>
+    <message>
+        <source>The softmax weights a&lt;sub&gt;j&lt;/sub&gt; are multiplied by m(x&lt;sub&gt;j&lt;/sub&gt;); what is left sums to %1.</source>
+        <translation>Softmax 权重 a&lt;sub&gt;j&lt;/sub&gt; 乘以 m(x&lt;sub&gt;j&lt;/sub&gt;)；剩余部分之和为 %1。</translation>
+    </message>
+    <message>
+        <source>a</source>
+        <translation>a</translation>
+    </message>
+    <message>
+        <source>m·a</source>
+        <translation>m·a</translation>
+    </message>
+    <message>
+        <source>Renormalise</source>
+        <translation>重新归一化</translation>
+    </message>
+    <message>
+        <source>Dividing by the sum gives weights that add up to 1 again: the same as masking e&lt;sup&gt;s&lt;/sup&gt; before the softmax normaliser (eq. 4 of Sukhbaatar et al. 2019).</source>
+        <translation>除以该和后权重之和重新为 1：等价于在 softmax 归一化之前对 e&lt;sup&gt;s&lt;/sup&gt; 施加掩码（Sukhbaatar 等 2019，式 4）。</translation>
+    </message>
+    <message>
+        <source>a'</source>
+        <translation>a'</translation>
+    </message>
+    <message>
+        <source>row %1 is out of range</source>
+        <translation>第 %1 行超出范围</translation>
+    </message>
+    <message>
+        <source>(pad)</source>
+        <translation>（填充）</translation>
+    </message>
+    <message>
+        <source>Predict the kernel from this token alone</source>
+        <translation>仅由该词元预测卷积核</translation>
+    </message>
+    <message>
+        <source>f(x&lt;sub&gt;i&lt;/sub&gt;) = x&lt;sub&gt;i&lt;/sub&gt; W gives k = %1 numbers for this head, one per tap of the window. Unlike attention, no key is looked at: the kernel depends on the query position's own input.</source>
+        <translation>f(x&lt;sub&gt;i&lt;/sub&gt;) = x&lt;sub&gt;i&lt;/sub&gt; W 为该头给出 k = %1 个数，窗口的每个位置一个。与注意力不同，这里不看任何键：卷积核只取决于查询位置自身的输入。</translation>
+    </message>
+    <message>
+        <source>f(x_i)</source>
+        <translation>f(x_i)</translation>
+    </message>
+    <message>
+        <source>Softmax over the taps</source>
+        <translation>在窗口位置上做 Softmax</translation>
+    </message>
+    <message>
+        <source>The kernel is normalised over its k taps (weight normalisation, Wu et al. 2019, eq. 2).</source>
+        <translation>卷积核在其 k 个位置上归一化（权重归一化，Wu 等 2019，式 2）。</translation>
+    </message>
+    <message>
+        <source>kernel</source>
+        <translation>卷积核</translation>
+    </message>
+    <message>
+        <source>The banded attention map</source>
+        <translation>带状注意力图</translation>
+    </message>
+    <message>
+        <source>Placed at columns i − %1 … i − %1 + k − 1, the kernel is row i of an attention map that is zero outside the band. Taps on the padding read zeros, so this row keeps %2 of its weight.</source>
+        <translation>放在第 i − %1 … i − %1 + k − 1 列，卷积核就是一张带外为零的注意力图的第 i 行。落在填充上的位置读到零，因此这一行保留 %2 的权重。</translation>
+    </message>
+    <message>
+        <source>Next query: q&lt;sub&gt;%1&lt;/sub&gt; = q&lt;sub&gt;%2&lt;/sub&gt; + o&lt;sub&gt;%2&lt;/sub&gt;.</source>
+        <translation>下一个查询：q&lt;sub&gt;%1&lt;/sub&gt; = q&lt;sub&gt;%2&lt;/sub&gt; + o&lt;sub&gt;%2&lt;/sub&gt;。</translation>
+    </message>
+    <message>
+        <source>Next query: q&lt;sub&gt;%1&lt;/sub&gt; = q&lt;sub&gt;%2&lt;/sub&gt; H + o&lt;sub&gt;%2&lt;/sub&gt;.</source>
+        <translation>下一个查询：q&lt;sub&gt;%1&lt;/sub&gt; = q&lt;sub&gt;%2&lt;/sub&gt; H + o&lt;sub&gt;%2&lt;/sub&gt;。</translation>
+    </message>
+    <message>
+        <source>Hop %1</source>
+        <translation>第 %1 跳</translation>
+    </message>
+    <message>
+        <source>|q&lt;sub&gt;%1&lt;/sub&gt;| = %2. The weights peak at “%3” (%4); entropy %5 nats. %6</source>
+        <translation>|q&lt;sub&gt;%1&lt;/sub&gt;| = %2。权重在“%3”处最大（%4）；熵 %5 奈特。%6</translation>
+    </message>
+    <message>
+        <source>Logits in fp32 and in %1</source>
+        <translation>fp32 与 %1 下的分数</translation>
+    </message>
+    <message>
+        <source>Q and K are rounded to %1 (or quantized to 8-bit integers with a scale), the dot products taken and the logits stored in the low format.</source>
+        <translation>Q 和 K 被舍入到 %1（或用缩放因子量化为 8 位整数），计算点积，分数以低精度格式存储。</translation>
+    </message>
+    <message>
+        <source>fp32</source>
+        <translation>fp32</translation>
+    </message>
+    <message>
+        <source>fp16 softmax without subtracting the max</source>
+        <translation>不减最大值的 fp16 Softmax</translation>
+    </message>
+    <message>
+        <source>e&lt;sup&gt;s&lt;/sup&gt; exceeds fp16's largest value 65504 once s &gt; ln 65504 ≈ 11.09; then it is ∞, the sum is ∞ and the weights become ∞/∞ = NaN (or x/∞ = 0). This row's fp16 sum: %1.</source>
+        <translation>当 s &gt; ln 65504 ≈ 11.09 时，e&lt;sup&gt;s&lt;/sup&gt; 超过 fp16 的最大值 65504，变为 ∞，和也为 ∞，权重变成 ∞/∞ = NaN（或 x/∞ = 0）。本行的 fp16 和：%1。</translation>
+    </message>
+    <message>
+        <source>fp16 e^s</source>
+        <translation>fp16 e^s</translation>
+    </message>
+    <message>
+        <source>Subtract the row max first</source>
+        <translation>先减去行最大值</translation>
+    </message>
+    <message>
+        <source>With m = %1 every e&lt;sup&gt;s−m&lt;/sup&gt; lies in (0, 1], so nothing overflows and the sum is at most the number of keys. The fp16 sum %2 against %3 in fp32: small terms are lost next to large ones (fp16 keeps about 3 digits), which is why the sum and the normalisation run in fp32.</source>
+        <translation>取 m = %1 后每个 e&lt;sup&gt;s−m&lt;/sup&gt; 都在 (0, 1] 内，不会溢出，和至多为键的个数。fp16 的和为 %2，fp32 为 %3：小项在大项旁边被吞掉（fp16 只有约 3 位有效数字），所以求和与归一化在 fp32 中进行。</translation>
+    </message>
+    <message>
+        <source>fp16 e^(s−m)</source>
+        <translation>fp16 e^(s−m)</translation>
+    </message>
+    <message>
+        <source>The map in %1 against fp32</source>
+        <translation>%1 的注意力图与 fp32 对比</translation>
+    </message>
+    <message>
+        <source>KL(fp32 ‖ %1) for this row = %2 nats; the most attended key %3.</source>
+        <translation>本行 KL(fp32 ‖ %1) = %2 奈特；最受关注的键%3。</translation>
+    </message>
+    <message>
+        <source>is the same</source>
+        <translation>不变</translation>
+    </message>
+    <message>
+        <source>changes</source>
+        <translation>改变了</translation>
+    </message>
+    <message>
+        <source>Why LayerNorm stays in fp32</source>
+        <translation>为什么 LayerNorm 保持 fp32</translation>
+    </message>
+    <message>
+        <source>LayerNorm needs the variance of a row. Computed in fp16 as E[x²] − E[x]², this token's embedding gives %1 (fp32: %2). Activations 16× larger, common in deep models, give %3 (fp32: %4): the fp16 sum of squares reaches %5 and squares above 65504 (|x| &gt; 256) overflow outright, while the subtraction of two close large numbers cancels the digits that matter. Mixed-precision training and inference therefore keep LayerNorm and softmax statistics in fp32.</source>
+        <translation>LayerNorm 需要一行的方差。用 fp16 按 E[x²] − E[x]² 计算，该词元的嵌入得到 %1（fp32：%2）。深层模型中常见的大 16 倍的激活得到 %3（fp32：%4）：fp16 的平方和达到 %5，大于 65504 的平方（|x| &gt; 256）直接溢出，而两个相近大数相减会抵消有用的有效数字。因此混合精度训练和推理都把 LayerNorm 与 softmax 的统计量保持在 fp32。</translation>
+    </message>
+    <message>
+        <source>head %1 is out of range</source>
+        <translation>头 %1 超出范围</translation>
+    </message>
+    <message>
+        <source>Segment memory (Transformer-XL)</source>
+        <translation>分段记忆（Transformer-XL）</translation>
+    </message>
+    <message>
+        <source>Adaptive span</source>
+        <translation>自适应跨度</translation>
+    </message>
+    <message>
+        <source>Dynamic convolution</source>
+        <translation>动态卷积</translation>
+    </message>
+    <message>
+        <source>Multi-hop attention</source>
+        <translation>多跳注意力</translation>
+    </message>
+    <message>
+        <source>Reduced precision / INT8</source>
+        <translation>低精度 / INT8</translation>
+    </message>
+    <message>
+        <source>Dai et al. 2019: each segment attends over the cached previous tokens (memory, drawn in orange) and itself, with relative positions and the u, v biases.</source>
+        <translation>Dai 等 2019：每一段关注缓存的前文词元（记忆，以橙色绘制）和自身，使用相对位置以及 u、v 偏置。</translation>
+    </message>
+    <message>
+        <source>Sukhbaatar et al. 2019: each head keeps keys within a learned span z, softly cut by m(x) = clamp((R + z − x)/R, 0, 1), then renormalises.</source>
+        <translation>Sukhbaatar 等 2019：每个头只保留学到的跨度 z 以内的键，用 m(x) = clamp((R + z − x)/R, 0, 1) 软截断后重新归一化。</translation>
+    </message>
+    <message>
+        <source>Wu et al. 2019: a softmax-normalised kernel over a window, predicted from each token alone; drawn as the equivalent banded attention map.</source>
+        <translation>Wu 等 2019：由每个词元单独预测、在窗口上经 softmax 归一化的卷积核；画成等价的带状注意力图。</translation>
+    </message>
+    <message>
+        <source>Sukhbaatar et al. 2015 (memory networks): attention applied k times, the query updated by each hop's output; one map and entropy per hop.</source>
+        <translation>Sukhbaatar 等 2015（记忆网络）：注意力重复 k 次，每跳用输出更新查询；每跳一张图和一个熵。</translation>
+    </message>
+    <message>
+        <source>fp16/bf16 or INT8 Q/K (or projections) against fp32: the error map, KL and top-1 agreement, and where an fp16 softmax without max subtraction overflows.</source>
+        <translation>fp16/bf16 或 INT8 的 Q/K（或投影）与 fp32 对比：误差图、KL 与 top-1 一致率，以及不减最大值的 fp16 softmax 在何处溢出。</translation>
+    </message>
 </context>
 <context>
     <name>attn::CoreText</name>
@@ -3533,6 +3879,220 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Train a tiny attention model and watch its maps form</source>
         <translation>训练一个微型注意力模型，观看它的注意力图如何形成</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::VariantMapsWidget</name>
+    <message>
+        <source>memory</source>
+        <translation>记忆</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::VariantsPanel</name>
+    <message>
+        <source>The head drawn and walked.</source>
+        <translation>绘制并逐步讲解的头。</translation>
+    </message>
+    <message>
+        <source>The query row of the step-through (follows the pinned row).</source>
+        <translation>逐步讲解的查询行（跟随固定的行）。</translation>
+    </message>
+    <message>
+        <source>◀ Previous</source>
+        <translation>◀ 上一步</translation>
+    </message>
+    <message>
+        <source>Next ▶</source>
+        <translation>下一步 ▶</translation>
+    </message>
+    <message>
+        <source>Export figure…</source>
+        <translation>导出图…</translation>
+    </message>
+    <message>
+        <source>The attention variant run on the current input and configuration.</source>
+        <translation>在当前输入和配置上运行的注意力变体。</translation>
+    </message>
+    <message>
+        <source>Write the maps and the chart as PNG, SVG or PDF.</source>
+        <translation>把注意力图和曲线导出为 PNG、SVG 或 PDF。</translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>Query row</source>
+        <translation>查询行</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Step-through&lt;/b&gt;</source>
+        <translation>&lt;b&gt;逐步讲解&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Segment length L: tokens processed together.</source>
+        <translation>段长 L：一起处理的词元数。</translation>
+    </message>
+    <message>
+        <source>Memory length M: cached tokens of the previous segments each query may attend to.</source>
+        <translation>记忆长度 M：每个查询可关注的前几段缓存词元数。</translation>
+    </message>
+    <message>
+        <source>Layers stacked: each layer's memory holds the layer below, so the reach grows by about M per layer.</source>
+        <translation>堆叠的层数：每层的记忆保存下一层的状态，因此每多一层可回溯范围约增加 M。</translation>
+    </message>
+    <message>
+        <source>The segment drawn on the left (0: the last).</source>
+        <translation>左侧绘制的段（0：最后一段）。</translation>
+    </message>
+    <message>
+        <source>Segment L</source>
+        <translation>段长 L</translation>
+    </message>
+    <message>
+        <source>Memory M</source>
+        <translation>记忆 M</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>Show segment</source>
+        <translation>显示的段</translation>
+    </message>
+    <message>
+        <source>Ramp length R: how softly the span ends.</source>
+        <translation>斜坡长度 R：跨度结束得多平缓。</translation>
+    </message>
+    <message>
+        <source>Ramp R</source>
+        <translation>斜坡 R</translation>
+    </message>
+    <message>
+        <source>Kernel width k (causal when the mask has a causal term, centred otherwise).</source>
+        <translation>卷积核宽度 k（掩码含因果项时为因果，否则居中）。</translation>
+    </message>
+    <message>
+        <source>Kernel k</source>
+        <translation>卷积核 k</translation>
+    </message>
+    <message>
+        <source>Number of hops K.</source>
+        <translation>跳数 K。</translation>
+    </message>
+    <message>
+        <source>q + o</source>
+        <translation>q + o</translation>
+    </message>
+    <message>
+        <source>q H + o (seeded H)</source>
+        <translation>q H + o（随机种子生成的 H）</translation>
+    </message>
+    <message>
+        <source>How the next hop's query is formed from the previous query and output.</source>
+        <translation>下一跳的查询如何由上一跳的查询和输出构成。</translation>
+    </message>
+    <message>
+        <source>Hops</source>
+        <translation>跳数</translation>
+    </message>
+    <message>
+        <source>Update</source>
+        <translation>更新</translation>
+    </message>
+    <message>
+        <source>IEEE half: 11-bit mantissa, largest value 65504.</source>
+        <translation>IEEE 半精度：11 位尾数，最大值 65504。</translation>
+    </message>
+    <message>
+        <source>bfloat16: fp32's range with an 8-bit mantissa.</source>
+        <translation>bfloat16：与 fp32 相同的范围，8 位尾数。</translation>
+    </message>
+    <message>
+        <source>Symmetric INT8 with one scale for the whole tensor.</source>
+        <translation>对称 INT8，整个张量一个缩放因子。</translation>
+    </message>
+    <message>
+        <source>Symmetric INT8 with one scale per channel (column).</source>
+        <translation>对称 INT8，每个通道（列）一个缩放因子。</translation>
+    </message>
+    <message>
+        <source>accumulate in fp32</source>
+        <translation>以 fp32 累加</translation>
+    </message>
+    <message>
+        <source>accumulate in low precision</source>
+        <translation>以低精度累加</translation>
+    </message>
+    <message>
+        <source>fp16/bf16: sum q·k in fp32 and round once, or round every product and partial sum.</source>
+        <translation>fp16/bf16：以 fp32 累加 q·k 后舍入一次，或对每个乘积和部分和都舍入。</translation>
+    </message>
+    <message>
+        <source>quantize Q and K</source>
+        <translation>量化 Q 和 K</translation>
+    </message>
+    <message>
+        <source>quantize W_Q, W_K, W_V</source>
+        <translation>量化 W_Q、W_K、W_V</translation>
+    </message>
+    <message>
+        <source>INT8: what is quantized.</source>
+        <translation>INT8：量化的对象。</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Span z of head %1: keys farther than z + R are cut.</source>
+        <translation>头 %1 的跨度 z：距离超过 z + R 的键被截去。</translation>
+    </message>
+    <message>
+        <source>No result yet: type a sentence or open a file.</source>
+        <translation>还没有结果：请输入句子或打开文件。</translation>
+    </message>
+    <message>
+        <source>The variants run on text or tensor input, not on a pretrained model.</source>
+        <translation>这些变体运行在文本或张量输入上，不能用于预训练模型。</translation>
+    </message>
+    <message>
+        <source>%1 tokens: the variants view draws up to %2 tokens. Shorten the input.</source>
+        <translation>%1 个词元：变体视图最多绘制 %2 个词元。请缩短输入。</translation>
+    </message>
+    <message>
+        <source>head %1: z = %2</source>
+        <translation>头 %1：z = %2</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2: &lt;b&gt;%3&lt;/b&gt;</source>
+        <translation>第 %1 步，共 %2 步：&lt;b&gt;%3&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>no variant result to draw</source>
+        <translation>没有可绘制的变体结果</translation>
+    </message>
+    <message>
+        <source> — head %1</source>
+        <translation> — 头 %1</translation>
+    </message>
+    <message>
+        <source>Export variant figure</source>
+        <translation>导出变体图</translation>
+    </message>
+    <message>
+        <source>Figures (*.png *.svg *.pdf)</source>
+        <translation>图（*.png *.svg *.pdf）</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图</translation>
     </message>
 </context>
 </TS>

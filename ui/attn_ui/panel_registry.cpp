@@ -12,6 +12,7 @@
 #include "attn_ui/status_summary.h"
 #include "attn_ui/tiling_panel.h"
 #include "attn_ui/training/training_window.h"
+#include "attn_ui/variants/variants_panel.h"
 
 namespace attn::ui {
 
@@ -30,6 +31,8 @@ void installExtraPanels(MainWindow& window) {
   window.addPanel(QObject::tr("Graph attention"), new GraphPanel, Qt::RightDockWidgetArea)->hide();
   window.addPanel(QObject::tr("Query–key geometry"), new QkGeometryPanel(window.model()), Qt::RightDockWidgetArea)
       ->hide();
+  window.addPanel(QObject::tr("Attention variants"), new VariantsPanel(window.model()), Qt::BottomDockWidgetArea)
+      ->hide();  // issue 19: Transformer-XL, adaptive span, dynamic conv, multi-hop, precision
   new ClassroomActions(window);  // step-through, token lines, compare, toy input; export; presentation
   new ExperimentsActions(window);    // interventions, head importance (issue 16)
   new TrainingWindowAction(window);  // View > Training… (issue 20)
