@@ -895,10 +895,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>%1 no longer exists; it was removed from Recent Files.</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>(none)</source>
-        <translation type="unfinished"></translation>
-    </message>
 </context>
 <context>
     <name>attn::ui::HeadGrid</name>
@@ -1616,10 +1612,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>%1 no longer exists; it was removed from Recent Models.</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>(none)</source>
-        <translation type="unfinished"></translation>
-    </message>
 </context>
 <context>
     <name>attn::ui::PredictionPanel</name>
@@ -1707,6 +1699,13 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>Head %1 of %2 — mask: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::RecentPathsMenu</name>
+    <message>
+        <source>(none)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -901,10 +901,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>%1 no longer exists; it was removed from Recent Files.</source>
         <translation>%1 已不存在；已从最近的文件中移除。</translation>
     </message>
-    <message>
-        <source>(none)</source>
-        <translation>（无）</translation>
-    </message>
 </context>
 <context>
     <name>attn::ui::HeadGrid</name>
@@ -1622,10 +1618,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>%1 no longer exists; it was removed from Recent Models.</source>
         <translation>%1 已不存在；已从最近的模型中移除。</translation>
     </message>
-    <message>
-        <source>(none)</source>
-        <translation>（无）</translation>
-    </message>
 </context>
 <context>
     <name>attn::ui::PredictionPanel</name>
@@ -1714,6 +1706,13 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Head %1 of %2 — mask: %3</source>
         <translation>第 %1 / %2 个头 — 掩码：%3</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::RecentPathsMenu</name>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
     </message>
 </context>
 <context>
