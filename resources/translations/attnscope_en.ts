@@ -946,10 +946,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>%1 no longer exists; it was removed from Recent Files.</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>(none)</source>
-        <translation type="unfinished"></translation>
-    </message>
 </context>
 <context>
     <name>attn::ui::HeadGrid</name>
@@ -1667,10 +1663,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>%1 no longer exists; it was removed from Recent Models.</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>(none)</source>
-        <translation type="unfinished"></translation>
-    </message>
 </context>
 <context>
     <name>attn::ui::PredictionPanel</name>
@@ -1773,6 +1765,9 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>Autosave failed: %1</source>
+    <name>attn::ui::RecentPathsMenu</name>
+    <message>
+        <source>(none)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

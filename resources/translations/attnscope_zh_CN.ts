@@ -1377,10 +1377,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>%1 no longer exists; it was removed from Recent Files.</source>
         <translation>%1 已不存在；已从最近的文件中移除。</translation>
     </message>
-    <message>
-        <source>(none)</source>
-        <translation>（无）</translation>
-    </message>
 </context>
 <context>
     <name>attn::ui::GraphPanel</name>
@@ -2686,10 +2682,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>%1 no longer exists; it was removed from Recent Models.</source>
         <translation>%1 已不存在；已从最近的模型中移除。</translation>
     </message>
-    <message>
-        <source>(none)</source>
-        <translation>（无）</translation>
-    </message>
 </context>
 <context>
     <name>attn::ui::PredictionPanel</name>
@@ -2863,6 +2855,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Autosave failed: %1</source>
         <translation>自动保存失败：%1</translation>
+    <name>attn::ui::RecentPathsMenu</name>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
     </message>
 </context>
 <context>

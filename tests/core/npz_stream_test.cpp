@@ -99,8 +99,9 @@ TEST(Float16, HandEncodedValues) {
   EXPECT_EQ(floatToHalf(std::numeric_limits<float>::infinity()), 0x7C00);
   EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(std::numeric_limits<float>::quiet_NaN()))));
   // Every finite half survives the round trip exactly.
-  for (uint32_t h = 0; h < 0x10000; ++h)
+  for (uint32_t h = 0; h < 0x10000; ++h) {
     if ((h & 0x7C00) != 0x7C00) EXPECT_EQ(floatToHalf(halfToFloat(static_cast<uint16_t>(h))), h) << h;
+  }
 }
 
 TEST(NpzStream, F16MemberRoundTripsWithinHalfPrecision) {

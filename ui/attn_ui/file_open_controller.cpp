@@ -17,6 +17,7 @@
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/input_panel.h"
 #include "attn_ui/main_window.h"
+#include "attn_ui/recent_paths_menu.h"
 #include "attn_ui/session_controller.h"
 
 namespace attn::ui {
@@ -47,16 +48,16 @@ struct FileOpenController::Job {
 
 FileOpenController::FileOpenController(MainWindow* window)
     : QObject(window), window_(window), open_(new QAction(tr("&Open…"), this)),
-      recent_(new QMenu(tr("Recent &Files"), window)) {
+      recent_(new RecentPathsMenu(tr("Recent &Files"), kRecentKey, kMaxRecent, window,
+                                  [this](const QString& p) { openRecent(p); })) {
   open_->setShortcut(QKeySequence::Open);
   open_->setToolTip(tr("Open tensors (.npz, .npy, .safetensors, .csv), text (.txt) or a session (.json)."));
   connect(open_, &QAction::triggered, this, &FileOpenController::openDialog);
   QMenu* file = window_->fileMenu();
   QAction* first = file->actions().value(0);
   file->insertAction(first, open_);
-  file->insertMenu(first, recent_);
+  file->insertMenu(first, recent_->menu());
   file->insertSeparator(first);
-  refreshRecent();
   connect(this, &FileOpenController::failed, window_->model(), &ExplorerModel::reportError);
 }
 
@@ -132,7 +133,7 @@ void FileOpenController::deliver(const std::shared_ptr<Job>& job) {
       break;
     case Kind::Unknown: return;
   }
-  remember(job->path);
+  recent_->remember(job->path);
   window_->setWindowFilePath(job->path);
   window_->statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(job->path).fileName()), 6000);
   emit opened(job->path);
@@ -176,44 +177,15 @@ void FileOpenController::openDialog() {
 
 void FileOpenController::openRecent(const QString& path) {
   if (!QFileInfo::exists(path)) {
-    QSettings settings;
-    QStringList list = settings.value(kRecentKey).toStringList();
-    list.removeAll(path);
-    settings.setValue(kRecentKey, list);
-    refreshRecent();
+    recent_->forget(path);
     fail(tr("%1 no longer exists; it was removed from Recent Files.").arg(path));
     return;
   }
   open(path);
 }
 
-QStringList FileOpenController::recentFiles() { return QSettings().value(kRecentKey).toStringList(); }
+QStringList FileOpenController::recentFiles() { return RecentPathsMenu::stored(kRecentKey); }
 
-void FileOpenController::remember(const QString& path) {
-  QSettings settings;
-  QStringList list = settings.value(kRecentKey).toStringList();
-  const QString abs = QFileInfo(path).absoluteFilePath();
-  list.removeAll(abs);
-  list.prepend(abs);
-  while (list.size() > kMaxRecent) list.removeLast();
-  settings.setValue(kRecentKey, list);
-  refreshRecent();
-}
-
-void FileOpenController::refreshRecent() {
-  recent_->clear();
-  const QStringList list = recentFiles();
-  for (int i = 0; i < list.size(); ++i) {
-    const QString p = list[i];
-    // &1..&9 as mnemonics; the tooltip has the full path.
-    const QString label = i < 9 ? QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(p).fileName())
-                                : QFileInfo(p).fileName();
-    auto* a = recent_->addAction(label, this, [this, p] { openRecent(p); });
-    a->setToolTip(p);
-    a->setStatusTip(p);
-  }
-  if (list.isEmpty()) recent_->addAction(tr("(none)"))->setEnabled(false);
-  recent_->setToolTipsVisible(true);
-}
+QMenu* FileOpenController::recentMenu() const { return recent_->menu(); }
 
 }  // namespace attn::ui

@@ -14,6 +14,8 @@ class QMenu;
 
 namespace attn::ui {
 
+class RecentPathsMenu;
+
 class MainWindow;
 
 class FileOpenController : public QObject {
@@ -35,7 +37,7 @@ class FileOpenController : public QObject {
   /// Most recent first, absolute paths, at most kMaxRecent.
   static QStringList recentFiles();
   static constexpr int kMaxRecent = 10;
-  QMenu* recentMenu() const { return recent_; }
+  QMenu* recentMenu() const;
   QAction* openAction() const { return open_; }
   /// Opens a Recent Files entry; a file that no longer exists is removed from
   /// the list with a message.
@@ -51,12 +53,10 @@ class FileOpenController : public QObject {
   void deliver(const std::shared_ptr<Job>& job);
   void applyData(const Job& job);
   void fail(const QString& message);
-  void remember(const QString& path);
-  void refreshRecent();
 
   MainWindow* window_;
   QAction* open_;
-  QMenu* recent_;
+  RecentPathsMenu* recent_;
   quint64 generation_ = 0;  // newest request; older reads are dropped
   int pending_ = 0;
 };

@@ -150,6 +150,13 @@ const std::vector<std::string>& byteLevelAlphabet() {
   return table;
 }
 
+std::vector<std::string> gpt2Split(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& seg : regexSegments(gpt2Regex(), text))
+    if (seg.end > seg.start) out.push_back(text.substr(seg.start, seg.end - seg.start));
+  return out;
+}
+
 PreTokenizer bertPreTokenizer() {
   return [](const PreToken& p) {
     std::vector<PreToken> out;

@@ -35,4 +35,8 @@ PreTokenizer byteLevelPreTokenizer(bool addPrefixSpace, bool useRegex);
 /// GPT-2's bytes_to_unicode(): byte -> printable code point, as UTF-8.
 const std::vector<std::string>& byteLevelAlphabet();
 
+/// GPT-2's pre-tokenizer split of `text` (valid UTF-8) before byte mapping: every
+/// match of its pattern and every gap between matches, in order.
+std::vector<std::string> gpt2Split(const std::string& text);
+
 }  // namespace attn::models

@@ -12,6 +12,7 @@
 #include "attn/models/hf_tokenizer.h"
 #include "attn/models/hf_tokenizer_impl.h"
 #include "attn/quote.h"
+#include "attn/tokenizers/bpe.h"
 
 namespace attn::models {
 namespace {
@@ -90,35 +91,15 @@ Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& voc
   if (!config) return config.error();
   auto vtext = readUtf8TextFile(vocabPath);
   if (!vtext) return vtext.error();
-  const auto doc = nlohmann::json::parse(*vtext, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return Error{vocabPath + ": not a JSON object of {token: id}"};
-  std::unordered_map<std::string, int> vocab;
-  for (const auto& [tok, id] : doc.items()) {
-    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > hfjson::kMaxTokenId)
-      return Error{fmt::format("{}: token {} has no valid id", vocabPath, quoteForMessage(tok))};
-    vocab[tok] = static_cast<int>(id.get<int64_t>());
-  }
+  auto vocabResult = parseVocabJson(*vtext, vocabPath);
+  if (!vocabResult) return vocabResult.error();
+  const std::unordered_map<std::string, int>& vocab = *vocabResult;
   auto mtext = readUtf8TextFile(mergesPath);
   if (!mtext) return mtext.error();
-  std::vector<std::pair<std::string, std::string>> merges;
-  std::string_view m = *mtext;
-  size_t start = 0;
-  int line = 0;
-  while (start < m.size()) {
-    size_t end = m.find('\n', start);
-    if (end == std::string_view::npos) end = m.size();
-    std::string l(m.substr(start, end - start));
-    start = end + 1;
-    ++line;
-    if (!l.empty() && l.back() == '\r') l.pop_back();
-    if (l.empty() || (line == 1 && l.starts_with("#version"))) continue;
-    const size_t sp = l.find(' ');
-    if (sp == std::string::npos || sp == 0 || sp + 1 >= l.size() || l.find(' ', sp + 1) != std::string::npos)
-      return Error{fmt::format("{}: line {}: expected two symbols separated by one space", mergesPath, line)};
-    merges.emplace_back(l.substr(0, sp), l.substr(sp + 1));
-  }
+  auto merges = parseMergesTxt(*mtext, mergesPath);
+  if (!merges) return merges.error();
   auto impl = std::make_shared<HfTokenizer::Impl>();
-  auto model = makeBpe(vocab, merges, BpeOptions{}, mergesPath);
+  auto model = makeBpe(vocab, *merges, BpeOptions{}, mergesPath);
   if (!model) return model.error();
   impl->model = std::move(*model);
   impl->preTokenizer = byteLevelPreTokenizer(hfjson::boolean(*config, "add_prefix_space", false), true);

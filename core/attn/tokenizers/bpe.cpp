@@ -7,18 +7,11 @@
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
 #include "attn/quote.h"
-#include "attn/tokenizers/unicode_class.h"
+#include "attn/models/hf_json.h"
+#include "attn/models/hf_pre_tokenizers.h"
 
 namespace attn {
 namespace {
-
-enum class Cls { Space, Letter, Digit, Other };
-Cls classify(char32_t c) {
-  if (unicode::isSpace(c)) return Cls::Space;
-  if (unicode::isDigit(c)) return Cls::Digit;
-  if (unicode::isPunctOrSymbol(c) || c < 0x20) return Cls::Other;
-  return Cls::Letter;
-}
 
 // The UTF-8 bytes of one code point of the mapped alphabet, split into symbols.
 std::vector<std::string> splitCodePoints(const std::string& s) {
@@ -34,59 +27,12 @@ std::vector<std::string> splitCodePoints(const std::string& s) {
 
 }  // namespace
 
-const std::vector<std::string>& BpeTokenizer::byteToUnicode() {
-  // Printable Latin-1 bytes map to themselves; the other 68 bytes to U+0100 onwards.
-  static const std::vector<std::string> table = [] {
-    std::vector<std::string> t(256);
-    int n = 0;
-    for (int b = 0; b < 256; ++b) {
-      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-      const char32_t cp = printable ? static_cast<char32_t>(b) : static_cast<char32_t>(256 + n++);
-      t[static_cast<size_t>(b)] = utf32ToUtf8(std::u32string(1, cp));
-    }
-    return t;
-  }();
-  return table;
-}
+const std::vector<std::string>& BpeTokenizer::byteToUnicode() { return models::byteLevelAlphabet(); }
 
 // 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 std::vector<std::string> BpeTokenizer::preTokenize(std::string_view text) {
-  std::vector<std::string> out;
-  const auto decoded = utf8ToUtf32(text);
-  if (!decoded) return out;
-  const std::u32string& s = *decoded;
-  const size_t n = s.size();
-  auto runOf = [&](size_t from, Cls c) {
-    while (from < n && classify(s[from]) == c) ++from;
-    return from;
-  };
-  size_t i = 0;
-  while (i < n) {
-    size_t end = i;
-    if (s[i] == '\'') {
-      for (const char32_t* suf : {U"s", U"t", U"re", U"ve", U"m", U"ll", U"d"}) {
-        const std::u32string_view v(suf);
-        if (i + 1 + v.size() <= n && s.compare(i + 1, v.size(), v) == 0) {
-          end = i + 1 + v.size();
-          break;
-        }
-      }
-    }
-    if (end == i) {
-      const size_t body = (s[i] == ' ' && i + 1 < n && classify(s[i + 1]) != Cls::Space) ? i + 1 : i;
-      const Cls c = classify(s[body]);
-      if (c != Cls::Space) {
-        end = runOf(body, c);
-      } else {
-        const size_t k = runOf(i, Cls::Space);
-        // \s+(?!\S): leave the last space of a run to lead the next word.
-        end = (k == n || k - i == 1) ? k : k - 1;
-      }
-    }
-    out.push_back(utf32ToUtf8(s.substr(i, end - i)));
-    i = end;
-  }
-  return out;
+  if (!utf8ToUtf32(text)) return {};
+  return models::gpt2Split(std::string(text));
 }
 
 std::vector<std::string> BpeTokenizer::bpe(const std::string& mappedWord) const {
@@ -145,33 +91,47 @@ Result<BpeTokenizer> BpeTokenizer::fromFiles(const std::string& vocabJson, const
   return fromTexts(*vtext, *mtext, vocabJson, mergesTxt);
 }
 
-Result<BpeTokenizer> BpeTokenizer::fromTexts(std::string_view vocabText, std::string_view mergesText,
-                                             const std::string& vocabJson, const std::string& mergesTxt) {
-  const auto doc = nlohmann::json::parse(vocabText, nullptr, false);
+Result<std::unordered_map<std::string, int>> parseVocabJson(std::string_view text, const std::string& source) {
+  const auto doc = nlohmann::json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
-    return Error{vocabJson + ": not a JSON object of {token: id} (is this a GPT-2 vocab.json?)"};
+    return Error{source + ": not a JSON object of {token: id} (is this a GPT-2 vocab.json?)"};
   std::unordered_map<std::string, int> vocab;
   for (const auto& [tok, id] : doc.items()) {
-    if (!id.is_number_integer()) return Error{fmt::format("{}: token {} has no integer id", vocabJson, quoteForMessage(tok))};
-    vocab.emplace(tok, id.get<int>());
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > models::hfjson::kMaxTokenId)
+      return Error{fmt::format("{}: token {} has no valid id", source, quoteForMessage(tok))};
+    vocab[tok] = static_cast<int>(id.get<int64_t>());
   }
+  return vocab;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> parseMergesTxt(std::string_view text,
+                                                                       const std::string& source) {
   std::vector<std::pair<std::string, std::string>> merges;
   size_t start = 0;
   int line = 0;
-  while (start < mergesText.size()) {
-    size_t end = mergesText.find('\n', start);
-    if (end == std::string_view::npos) end = mergesText.size();
-    std::string l(mergesText.substr(start, end - start));
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string l(text.substr(start, end - start));
     start = end + 1;
     ++line;
     if (!l.empty() && l.back() == '\r') l.pop_back();
     if (l.empty() || (line == 1 && l.starts_with("#version"))) continue;
     const size_t sp = l.find(' ');
     if (sp == std::string::npos || sp == 0 || sp + 1 >= l.size() || l.find(' ', sp + 1) != std::string::npos)
-      return Error{fmt::format("{}: line {}: expected two symbols separated by one space", mergesTxt, line)};
+      return Error{fmt::format("{}: line {}: expected two symbols separated by one space", source, line)};
     merges.emplace_back(l.substr(0, sp), l.substr(sp + 1));
   }
-  return fromMerges(std::move(merges), std::move(vocab), mergesTxt);
+  return merges;
+}
+
+Result<BpeTokenizer> BpeTokenizer::fromTexts(std::string_view vocabText, std::string_view mergesText,
+                                             const std::string& vocabJson, const std::string& mergesTxt) {
+  auto vocab = parseVocabJson(vocabText, vocabJson);
+  if (!vocab) return vocab.error();
+  auto merges = parseMergesTxt(mergesText, mergesTxt);
+  if (!merges) return merges.error();
+  return fromMerges(std::move(*merges), std::move(*vocab), mergesTxt);
 }
 
 }  // namespace attn

@@ -15,6 +15,12 @@
 
 namespace attn {
 
+/// A GPT-2 vocab.json text ({token: id}, ids in [0, 2^31-2]); errors name `source`.
+Result<std::unordered_map<std::string, int>> parseVocabJson(std::string_view text, const std::string& source);
+/// A merges.txt text ("a b" per line, an optional "#version" first line) in rank order.
+Result<std::vector<std::pair<std::string, std::string>>> parseMergesTxt(std::string_view text,
+                                                                       const std::string& source);
+
 class BpeTokenizer {
  public:
   /// GPT-2 style vocab.json ({token: id}) and merges.txt ("a b" per line, "#version" header).

@@ -23,6 +23,7 @@
 #include "attn_ui/file_open_controller.h"
 #include "attn_ui/main_window.h"
 #include "attn_ui/models/model_text.h"
+#include "attn_ui/recent_paths_menu.h"
 
 namespace attn::ui {
 namespace {
@@ -46,7 +47,8 @@ ModelOpenController::ModelOpenController(MainWindow* window)
     : QObject(window),
       window_(window),
       open_(new QAction(tr("Open &Model…"), this)),
-      recent_(new QMenu(tr("Recent &Models"), window)),
+      recent_(new RecentPathsMenu(tr("Recent &Models"), kRecentKey, kMaxRecent, window,
+                                  [this](const QString& p) { openRecent(p); })),
       stage_(new QLabel(window)),
       progress_(new QProgressBar(window)),
       cancel_(new QToolButton(window)),
@@ -62,9 +64,7 @@ ModelOpenController::ModelOpenController(MainWindow* window)
   const qsizetype at = actions.indexOf(window_->fileOpener()->recentMenu()->menuAction());
   QAction* before = at >= 0 ? actions.value(at + 1) : actions.value(0);
   file->insertAction(before, open_);
-  file->insertMenu(before, recent_);
-  recent_->setToolTipsVisible(true);
-  refreshRecent();
+  file->insertMenu(before, recent_->menu());
 
   progress_->setRange(0, 1000);
   progress_->setMaximumWidth(220);
@@ -171,7 +171,7 @@ void ModelOpenController::deliver(const std::shared_ptr<Job>& job) {
     return;
   }
   window_->model()->setModel(job->model);
-  remember(job->path);
+  recent_->remember(job->path);
   const auto& info = job->model->info();
   window_->statusBar()->showMessage(tr("Opened %1: %2, %3 parameters, in %4 ms")
                                         .arg(QString::fromStdString(info.name), modelShapeText(info),
@@ -192,42 +192,15 @@ void ModelOpenController::openDialog() {
 
 void ModelOpenController::openRecent(const QString& path) {
   if (!QFileInfo(path).isDir()) {
-    QSettings settings;
-    QStringList list = settings.value(kRecentKey).toStringList();
-    list.removeAll(path);
-    settings.setValue(kRecentKey, list);
-    refreshRecent();
+    recent_->forget(path);
     emit failed(tr("%1 no longer exists; it was removed from Recent Models.").arg(path));
     return;
   }
   open(path);
 }
 
-QStringList ModelOpenController::recentModels() { return QSettings().value(kRecentKey).toStringList(); }
+QStringList ModelOpenController::recentModels() { return RecentPathsMenu::stored(kRecentKey); }
 
-void ModelOpenController::remember(const QString& path) {
-  QSettings settings;
-  QStringList list = settings.value(kRecentKey).toStringList();
-  const QString abs = QFileInfo(path).absoluteFilePath();
-  list.removeAll(abs);
-  list.prepend(abs);
-  while (list.size() > kMaxRecent) list.removeLast();
-  settings.setValue(kRecentKey, list);
-  refreshRecent();
-}
-
-void ModelOpenController::refreshRecent() {
-  recent_->clear();
-  const QStringList list = recentModels();
-  for (int i = 0; i < list.size(); ++i) {
-    const QString p = list[i];
-    const QString label = i < 9 ? QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(p).fileName())
-                                : QFileInfo(p).fileName();
-    auto* a = recent_->addAction(label, this, [this, p] { openRecent(p); });
-    a->setToolTip(p);
-    a->setStatusTip(p);
-  }
-  if (list.isEmpty()) recent_->addAction(tr("(none)"))->setEnabled(false);
-}
+QMenu* ModelOpenController::recentMenu() const { return recent_->menu(); }
 
 }  // namespace attn::ui

@@ -19,6 +19,7 @@ class QToolButton;
 namespace attn::ui {
 
 class MainWindow;
+class RecentPathsMenu;
 
 class ModelOpenController : public QObject {
   Q_OBJECT
@@ -43,7 +44,7 @@ class ModelOpenController : public QObject {
   static QStringList recentModels();
   static constexpr int kMaxRecent = 10;
   QAction* openAction() const { return open_; }
-  QMenu* recentMenu() const { return recent_; }
+  QMenu* recentMenu() const;
   QProgressBar* progressBar() const { return progress_; }
   QToolButton* cancelButton() const { return cancel_; }
 
@@ -59,12 +60,10 @@ class ModelOpenController : public QObject {
   void deliver(const std::shared_ptr<Job>& job);
   void showProgress();
   void endProgress();
-  void remember(const QString& path);
-  void refreshRecent();
 
   MainWindow* window_;
   QAction* open_;
-  QMenu* recent_;
+  RecentPathsMenu* recent_;
   QLabel* stage_;
   QProgressBar* progress_;
   QToolButton* cancel_;
