@@ -1754,6 +1754,13 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::RecentPathsMenu</name>
+    <message>
+        <source>(none)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::RecoveryPrompt</name>
     <message>
         <source>Restore session</source>
@@ -1765,9 +1772,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>Autosave failed: %1</source>
-    <name>attn::ui::RecentPathsMenu</name>
-    <message>
-        <source>(none)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2843,6 +2843,13 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::RecentPathsMenu</name>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::RecoveryPrompt</name>
     <message>
         <source>Restore session</source>
@@ -2855,10 +2862,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Autosave failed: %1</source>
         <translation>自动保存失败：%1</translation>
-    <name>attn::ui::RecentPathsMenu</name>
-    <message>
-        <source>(none)</source>
-        <translation>（无）</translation>
     </message>
 </context>
 <context>
