@@ -2549,6 +2549,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>max / min</source>
         <translation>最大 / 最小</translation>
     </message>
+    <message>
+        <source>Flags: near-uniform when normalized entropy &gt; %1, near-one-hot when one key &gt; %2 of the mass, on more than %3% of rows with 2+ unmasked keys. Sparsity k covers %4% of each row's mass.</source>
+        <translation>标记：在超过 %3% 的（至少有 2 个未遮住键的）行中，归一化熵 &gt; %1 为接近均匀，单个键 &gt; %2 的权重为接近独热。稀疏度 k 覆盖每行 %4% 的权重。</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::MetricsRowChart</name>

@@ -114,7 +114,7 @@ TEST(CliTrain, RunsADemonstration) {
   EXPECT_EQ(bad["config"]["init"], "bad");
   for (const auto& g : bad["curves"]["grad_norm_qk"]) EXPECT_EQ(g.get<double>(), 0.0);
   const double logN = std::log(bad["config"]["seq_len"].get<double>());
-  for (const auto& row : bad["curves"]["entropy"]) EXPECT_NEAR(row[0].get<double>(), logN, 1e-5);
+  for (const auto& row : bad["curves"]["entropy"]) EXPECT_NEAR(row[0].get<double>(), logN, 1e-4);  // float entropy
 }
 
 TEST(CliTrain, BadOptionsGiveOneClearLine) {

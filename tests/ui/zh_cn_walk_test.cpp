@@ -55,7 +55,9 @@ bool hasCjk(const QString& s) {
 bool looksEnglish(QString s) {
   s.remove(QLatin1Char('&'));
   for (const char* name : {"AttnScope", "Qt", "Eigen", "English", "Softmax", "CSV", "PNG", "SVG", "PDF", "JSON",
-                           "BERT", "GPT", "Performer", "Linformer"})
+                           "BERT", "GPT", "Performer", "Linformer",
+                           // technical values and units, the same in every language
+                           "DPI", "AVX512", "avx512", "AVX2", "avx2", "AVX", "FMA", "SSE", "SSSE", "baseline"})
     s.remove(QLatin1String(name));
   static const QRegularExpression words(QStringLiteral("[A-Za-z]{2,}"));
   return !hasCjk(s) && s.contains(words);
