@@ -4,7 +4,10 @@ add_library(attnscope::warnings ALIAS attnscope_warnings)
 target_compile_options(attnscope_warnings INTERFACE
   $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor
     -Wno-unused-parameter>
-  $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>)
+  $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>
+  # In a unity batch every file but the first is 'included', and GCC then warns
+  # on each class holding a type from that file's anonymous namespace.
+  $<$<AND:$<CXX_COMPILER_ID:GNU>,$<BOOL:${ATTNSCOPE_UNITY}>>:-Wno-subobject-linkage>)
 
 # Engine optimisation: -O3 and the host's vector units for the numeric core;
 # ATTNSCOPE_NATIVE=OFF keeps a portable baseline build for packaging.

@@ -10,13 +10,14 @@
 #include "attn/io/npy_reader.h"
 #include "attn/io/safetensors_reader.h"
 #include "attn/io/text_file.h"
+#include "model_fixtures.h"
 
 namespace attn {
 namespace {
 
-std::string bad(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/io/bad/" + name; }
-std::string io(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/io/" + name; }
+using attn::test::ioFixture;
 
+std::string bad(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/io/bad/" + name; }
 struct Case {
   const char* file;
   std::vector<const char*> expect;  // substrings of the one-line message
@@ -99,7 +100,7 @@ TEST(BadInput, SafetensorsHeaderCheckedBeforeAllocation) {
 }
 
 TEST(BadInput, ZipMemberSizeThatLiesIsRefusedBeforeInflating) {
-  std::string z = readFileBytes(io("deflated.npz")).value();
+  std::string z = readFileBytes(ioFixture("deflated.npz")).value();
   // Central directory entry 0: uncompressed size at +24. Claim 4 GB - 1.
   const size_t cd = z.find(std::string("PK\x01\x02", 4));
   ASSERT_NE(cd, std::string::npos);
@@ -113,7 +114,7 @@ TEST(BadInput, ZipMemberSizeThatLiesIsRefusedBeforeInflating) {
 TEST(BadInput, EveryTruncationIsAnErrorOrValue) {
   for (const char* f : {"contract_qkv.npz", "stored.npz", "dtypes.safetensors", "tokens.npy", "f4_3d_fortran.npy",
                         "attn_tokens.csv"}) {
-    const std::string bytes = readFileBytes(io(f)).value();
+    const std::string bytes = readFileBytes(ioFixture(f)).value();
     const std::string name = f;
     int errors = 0;
     for (size_t n = 0; n < bytes.size(); ++n) {

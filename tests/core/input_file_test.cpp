@@ -8,14 +8,15 @@
 #include "attn/io/csv_reader.h"
 #include "attn/io/safetensors_reader.h"
 #include "matrix_matchers.h"
+#include "model_fixtures.h"
 
 namespace attn {
 namespace {
 
-std::string io(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/io/" + name; }
+using attn::test::ioFixture;
 
 TEST(Safetensors, ConvertsF32F16Bf16ToFloat) {
-  auto st = readSafetensorsFile(io("dtypes.safetensors"));
+  auto st = readSafetensorsFile(ioFixture("dtypes.safetensors"));
   ASSERT_TRUE(st.ok()) << st.error().message;
   ASSERT_EQ(st->size(), 3u);
   EXPECT_EQ((*st)[0].name, "f32");  // file order (by offset), not JSON key order
@@ -29,7 +30,7 @@ TEST(Safetensors, ConvertsF32F16Bf16ToFloat) {
 }
 
 TEST(Csv, HeaderRowAndLabelColumnBecomeTokens) {
-  auto m = readCsvMatrixFile(io("attn_tokens.csv"));
+  auto m = readCsvMatrixFile(ioFixture("attn_tokens.csv"));
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(m->columnTokens, (std::vector<std::string>{"the", "a,b", "猫"}));
   EXPECT_EQ(m->rowTokens, (std::vector<std::string>{"the", "a,b", "猫"}));
@@ -45,7 +46,7 @@ TEST(Csv, HeaderRowAndLabelColumnBecomeTokens) {
 }
 
 TEST(InputFile, ProjectedQkvWithTokensAndMask) {
-  auto in = loadInputFile(io("contract_qkv.npz"));
+  auto in = loadInputFile(ioFixture("contract_qkv.npz"));
   ASSERT_TRUE(in.ok()) << in.error().message;
   EXPECT_EQ(in->format, "npz");
   ASSERT_TRUE(in->input.isProjected());
@@ -68,8 +69,8 @@ TEST(InputFile, ProjectedQkvWithTokensAndMask) {
 }
 
 TEST(InputFile, SafetensorsFeedsTheSameNames) {
-  auto st = loadInputFile(io("contract_qkv.safetensors"));
-  auto npz = loadInputFile(io("contract_qkv.npz"));
+  auto st = loadInputFile(ioFixture("contract_qkv.safetensors"));
+  auto npz = loadInputFile(ioFixture("contract_qkv.npz"));
   ASSERT_TRUE(st.ok()) << st.error().message;
   ASSERT_TRUE(npz.ok());
   EXPECT_EQ(st->format, "safetensors");
@@ -79,7 +80,7 @@ TEST(InputFile, SafetensorsFeedsTheSameNames) {
 }
 
 TEST(InputFile, PrecomputedLayersWithKeyTokensAndUnknownArrays) {
-  auto in = loadInputFile(io("contract_attn.npz"));
+  auto in = loadInputFile(ioFixture("contract_attn.npz"));
   ASSERT_TRUE(in.ok()) << in.error().message;
   EXPECT_FALSE(in->hasEngineInput());
   ASSERT_EQ(in->attention.numLayers(), 3);
@@ -107,7 +108,7 @@ TEST(InputFile, PrecomputedLayersWithKeyTokensAndUnknownArrays) {
 }
 
 TEST(InputFile, EmbeddingsWithLoadedProjections) {
-  auto in = loadInputFile(io("contract_x.npz"));
+  auto in = loadInputFile(ioFixture("contract_x.npz"));
   ASSERT_TRUE(in.ok()) << in.error().message;
   EXPECT_EQ(in->input.x.rows(), 4);
   EXPECT_EQ(in->input.wO.cols(), 8);
@@ -132,14 +133,14 @@ TEST(InputFile, EmbeddingsWithLoadedProjections) {
 }
 
 TEST(InputFile, CsvAndLoneNpyAreGuessedByContent) {
-  auto csv = loadInputFile(io("attn_tokens.csv"));
+  auto csv = loadInputFile(ioFixture("attn_tokens.csv"));
   ASSERT_TRUE(csv.ok()) << csv.error().message;
   EXPECT_TRUE(csv->hasAttention());  // rows are probabilities
   EXPECT_EQ(csv->input.keyTokens, (std::vector<std::string>{"the", "a,b", "猫"}));
-  auto plain = loadInputFile(io("plain.csv"));
+  auto plain = loadInputFile(ioFixture("plain.csv"));
   ASSERT_TRUE(plain.ok()) << plain.error().message;
   EXPECT_EQ(plain->input.x.rows(), 2);  // negative values: embeddings
-  auto npy = loadInputFile(io("f4_c.npy"));
+  auto npy = loadInputFile(ioFixture("f4_c.npy"));
   ASSERT_TRUE(npy.ok()) << npy.error().message;
   EXPECT_EQ(npy->arrays[0].name, "x");
 }

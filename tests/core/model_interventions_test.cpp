@@ -17,28 +17,16 @@
 #include "attn/io/npy_reader.h"
 #include "attn/models/head_experiments.h"
 #include "attn/models/model.h"
+#include "model_fixtures.h"
 
 namespace attn::models {
 namespace {
 
+using attn::test::modelDir;
+using attn::test::loadNpz;
+using attn::test::maxAbsDiff;
+
 namespace fs = std::filesystem;
-
-std::string modelDir(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/models/" + name; }
-
-std::map<std::string, NpyArray> loadNpz(const std::string& path) {
-  std::map<std::string, NpyArray> out;
-  auto npz = readNpzFile(path);
-  EXPECT_TRUE(npz.ok()) << (npz ? "" : npz.error().message);
-  if (npz)
-    for (auto& a : *npz) out[a.name] = std::move(a);
-  return out;
-}
-
-double maxAbsDiff(const float* got, const std::vector<float>& want, size_t offset, size_t n) {
-  double m = 0;
-  for (size_t i = 0; i < n; ++i) m = std::max(m, std::abs(static_cast<double>(got[i]) - want[offset + i]));
-  return m;
-}
 
 /// The encoding of reference case c (ids, type ids and attention mask from reference.npz).
 Encoding referenceEncoding(const std::map<std::string, NpyArray>& ref, int c) {

@@ -21,22 +21,15 @@
 #include "attn/io/npy_reader.h"
 #include "attn/models/head_experiments.h"
 #include "attn/models/model.h"
+#include "model_fixtures.h"
 
 namespace attn::models {
 namespace {
 
+using attn::test::modelDir;
+using attn::test::loadNpz;
+
 namespace fs = std::filesystem;
-
-std::string modelDir(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/models/" + name; }
-
-std::map<std::string, NpyArray> loadNpz(const std::string& path) {
-  std::map<std::string, NpyArray> out;
-  auto npz = readNpzFile(path);
-  EXPECT_TRUE(npz.ok()) << (npz ? "" : npz.error().message);
-  if (npz)
-    for (auto& a : *npz) out[a.name] = std::move(a);
-  return out;
-}
 
 nlohmann::json loadJson(const std::string& path) {
   std::ifstream f(path);

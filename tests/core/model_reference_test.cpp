@@ -16,11 +16,13 @@
 
 #include "attn/io/npy_reader.h"
 #include "attn/models/model.h"
+#include "model_fixtures.h"
 
 namespace attn::models {
 namespace {
 
-std::string modelDir(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/models/" + name; }
+using attn::test::modelDir;
+using attn::test::maxAbsDiff;
 
 struct Reference {
   nlohmann::json tokens;
@@ -41,12 +43,6 @@ Reference loadReference(const std::string& name) {
 }
 
 /// Largest |a - b| over an [..] block of `want` starting at flat `offset`.
-double maxAbsDiff(const float* got, const std::vector<float>& want, size_t offset, size_t n) {
-  double m = 0;
-  for (size_t i = 0; i < n; ++i) m = std::max(m, std::abs(static_cast<double>(got[i]) - want[offset + i]));
-  return m;
-}
-
 double maxAbs(const std::vector<float>& v) {
   double m = 0;
   for (float x : v) m = std::max(m, static_cast<double>(std::abs(x)));

@@ -10,14 +10,15 @@
 #include <sstream>
 
 #include "cli_runner.h"
+#include "model_fixtures.h"
 
 namespace attn::test {
 namespace {
 
+using attn::test::modelDir;
+
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string modelDir(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/models/" + name; }
 
 // 40 lines: words and punctuation, every 7th line empty, line 20 far longer than the
 // fixtures' 64-token context, line 33 not UTF-8.

@@ -10,21 +10,19 @@
 #include "attn/session.h"
 #include "cli_runner.h"
 #include "matrix_matchers.h"
+#include "model_fixtures.h"
 
 namespace attn::test {
 namespace {
 
-std::string io(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/io/" + name; }
+using attn::test::member;
+
+using attn::test::ioFixture;
+
 std::string example(const std::string& name) { return std::string(ATTN_SOURCE_DIR) + "/resources/examples/" + name; }
 
-const NpyArray* member(const std::vector<NpyArray>& z, const std::string& name) {
-  for (const auto& a : z)
-    if (a.name == name) return &a;
-  return nullptr;
-}
-
 TEST(CliInfo, ListsArraysAndViews) {
-  const auto r = runCli({"info", io("torch_dump.npz")});
+  const auto r = runCli({"info", ioFixture("torch_dump.npz")});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* s : {"name", "dtype", "shape", "used as", "attn", "<f4", "[2, 2, 12, 12]",
                         "precomputed weights: 2 layer(s) x 2 head(s), 12 x 12", "projected queries: 2 head(s)",
@@ -35,10 +33,10 @@ TEST(CliInfo, ListsArraysAndViews) {
 TEST(CliRun, TorchDumpQkvGivesTorchWeights) {
   const auto dir = scratchDir("input_torch");
   const auto out = (dir / "r.npz").string();
-  const auto r = runCli({"run", "--input", io("torch_dump.npz"), "--out", out});
+  const auto r = runCli({"run", "--input", ioFixture("torch_dump.npz"), "--out", out});
   ASSERT_EQ(r.status, 0) << r.err;
   auto result = readNpzFile(out);
-  auto dump = readNpzFile(io("torch_dump.npz"));
+  auto dump = readNpzFile(ioFixture("torch_dump.npz"));
   ASSERT_TRUE(result.ok() && dump.ok());
   const NpyArray* w = member(*result, "weights");
   const NpyArray* attn = member(*dump, "attn");
@@ -53,7 +51,7 @@ TEST(CliRun, EmbeddingsAndProjectionsFromTheDumpReproduceTorch) {
   // Only x and w_* of the dump: projected here, compared with torch's layer 1 maps.
   const auto dir = scratchDir("input_x");
   const auto out = (dir / "r.npz").string();
-  auto dump = readNpzFile(io("torch_dump.npz")).value();
+  auto dump = readNpzFile(ioFixture("torch_dump.npz")).value();
   NpzWriter only;
   for (const auto& a : dump)
     if (a.name == "x" || a.name.starts_with("w_")) only.add(a.name, a.values);
@@ -70,18 +68,18 @@ TEST(CliRun, EmbeddingsAndProjectionsFromTheDumpReproduceTorch) {
 TEST(CliRun, PrecomputedOnlyWritesWeightsAndEntropy) {
   const auto dir = scratchDir("input_attn");
   const auto out = (dir / "r.npz").string();
-  const auto r = runCli({"run", "--input", io("contract_attn.npz"), "--layer", "2", "--out", out});
+  const auto r = runCli({"run", "--input", ioFixture("contract_attn.npz"), "--layer", "2", "--out", out});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("'extra'"), std::string::npos) << r.err;  // unknown array: a warning, not an error
   auto result = readNpzFile(out).value();
-  auto src = readNpzFile(io("contract_attn.npz")).value();
+  auto src = readNpzFile(ioFixture("contract_attn.npz")).value();
   EXPECT_EQ(member(result, "scores"), nullptr);
   ASSERT_NE(member(result, "entropy"), nullptr);
   EXPECT_EQ(member(result, "entropy")->shape, (std::vector<int64_t>{2, 4}));
   // Layer 2 (1-based) of [3, 2, 4, 5] is slices 2 and 3.
   EXPECT_MATRIX_NEAR(member(result, "weights")->values.slice2d(1), member(src, "attn")->values.slice2d(3), 0.0f);
   EXPECT_EQ(member(result, "key_tokens")->strings, (std::vector<std::string>{"le", "chat", "est", "assis", "."}));
-  const auto bad = runCli({"run", "--input", io("contract_attn.npz"), "--layer", "4", "--out", out, "--force"});
+  const auto bad = runCli({"run", "--input", ioFixture("contract_attn.npz"), "--layer", "4", "--out", out, "--force"});
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.err.find("--layer: 4 is out of range (1..3)"), std::string::npos) << bad.err;
 }
@@ -91,10 +89,10 @@ TEST(CliMetrics, InputWithLayersGivesRollout) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("\"rollout\""), std::string::npos);
   EXPECT_NE(r.out.find("\"n_layers\": 3"), std::string::npos);
-  const auto cross = runCli({"metrics", "--input", io("contract_attn.npz"), "--json"});
+  const auto cross = runCli({"metrics", "--input", ioFixture("contract_attn.npz"), "--json"});
   ASSERT_EQ(cross.status, 0) << cross.err;
   EXPECT_NE(cross.out.find("\"n_key\": 5"), std::string::npos) << cross.out;
-  const auto csv = runCli({"metrics", "--input", io("attn_tokens.csv")});
+  const auto csv = runCli({"metrics", "--input", ioFixture("attn_tokens.csv")});
   ASSERT_EQ(csv.status, 0) << csv.err;
 }
 
@@ -142,7 +140,7 @@ TEST(CliRun, SessionJsonBringsItsInputAndConfiguration) {
   EXPECT_EQ(w->values.slice2d(1)(0, 1), 0.0f);  // causal, from the session
 
   s.input.text.clear();
-  s.input.file = io("contract_qkv.npz");
+  s.input.file = ioFixture("contract_qkv.npz");
   ASSERT_TRUE(saveSession(json, s).ok());
   const auto f = runCli({"run", "--input", json, "--out", out, "--force"});
   ASSERT_EQ(f.status, 0) << f.err;
@@ -166,7 +164,7 @@ TEST(CliErrors, BadInputsGiveOneLineNamingFileAndFault) {
            {{"info", bad + "empty.npz"}, "empty.npz: file is empty"},
            {{"run", "--text", "a b", "--tokenizer", "wordpiece", "--out", out}, "--tokenizer wordpiece needs --vocab"},
            {{"run", "--out", out}, "give the input"},
-           {{"run", "--text", "a", "--input", io("contract_qkv.npz"), "--out", out}, "excludes"}}) {
+           {{"run", "--text", "a", "--input", ioFixture("contract_qkv.npz"), "--out", out}, "excludes"}}) {
     const auto r = runCli(c.args);
     EXPECT_NE(r.status, 0) << c.args[1];
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

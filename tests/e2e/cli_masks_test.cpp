@@ -16,7 +16,7 @@ namespace attn::test {
 namespace {
 
 constexpr int kN = 6;
-const char* kText = "the cat sat on a mat";
+const char* kCliMasksText = "the cat sat on a mat";
 
 Mat weightsOf(const std::string& npz, int head) {
   auto z = readNpzFile(npz);
@@ -30,7 +30,7 @@ Mat weightsOf(const std::string& npz, int head) {
 
 std::string runMasked(const std::filesystem::path& dir, const std::string& name, std::vector<std::string> extra) {
   const auto out = (dir / (name + ".npz")).string();
-  std::vector<std::string> args{"run", "--text", kText, "--heads", "2", "--d-model", "16", "--out", out, "--force"};
+  std::vector<std::string> args{"run", "--text", kCliMasksText, "--heads", "2", "--d-model", "16", "--out", out, "--force"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = runCli(args);
   EXPECT_EQ(r.status, 0) << name << ": " << r.err;
@@ -94,7 +94,7 @@ TEST(CliMask, RandomIsSeededAndBetweenNoneAndAll) {
 
 TEST(CliMask, FullyMaskedRowsAreWarnedAbout) {
   const auto dir = scratchDir("masks_rows");
-  const auto r = runCli({"run", "--text", kText, "--mask", "block:2+padding:3", "--out", (dir / "r.npz").string()});
+  const auto r = runCli({"run", "--text", kCliMasksText, "--mask", "block:2+padding:3", "--out", (dir / "r.npz").string()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("2 query row(s) have every key masked"), std::string::npos) << r.err;
 }
@@ -198,7 +198,7 @@ TEST(CliPos, EveryEncodingRunsAndChangesTheWeights) {
 TEST(CliPos, UnknownEncodingGivesOneLineError) {
   const auto dir = scratchDir("pos_bad");
   const auto out = (dir / "r.npz").string();
-  const auto r = runCli({"run", "--text", kText, "--pos", "spiral", "--out", out});
+  const auto r = runCli({"run", "--text", kCliMasksText, "--pos", "spiral", "--out", out});
   EXPECT_NE(r.status, 0);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("--pos: unknown positional encoding 'spiral'"), std::string::npos) << r.err;

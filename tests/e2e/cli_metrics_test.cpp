@@ -14,7 +14,7 @@ namespace attn::test {
 namespace {
 
 using nlohmann::json;
-const char* kText = "The cat sat on the mat, and it purred.";  // 11 tokens
+const char* kCliMetricsText = "The cat sat on the mat, and it purred.";  // 11 tokens
 const std::string kFixtures = std::string(ATTN_FIXTURE_DIR) + "/metrics/";
 
 const char* kHeadKeys[] = {"head", "entropy_mean", "entropy_min", "entropy_max", "normalized_entropy_mean",
@@ -30,7 +30,7 @@ json runJson(const std::vector<std::string>& args) {
 }
 
 TEST(CliMetrics, JsonHasEveryMeasurePerHeadAndAgreesWithRun) {
-  const json doc = runJson({"metrics", "--text", kText, "--heads", "4", "--mask", "causal", "--json"});
+  const json doc = runJson({"metrics", "--text", kCliMetricsText, "--heads", "4", "--mask", "causal", "--json"});
   ASSERT_FALSE(doc.is_discarded());
   EXPECT_EQ(doc["entropy_unit"], "nats");
   EXPECT_DOUBLE_EQ(doc["collapse_thresholds"]["uniform_normalized_entropy"].get<double>(), 0.95);
@@ -56,7 +56,7 @@ TEST(CliMetrics, JsonHasEveryMeasurePerHeadAndAgreesWithRun) {
   // The engine's own entropy (written by `run`) has the same per-head means.
   const auto dir = scratchDir("metrics_run");
   const auto npz = (dir / "r.npz").string();
-  ASSERT_EQ(runCli({"run", "--text", kText, "--heads", "4", "--mask", "causal", "--out", npz}).status, 0);
+  ASSERT_EQ(runCli({"run", "--text", kCliMetricsText, "--heads", "4", "--mask", "causal", "--out", npz}).status, 0);
   auto arrays = readNpzFile(npz);
   ASSERT_TRUE(arrays.ok());
   for (const auto& a : *arrays)
@@ -105,14 +105,14 @@ TEST(CliMetrics, RowsNotSummingToOneAreWarnedNotFatal) {
 }
 
 TEST(CliMetrics, TextTableAndBits) {
-  const auto r = runCli({"metrics", "--text", kText, "--heads", "2"});
+  const auto r = runCli({"metrics", "--text", kCliMetricsText, "--heads", "2"});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* s : {"mean entropy (nats)", "confidence", "mean attention distance", "share on first token",
                         "keys covering 90% of mass", "uniform bound log N = 2.3979 nats", "head divergence",
                         "heads ordered by similarity"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
-  const json nats = runJson({"metrics", "--text", kText, "--heads", "2", "--json"});
-  const json bits = runJson({"metrics", "--text", kText, "--heads", "2", "--json", "--bits", "--coverage", "0.5"});
+  const json nats = runJson({"metrics", "--text", kCliMetricsText, "--heads", "2", "--json"});
+  const json bits = runJson({"metrics", "--text", kCliMetricsText, "--heads", "2", "--json", "--bits", "--coverage", "0.5"});
   EXPECT_EQ(bits["entropy_unit"], "bits");
   EXPECT_NEAR(bits["heads"][1]["entropy_mean"].get<double>(),
               nats["heads"][1]["entropy_mean"].get<double>() / std::numbers::ln2, 1e-5);
@@ -122,7 +122,7 @@ TEST(CliMetrics, TextTableAndBits) {
 TEST(CliMetrics, CsvHasOneLinePerHeadAndRefusesToOverwrite) {
   const auto dir = scratchDir("metrics_csv");
   const auto csv = (dir / "m.csv").string();
-  const auto r = runCli({"metrics", "--text", kText, "--heads", "4", "--json", "--csv", csv});
+  const auto r = runCli({"metrics", "--text", kCliMetricsText, "--heads", "4", "--json", "--csv", csv});
   ASSERT_EQ(r.status, 0) << r.err;
   const json doc = json::parse(r.out);
   const std::string text = readFile(csv);
@@ -133,10 +133,10 @@ TEST(CliMetrics, CsvHasOneLinePerHeadAndRefusesToOverwrite) {
   ASSERT_NE(line, std::string::npos);
   EXPECT_NEAR(std::stod(text.substr(line + 5)), doc["heads"][2]["entropy_mean"].get<double>(), 1e-6);
 
-  const auto again = runCli({"metrics", "--text", kText, "--csv", csv});
+  const auto again = runCli({"metrics", "--text", kCliMetricsText, "--csv", csv});
   EXPECT_EQ(again.status, 1);
   EXPECT_NE(again.err.find("file exists"), std::string::npos) << again.err;
-  EXPECT_EQ(runCli({"metrics", "--text", kText, "--csv", csv, "--force"}).status, 0);
+  EXPECT_EQ(runCli({"metrics", "--text", kCliMetricsText, "--csv", csv, "--force"}).status, 0);
 
   const auto layered = (dir / "layers.csv").string();
   ASSERT_EQ(runCli({"metrics", "--attn", kFixtures + "layers.npz", "--csv", layered}).status, 0);
@@ -157,9 +157,9 @@ TEST(CliMetrics, BadInputIsOneLineNamingTheFault) {
            {{"--attn", kFixtures + "layers_expected.json"}, "--attn takes an .npy or .npz"},
            {{"--attn", std::string(ATTN_FIXTURE_DIR) + "/io/tokens.npy"}, "no numeric array named 'attn'"},
            {{"--attn", kFixtures + "rank1.npy"}, "has shape [3]; expected [Nq,Nk]"},
-           {{"--text", kText, "--coverage", "1.5", "--csv", csv}, "--coverage"},
-           {{"--text", kText, "--collapse-share", "-1"}, "--collapse-share"},
-           {{"--text", kText, "--attn", kFixtures + "layers.npz"}, "excludes"},
+           {{"--text", kCliMetricsText, "--coverage", "1.5", "--csv", csv}, "--coverage"},
+           {{"--text", kCliMetricsText, "--collapse-share", "-1"}, "--collapse-share"},
+           {{"--text", kCliMetricsText, "--attn", kFixtures + "layers.npz"}, "excludes"},
            {{"--heads", "2"}, "--text"}}) {
     std::vector<std::string> args{"metrics"};
     args.insert(args.end(), c.args.begin(), c.args.end());
@@ -173,14 +173,14 @@ TEST(CliMetrics, BadInputIsOneLineNamingTheFault) {
 
 TEST(CliMetrics, SparseMaskAndApproximationAreMeasuredAgainstExact) {
   const auto dir = scratchDir("metrics_vs_exact");
-  const json doc = runJson({"metrics", "--text", kText, "--heads", "2", "--mask", "causal+window:1", "--json"});
+  const json doc = runJson({"metrics", "--text", kCliMetricsText, "--heads", "2", "--mask", "causal+window:1", "--json"});
   ASSERT_TRUE(doc.contains("vs_exact")) << doc.dump();
   ASSERT_EQ(doc["vs_exact"].size(), 2u);
   EXPECT_EQ(doc["vs_exact"][0]["reference"], "dense attention (mask 'causal')");
   // Independent: the two runs' weights, Frobenius distance computed here.
   const auto sparse = (dir / "sparse.npz").string(), dense = (dir / "dense.npz").string();
-  ASSERT_EQ(runCli({"run", "--text", kText, "--heads", "2", "--mask", "causal+window:1", "--out", sparse, "--force"}).status, 0);
-  ASSERT_EQ(runCli({"run", "--text", kText, "--heads", "2", "--mask", "causal", "--out", dense, "--force"}).status, 0);
+  ASSERT_EQ(runCli({"run", "--text", kCliMetricsText, "--heads", "2", "--mask", "causal+window:1", "--out", sparse, "--force"}).status, 0);
+  ASSERT_EQ(runCli({"run", "--text", kCliMetricsText, "--heads", "2", "--mask", "causal", "--out", dense, "--force"}).status, 0);
   const auto ws = readNpzFile(sparse).value(), wd = readNpzFile(dense).value();
   const auto weights = [](const std::vector<NpyArray>& a) {
     return *std::find_if(a.begin(), a.end(), [](const NpyArray& x) { return x.name == "weights"; });
@@ -192,15 +192,15 @@ TEST(CliMetrics, SparseMaskAndApproximationAreMeasuredAgainstExact) {
     EXPECT_GT(doc["vs_exact"][h]["mean_row_kl"].get<double>(), 0.0);
   }
 
-  const json approx = runJson({"metrics", "--text", kText, "--heads", "2", "--exec", "performer", "--json"});
+  const json approx = runJson({"metrics", "--text", kCliMetricsText, "--heads", "2", "--exec", "performer", "--json"});
   ASSERT_EQ(approx["vs_exact"].size(), 2u) << approx.dump();
   EXPECT_EQ(approx["vs_exact"][1]["reference"], "exact softmax");
   EXPECT_GT(approx["vs_exact"][1]["weights_frobenius"].get<double>(), 0.0);
   EXPECT_GT(approx["vs_exact"][1]["output_rel_error"].get<double>(), 0.0);
 
-  const json plain = runJson({"metrics", "--text", kText, "--heads", "2", "--mask", "causal", "--json"});
+  const json plain = runJson({"metrics", "--text", kCliMetricsText, "--heads", "2", "--mask", "causal", "--json"});
   EXPECT_FALSE(plain.contains("vs_exact"));  // causal is the model, not an approximation
-  const auto text = runCli({"metrics", "--text", kText, "--heads", "2", "--mask", "block:3"});
+  const auto text = runCli({"metrics", "--text", kCliMetricsText, "--heads", "2", "--mask", "block:3"});
   EXPECT_NE(text.out.find("head 2: vs dense attention (mask 'none'): weights Frobenius"), std::string::npos) << text.out;
 }
 
@@ -215,7 +215,7 @@ namespace {
 // back; f16 weights are the f32 ones within half precision.
 TEST(CliMetricsStreamed, SameReportAsMaterializedAndRunFilesAgree) {
   const auto dir = scratchDir("metrics_streamed");
-  const std::vector<std::string> common{"--text", kText, "--heads", "4", "--mask", "causal", "--exec", "tiled", "--json"};
+  const std::vector<std::string> common{"--text", kCliMetricsText, "--heads", "4", "--mask", "causal", "--exec", "tiled", "--json"};
   auto withPath = [&](const char* path) {
     auto args = std::vector<std::string>{"metrics"};
     args.insert(args.end(), common.begin(), common.end());
@@ -246,8 +246,8 @@ TEST(CliMetricsStreamed, SameReportAsMaterializedAndRunFilesAgree) {
       EXPECT_NEAR(s["head_divergence"][a][b].get<double>(), m["head_divergence"][a][b].get<double>(), 1e-6);
 
   const auto f32 = (dir / "r32.npz").string(), f16 = (dir / "r16.npz").string();
-  ASSERT_EQ(runCli({"run", "--text", kText, "--heads", "4", "--out", f32}).status, 0);
-  const auto r16 = runCli({"run", "--text", kText, "--heads", "4", "--out", f16, "--weights-dtype", "f16"});
+  ASSERT_EQ(runCli({"run", "--text", kCliMetricsText, "--heads", "4", "--out", f32}).status, 0);
+  const auto r16 = runCli({"run", "--text", kCliMetricsText, "--heads", "4", "--out", f16, "--weights-dtype", "f16"});
   ASSERT_EQ(r16.status, 0) << r16.err;
   auto a32 = readNpzFile(f32);
   auto a16 = readNpzFile(f16);

@@ -154,6 +154,7 @@ TEST(CliModel, MetricsAnalyseEveryLayerWithRollout) {
 }
 
 TEST(CliModel, ExportsAFigureOfOneLayer) {
+  ATTN_SKIP_WITHOUT_FIGURES();
   const Case ref = referenceCase("llama", 0);
   const auto out = (scratchDir("model_export") / "heads.png").string();
   auto args = caseArgs("llama", ref);
@@ -165,6 +166,7 @@ TEST(CliModel, ExportsAFigureOfOneLayer) {
 }
 
 TEST(CliModel, StepThroughOfARealHead) {
+  ATTN_SKIP_WITHOUT_FIGURES();
   const Case ref = referenceCase("gpt2", 0);
   const auto out = (scratchDir("model_step") / "softmax.svg").string();
   auto args = caseArgs("gpt2", ref);

@@ -9,7 +9,7 @@
 namespace attn::test {
 namespace {
 
-const char* kText = "The animal didn't cross the street because it was too tired.";
+const char* kCliSliceText = "The animal didn't cross the street because it was too tired.";
 
 uint32_t be32(const std::string& s, size_t off) {
   return (uint32_t(uint8_t(s[off])) << 24) | (uint32_t(uint8_t(s[off + 1])) << 16) |
@@ -19,7 +19,7 @@ uint32_t be32(const std::string& s, size_t off) {
 TEST(CliRun, WritesNpzThatNumpyCanRead) {
   const auto dir = scratchDir("run");
   const auto out = (dir / "result.npz").string();
-  const auto r = runCli({"run", "--text", kText, "--heads", "2", "--mask", "causal", "--seed", "3", "--out", out});
+  const auto r = runCli({"run", "--text", kCliSliceText, "--heads", "2", "--mask", "causal", "--seed", "3", "--out", out});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string z = readFile(out);
   ASSERT_GT(z.size(), 100u);
@@ -37,9 +37,10 @@ TEST(CliRun, WritesNpzThatNumpyCanRead) {
 }
 
 TEST(CliExport, WritesPngOfRequestedSizeWithContent) {
+  ATTN_SKIP_WITHOUT_FIGURES();
   const auto dir = scratchDir("export");
   const auto out = (dir / "fig.png").string();
-  const auto r = runCli({"export", "--text", kText, "--head", "2", "--size", "640x480", "--out", out});
+  const auto r = runCli({"export", "--text", kCliSliceText, "--head", "2", "--size", "640x480", "--out", out});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string png = readFile(out);
   ASSERT_GT(png.size(), 24u);
@@ -53,7 +54,7 @@ TEST(CliExport, WritesPngOfRequestedSizeWithContent) {
 }
 
 TEST(CliErrors, BadOptionGivesNonZeroAndOneLine) {
-  const auto r = runCli({"run", "--text", kText, "--heads", "two", "--out", "/tmp/x.npz"});
+  const auto r = runCli({"run", "--text", kCliSliceText, "--heads", "two", "--out", "/tmp/x.npz"});
   EXPECT_NE(r.status, 0);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("--heads"), std::string::npos) << r.err;
@@ -67,7 +68,7 @@ TEST(CliErrors, BadValuesAreNamed) {
                                          {{"--heads", "3"}, "not divisible"},
                                          {{"--mechanism", "telepathy"}, "--mechanism"},
                                          {{"--heads", "0"}, "heads"}}) {
-    std::vector<std::string> args{"run", "--text", kText, "--out", out};
+    std::vector<std::string> args{"run", "--text", kCliSliceText, "--out", out};
     args.insert(args.end(), c.extra.begin(), c.extra.end());
     const auto r = runCli(args);
     EXPECT_EQ(r.status, 1) << c.needle;

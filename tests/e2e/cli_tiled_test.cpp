@@ -5,15 +5,12 @@
 #include "attn/io/npy_reader.h"
 #include "cli_runner.h"
 #include "matrix_matchers.h"
+#include "model_fixtures.h"
 
 namespace attn::test {
 namespace {
 
-const NpyArray* member(const std::vector<NpyArray>& z, const std::string& name) {
-  for (const auto& a : z)
-    if (a.name == name) return &a;
-  return nullptr;
-}
+using attn::test::member;
 
 TEST(CliRunTiled, NpzHasTheNaivePathsScoresAndWeights) {
   const auto dir = scratchDir("run_tiled");

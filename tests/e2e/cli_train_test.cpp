@@ -10,17 +10,14 @@
 
 #include "attn/io/npy_reader.h"
 #include "cli_runner.h"
+#include "model_fixtures.h"
 
 namespace attn::test {
 namespace {
 
-namespace fs = std::filesystem;
+using attn::test::member;
 
-const NpyArray* member(const std::vector<NpyArray>& z, const std::string& name) {
-  for (const auto& a : z)
-    if (a.name == name) return &a;
-  return nullptr;
-}
+namespace fs = std::filesystem;
 
 const std::vector<std::string> kSmall{"train", "--task", "reverse", "--seq-len", "5", "--vocab", "5",
                                       "--d-model", "8", "--d-k", "4", "--heads", "2", "--batch", "4",

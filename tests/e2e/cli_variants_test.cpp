@@ -14,7 +14,7 @@
 namespace attn::test {
 namespace {
 
-const char* kText = "the cat sat on the mat again";  // 7 tokens
+const char* kCliVariantsText = "the cat sat on the mat again";  // 7 tokens
 
 std::map<std::string, NpyArray> load(const std::string& npz) {
   std::map<std::string, NpyArray> m;
@@ -27,7 +27,7 @@ std::map<std::string, NpyArray> load(const std::string& npz) {
 
 std::string run(const std::string& name, std::vector<std::string> extra, CliResult* result = nullptr) {
   const auto out = (scratchDir("variants_" + name) / "r.npz").string();
-  std::vector<std::string> args{"run", "--text", kText, "--heads", "2", "--d-model", "16", "--out", out};
+  std::vector<std::string> args{"run", "--text", kCliVariantsText, "--heads", "2", "--d-model", "16", "--out", out};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = runCli(args);
   EXPECT_EQ(r.status, 0) << name << ": " << r.err;
@@ -102,7 +102,7 @@ TEST(CliVariants, BadParametersGiveOneLineAndNoFile) {
                                                                  {"--hops", "2", "--precision", "fp16"},
                                                                  {"--span-z", "1,2,3"},
                                                                  {"--variant", "nope"}}) {
-    std::vector<std::string> args{"run", "--text", kText, "--heads", "2", "--d-model", "16", "--out", out};
+    std::vector<std::string> args{"run", "--text", kCliVariantsText, "--heads", "2", "--d-model", "16", "--out", out};
     args.insert(args.end(), extra.begin(), extra.end());
     const auto r = runCli(args);
     EXPECT_NE(r.status, 0) << extra[0];

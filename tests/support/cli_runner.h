@@ -9,6 +9,17 @@
 #include <string>
 #include <vector>
 
+// 1 when the CLI under test draws figures, 0 in a build configured with
+// ATTNSCOPE_BUILD_GUI=OFF (the sanitizer build), whose CLI refuses them by design.
+#ifndef ATTN_CLI_DRAWS
+#define ATTN_CLI_DRAWS 1
+#endif
+
+/// First statement of a test about figures: skips it, saying why, where the CLI cannot draw.
+#define ATTN_SKIP_WITHOUT_FIGURES()                                                   \
+  if (!ATTN_CLI_DRAWS)                                                               \
+  GTEST_SKIP() << "this build's CLI has no figure renderer (ATTNSCOPE_BUILD_GUI=OFF)"
+
 namespace attn::test {
 
 struct CliResult {

@@ -46,7 +46,7 @@ using attn::models::InterventionKind;
 
 QString fixture(const QString& name) { return QStringLiteral(ATTN_FIXTURE_DIR "/models/") + name; }
 
-const char* const kText = "The animal didn't cross the street because it was too tired";
+const char* const kExperimentsText = "The animal didn't cross the street because it was too tired";
 
 std::shared_ptr<const attn::models::Model> openFixture(const QString& name) {
   auto m = attn::models::Model::open(fixture(name).toStdString());
@@ -88,7 +88,7 @@ struct Fixture {
   explicit Fixture(const QString& name) {
     explorer.setCoalesceMs(0);
     model = openFixture(name);
-    explorer.setText(QString::fromUtf8(kText));
+    explorer.setText(QString::fromUtf8(kExperimentsText));
     explorer.setModel(model);
     explorer.waitForIdle();
     QCoreApplication::processEvents();
@@ -212,7 +212,7 @@ TEST(Experiments, TheWindowMarksTheTileListsTheEntryAndShowsTheEffect) {
   w.model()->setCoalesceMs(0);
   ASSERT_TRUE(w.openFile(fixture("gpt2")));
   w.modelOpener()->waitForIdle();
-  w.inputPanel()->queryEdit()->setPlainText(QString::fromUtf8(kText));
+  w.inputPanel()->queryEdit()->setPlainText(QString::fromUtf8(kExperimentsText));
   w.model()->waitForIdle();
   QCoreApplication::processEvents();
   ASSERT_TRUE(w.model()->modelRun());

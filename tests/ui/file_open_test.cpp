@@ -40,7 +40,7 @@ namespace {
 
 QString io(const char* name) { return QStringLiteral(ATTN_FIXTURE_DIR "/io/") + QString::fromLatin1(name); }
 
-void settle(MainWindow& w) {
+void settleFileOpen(MainWindow& w) {
   w.fileOpener()->waitForIdle();
   w.model()->waitForIdle();
   QCoreApplication::processEvents();
@@ -50,7 +50,7 @@ void settle(MainWindow& w) {
 
 void openAndSettle(MainWindow& w, const QString& path) {
   w.openFile(path);
-  settle(w);
+  settleFileOpen(w);
 }
 
 QStringList listed(const MainWindow& w) {
@@ -78,7 +78,7 @@ TEST(FileOpen, ProjectedQkvWithMaskFeedsTheEngineAndLabelsTheAxes) {
   for (const char* name : {"contract_qkv.npz", "contract_qkv.safetensors"}) {
     SCOPED_TRACE(name);
     MainWindow w;
-    settle(w);
+    settleFileOpen(w);
     openAndSettle(w, io(name));
     ASSERT_TRUE(w.model()->hasLoadedInput());
     EXPECT_TRUE(w.model()->lastError().isEmpty()) << w.model()->lastError().toStdString();
@@ -105,10 +105,10 @@ TEST(FileOpen, ProjectedQkvWithMaskFeedsTheEngineAndLabelsTheAxes) {
 
 TEST(FileOpen, EmbeddingsWithWeightsUseTheCurrentMechanism) {
   MainWindow w;
-  settle(w);
+  settleFileOpen(w);
   auto* mech = w.configPanel()->mechanismSelector();
   mech->setCurrentIndex(mech->findData("cosine"));
-  settle(w);
+  settleFileOpen(w);
   openAndSettle(w, io("contract_x.npz"));
   ASSERT_TRUE(w.model()->hasLoadedInput());
   EXPECT_EQ(w.model()->spec().dModel, 8);
@@ -125,7 +125,7 @@ TEST(FileOpen, EmbeddingsWithWeightsUseTheCurrentMechanism) {
 TEST(FileOpen, CsvNpyAndTextOpen) {
   QTemporaryDir dir;
   MainWindow w;
-  settle(w);
+  settleFileOpen(w);
 
   openAndSettle(w, io("attn_tokens.csv"));  // a weight matrix with a token header
   ASSERT_TRUE(w.model()->showsPrecomputed());
@@ -162,7 +162,7 @@ TEST(FileOpen, CsvNpyAndTextOpen) {
 
 TEST(FileOpen, LayeredAttentionFillsTheGridAndTheRollout) {
   MainWindow w;
-  settle(w);
+  settleFileOpen(w);
   openAndSettle(w, io("torch_dump.npz"));  // q/k/v and attn [2, 2, 12, 12]
   EXPECT_FALSE(w.model()->showsPrecomputed());  // q/k/v are computed by default
   EXPECT_FALSE(w.inputPanel()->sourceSelector()->isHidden());
@@ -170,7 +170,7 @@ TEST(FileOpen, LayeredAttentionFillsTheGridAndTheRollout) {
 
   w.inputPanel()->sourceSelector()->setCurrentIndex(1);
   emit w.inputPanel()->sourceSelector()->activated(1);
-  settle(w);
+  settleFileOpen(w);
   ASSERT_TRUE(w.model()->showsPrecomputed());
   ASSERT_EQ(w.model()->numLayers(), 2);
   const auto file = attn::loadInputFile(io("torch_dump.npz").toStdString()).value();
@@ -189,7 +189,7 @@ TEST(FileOpen, LayeredAttentionFillsTheGridAndTheRollout) {
   QMouseEvent press(QEvent::MouseButtonPress, centre, grid->mapToGlobal(centre), Qt::LeftButton, Qt::LeftButton,
                     Qt::NoModifier);
   QApplication::sendEvent(grid, &press);
-  settle(w);
+  settleFileOpen(w);
   EXPECT_EQ(w.model()->currentLayer(), 1);
   EXPECT_EQ(w.model()->currentHead(), 0);
   EXPECT_EQ(w.heatmap()->matrix(), file.attention.layers[1][0]);
@@ -210,7 +210,7 @@ TEST(FileOpen, LayeredAttentionFillsTheGridAndTheRollout) {
   EXPECT_EQ(metrics->rolloutMap()->matrix(), metrics->layeredAnalysis()->flow);
 
   metrics->layerSelector()->setValue(1);  // and the other way round
-  settle(w);
+  settleFileOpen(w);
   EXPECT_EQ(w.model()->currentLayer(), 0);
   EXPECT_EQ(w.heatmap()->matrix(), file.attention.layers[0][0]);
 }
@@ -230,12 +230,12 @@ TEST(FileOpen, CrossAttentionLayersKeepTheirKeyTokens) {
   EXPECT_EQ(w.model()->numLayers(), 3);
   EXPECT_EQ(w.model()->keyLabels(), keys);
   w.model()->setCurrentLayerHead(2, 1);
-  settle(w);
+  settleFileOpen(w);
   const auto file = attn::loadInputFile(io("contract_attn.npz").toStdString()).value();
   EXPECT_EQ(w.heatmap()->matrix(), file.attention.layers[2][1]);
   EXPECT_TRUE(w.heatmapPanel()->hoverText(0, 0).contains("not in the file"));
   w.inputPanel()->closeFileButton()->click();
-  settle(w);
+  settleFileOpen(w);
   EXPECT_FALSE(w.model()->hasLoadedInput());
   EXPECT_EQ(w.model()->result().nq(), 14);  // the example sentence again
 }
@@ -243,7 +243,7 @@ TEST(FileOpen, CrossAttentionLayersKeepTheirKeyTokens) {
 TEST(FileOpen, ABadFileShowsOneMessageAndKeepsEverything) {
   QSettings().remove("recent/files");
   MainWindow w;
-  settle(w);
+  settleFileOpen(w);
   openAndSettle(w, io("contract_qkv.npz"));  // a loaded file is what must survive
   ASSERT_TRUE(w.model()->hasLoadedInput());
   const auto result = w.model()->resultPtr();
@@ -288,7 +288,7 @@ TEST(FileOpen, RecentFilesAreCappedAndMissingOnesRemoved) {
   QSettings().remove("recent/files");
   QTemporaryDir dir;
   MainWindow w;
-  settle(w);
+  settleFileOpen(w);
   QStringList paths;
   for (int i = 0; i < FileOpenController::kMaxRecent + 2; ++i) {
     const QString p = dir.filePath(QStringLiteral("s%1.txt").arg(i));
@@ -312,20 +312,20 @@ TEST(FileOpen, RecentFilesAreCappedAndMissingOnesRemoved) {
   QFile::remove(gone);
   const auto before = w.model()->resultPtr();
   w.fileOpener()->openRecent(gone);
-  settle(w);
+  settleFileOpen(w);
   EXPECT_FALSE(FileOpenController::recentFiles().contains(gone));
   EXPECT_EQ(w.fileOpener()->recentMenu()->actions().size(), FileOpenController::kMaxRecent - 1);
   EXPECT_TRUE(w.heatmapPanel()->errorBanner()->text().contains("removed from Recent Files"));
   EXPECT_EQ(w.model()->resultPtr(), before);
 
   w.fileOpener()->recentMenu()->actions().front()->trigger();  // the newest file, reopened
-  settle(w);
+  settleFileOpen(w);
   EXPECT_EQ(w.inputPanel()->queryEdit()->toPlainText(), QStringLiteral("sentence number %1").arg(paths.size() - 1));
 }
 
 TEST(FileOpen, DroppingAFileOpensItAndCtrlOOpensTheDialog) {
   MainWindow w;
-  settle(w);
+  settleFileOpen(w);
   QMimeData mime;
   mime.setUrls({QUrl::fromLocalFile(io("contract_attn.npz"))});
   QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
@@ -333,7 +333,7 @@ TEST(FileOpen, DroppingAFileOpensItAndCtrlOOpensTheDialog) {
   EXPECT_TRUE(enter.isAccepted());
   QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QApplication::sendEvent(&w, &drop);
-  settle(w);
+  settleFileOpen(w);
   EXPECT_TRUE(w.model()->showsPrecomputed());
   EXPECT_EQ(w.model()->numLayers(), 3);
 
@@ -358,9 +358,9 @@ TEST(FileOpen, ASessionBringsItsFileBack) {
   const QString json = dir.filePath("s.json");
   ASSERT_TRUE(attn::saveSession(json.toStdString(), s).ok());
   MainWindow w;
-  settle(w);
+  settleFileOpen(w);
   openAndSettle(w, json);
-  settle(w);
+  settleFileOpen(w);
   ASSERT_TRUE(w.model()->hasLoadedInput());
   EXPECT_EQ(w.model()->loadedSource(), io("contract_qkv.npz"));
   EXPECT_FLOAT_EQ(w.model()->spec().temperature, 0.5f);

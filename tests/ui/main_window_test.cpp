@@ -28,7 +28,7 @@
 namespace attn::ui {
 namespace {
 
-void settle(MainWindow& w) {
+void settleMainWindow(MainWindow& w) {
   w.model()->waitForIdle();
   QCoreApplication::processEvents();
 }
@@ -36,7 +36,7 @@ void settle(MainWindow& w) {
 TEST(MainWindow, StartsOnTheExampleAndShowsAHeatmap) {
   MainWindow w;
   w.show();
-  settle(w);
+  settleMainWindow(w);
   ASSERT_TRUE(w.model()->hasResult());
   const auto& m = w.heatmap()->matrix();
   EXPECT_EQ(m.rows(), 14);  // the bundled sentence has 14 tokens
@@ -47,11 +47,11 @@ TEST(MainWindow, StartsOnTheExampleAndShowsAHeatmap) {
 
 TEST(MainWindow, ChoosingTheCausalMaskChangesTheHeatmap) {
   MainWindow w;
-  settle(w);
+  settleMainWindow(w);
   const attn::Mat before = w.heatmap()->matrix();
   EXPECT_GT(before(0, before.cols() - 1), 0.0f);
   w.configPanel()->maskSelector()->familyCheck("causal")->setChecked(true);
-  settle(w);
+  settleMainWindow(w);
   const attn::Mat after = w.heatmap()->matrix();
   ASSERT_EQ(after.rows(), before.rows());
   EXPECT_EQ(after(0, after.cols() - 1), 0.0f);  // masked: exactly zero
@@ -62,7 +62,7 @@ TEST(MainWindow, ChoosingTheCausalMaskChangesTheHeatmap) {
 
 TEST(MainWindow, HeadSelectorAndTemperatureReachTheModel) {
   MainWindow w;
-  settle(w);
+  settleMainWindow(w);
   w.heatmapPanel()->headSelector()->setValue(3);
   QCoreApplication::processEvents();
   EXPECT_EQ(w.model()->currentHead(), 2);
@@ -70,16 +70,16 @@ TEST(MainWindow, HeadSelectorAndTemperatureReachTheModel) {
 
   auto* t = w.configPanel()->temperatureSlider();
   t->setValue(ConfigPanel::temperatureToSlider(0.5));
-  settle(w);
+  settleMainWindow(w);
   EXPECT_NEAR(w.model()->spec().temperature, 0.5, 0.01);
   EXPECT_EQ(w.heatmap()->matrix(), w.model()->result().heads[2].weights);
 }
 
 TEST(MainWindow, QuantitySelectorDrawsLogitsWithMaskedCellsAsNaN) {
   MainWindow w;
-  settle(w);
+  settleMainWindow(w);
   w.configPanel()->maskSelector()->familyCheck("causal")->setChecked(true);
-  settle(w);
+  settleMainWindow(w);
   auto* q = w.heatmapPanel()->quantitySelector();
   q->setCurrentIndex(q->findData(int(HeatmapQuantity::ScaledLogits)));
   const auto& head = w.model()->result().heads[0];
@@ -96,15 +96,15 @@ TEST(MainWindow, QuantitySelectorDrawsLogitsWithMaskedCellsAsNaN) {
 
 TEST(MainWindow, BadInputShowsAMessageAndKeepsTheView) {
   MainWindow w;
-  settle(w);
+  settleMainWindow(w);
   const attn::Mat before = w.heatmap()->matrix();
   w.inputPanel()->queryEdit()->setPlainText("   ");
-  settle(w);
+  settleMainWindow(w);
   EXPECT_FALSE(w.heatmapPanel()->errorBanner()->isHidden());
   EXPECT_TRUE(w.heatmapPanel()->errorBanner()->text().contains("no tokens"));
   EXPECT_EQ(w.heatmap()->matrix(), before);
   w.inputPanel()->queryEdit()->setPlainText("back to work");
-  settle(w);
+  settleMainWindow(w);
   EXPECT_TRUE(w.heatmapPanel()->errorBanner()->isHidden());
   EXPECT_EQ(w.heatmap()->matrix().rows(), 3);
 }
@@ -153,11 +153,11 @@ TEST(SessionController, SaveThenOpenRestoresInputConfigurationAndView) {
   const QString path = dir.filePath("s.json");
   {
     MainWindow w;
-    settle(w);
+    settleMainWindow(w);
     w.inputPanel()->queryEdit()->setPlainText("alpha beta gamma delta");
     w.configPanel()->maskSelector()->familyCheck("causal")->setChecked(true);
     w.configPanel()->headsSpin()->setValue(8);
-    settle(w);
+    settleMainWindow(w);
     w.model()->setCurrentHead(5);
     w.model()->setPinnedRow(2);
     w.heatmapPanel()->setQuantityKey("raw_logits");
@@ -165,9 +165,9 @@ TEST(SessionController, SaveThenOpenRestoresInputConfigurationAndView) {
     ASSERT_TRUE(w.sessions()->savePath(path));
   }
   MainWindow w;
-  settle(w);
+  settleMainWindow(w);
   ASSERT_TRUE(w.sessions()->openPath(path));
-  settle(w);
+  settleMainWindow(w);
   EXPECT_EQ(w.model()->text(), "alpha beta gamma delta");
   EXPECT_EQ(w.model()->spec().heads, 8);
   EXPECT_EQ(w.model()->spec().mask.spec(), "causal");
@@ -195,11 +195,11 @@ namespace {
 TEST(MainWindow, TiledPathAndMetricsOnlyViewNeverIndexMissingMatrices) {
   MainWindow w;
   w.show();
-  settle(w);
+  settleMainWindow(w);
   QString text;
   for (int i = 0; i < 600; ++i) text += QStringLiteral("t%1 ").arg(i);
   w.inputPanel()->queryEdit()->setPlainText(text);  // 600 > 512: auto runs the tiled path
-  settle(w);
+  settleMainWindow(w);
   ASSERT_EQ(w.model()->result().nq(), 600);
   EXPECT_EQ(w.heatmap()->matrix().rows(), 600);  // weights are kept
   // The tiled path keeps the scaled logits of the map it materializes; the
@@ -221,11 +221,11 @@ TEST(MainWindow, TiledPathAndMetricsOnlyViewNeverIndexMissingMatrices) {
   // Over the limit: an error with the offer; accepting it gives metrics only.
   w.model()->setMaxMaterializedTokens(200);
   w.model()->recompute();
-  settle(w);
+  settleMainWindow(w);
   EXPECT_TRUE(w.heatmapPanel()->errorBanner()->text().contains("Compute metrics only"));
   EXPECT_EQ(w.heatmap()->matrix().rows(), 600);  // previous view kept
   w.model()->setMetricsOnlyAllowed(true);
-  settle(w);
+  settleMainWindow(w);
   ASSERT_TRUE(w.model()->isMetricsOnly());
   EXPECT_EQ(w.model()->result().heads[0].entropy.size(), 600);
   EXPECT_EQ(w.heatmap()->matrix().size(), 0);
@@ -241,11 +241,11 @@ namespace {
 
 TEST(MainWindow, EveryMechanismFromCoreIsOfferedAndComputesExactlyAsCore) {
   MainWindow w;
-  settle(w);
+  settleMainWindow(w);
   auto* mech = w.configPanel()->mechanismSelector();
   EXPECT_EQ(mech->count(), static_cast<int>(attn::allMechanisms().size()));
   mech->setCurrentIndex(mech->findData("additive"));
-  settle(w);
+  settleMainWindow(w);
   ASSERT_EQ(w.model()->resultSpec().mechanism, attn::Mechanism::Additive);
   auto in = attn::inputFromTokens(w.model()->result().queryTokens, w.model()->spec().dModel, w.model()->spec().seed);
   auto ref = attn::runAttention(in, w.model()->spec());

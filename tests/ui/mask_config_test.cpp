@@ -23,10 +23,10 @@
 namespace attn::ui {
 namespace {
 
-const char* kText = "the cat sat on the mat today";  // 7 tokens
+const char* kMaskConfigText = "the cat sat on the mat today";  // 7 tokens
 
 attn::AttentionResult direct(const attn::AttentionSpec& spec) {
-  auto in = attn::inputFromTokens(attn::tokenizeWords(kText), spec.dModel, spec.seed);
+  auto in = attn::inputFromTokens(attn::tokenizeWords(kMaskConfigText), spec.dModel, spec.seed);
   auto r = attn::runAttention(in, spec);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
   return std::move(r).value();
@@ -50,7 +50,7 @@ struct Rig {
     window.resize(700, 1100);
     model.setCoalesceMs(0);
     config->applyToModel();
-    model.setText(kText);
+    model.setText(kMaskConfigText);
     settle();
   }
   void settle() {

@@ -48,7 +48,7 @@ void shot(QWidget& w, const char* name) {
   w.grab().save(qEnvironmentVariable("ATTN_UI_SHOTS") + "/" + name);
 }
 
-void settle(MetricsPanel& p) {
+void settleMetricsPanel(MetricsPanel& p) {
   p.waitForIdle();
   QCoreApplication::processEvents();
   p.barChart()->replot();  // lays out the axes so pixel <-> value mapping holds
@@ -60,7 +60,7 @@ TEST(MetricsPanel, ShowsTheCoreNumbers) {
   p.resize(460, 1100);
   p.show();
   p.setResult(res, 1);
-  settle(p);
+  settleMetricsPanel(p);
   const Analysis want = analyzeResult(*res);
   ASSERT_NE(p.analysis(), nullptr);
   ASSERT_EQ(p.barChart()->values().size(), 4u);
@@ -92,7 +92,7 @@ TEST(MetricsPanel, OtherMeasuresAndRowCurves) {
   const auto res = runExample(false);
   MetricsPanel p;
   p.setResult(res, 0);
-  settle(p);
+  settleMetricsPanel(p);
   const Analysis want = analyzeResult(*res);
   p.measureSelector()->setCurrentIndex(p.measureSelector()->findData("confidence"));
   for (size_t h = 0; h < 4; ++h) EXPECT_EQ(p.barChart()->values()[h], want.heads[h].confidence);
@@ -118,7 +118,7 @@ TEST(MetricsPanel, ClickingABarActivatesItsHead) {
   p.resize(460, 900);
   p.show();
   p.setResult(runExample(false), 0);
-  settle(p);
+  settleMetricsPanel(p);
   int activated = -1;
   QObject::connect(&p, &MetricsPanel::headActivated, [&](int h) { activated = h; });
   auto* bars = p.barChart();
@@ -144,7 +144,7 @@ TEST(MetricsPanel, CollapseFlagsAndBadRowsAreVisibleWarnings) {
   p.resize(460, 900);
   p.show();
   p.setLayers({{uniform, oneHot, offRows}}, {"a", "b", "c", "d", "e", "f"});
-  settle(p);
+  settleMetricsPanel(p);
   ASSERT_TRUE(p.flagsLabel()->isVisible());
   const QString text = p.flagsLabel()->text();
   EXPECT_NE(text.indexOf("Layer 1: Head 1 is near-uniform: 100% of its rows have normalized entropy above 0.95"), -1)
@@ -155,7 +155,7 @@ TEST(MetricsPanel, CollapseFlagsAndBadRowsAreVisibleWarnings) {
 
   // A healthy result clears them.
   p.setResult(runExample(false), 0);
-  settle(p);
+  settleMetricsPanel(p);
   EXPECT_FALSE(p.flagsLabel()->isVisible());
 }
 
@@ -166,7 +166,7 @@ TEST(MetricsPanel, LayersShowRolloutAndFlow) {
   p.resize(460, 1300);
   p.show();
   p.setLayers(layers, {"[CLS]", "a", "b", "c", "[SEP]"});
-  settle(p);
+  settleMetricsPanel(p);
   ASSERT_NE(p.layeredAnalysis(), nullptr);
   EXPECT_TRUE(p.rolloutMap()->isVisible());
   EXPECT_TRUE(p.layerSelector()->isVisible());
@@ -185,7 +185,7 @@ TEST(MetricsPanel, LayersShowRolloutAndFlow) {
 
   // Back to a plain result: no rollout.
   p.setResult(runExample(false), 0);
-  settle(p);
+  settleMetricsPanel(p);
   EXPECT_FALSE(p.rolloutMap()->isVisible());
   EXPECT_FALSE(p.layerSelector()->isVisible());
 }
@@ -197,7 +197,7 @@ TEST(MetricsPanel, RapidChangesEndOnTheNewestInput) {
   QObject::connect(&p, &MetricsPanel::analysisChanged, [&] { ++shown; });
   for (int i = 0; i < 5; ++i) p.setResult(i % 2 ? last : first, 0);
   p.setResult(last, 0);
-  settle(p);
+  settleMetricsPanel(p);
   EXPECT_LE(shown, 2);  // the first request's analysis at most, then the newest
   EXPECT_EQ(p.barChart()->values()[0], analyzeResult(*last).heads[0].entropyMean);
 }
@@ -210,7 +210,7 @@ TEST(MetricsPanel, FollowsTheModelAndIsDockedInTheMainWindow) {
   QCoreApplication::processEvents();
   auto* p = w.findChild<MetricsPanel*>();
   ASSERT_NE(p, nullptr);
-  settle(*p);
+  settleMetricsPanel(*p);
   ASSERT_NE(p->analysis(), nullptr);
   EXPECT_EQ(p->analysis()->heads.size(), static_cast<size_t>(w.model()->result().numHeads()));
   EXPECT_EQ(p->barChart()->values()[0], analyzeResult(w.model()->result()).heads[0].entropyMean);

@@ -89,7 +89,7 @@ ReferenceCase referenceCase(const QString& name, int i) {
   return rc;
 }
 
-void settle(MainWindow& w) {
+void settleModelView(MainWindow& w) {
   w.modelOpener()->waitForIdle();
   w.fileOpener()->waitForIdle();
   w.model()->waitForIdle();
@@ -98,7 +98,7 @@ void settle(MainWindow& w) {
 
 void openModel(MainWindow& w, const QString& dir) {
   ASSERT_TRUE(w.openFile(dir)) << dir.toStdString();
-  settle(w);
+  settleModelView(w);
   ASSERT_TRUE(w.model()->hasModel()) << w.model()->lastError().toStdString();
   ASSERT_TRUE(w.model()->modelRun()) << w.model()->lastError().toStdString();
 }
@@ -106,7 +106,7 @@ void openModel(MainWindow& w, const QString& dir) {
 void typeText(MainWindow& w, const QString& text, const QString& pair = {}) {
   w.inputPanel()->keyEdit()->setText(pair);
   w.inputPanel()->queryEdit()->setPlainText(text);
-  settle(w);
+  settleModelView(w);
 }
 
 TEST(ModelText, ParameterCountsAndShapesReadAsPeopleWriteThem) {
@@ -128,7 +128,7 @@ TEST(ModelView, EveryFixtureShowsLayersTimesHeadsInTheHeadGrid) {
   for (const QString& name : kFixtures) {
     SCOPED_TRACE(name.toStdString());
     MainWindow w;
-    settle(w);
+    settleModelView(w);
     EXPECT_TRUE(ModelOpenController::canOpen(fixture(name)));
     openModel(w, fixture(name));
     const auto [layers, heads] = layersAndHeads(name);
@@ -155,7 +155,7 @@ TEST(ModelView, HeatmapHoldsTheRunsWeightsAndMatchesThePyTorchReference) {
   for (const QString& name : kFixtures) {
     SCOPED_TRACE(name.toStdString());
     MainWindow w;
-    settle(w);
+    settleModelView(w);
     openModel(w, fixture(name));
     const ReferenceCase ref = referenceCase(name, 0);
     typeText(w, ref.text, ref.pair);
@@ -188,7 +188,7 @@ TEST(ModelView, StepThroughWalksAModelHeadToItsWeights) {
   for (const QString& name : {QStringLiteral("gpt2"), QStringLiteral("llama")}) {
     SCOPED_TRACE(name.toStdString());
     MainWindow w;
-    settle(w);
+    settleModelView(w);
     openModel(w, fixture(name));
     w.model()->setCurrentLayerHead(1, 2);
     w.model()->setPinnedRow(4);
@@ -206,7 +206,7 @@ TEST(ModelView, StepThroughWalksAModelHeadToItsWeights) {
 
 TEST(ModelView, PredictionsAreTheReferenceTopFiveForCausalModels) {
   MainWindow w;
-  settle(w);
+  settleModelView(w);
   openModel(w, fixture("gpt2"));
   const ReferenceCase ref = referenceCase("gpt2", 0);
   typeText(w, ref.text);
@@ -269,11 +269,11 @@ TEST(ModelView, ADamagedFolderShowsTheErrorAndKeepsThePreviousView) {
 
   // 1. From the text mode: nothing changes but the banner.
   MainWindow w;
-  settle(w);
+  settleModelView(w);
   const attn::Mat before = w.heatmap()->matrix();
   const auto resultBefore = w.model()->resultPtr();
   w.openFile(bad);
-  settle(w);
+  settleModelView(w);
   EXPECT_FALSE(w.model()->hasModel());
   EXPECT_EQ(w.model()->resultPtr(), resultBefore);
   EXPECT_EQ(w.heatmap()->matrix(), before);
@@ -293,7 +293,7 @@ TEST(ModelView, ADamagedFolderShowsTheErrorAndKeepsThePreviousView) {
   const attn::Mat shown = w.heatmap()->matrix();
   QDir(bad).remove("vocab.json");  // a missing tokenizer file, this time
   w.openFile(bad);
-  settle(w);
+  settleModelView(w);
   EXPECT_EQ(w.model()->modelPtr(), model);
   EXPECT_EQ(w.model()->modelRun(), run);
   EXPECT_EQ(w.model()->currentLayer(), 1);
@@ -305,7 +305,7 @@ TEST(ModelView, ADamagedFolderShowsTheErrorAndKeepsThePreviousView) {
 
 TEST(ModelView, ConfigurationControlsAreFixedByTheModelAndComeBack) {
   MainWindow w;
-  settle(w);
+  settleModelView(w);
   const QList<QWidget*> controls = w.configPanel()->modelFixedControls();
   ASSERT_GE(controls.size(), 10);
   QStringList tips;
@@ -326,7 +326,7 @@ TEST(ModelView, ConfigurationControlsAreFixedByTheModelAndComeBack) {
   EXPECT_FALSE(w.inputPanel()->keyEdit()->isEnabled());  // GPT-2 reads one text
 
   w.inputPanel()->modelBox()->closeButton()->click();
-  settle(w);
+  settleModelView(w);
   EXPECT_FALSE(w.model()->hasModel());
   EXPECT_FALSE(w.inputPanel()->modelBox()->isVisibleTo(&w));
   for (int i = 0; i < controls.size(); ++i) {
@@ -345,7 +345,7 @@ TEST(ModelView, ConfigurationControlsAreFixedByTheModelAndComeBack) {
 
 TEST(ModelView, EditingTheTextReRunsTheModel) {
   MainWindow w;
-  settle(w);
+  settleModelView(w);
   openModel(w, fixture("gpt2"));
   auto direct = attn::models::Model::open(fixture("gpt2").toStdString());
   ASSERT_TRUE(direct.ok()) << direct.error().message;
@@ -384,7 +384,7 @@ TEST(ModelView, ASessionStoresTheModelFolderAndRestoresIt) {
   attn::Session saved;
   {
     MainWindow w;
-    settle(w);
+    settleModelView(w);
     openModel(w, fixture("llama"));
     typeText(w, "Café déjà vu");
     w.model()->setCurrentLayerHead(1, 2);
@@ -397,9 +397,9 @@ TEST(ModelView, ASessionStoresTheModelFolderAndRestoresIt) {
   auto back = attn::sessionFromJson(attn::sessionToJson(saved), "s.json");
   ASSERT_TRUE(back.ok());
   MainWindow w;
-  settle(w);
+  settleModelView(w);
   w.sessions()->apply(*back);
-  settle(w);
+  settleModelView(w);
   QCoreApplication::processEvents();
   ASSERT_TRUE(w.model()->hasModel());
   EXPECT_EQ(w.model()->text(), "Café déjà vu");
@@ -410,7 +410,7 @@ TEST(ModelView, ASessionStoresTheModelFolderAndRestoresIt) {
 
 TEST(ModelView, DroppingAModelFolderOpensItAndRecentModelsRemembersIt) {
   MainWindow w;
-  settle(w);
+  settleModelView(w);
   QMimeData mime;
   mime.setUrls({QUrl::fromLocalFile(fixture("qwen2"))});
   QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
@@ -418,7 +418,7 @@ TEST(ModelView, DroppingAModelFolderOpensItAndRecentModelsRemembersIt) {
   EXPECT_TRUE(enter.isAccepted());
   QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QCoreApplication::sendEvent(&w, &drop);
-  settle(w);
+  settleModelView(w);
   ASSERT_TRUE(w.model()->hasModel()) << w.model()->lastError().toStdString();
   EXPECT_EQ(w.model()->modelPtr()->info().modelType, "qwen2");
   EXPECT_EQ(ModelOpenController::recentModels().value(0), QFileInfo(fixture("qwen2")).absoluteFilePath());
@@ -427,7 +427,7 @@ TEST(ModelView, DroppingAModelFolderOpensItAndRecentModelsRemembersIt) {
 
 TEST(ModelView, CancellingALoadKeepsTheView) {
   MainWindow w;
-  settle(w);
+  settleModelView(w);
   const auto before = w.model()->resultPtr();
   w.openFile(fixture("gpt2"));
   ASSERT_TRUE(w.modelOpener()->busy());

@@ -15,7 +15,7 @@
 namespace attn::ui {
 namespace {
 
-const char* kText = "the cat sat on the mat and then it slept for a while";  // 13 tokens
+const char* kTilingPanelText = "the cat sat on the mat and then it slept for a while";  // 13 tokens
 
 AttentionSpec smallSpec() {
   AttentionSpec s;
@@ -29,7 +29,7 @@ TEST(TilingPanel, CausalScheduleAndRowTraceMatchTheEngine) {
   auto spec = smallSpec();
   spec.mask = Mask::causal();
   m.setSpec(spec);
-  m.setText(kText);
+  m.setText(kTilingPanelText);
   m.waitForIdle();
   ASSERT_TRUE(m.hasResult());
   TilingPanel p(&m);
@@ -78,7 +78,7 @@ TEST(TilingPanel, ShowsTheApproximationErrorOfPerformer) {
   auto spec = smallSpec();
   spec.exec = ExecPath::Performer;
   m.setSpec(spec);
-  m.setText(kText);
+  m.setText(kTilingPanelText);
   m.waitForIdle();
   ASSERT_TRUE(m.hasResult());
   TilingPanel p(&m);
@@ -99,7 +99,7 @@ TEST(TilingPanel, AdditiveMechanismSaysWhyThereIsNoTiledView) {
   spec.mechanism = Mechanism::Additive;
   spec.exec = ExecPath::Tiled;
   m.setSpec(spec);
-  m.setText(kText);
+  m.setText(kTilingPanelText);
   m.waitForIdle();
   TilingPanel p(&m);
   EXPECT_FALSE(p.view().has_value());

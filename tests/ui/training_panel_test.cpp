@@ -329,9 +329,13 @@ TEST(TrainingPanel, ExportsCurvesSnapshotGridAndFrames) {
     p.show();
     QCoreApplication::processEvents();
     p.grab().save(qEnvironmentVariable("ATTN_UI_SHOTS") + "/training_panel.png");
-    // The README's figure: the default copy task (N = 8, d_model 32, Adam) forming its diagonal.
+    // The README's figure: the reverse task (N = 8, d_model 32, Adam) forming its
+    // anti-diagonal. (Copy is solved as often by matching equal tokens as by
+    // position, so its map need not become the diagonal; reverse has one answer.)
     TrainingPanel readme;
-    readme.form()->setConfig(TrainConfig{});
+    TrainConfig reverse;
+    reverse.task = Task::Reverse;
+    readme.form()->setConfig(reverse);
     readme.form()->setStepLimit(3000);
     ASSERT_TRUE(readme.applyForm());
     readme.train();

@@ -22,7 +22,7 @@ namespace attn::ui {
 namespace {
 namespace av = attn::variants;
 
-const char* kText = "the cat sat on the mat and then it slept";  // 10 tokens
+const char* kVariantsPanelText = "the cat sat on the mat and then it slept";  // 10 tokens
 
 void load(ExplorerModel& m) {
   AttentionSpec s;
@@ -30,7 +30,7 @@ void load(ExplorerModel& m) {
   s.dModel = 16;
   s.mask = Mask::causal();
   m.setSpec(s);
-  m.setText(kText);
+  m.setText(kVariantsPanelText);
   m.waitForIdle();
   ASSERT_TRUE(m.hasResult());
 }

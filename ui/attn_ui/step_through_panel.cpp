@@ -10,14 +10,14 @@ namespace {
 
 using attn::StepKind;
 
-QString num(double v) {
+QString fixed3(double v) {
   if (std::isinf(v)) return v < 0 ? QStringLiteral("−∞") : QStringLiteral("∞");
   return QString::number(v, 'f', 3);
 }
 
 QString vecText(const attn::Vec& v, int maxShown = 4) {
   QStringList parts;
-  for (int i = 0; i < std::min<int>(maxShown, static_cast<int>(v.size())); ++i) parts << num(v(i));
+  for (int i = 0; i < std::min<int>(maxShown, static_cast<int>(v.size())); ++i) parts << fixed3(v(i));
   if (v.size() > maxShown) parts << QStringLiteral("…");
   return "[" + parts.join(", ") + "]";
 }
@@ -71,8 +71,8 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
     for (Eigen::Index j = 0; j < nk; ++j) {
       StepTable::Row r;
       r.label = label(j);
-      r.cells << num(a(j));
-      if (b) r.cells << num((*b)(j));
+      r.cells << fixed3(a(j));
+      if (b) r.cells << fixed3((*b)(j));
       const double shown = b ? (*b)(j) : a(j);
       r.hasBar = std::isfinite(shown);
       r.bar = r.hasBar ? shown : 0.0;
@@ -85,7 +85,7 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
     for (Eigen::Index j = 0; j < nk; ++j) {
       StepTable::Row r;
       r.label = label(j);
-      if (lead) r.cells << num((*lead)(j));
+      if (lead) r.cells << fixed3((*lead)(j));
       r.bars = rowOf(m, j);
       r.cells << vecText(r.bars);
       r.dimmed = dimZeroLead && lead && (*lead)(j) == 0.0f;
@@ -110,7 +110,7 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       addVectorRows(w.k);
       break;
     case StepKind::CosineNormalize:
-      t.formula = StepThroughPanel::tr("q̂ = q / |q|,  k̂_j = k_j / |k_j|,   |q| = %1").arg(num(w.qNorm));
+      t.formula = StepThroughPanel::tr("q̂ = q / |q|,  k̂_j = k_j / |k_j|,   |q| = %1").arg(fixed3(w.qNorm));
       t.note = StepThroughPanel::tr("Only directions count: every score will lie in [−1, 1].");
       t.topLabel = "q̂";
       t.topBars = w.qUnit;
@@ -144,12 +144,12 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       addScalarRows(w.rawScores);
       break;
     case StepKind::Scale:
-      t.formula = StepThroughPanel::tr("s_j / √d_k = s_j / √%1 = s_j × %2").arg(w.q.size()).arg(num(w.scale));
+      t.formula = StepThroughPanel::tr("s_j / √d_k = s_j / √%1 = s_j × %2").arg(w.q.size()).arg(fixed3(w.scale));
       t.headers << "s_j" << "s_j / √d_k";
       addScalarRows(w.rawScores, &w.scaledScores);
       break;
     case StepKind::Temperature:
-      t.formula = StepThroughPanel::tr("s_j / T,  T = %1").arg(num(w.temperature));
+      t.formula = StepThroughPanel::tr("s_j / T,  T = %1").arg(fixed3(w.temperature));
       t.note = w.temperature == 1.0f ? StepThroughPanel::tr("T = 1 leaves the scores as they are; T > 1 flattens, "
                                                             "T < 1 sharpens the softmax.")
                                      : QString();
@@ -162,7 +162,7 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       for (Eigen::Index j = 0; j < nk; ++j) {
         StepTable::Row r;
         r.label = label(j);
-        r.cells = {num(w.temperedScores(j)), num(w.bias(j)), num(w.biasedScores(j))};
+        r.cells = {fixed3(w.temperedScores(j)), fixed3(w.bias(j)), fixed3(w.biasedScores(j))};
         r.hasBar = true;
         r.bar = w.biasedScores(j);
         t.rows.push_back(r);
@@ -179,8 +179,8 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
     }
     case StepKind::Softmax:
       t.formula = StepThroughPanel::tr("a_j = e^(s_j − m) / Σ e^(s − m),   m = %1,   Σ = %2")
-                      .arg(num(w.rowMax))
-                      .arg(num(w.expSum));
+                      .arg(fixed3(w.rowMax))
+                      .arg(fixed3(w.expSum));
       t.note = w.fullyMasked ? StepThroughPanel::tr("Every key is hidden: all weights are 0.")
                              : StepThroughPanel::tr("Subtracting the maximum m keeps e^x from overflowing.");
       t.headers << "s_j − m" << "e^(s_j − m)" << "a_j";
@@ -188,7 +188,7 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
         const bool ok = w.allowed[static_cast<size_t>(j)];
         StepTable::Row r;
         r.label = label(j);
-        r.cells = {ok ? num(w.maskedScores(j) - w.rowMax) : num(-INFINITY), num(w.exps(j)), num(w.weights(j))};
+        r.cells = {ok ? fixed3(w.maskedScores(j) - w.rowMax) : fixed3(-INFINITY), fixed3(w.exps(j)), fixed3(w.weights(j))};
         r.hasBar = true;
         r.bar = w.weights(j);
         r.dimmed = !ok;

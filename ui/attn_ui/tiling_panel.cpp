@@ -12,17 +12,14 @@
 
 #include "attn/exec_path.h"
 #include "attn_ui/explorer_model.h"
+#include "attn_ui/number_text.h"
 
 namespace attn::ui {
 namespace {
 
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
 
-QString num(double v, int digits = 4) {
-  if (std::isinf(v)) return v < 0 ? QStringLiteral("−∞") : QStringLiteral("∞");
-  if (std::isnan(v)) return QStringLiteral("—");
-  return QString::number(v, 'g', digits);
-}
+QString num(double v, int digits = 4) { return numberText(v, digits, QStringLiteral("—")); }
 
 QColor stateColor(attn::BlockState s) {
   switch (s) {

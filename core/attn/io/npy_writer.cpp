@@ -7,17 +7,11 @@
 #include <cstring>
 
 #include "attn/io/atomic_file.h"
+#include "attn/io/little_endian.h"
 #include "attn/io/npz_stream.h"
 #include "attn/io/utf8.h"
 
 namespace attn {
-namespace {
-
-void putLe(std::string& out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-
-}  // namespace
 
 std::string npyHeader(const std::string& descr, const std::vector<int64_t>& shape) {
   std::string shapeStr;

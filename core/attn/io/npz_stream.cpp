@@ -9,14 +9,11 @@
 #include <random>
 
 #include "attn/io/float_convert.h"
+#include "attn/io/little_endian.h"
 #include "attn/io/npy_writer.h"
 
 namespace attn {
 namespace {
-
-void putLe(std::string& out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
 
 constexpr uint64_t kZip32Max = 0xFFFFFFFFull;  // no zip64: members and offsets below 4 GiB
 

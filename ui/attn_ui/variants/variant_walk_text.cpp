@@ -3,18 +3,14 @@
 #include <QCoreApplication>
 #include <cmath>
 
+#include "attn_ui/number_text.h"
+
 namespace attn::ui {
 namespace av = attn::variants;
 
 namespace {
 
 QString tr(const char* s) { return QCoreApplication::translate("VariantWalk", s); }
-
-QString num(double v, int digits = 4) {
-  if (std::isnan(v)) return QStringLiteral("NaN");
-  if (std::isinf(v)) return v < 0 ? QStringLiteral("−∞") : QStringLiteral("∞");
-  return QString::number(v, 'g', digits);
-}
 
 QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
@@ -43,7 +39,7 @@ QString table(const std::vector<std::string>& keyLabels, const std::vector<int>&
   for (const auto& r : rows) {
     h += QStringLiteral("<tr><th align='left'>%1</th>").arg(r.name);
     for (int j : keys)
-      h += QStringLiteral("<td align='right'>%1</td>").arg(j < static_cast<int>(r.values.size()) ? num(r.values[static_cast<size_t>(j)]) : QString());
+      h += QStringLiteral("<td align='right'>%1</td>").arg(j < static_cast<int>(r.values.size()) ? numberText(r.values[static_cast<size_t>(j)]) : QString());
     h += QStringLiteral("</tr>");
   }
   return h + QStringLiteral("</table>");
@@ -84,12 +80,12 @@ std::vector<VariantStep> xlSteps(const av::VariantRun& run, int head, int row, Q
   s.push_back({tr("Sum and scale"),
                tr("A<sub>ij</sub> = (a) + (b) + (c) + (d), times 1/√d<sub>head</sub> = %1. Keys after the query are "
                   "hidden (−∞).")
-                       .arg(num(w->scale)) +
+                       .arg(numberText(w->scale)) +
                    table(labels, keys, {{tr("sum"), vals(w->sum)}, {tr("scaled logit"), vals(w->logits)}}, w->memLength)});
   s.push_back({tr("Softmax over memory and segment"),
                tr("The weights sum to 1 across both parts; %1 of this query's weight goes to the memory. With several "
                   "layers each layer's memory holds the layer below, so the reach grows by about M per layer.")
-                       .arg(num(w->memoryShare, 3)) +
+                       .arg(numberText(w->memoryShare, 3)) +
                    table(labels, keys, {{tr("weight"), vals(w->weights)}}, w->memLength)});
   return s;
 }
@@ -110,12 +106,12 @@ std::vector<VariantStep> spanSteps(const av::VariantRun& run, int head, int row,
        tr("m<sub>z</sub>(x) = clamp((R + z − x)/R, 0, 1) with z = %1, R = %2: keys within z of the query count fully, "
           "the next R fade out, the rest are cut. z is learned per head; a small z makes a local head that is cheap to "
           "run.")
-               .arg(num(z))
-               .arg(num(w->ramp)) +
+               .arg(numberText(z))
+               .arg(numberText(w->ramp)) +
            table(labels, keys, {{tr("distance x"), dist}, {tr("m(x)"), vals(w->mask)}})},
       {tr("Mask the weights"),
        tr("The softmax weights a<sub>j</sub> are multiplied by m(x<sub>j</sub>); what is left sums to %1.")
-               .arg(num(w->maskedSum)) +
+               .arg(numberText(w->maskedSum)) +
            table(labels, keys, {{tr("a"), vals(w->before)}, {tr("m·a"), vals(w->masked)}})},
       {tr("Renormalise"),
        tr("Dividing by the sum gives weights that add up to 1 again: the same as masking e<sup>s</sup> before the "
@@ -156,7 +152,7 @@ std::vector<VariantStep> dynconvSteps(const av::VariantRun& run, int head, int r
            tr("Placed at columns i − %1 … i − %1 + k − 1, the kernel is row i of an attention map that is zero outside "
               "the band. Taps on the padding read zeros, so this row keeps %2 of its weight.")
                    .arg(dc.offset)
-                   .arg(num(kept, 3))}};
+                   .arg(numberText(kept, 3))}};
 }
 
 std::vector<VariantStep> hopSteps(const av::VariantRun& run, int head, int row, QString* error) {
@@ -180,10 +176,10 @@ std::vector<VariantStep> hopSteps(const av::VariantRun& run, int head, int row, 
     s.push_back({tr("Hop %1").arg(t + 1),
                  tr("|q<sub>%1</sub>| = %2. The weights peak at “%3” (%4); entropy %5 nats. %6")
                          .arg(t + 1)
-                         .arg(num(hop.query.row(row).norm()))
+                         .arg(numberText(hop.query.row(row).norm()))
                          .arg(top < static_cast<Eigen::Index>(labels.size()) ? esc(labels[static_cast<size_t>(top)]) : QString())
-                         .arg(num(hop.weights(row, top), 3))
-                         .arg(num(hop.entropy(row), 3))
+                         .arg(numberText(hop.weights(row, top), 3))
+                         .arg(numberText(hop.entropy(row), 3))
                          .arg(update) +
                      table(labels, keys, {{tr("weight"), vals(hop.weights.row(row).transpose())}})});
   }
@@ -209,20 +205,20 @@ std::vector<VariantStep> precisionSteps(const av::VariantRun& run, const attn::A
   s.push_back({tr("fp16 softmax without subtracting the max"),
                tr("e<sup>s</sup> exceeds fp16's largest value 65504 once s > ln 65504 ≈ 11.09; then it is ∞, the sum is "
                   "∞ and the weights become ∞/∞ = NaN (or x/∞ = 0). This row's fp16 sum: %1.")
-                       .arg(num(w->sumNoMax)) +
+                       .arg(numberText(w->sumNoMax)) +
                    table(labels, keys, {{tr("fp16 e^s"), vals(w->expNoMax)}, {tr("weight"), vals(w->weightsNoMax)}})});
   s.push_back({tr("Subtract the row max first"),
                tr("With m = %1 every e<sup>s−m</sup> lies in (0, 1], so nothing overflows and the sum is at most the "
                   "number of keys. The fp16 sum %2 against %3 in fp32: small terms are lost next to large ones (fp16 "
                   "keeps about 3 digits), which is why the sum and the normalisation run in fp32.")
-                       .arg(num(w->rowMax))
-                       .arg(num(w->sumWithMaxHalf, 6))
-                       .arg(num(w->sumWithMax32, 6)) +
+                       .arg(numberText(w->rowMax))
+                       .arg(numberText(w->sumWithMaxHalf, 6))
+                       .arg(numberText(w->sumWithMax32, 6)) +
                    table(labels, keys, {{tr("fp16 e^(s−m)"), vals(w->expWithMax)}})});
   s.push_back({tr("The map in %1 against fp32").arg(fmt),
                tr("KL(fp32 ‖ %1) for this row = %2 nats; the most attended key %3.")
                        .arg(fmt)
-                       .arg(num(w->rowKl, 3))
+                       .arg(numberText(w->rowKl, 3))
                        .arg(w->topOneSame ? tr("is the same") : tr("changes")) +
                    table(labels, keys, {{tr("fp32"), vals(w->weights32)}, {fmt, vals(w->weightsLow)}})});
   if (w->hasEmbedding)
@@ -232,11 +228,11 @@ std::vector<VariantStep> precisionSteps(const av::VariantRun& run, const attn::A
                     "sum of squares reaches %5 and squares above 65504 (|x| > 256) overflow outright, while the "
                     "subtraction of two close large numbers cancels the digits that matter. Mixed-precision training "
                     "and inference therefore keep LayerNorm and softmax statistics in fp32.")
-                         .arg(num(w->varHalf))
-                         .arg(num(w->var32))
-                         .arg(num(w->varHalfx16))
-                         .arg(num(w->var32x16))
-                         .arg(num(w->sumSquaresHalfx16))});
+                         .arg(numberText(w->varHalf))
+                         .arg(numberText(w->var32))
+                         .arg(numberText(w->varHalfx16))
+                         .arg(numberText(w->var32x16))
+                         .arg(numberText(w->sumSquaresHalfx16))});
   return s;
 }
 
