@@ -134,7 +134,9 @@ void TrainingCurveChart::rescale() {
     yAxis->setRange(lo / 1.5, std::max(hi * 1.5, lo * 10));
   } else {
     const double pad = hi > lo ? 0.08 * (hi - lo) : 0.5;
-    yAxis->setRange(std::min(0.0, lo - pad), hi + pad);
+    // Room above the reference line for its label (drawn on top of the line).
+    const double top = std::isfinite(referenceValue_) ? std::max(pad, 0.2 * (hi - std::min(0.0, lo))) : pad;
+    yAxis->setRange(std::min(0.0, lo - pad), hi + top);
   }
 }
 

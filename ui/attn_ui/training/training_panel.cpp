@@ -190,7 +190,9 @@ QWidget* TrainingPanel::buildViews() {
   col->setContentsMargins(0, 0, 0, 0);
 
   auto* pick = new QHBoxLayout;
-  pick->addWidget(new QLabel(tr("Maps of"), w));
+  mapsOfLabel_ = new QLabel(tr("Maps of"), w);
+  mapsOfLabel_->setVisible(false);
+  pick->addWidget(mapsOfLabel_);
   pick->addWidget(runBox_);
   pick->addWidget(layerBox_);
   pick->addStretch(1);
@@ -301,6 +303,7 @@ void TrainingPanel::onStateChanged() {
     for (int l = 0; l < layers; ++l) layerBox_->addItem(tr("layer %1").arg(l + 1));
     layerBox_->setCurrentIndex(std::clamp(layer, 0, std::max(0, layers - 1)));
     layerBox_->setVisible(layers > 1);
+    mapsOfLabel_->setVisible(controller_->runCount() > 1 || layers > 1);
   }
   rebuildMaps();
   updateStatus();

@@ -120,6 +120,7 @@ class TrainingPanel : public QWidget {
   QLabel* demoTitle_;
   QComboBox* runBox_;
   QComboBox* layerBox_;
+  QLabel* mapsOfLabel_ = nullptr;  // "Maps of": shown only with a run or layer to pick
   QGridLayout* mapGrid_;
   std::vector<HeatmapWidget*> heads_;
   HeatmapWidget* expected_;
