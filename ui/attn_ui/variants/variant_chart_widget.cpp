@@ -44,8 +44,6 @@ void VariantChartWidget::paintChart(QPainter& p, const QRect& target, bool figur
   QFont font = p.font();
   font.setPixelSize(10);
   p.setFont(font);
-  const QRectF plot(target.left() + 44, target.top() + 20, target.width() - 44 - 110, target.height() - 20 - 30);
-  if (plot.width() < 20 || plot.height() < 20) return;
   size_t count = 0;
   double lo = 0, hi = 0;
   for (const auto& s : series_) {
@@ -54,6 +52,13 @@ void VariantChartWidget::paintChart(QPainter& p, const QRect& target, bool figur
       if (std::isfinite(v)) hi = std::max(hi, v), lo = std::min(lo, v);
   }
   if (!(hi > lo)) hi = lo + 1;
+  // The left margin holds the rotated axis title (18 px) and the wider of the two value labels.
+  const QString hiText = QString::number(hi, 'g', 3), loText = QString::number(lo, 'g', 3);
+  const QFontMetrics fm(font);
+  const int valueWidth = std::max(fm.horizontalAdvance(hiText), fm.horizontalAdvance(loText));
+  const int left = std::max(44, 18 + valueWidth + 6);
+  const QRectF plot(target.left() + left, target.top() + 20, target.width() - left - 110, target.height() - 20 - 30);
+  if (plot.width() < 20 || plot.height() < 20) return;
   const double xs = count > 1 ? plot.width() / double(count - 1) : plot.width();
   auto pt = [&](size_t x, double v) { return QPointF(plot.left() + x * xs, plot.bottom() - (v - lo) / (hi - lo) * plot.height()); };
   p.setPen(text);
@@ -65,8 +70,8 @@ void VariantChartWidget::paintChart(QPainter& p, const QRect& target, bool figur
   p.setFont(font);
   p.drawRect(plot);
   p.drawText(QRectF(plot.left(), plot.bottom() + 14, plot.width(), 14), Qt::AlignCenter, xLabel_);
-  p.drawText(QRectF(target.left(), plot.top() - 2, 40, 12), Qt::AlignRight, QString::number(hi, 'g', 3));
-  p.drawText(QRectF(target.left(), plot.bottom() - 10, 40, 12), Qt::AlignRight, QString::number(lo, 'g', 3));
+  p.drawText(QRectF(target.left(), plot.top() - 2, left - 4, 12), Qt::AlignRight, hiText);
+  p.drawText(QRectF(target.left(), plot.bottom() - 10, left - 4, 12), Qt::AlignRight, loText);
   p.save();
   p.translate(target.left() + 8, plot.center().y());
   p.rotate(-90);

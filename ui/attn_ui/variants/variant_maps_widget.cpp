@@ -41,18 +41,22 @@ void VariantMapsWidget::paintMaps(QPainter& p, const QRect& target, bool figure)
     const auto& map = maps_[static_cast<size_t>(m)];
     const int rows = static_cast<int>(map.values.rows()), cols = static_cast<int>(map.values.cols());
     if (rows == 0 || cols == 0) continue;
-    const QRect slot(target.left() + m * slotW, target.top(), slotW, target.height());
+    const QRect whole(target.left() + m * slotW, target.top(), slotW, target.height());
     // Labels take a margin that shrinks with the cell size; too small cells drop them.
     const int titleH = 22, barW = 14;
-    const int avail = std::min(slot.width() - 20 - barW, slot.height() - titleH - 10);
+    const int avail = std::min(whole.width() - 20 - barW, whole.height() - titleH - 10);
     const double guess = std::max(1.0, avail / (std::max(rows, cols) + 5.0));
     const bool labels = guess >= 7.0;
     const int labelPx = labels ? static_cast<int>(std::clamp(guess * 0.75, 7.0, 11.0)) : 0;
     font.setPixelSize(std::max(labelPx, 9));
     p.setFont(font);
     const int margin = labels ? static_cast<int>(p.fontMetrics().averageCharWidth() * 6) : 4;
-    const double cell = std::max(1.0, std::min((slot.width() - margin - barW - 16) / double(cols),
-                                               (slot.height() - titleH - margin - 6) / double(rows)));
+    const double cell = std::max(1.0, std::min((whole.width() - margin - barW - 16) / double(cols),
+                                               (whole.height() - titleH - margin - 6) / double(rows)));
+    // A map narrower than its slot (one square map in a wide panel) is centred in it.
+    const int used = margin + static_cast<int>(cols * cell) + 8 + barW + 24;
+    const int shift = std::max(0, (whole.width() - used) / 2);
+    const QRect slot = whole.adjusted(shift, 0, -shift, 0);
     const QPointF origin(slot.left() + margin, slot.top() + titleH + margin);
     // Title.
     QFont titleFont = font;
@@ -60,8 +64,8 @@ void VariantMapsWidget::paintMaps(QPainter& p, const QRect& target, bool figure)
     titleFont.setBold(true);
     p.setFont(titleFont);
     p.setPen(text);
-    p.drawText(QRectF(slot.left(), slot.top(), slot.width(), titleH), Qt::AlignCenter | Qt::TextSingleLine,
-               p.fontMetrics().elidedText(QString::fromStdString(map.title), Qt::ElideRight, slot.width() - 4));
+    p.drawText(QRectF(whole.left(), whole.top(), whole.width(), titleH), Qt::AlignCenter | Qt::TextSingleLine,
+               p.fontMetrics().elidedText(QString::fromStdString(map.title), Qt::ElideRight, whole.width() - 4));
     p.setFont(font);
     // Cells.
     double lo = 0.0, hi = map.values.maxCoeff();
