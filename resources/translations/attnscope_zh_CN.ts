@@ -2,6 +2,45 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>KvCacheText</name>
+    <message>
+        <source>Layer %1, head %2, token %3 (“%4”): %5 cached keys and values; %6% of this query&apos;s weight is on the cache. The whole cache then holds %7 (K and V × %8 layers × %9 KV heads × %10 dims, 2 bytes each).</source>
+        <translation>第 %1 层，头 %2，词元 %3（“%4”）：缓存了 %5 个键和值；此查询 %6% 的权重落在缓存上。此时整个缓存占 %7（K 和 V × %8 层 × %9 个 KV 头 × %10 维，每个 2 字节）。</translation>
+    </message>
+    <message>
+        <source>What is cached</source>
+        <translation>缓存了什么</translation>
+    </message>
+    <message>
+        <source>Generating token %1 (“%2”), a decoder keeps the keys and values of tokens 0..%3 from the earlier steps: the &lt;b&gt;cache&lt;/b&gt;. Only q&lt;sub&gt;%1&lt;/sub&gt;, k&lt;sub&gt;%1&lt;/sub&gt; and v&lt;sub&gt;%1&lt;/sub&gt; are computed now, and k&lt;sub&gt;%1&lt;/sub&gt;, v&lt;sub&gt;%1&lt;/sub&gt; join the cache for the next token.</source>
+        <translation>生成词元 %1（“%2”）时，解码器保留前面各步中词元 0..%3 的键和值：这就是&lt;b&gt;缓存&lt;/b&gt;。现在只计算 q&lt;sub&gt;%1&lt;/sub&gt;、k&lt;sub&gt;%1&lt;/sub&gt; 和 v&lt;sub&gt;%1&lt;/sub&gt;，其中 k&lt;sub&gt;%1&lt;/sub&gt;、v&lt;sub&gt;%1&lt;/sub&gt; 会加入缓存供下一个词元使用。</translation>
+    </message>
+    <message>
+        <source>Scores</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source>q&lt;sub&gt;%1&lt;/sub&gt; is compared with the %1 cached keys and its own: s&lt;sub&gt;j&lt;/sub&gt; = q&lt;sub&gt;%1&lt;/sub&gt;·k&lt;sub&gt;j&lt;/sub&gt; / √%2 for j = 0..%1. The orange columns of the left map are the cache.</source>
+        <translation>q&lt;sub&gt;%1&lt;/sub&gt; 与 %1 个缓存的键以及它自己的键比较：s&lt;sub&gt;j&lt;/sub&gt; = q&lt;sub&gt;%1&lt;/sub&gt;·k&lt;sub&gt;j&lt;/sub&gt; / √%2，j = 0..%1。左图中橙色的列就是缓存。</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>A softmax over those %1 scores. The row equals row %2 of the full causal map: a causal model&apos;s earlier rows never change when a token is added, which is why their keys and values can be kept instead of recomputed. Here %3% of the weight lands on cached keys.</source>
+        <translation>对这 %1 个分数做 softmax。这一行等于完整因果注意力图的第 %2 行：加入新词元时，因果模型前面的行从不改变，所以它们的键和值可以保留而无需重算。这里 %3% 的权重落在缓存的键上。</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>The cache grows by one key and one value per layer and KV head with every token: 2 × %1 layers × %2 KV heads × %3 dims × %4 tokens × 2 bytes = %5.</source>
+        <translation>每生成一个词元，缓存在每层每个 KV 头上增加一个键和一个值：2 × %1 层 × %2 个 KV 头 × %3 维 × %4 个词元 × 2 字节 = %5。</translation>
+    </message>
+</context>
+<context>
     <name>ModelText</name>
     <message>
         <source>%1 B</source>
@@ -4062,10 +4101,6 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>还没有结果：请输入句子或打开文件。</translation>
     </message>
     <message>
-        <source>The variants run on text or tensor input, not on a pretrained model.</source>
-        <translation>这些变体运行在文本或张量输入上，不能用于预训练模型。</translation>
-    </message>
-    <message>
         <source>%1 tokens: the variants view draws up to %2 tokens. Shorten the input.</source>
         <translation>%1 个词元：变体视图最多绘制 %2 个词元。请缩短输入。</translation>
     </message>
@@ -4096,6 +4131,30 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Export figure</source>
         <translation>导出图</translation>
+    </message>
+    <message>
+        <source>On a pretrained model this view shows segment memory as the model&apos;s key/value cache; the other variants run on text or tensor input.</source>
+        <translation>在预训练模型上，此视图把段记忆显示为模型的键/值缓存；其他变体在文本或张量输入上运行。</translation>
+    </message>
+    <message>
+        <source>Weight on cached keys per query</source>
+        <translation>每个查询落在缓存键上的权重</translation>
+    </message>
+    <message>
+        <source>query position</source>
+        <translation>查询位置</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>Key/value cache — layer %1, head %2</source>
+        <translation>键/值缓存 — 第 %1 层，头 %2</translation>
     </message>
 </context>
 </TS>

@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 
 #include "attn/attn.h"
+#include "attn/models/model.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/variants/variant_chart_widget.h"
 #include "attn_ui/variants/variant_maps_widget.h"
@@ -132,6 +133,42 @@ TEST(VariantsPanel, SelectorHasATooltipPerVariant) {
   ASSERT_EQ(p.variantBox()->count(), 5);
   for (int i = 0; i < 5; ++i) EXPECT_FALSE(p.variantBox()->itemData(i, Qt::ToolTipRole).toString().isEmpty());
   EXPECT_FALSE(p.message().isEmpty());  // no result yet
+}
+
+TEST(VariantsPanel, SegmentMemoryOnACausalModelShowsItsKeyValueCache) {
+  auto gpt2 = attn::models::Model::open(std::string(ATTN_FIXTURE_DIR) + "/models/gpt2");
+  ASSERT_TRUE(gpt2.ok()) << gpt2.error().message;
+  ExplorerModel m;
+  m.setModel(*gpt2);
+  m.setText("The animal didn't cross the street");
+  m.waitForIdle();
+  ASSERT_TRUE(m.hasResult());
+  VariantsPanel p(&m);
+  p.setVariant(av::VariantKind::SegmentMemory);
+  p.rowBox()->setValue(4);
+  QCoreApplication::processEvents();
+  ASSERT_TRUE(p.kvCacheShown()) << p.message().toStdString();
+  EXPECT_TRUE(p.message().isEmpty()) << p.message().toStdString();
+  // Token 4 over its 4 cached keys (memory columns) and its own: row 4 of the shown layer's map.
+  const auto& maps = p.mapsWidget()->maps();
+  ASSERT_EQ(maps.size(), 2u);
+  EXPECT_EQ(maps[0].memoryColumns, 4);
+  ASSERT_EQ(maps[0].values.cols(), 5);
+  const attn::Mat& w = m.result().heads[0].weights;
+  for (int j = 0; j < 5; ++j) EXPECT_FLOAT_EQ(maps[0].values(0, j), w(4, j)) << j;
+  EXPECT_EQ(maps[1].values.row(5).cwiseAbs().sum(), 0.0f);  // not generated yet
+  EXPECT_EQ(p.steps().size(), 4u);
+  EXPECT_TRUE(p.summaryText().contains("cached")) << p.summaryText().toStdString();
+  // Another token follows the spin box; the figure exports.
+  p.rowBox()->setValue(2);
+  EXPECT_EQ(p.mapsWidget()->maps()[0].values.cols(), 3);
+  QTemporaryDir dir;
+  ASSERT_TRUE(p.exportFigure(dir.filePath("kv.png")).ok());
+  shot(p, "kv_cache");
+  // The other variants say what they need.
+  p.setVariant(av::VariantKind::MultiHop);
+  EXPECT_FALSE(p.kvCacheShown());
+  EXPECT_TRUE(p.message().contains("key/value cache")) << p.message().toStdString();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // engine result) and returns every number its view draws.
 #include "attn/variants/adaptive_span.h"
 #include "attn/variants/dynamic_conv.h"
+#include "attn/variants/kv_cache.h"
 #include "attn/variants/multi_hop.h"
 #include "attn/variants/precision.h"
 #include "attn/variants/segment_memory.h"

@@ -15,7 +15,9 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include "attn/variants/kv_cache.h"
 #include "attn_ui/explorer_model.h"
+#include "attn_ui/variants/kv_cache_text.h"
 #include "attn_ui/variants/variant_chart_widget.h"
 #include "attn_ui/variants/variant_figure.h"
 #include "attn_ui/variants/variant_maps_widget.h"
@@ -97,7 +99,10 @@ VariantsPanel::VariantsPanel(ExplorerModel* model, QWidget* parent)
     refresh();
   });
   connect(head_, &QSpinBox::valueChanged, this, &VariantsPanel::refresh);
-  connect(row_, &QSpinBox::valueChanged, this, [this] { showWalk(); });
+  connect(row_, &QSpinBox::valueChanged, this, [this] {
+    if (kvShown_) showKvCache();
+    else showWalk();
+  });
   connect(prev_, &QPushButton::clicked, this, [this] { setStep(step_ - 1); });
   connect(next_, &QPushButton::clicked, this, [this] { setStep(step_ + 1); });
   connect(export_, &QPushButton::clicked, this, &VariantsPanel::exportClicked);
@@ -265,8 +270,13 @@ void VariantsPanel::refresh() {
     chart_->clear();
     showWalk();
   };
+  kvShown_ = false;
   if (!model_->hasResult()) return fail(tr("No result yet: type a sentence or open a file."));
-  if (model_->hasModel()) return fail(tr("The variants run on text or tensor input, not on a pretrained model."));
+  if (model_->hasModel()) {
+    if (kKinds[std::clamp(variant_->currentIndex(), 0, 4)] == av::VariantKind::SegmentMemory) return showKvCache();
+    return fail(tr("On a pretrained model this view shows segment memory as the model's key/value cache; the other "
+                   "variants run on text or tensor input."));
+  }
   const auto& spec = model_->resultSpec();
   std::shared_ptr<const attn::AttentionInput> input;
   if (const auto* loaded = model_->loadedInput()) {
@@ -312,6 +322,38 @@ void VariantsPanel::showWalk() {
   setStep(std::clamp(step_, 0, std::max(0, static_cast<int>(steps_.size()) - 1)));
 }
 
+void VariantsPanel::showKvCache() {
+  kvShown_ = true;
+  steps_.clear();
+  message_->clear();
+  const auto model = model_->modelPtr();
+  const attn::AttentionResult& layer = model_->result();
+  const int n = layer.nq();
+  head_->setRange(1, std::max(1, layer.numHeads()));
+  row_->setRange(0, std::max(0, n - 1));
+  const int head = head_->value() - 1, t = row_->value();
+  const auto& info = model->info();
+  auto v = av::kvCacheView(layer, head, t, av::KvCacheShape{info.layers, info.kvHeads, info.headDim, 2});
+  if (!v) {
+    message_->setText(QString::fromStdString(v.error().message));
+    maps_->setMaps({});
+    chart_->clear();
+    summary_->clear();
+    setStep(0);
+    return;
+  }
+  maps_->setMaps(v->maps);
+  maps_->setHighlightRow(-1);
+  std::vector<std::vector<double>> series = v->cachedWeight;
+  QStringList names;
+  for (int h = 0; h < layer.numHeads(); ++h) names << tr("head %1").arg(h + 1);
+  chart_->setSeries(tr("Weight on cached keys per query"), tr("query position"), tr("weight"), std::move(series), names);
+  const QString token = QString::fromStdString(layer.queryTokens.at(static_cast<size_t>(t)));
+  summary_->setText(kvCacheSummary(*v, model_->currentLayer(), head, token, info));
+  steps_ = kvCacheSteps(*v, head, token, info);
+  setStep(step_);
+}
+
 void VariantsPanel::setStep(int step) {
   const int n = static_cast<int>(steps_.size());
   step_ = std::clamp(step, 0, std::max(0, n - 1));
@@ -328,11 +370,12 @@ void VariantsPanel::setStep(int step) {
 }
 
 attn::Status VariantsPanel::exportFigure(const QString& path, QSize size, int dpi) const {
-  if (!run_) return attn::Error{(path + ": " + tr("no variant result to draw")).toStdString()};
+  if (!run_ && !kvShown_) return attn::Error{(path + ": " + tr("no variant result to draw")).toStdString()};
   FigureOptions fo;
   fo.size = size;
   fo.dpi = dpi;
-  fo.title = variant_->currentText() + tr(" — head %1").arg(head_->value());
+  fo.title = kvShown_ ? tr("Key/value cache — layer %1, head %2").arg(model_->currentLayer() + 1).arg(head_->value())
+                      : variant_->currentText() + tr(" — head %1").arg(head_->value());
   if (auto st = checkFigureOptions(path, fo); !st) return st;
   return writeFigure(path, fo, variantFigurePainter(*maps_, *chart_, fo.title));
 }

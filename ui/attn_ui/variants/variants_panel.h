@@ -38,8 +38,10 @@ class VariantsPanel : public QWidget {
   /// The options the controls describe (span z from the sliders).
   attn::variants::VariantOptions options() const;
   void setVariant(attn::variants::VariantKind kind);
-  /// The latest run (empty with message() set when it could not run).
+  /// The latest run (empty with message() set when it could not run, and
+  /// when the maps show a causal model's key/value cache: kvCacheShown()).
   const std::optional<attn::variants::VariantRun>& run() const { return run_; }
+  bool kvCacheShown() const { return kvShown_; }
   QString message() const;
   QString summaryText() const;
   const std::vector<VariantStep>& steps() const { return steps_; }
@@ -65,6 +67,8 @@ class VariantsPanel : public QWidget {
  private:
   void rebuildSpanSliders(int heads);
   void showWalk();
+  /// Segment memory on a causal model: its key/value cache at the query row's token.
+  void showKvCache();
   void exportClicked();
   QWidget* buildParameters();
 
@@ -94,6 +98,7 @@ class VariantsPanel : public QWidget {
   std::shared_ptr<const attn::AttentionInput> input_;
   std::vector<VariantStep> steps_;
   int step_ = 0;
+  bool kvShown_ = false;  // the maps show a model's key/value cache (no run_)
 };
 
 }  // namespace attn::ui
