@@ -81,6 +81,7 @@ TEST(SpatialPanels, ImagePanelRunsWindow2dOverTheExamplePatches) {
   ASSERT_TRUE(p.setPatchSize(32));
   m.waitForIdle();
   EXPECT_EQ(m.currentWeights().rows(), 16);
+  EXPECT_EQ(p.patchBox()->value(), 32);  // the box follows a size set from code
   QTemporaryDir dir;
   FigureOptions fo;
   fo.size = QSize(400, 380);

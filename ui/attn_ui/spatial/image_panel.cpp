@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -99,9 +100,17 @@ bool ImagePanel::setPatchSize(int patch) {
   auto grid = attn::vision::cutPatches(*pixels_, patch, sourceName_.toStdString());
   if (!grid) {
     model_->reportError(QString::fromStdString(grid.error().message));
+    if (grid_) {
+      const QSignalBlocker block(patch_);  // the box shows the patch size in use
+      patch_->setValue(grid_->patch);
+    }
     return false;
   }
   grid_ = std::make_shared<const attn::vision::PatchGrid>(std::move(grid).value());
+  {
+    const QSignalBlocker block(patch_);
+    patch_->setValue(patch);
+  }
   model_->setPinnedRow(-1);
   model_->setLoadedInput(std::make_shared<const attn::AttentionInput>(attn::vision::patchInput(*grid_)), sourceName_);
   refresh();
