@@ -21,9 +21,9 @@ if(ATTNSCOPE_BUILD_GUI)
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins")
   set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "qt6-translations-l10n, qt6-svg-plugins")
 endif()
+# CPack writes the synopsis (CPACK_PACKAGE_DESCRIPTION_SUMMARY) as the first line itself.
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-"${CPACK_PACKAGE_DESCRIPTION_SUMMARY}
-AttnScope computes attention variants (dot product, scaled, additive, linear
+"AttnScope computes attention variants (dot product, scaled, additive, linear
 and sparse patterns) under masks and positional encodings on the CPU, or reads
 the attention of a real model (NumPy .npz/.npy, safetensors, CSV, Hugging Face
 model folders), and draws one heatmap per head with per-head metrics.

@@ -17,6 +17,11 @@ echo "package: attnscope $version; Depends: $depends"
 # Depends come from dpkg-shlibdeps: versioned libc6 and the Qt/ICU libraries.
 [[ "$depends" == *"libc6 (>="* ]] || fail "Depends has no versioned libc6 (dpkg-shlibdeps not run?): $depends"
 
+# Debian's own checker: no error (its info tags are advice). Root is how CI runs it.
+if command -v lintian >/dev/null; then
+  lintian --fail-on error --allow-root "$deb" || fail "lintian reports errors"
+fi
+
 mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
 touch "$root/var/lib/dpkg/status" "$root/var/lib/dpkg/available"
 dpkg_root=(dpkg --root="$root" --force-not-root --force-depends --force-script-chrootless
