@@ -48,6 +48,7 @@ void RecentPathsMenu::refresh() {
     QAction* a = menu_->addAction(label, this, [this, p] { open_(p); });
     a->setToolTip(p);
     a->setStatusTip(p);
+    a->setData(p);  // the entry names a file, not a translatable command
   }
   if (list.isEmpty()) menu_->addAction(tr("(none)"))->setEnabled(false);
 }

@@ -3,11 +3,6 @@
 #include <QAction>
 #include <QCoreApplication>
 #include <QFutureWatcher>
-#include <QLabel>
-#include <QProgressBar>
-#include <QStatusBar>
-#include <QTimer>
-#include <QToolButton>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <atomic>
@@ -18,6 +13,7 @@
 #include "attn/models/model.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/main_window.h"
+#include "attn_ui/status_progress.h"
 
 namespace attn::ui {
 namespace {
@@ -77,7 +73,7 @@ InterventionsController::InterventionsController(ExplorerModel* model, MainWindo
       undoAction_(new QAction(tr("&Undo Intervention"), this)),
       redoAction_(new QAction(tr("&Redo Intervention"), this)),
       clearAction_(new QAction(tr("&Clear Interventions"), this)),
-      poll_(new QTimer(this)) {
+      status_(nullptr) {
   undoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
   redoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
   undoAction_->setToolTip(tr("Take back the last change to the head interventions."));
@@ -89,22 +85,10 @@ InterventionsController::InterventionsController(ExplorerModel* model, MainWindo
   refreshActions();
 
   if (window_) {
-    stage_ = new QLabel(window_);
-    progress_ = new QProgressBar(window_);
-    cancel_ = new QToolButton(window_);
-    progress_->setRange(0, 1000);
-    progress_->setMaximumWidth(220);
-    progress_->setTextVisible(false);
-    cancel_->setText(tr("Cancel"));
-    cancel_->setToolTip(tr("Stop the intervened forward pass; the interventions go back to those shown."));
-    connect(cancel_, &QToolButton::clicked, this, &InterventionsController::cancel);
-    for (QWidget* w : {static_cast<QWidget*>(stage_), static_cast<QWidget*>(progress_), static_cast<QWidget*>(cancel_)}) {
-      window_->statusBar()->addPermanentWidget(w);
-      w->hide();
-    }
+    status_ = new StatusProgress(
+        window_, tr("Stop the intervened forward pass; the interventions go back to those shown."), this);
+    connect(status_, &StatusProgress::cancelRequested, this, &InterventionsController::cancel);
   }
-  poll_->setInterval(50);
-  connect(poll_, &QTimer::timeout, this, &InterventionsController::showProgress);
   connect(this, &InterventionsController::message, model_, &ExplorerModel::reportError);
   connect(model_, &ExplorerModel::resultChanged, this, &InterventionsController::followModelRun);
   connect(model_, &ExplorerModel::pinnedRowChanged, this, [this] {
@@ -267,12 +251,7 @@ void InterventionsController::launch() {
   job->position = model_->pinnedRow();
   job->stage = tr("Running the intervened model");
   job_ = job;
-  if (stage_) {
-    showProgress();
-    for (QWidget* w : {static_cast<QWidget*>(stage_), static_cast<QWidget*>(progress_), static_cast<QWidget*>(cancel_)})
-      w->show();
-  }
-  poll_->start();
+  startProgress();
   auto* watcher = new QFutureWatcher<void>(this);
   connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
     watcher->deleteLater();
@@ -381,24 +360,21 @@ void InterventionsController::deliver(const std::shared_ptr<Job>& job) {
   emit resultChanged();
 }
 
-void InterventionsController::showProgress() {
-  if (!job_ || !progress_) return;
-  double fraction = 0.0;
-  QString stage;
-  {
-    const std::lock_guard<std::mutex> lock(job_->mutex);
-    fraction = job_->fraction;
-    stage = job_->stage;
-  }
-  progress_->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000.0));
-  stage_->setText(stage);
+QProgressBar* InterventionsController::progressBar() const { return status_ ? status_->bar() : nullptr; }
+
+void InterventionsController::startProgress() {
+  if (!status_ || !job_) return;
+  std::weak_ptr<Job> weak = job_;
+  status_->start([weak] {
+    const auto job = weak.lock();
+    if (!job) return std::pair<QString, double>{};
+    const std::lock_guard<std::mutex> lock(job->mutex);
+    return std::pair<QString, double>{job->stage, job->fraction};
+  });
 }
 
 void InterventionsController::endProgress() {
-  poll_->stop();
-  if (!stage_) return;
-  for (QWidget* w : {static_cast<QWidget*>(stage_), static_cast<QWidget*>(progress_), static_cast<QWidget*>(cancel_)})
-    w->hide();
+  if (status_) status_->stop();
 }
 
 }  // namespace attn::ui

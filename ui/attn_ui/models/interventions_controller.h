@@ -17,14 +17,12 @@
 #include "attn/models/interventions.h"
 
 class QAction;
-class QLabel;
 class QProgressBar;
-class QTimer;
-class QToolButton;
 
 namespace attn::ui {
 
 class ExplorerModel;
+class StatusProgress;
 class MainWindow;
 
 class InterventionsController : public QObject {
@@ -70,7 +68,7 @@ class InterventionsController : public QObject {
   QAction* undoAction() const { return undoAction_; }
   QAction* redoAction() const { return redoAction_; }
   QAction* clearAction() const { return clearAction_; }
-  QProgressBar* progressBar() const { return progress_; }
+  QProgressBar* progressBar() const;
 
  signals:
   /// The list changed (before its run is delivered).
@@ -86,7 +84,7 @@ class InterventionsController : public QObject {
   void launch();
   void deliver(const std::shared_ptr<Job>& job);
   void followModelRun();
-  void showProgress();
+  void startProgress();
   void endProgress();
   void refreshActions();
 
@@ -101,10 +99,7 @@ class InterventionsController : public QObject {
   QString comparisonError_;
   std::shared_ptr<Job> job_;
   QAction *undoAction_, *redoAction_, *clearAction_;
-  QLabel* stage_ = nullptr;
-  QProgressBar* progress_ = nullptr;
-  QToolButton* cancel_ = nullptr;
-  QTimer* poll_;
+  StatusProgress* status_ = nullptr;  // in the window's status bar (none without a window)
 };
 
 /// "L3 H2: ablated", "L1 H4: temperature 2", "L2 H1: mask window:2" (1-based).

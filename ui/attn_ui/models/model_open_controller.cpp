@@ -7,13 +7,8 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFutureWatcher>
-#include <QLabel>
 #include <QMenu>
-#include <QProgressBar>
 #include <QSettings>
-#include <QStatusBar>
-#include <QTimer>
-#include <QToolButton>
 #include <QtConcurrent/QtConcurrentRun>
 #include <atomic>
 #include <mutex>
@@ -24,6 +19,7 @@
 #include "attn_ui/main_window.h"
 #include "attn_ui/models/model_text.h"
 #include "attn_ui/recent_paths_menu.h"
+#include "attn_ui/status_progress.h"
 
 namespace attn::ui {
 namespace {
@@ -49,10 +45,7 @@ ModelOpenController::ModelOpenController(MainWindow* window)
       open_(new QAction(tr("Open &Model…"), this)),
       recent_(new RecentPathsMenu(tr("Recent &Models"), kRecentKey, kMaxRecent, window,
                                   [this](const QString& p) { openRecent(p); })),
-      stage_(new QLabel(window)),
-      progress_(new QProgressBar(window)),
-      cancel_(new QToolButton(window)),
-      poll_(new QTimer(this)) {
+      status_(new StatusProgress(window, tr("Stop loading the model; the current view stays as it is."), this)) {
   open_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   open_->setToolTip(tr("Open a Hugging Face model folder (config.json, safetensors weights, tokenizer files) "
                        "or its cache directory models--org--name, and run the text through it."));
@@ -66,18 +59,7 @@ ModelOpenController::ModelOpenController(MainWindow* window)
   file->insertAction(before, open_);
   file->insertMenu(before, recent_->menu());
 
-  progress_->setRange(0, 1000);
-  progress_->setMaximumWidth(220);
-  progress_->setTextVisible(false);
-  cancel_->setText(tr("Cancel"));
-  cancel_->setToolTip(tr("Stop loading the model; the current view stays as it is."));
-  connect(cancel_, &QToolButton::clicked, this, &ModelOpenController::cancel);
-  for (QWidget* w : {static_cast<QWidget*>(stage_), static_cast<QWidget*>(progress_), static_cast<QWidget*>(cancel_)}) {
-    window_->statusBar()->addPermanentWidget(w);
-    w->hide();
-  }
-  poll_->setInterval(50);
-  connect(poll_, &QTimer::timeout, this, &ModelOpenController::showProgress);
+  connect(status_, &StatusProgress::cancelRequested, this, &ModelOpenController::cancel);
   connect(this, &ModelOpenController::failed, window_->model(), &ExplorerModel::reportError);
 }
 
@@ -95,10 +77,7 @@ void ModelOpenController::open(const QString& path) {
   job->path = path;
   job->stage = tr("Opening %1").arg(QFileInfo(path).fileName());
   job_ = job;
-  showProgress();
-  for (QWidget* w : {static_cast<QWidget*>(stage_), static_cast<QWidget*>(progress_), static_cast<QWidget*>(cancel_)})
-    w->show();
-  poll_->start();
+  startProgress();
   auto* watcher = new QFutureWatcher<void>(this);
   connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
     watcher->deleteLater();
@@ -134,7 +113,7 @@ void ModelOpenController::cancel() {
   job_->cancel = true;
   const QString path = job_->path;
   job_.reset();
-  endProgress();
+  status_->stop();
   window_->statusBar()->showMessage(tr("Stopped opening %1; the view is unchanged.").arg(QFileInfo(path).fileName()), 6000);
   emit cancelled(path);
 }
@@ -143,28 +122,22 @@ void ModelOpenController::waitForIdle() {
   while (job_) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
 }
 
-void ModelOpenController::showProgress() {
-  if (!job_) return;
-  double fraction = 0.0;
-  QString stage;
-  {
-    const std::lock_guard<std::mutex> lock(job_->mutex);
-    fraction = job_->fraction;
-    stage = job_->stage;
-  }
-  progress_->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000.0));
-  stage_->setText(stage);
-}
+QProgressBar* ModelOpenController::progressBar() const { return status_->bar(); }
+QToolButton* ModelOpenController::cancelButton() const { return status_->cancelButton(); }
 
-void ModelOpenController::endProgress() {
-  poll_->stop();
-  for (QWidget* w : {static_cast<QWidget*>(stage_), static_cast<QWidget*>(progress_), static_cast<QWidget*>(cancel_)})
-    w->hide();
+void ModelOpenController::startProgress() {
+  std::weak_ptr<Job> weak = job_;
+  status_->start([weak] {
+    const auto job = weak.lock();
+    if (!job) return std::pair<QString, double>{};
+    const std::lock_guard<std::mutex> lock(job->mutex);
+    return std::pair<QString, double>{job->stage, job->fraction};
+  });
 }
 
 void ModelOpenController::deliver(const std::shared_ptr<Job>& job) {
   job_.reset();
-  endProgress();
+  status_->stop();
   if (!job->model) {
     // The core's message names the file and the fault; the view stays as it was.
     emit failed(tr("Could not open the model %1: %2").arg(QFileInfo(job->path).fileName(), job->error));

@@ -10,16 +10,15 @@
 #include <memory>
 
 class QAction;
-class QLabel;
 class QMenu;
 class QProgressBar;
-class QTimer;
 class QToolButton;
 
 namespace attn::ui {
 
 class MainWindow;
 class RecentPathsMenu;
+class StatusProgress;
 
 class ModelOpenController : public QObject {
   Q_OBJECT
@@ -45,8 +44,8 @@ class ModelOpenController : public QObject {
   static constexpr int kMaxRecent = 10;
   QAction* openAction() const { return open_; }
   QMenu* recentMenu() const;
-  QProgressBar* progressBar() const { return progress_; }
-  QToolButton* cancelButton() const { return cancel_; }
+  QProgressBar* progressBar() const;
+  QToolButton* cancelButton() const;
 
  signals:
   void opened(const QString& path);
@@ -58,16 +57,12 @@ class ModelOpenController : public QObject {
   void openDialog();
   void openRecent(const QString& path);
   void deliver(const std::shared_ptr<Job>& job);
-  void showProgress();
-  void endProgress();
+  void startProgress();
 
   MainWindow* window_;
   QAction* open_;
   RecentPathsMenu* recent_;
-  QLabel* stage_;
-  QProgressBar* progress_;
-  QToolButton* cancel_;
-  QTimer* poll_;
+  StatusProgress* status_;
   std::shared_ptr<Job> job_;  // the load in progress, or null
 };
 
