@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "attn_ui/colormaps.h"
+#include "attn_ui/spatial/nearest_point.h"
 
 namespace attn::ui {
 namespace {
@@ -123,14 +124,7 @@ void GraphAttentionView::setFigure(GraphAttentionFigure figure) {
 
 int GraphAttentionView::nodeAt(const QPointF& pos) const {
   if (!figure_.valid()) return -1;
-  int best = -1;
-  double bestD = 12.0 * 12.0;
-  for (int i = 0; i < figure_.numNodes(); ++i) {
-    const QPointF d = at(figure_, graphRect_, i) - pos;
-    const double dd = d.x() * d.x() + d.y() * d.y();
-    if (dd < bestD) bestD = dd, best = i;
-  }
-  return best;
+  return nearestPoint(figure_.numNodes(), [this](int i) { return at(figure_, graphRect_, i); }, pos, 12.0);
 }
 
 void GraphAttentionView::paintEvent(QPaintEvent*) {

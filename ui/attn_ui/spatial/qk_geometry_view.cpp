@@ -1,4 +1,5 @@
 #include "attn_ui/spatial/qk_geometry_view.h"
+#include "attn_ui/spatial/nearest_point.h"
 
 #include <QMouseEvent>
 #include <QPainter>
@@ -126,14 +127,8 @@ void QkGeometryView::setHighlightedQuery(int query) {
 
 int QkGeometryView::queryAt(const QPointF& pos) const {
   if (!figure_.valid() || plotRect_.isEmpty()) return -1;
-  int best = -1;
-  double bestD = 10.0 * 10.0;
-  for (int i = 0; i < figure_.geometry.numQueries; ++i) {
-    const QPointF d = qkPointPosition(figure_, plotRect_, i) - pos;
-    const double dd = d.x() * d.x() + d.y() * d.y();
-    if (dd < bestD) bestD = dd, best = i;
-  }
-  return best;
+  return nearestPoint(
+      figure_.geometry.numQueries, [this](int i) { return qkPointPosition(figure_, plotRect_, i); }, pos, 10.0);
 }
 
 void QkGeometryView::paintEvent(QPaintEvent*) {
