@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
@@ -329,19 +330,24 @@ void VariantsPanel::showKvCache() {
   const auto model = model_->modelPtr();
   const attn::AttentionResult& layer = model_->result();
   const int n = layer.nq();
-  head_->setRange(1, std::max(1, layer.numHeads()));
-  row_->setRange(0, std::max(0, n - 1));
+  {
+    const QSignalBlocker blockHead(head_), blockRow(row_);  // this call already shows the clamped values
+    head_->setRange(1, std::max(1, layer.numHeads()));
+    row_->setRange(0, std::max(0, n - 1));
+  }
   const int head = head_->value() - 1, t = row_->value();
   const auto& info = model->info();
-  auto v = av::kvCacheView(layer, head, t, av::KvCacheShape{info.layers, info.kvHeads, info.headDim, 2});
-  if (!v) {
-    message_->setText(QString::fromStdString(v.error().message));
+  const auto fail = [this](const QString& m) {
+    message_->setText(m);
     maps_->setMaps({});
     chart_->clear();
     summary_->clear();
     setStep(0);
-    return;
-  }
+  };
+  if (n > kMaxTokens)
+    return fail(tr("%1 tokens: the variants view draws up to %2 tokens. Shorten the input.").arg(n).arg(kMaxTokens));
+  auto v = av::kvCacheView(layer, head, t, av::KvCacheShape{info.layers, info.kvHeads, info.headDim, 2});
+  if (!v) return fail(QString::fromStdString(v.error().message));
   maps_->setMaps(v->maps);
   maps_->setHighlightRow(-1);
   std::vector<std::vector<double>> series = v->cachedWeight;
