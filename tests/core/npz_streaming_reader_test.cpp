@@ -4,6 +4,7 @@
 // and deflated, as flat values or as planes, and the same error message for
 // every truncation and damaged byte of small archives built here.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cmath>
@@ -11,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <unistd.h>
 
 #include "attn/io/little_endian.h"
 #include "attn/io/npy_reader.h"
@@ -95,13 +95,14 @@ std::string zipOf(const std::vector<std::pair<std::string, std::string>>& member
 std::vector<std::pair<std::string, std::string>> everyLayoutMembers() {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   return {
-      {"q.npy", npyOf("<f4", false, "(2, 3, 4)",
-                      rawOf<float>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
-                                    -0.0f}))},
-      {"nan.npy", npyOf("<f4", false, "(2, 2)", rawOf<float>({nan, -nan, std::numeric_limits<float>::infinity(), 1e-40f}))},
-      {"fq.npy", npyOf("<f4", true, "(2, 3, 4)",
-                       rawOf<float>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
-                                     23}))},
+      {"q.npy",
+       npyOf("<f4", false, "(2, 3, 4)", rawOf<float>({0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+                                                      12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, -0.0f}))},
+      {"nan.npy", npyOf("<f4", false, "(2, 2)",
+                        rawOf<float>({nan, -nan, std::numeric_limits<float>::infinity(), 1e-40f}))},
+      {"fq.npy",
+       npyOf("<f4", true, "(2, 3, 4)", rawOf<float>({0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+                                                     12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}))},
       {"f8.npy", npyOf("<f8", true, "(3, 2)", rawOf<double>({0.5, 1.5, 2.5, 3.5, 4.5, 1e300}))},
       {"be.npy", npyOf(">f4", false, "(2, 2)", rawOf<float>({1.25f, -2, 3, 4}, true))},
       {"f2.npy", npyOf("<f2", false, "(3,)", rawOf<uint16_t>({0x3C00, 0xC000, 0x7BFF}))},
@@ -235,8 +236,8 @@ TEST(NpzStreamingReader, SameErrorForEveryTruncationAndDamagedByte) {
     for (size_t n : {size_t{0}, size_t{10}, zip.size() / 2, zip.size() - 23, zip.size() - 1}) {
       const fs::path file = writeTemp("cut.npz", zip.substr(0, n));
       const auto fileName = file.string();
-      const std::string want = n == 0 ? fileName + ": file is empty"
-                                      : outcome(legacy::parseNpz(zip.substr(0, n), fileName));
+      const std::string want =
+          n == 0 ? fileName + ": file is empty" : outcome(legacy::parseNpz(zip.substr(0, n), fileName));
       EXPECT_EQ(outcome(readNpzFile(fileName)), want) << n;
       fs::remove(file);
     }
@@ -300,9 +301,11 @@ TEST(NpzStreamingReader, FuzzCorporaGiveTheSameOutcome) {
       const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
       for (const ReadLimits& limits : {ReadLimits{}, fuzzLimits}) {
         if (std::string(kind) == "npz")
-          EXPECT_EQ(outcome(parseNpz(bytes, "fuzz.npz", limits)), outcome(legacy::parseNpz(bytes, "fuzz.npz", limits)));
+          EXPECT_EQ(outcome(parseNpz(bytes, "fuzz.npz", limits)),
+                    outcome(legacy::parseNpz(bytes, "fuzz.npz", limits)));
         else
-          EXPECT_EQ(outcome(parseNpy(bytes, "fuzz.npy", limits)), outcome(legacy::parseNpy(bytes, "fuzz.npy", limits)));
+          EXPECT_EQ(outcome(parseNpy(bytes, "fuzz.npy", limits)),
+                    outcome(legacy::parseNpy(bytes, "fuzz.npy", limits)));
       }
       ++files;
     }

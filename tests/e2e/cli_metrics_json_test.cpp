@@ -32,7 +32,12 @@ TEST(CliMetricsJson, HeadByHeadOutputIsTheWholeDocumentsPrettyPrint) {
     t->shape = {3, 40, 8};
     t->data.resize(3 * 40 * 8);
     for (size_t i = 0; i < t->data.size(); ++i)
-      t->data[i] = static_cast<float>((i * 2654435761u + (t == &k ? 17 : t == &v ? 31 : 0)) % 1000) / 250.0f - 2.0f;
+      t->data[i] = static_cast<float>((i * 2654435761u + (t == &k   ? 17
+                                                          : t == &v ? 31
+                                                                    : 0)) %
+                                      1000) /
+                       250.0f -
+                   2.0f;
   }
   NpzWriter w;
   w.add("q", q);
@@ -40,7 +45,8 @@ TEST(CliMetricsJson, HeadByHeadOutputIsTheWholeDocumentsPrettyPrint) {
   w.add("v", v);
   const auto npz = (dir / "qkv.npz").string();
   ASSERT_TRUE(w.write(npz).ok());
-  expectPrettyPrintOfItself({"metrics", "--input", npz, "--analysis-path", "streamed", "--mask", "causal", "--json"}, 3);
+  expectPrettyPrintOfItself(
+      {"metrics", "--input", npz, "--analysis-path", "streamed", "--mask", "causal", "--json"}, 3);
   expectPrettyPrintOfItself({"metrics", "--input", npz, "--analysis-path", "materialized", "--json"}, 3);
   expectPrettyPrintOfItself({"metrics", "--text", "The cat sat on the mat.", "--heads", "2", "--json"}, 2);
   const auto run = (dir / "r.npz").string();

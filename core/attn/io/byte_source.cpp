@@ -38,7 +38,8 @@ Result<std::unique_ptr<FileByteSource>> FileByteSource::open(const std::string& 
   const auto size = static_cast<int64_t>(f.tellg());
   if (size < 0) return Error{path + ": cannot read file"};
   if (size == 0) return Error{path + ": file is empty"};
-  if (size > maxBytes) return Error{fmt::format("{}: file of {} bytes is larger than the {} byte limit", path, size, maxBytes)};
+  if (size > maxBytes)
+    return Error{fmt::format("{}: file of {} bytes is larger than the {} byte limit", path, size, maxBytes)};
   return std::unique_ptr<FileByteSource>(new FileByteSource(std::move(f), static_cast<uint64_t>(size), path));
 }
 

@@ -52,7 +52,8 @@ class FileByteSource final : public ByteSource {
  public:
   /// Opens `path` with readFileBytes' checks and messages (missing, empty,
   /// larger than maxBytes).
-  static Result<std::unique_ptr<FileByteSource>> open(const std::string& path, int64_t maxBytes = int64_t{16} << 30);
+  static Result<std::unique_ptr<FileByteSource>> open(const std::string& path,
+                                                      int64_t maxBytes = int64_t{16} << 30);
   uint64_t size() const override { return size_; }
   void read(uint64_t offset, size_t n, char* dst) override;
 

@@ -12,16 +12,21 @@ namespace attn {
 struct ByteStream::Inflater {
   z_stream zs{};
   bool started = false;
-  bool ended = false;         // Z_STREAM_END seen
-  uint64_t consumed = 0;      // compressed bytes handed to zlib
+  bool ended = false;     // Z_STREAM_END seen
+  uint64_t consumed = 0;  // compressed bytes handed to zlib
   std::vector<char> input = std::vector<char>(size_t{64} << 10);
   ~Inflater() {
     if (started) inflateEnd(&zs);
   }
 };
 
-ByteStream::ByteStream(ByteSource& source, uint64_t offset, uint64_t compressedSize, uint64_t size, std::string name)
-    : source_(source), offset_(offset), compressedSize_(compressedSize), size_(size), name_(std::move(name)) {}
+ByteStream::ByteStream(ByteSource& source, uint64_t offset, uint64_t compressedSize, uint64_t size,
+                       std::string name)
+    : source_(source),
+      offset_(offset),
+      compressedSize_(compressedSize),
+      size_(size),
+      name_(std::move(name)) {}
 
 ByteStream::ByteStream(ByteStream&&) noexcept = default;
 ByteStream::~ByteStream() = default;
@@ -46,9 +51,10 @@ ByteStream ByteStream::deflated(ByteSource& source, uint64_t offset, uint64_t co
 bool ByteStream::fail(bool ioFault) {
   if (!failed_) {
     failed_ = true;
-    failure_ = ioFault ? Error{source_.name() + ": read failed"}
-                       : Error{fmt::format("{}: deflate data is corrupt or its size is not the {} bytes declared",
-                                           name_, size_)};
+    failure_ = ioFault
+                   ? Error{source_.name() + ": read failed"}
+                   : Error{fmt::format("{}: deflate data is corrupt or its size is not the {} bytes declared",
+                                       name_, size_)};
   }
   return false;
 }
@@ -58,7 +64,8 @@ int64_t ByteStream::inflateSome(char* dst, size_t cap) {
   z_stream& zs = in.zs;
   if (in.ended) return -1;  // more output asked for than the stream holds
   if (zs.avail_in == 0 && in.consumed < compressedSize_) {
-    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(in.input.size(), compressedSize_ - in.consumed));
+    const size_t chunk =
+        static_cast<size_t>(std::min<uint64_t>(in.input.size(), compressedSize_ - in.consumed));
     source_.read(offset_ + in.consumed, chunk, in.input.data());
     if (source_.failed()) {
       fail(true);

@@ -44,7 +44,7 @@ class ByteStream {
 
   ByteSource& source_;
   uint64_t offset_ = 0, compressedSize_ = 0, size_ = 0, position_ = 0;
-  std::string name_;  // the member, as errors name it
+  std::string name_;                    // the member, as errors name it
   std::unique_ptr<Inflater> inflater_;  // null for stored bytes
   bool failed_ = false;
   Error failure_;

@@ -49,7 +49,8 @@ Result<std::vector<NpyArray>> readNpzMembers(ByteSource& z, const std::string& s
     const uint64_t nameLen = z.littleEndianAt(pos + 28, 2), extraLen = z.littleEndianAt(pos + 30, 2),
                    commentLen = z.littleEndianAt(pos + 32, 2);
     uint64_t localOff = z.littleEndianAt(pos + 42, 4);
-    if (pos + 46 + nameLen + extraLen > size) return Error{fmt::format("{}: zip directory entry {} is damaged", src, e)};
+    if (pos + 46 + nameLen + extraLen > size)
+      return Error{fmt::format("{}: zip directory entry {} is damaged", src, e)};
     std::string name(static_cast<size_t>(nameLen), '\0');
     z.read(pos + 46, name.size(), name.data());
     // Zip64 extra field (numpy writes with force_zip64): sizes/offset that are 0xFFFFFFFF live here.
@@ -59,9 +60,18 @@ Result<std::vector<NpyArray>> readNpzMembers(ByteSource& z, const std::string& s
       const uint64_t id = z.littleEndianAt(x, 2), len = z.littleEndianAt(x + 2, 2);
       uint64_t f = x + 4;
       if (id == 0x0001) {
-        if (usize == 0xFFFFFFFFu && f + 8 <= xend) { usize = z.littleEndianAt(f, 8); f += 8; }
-        if (csize == 0xFFFFFFFFu && f + 8 <= xend) { csize = z.littleEndianAt(f, 8); f += 8; }
-        if (localOff == 0xFFFFFFFFu && f + 8 <= xend) { localOff = z.littleEndianAt(f, 8); f += 8; }
+        if (usize == 0xFFFFFFFFu && f + 8 <= xend) {
+          usize = z.littleEndianAt(f, 8);
+          f += 8;
+        }
+        if (csize == 0xFFFFFFFFu && f + 8 <= xend) {
+          csize = z.littleEndianAt(f, 8);
+          f += 8;
+        }
+        if (localOff == 0xFFFFFFFFu && f + 8 <= xend) {
+          localOff = z.littleEndianAt(f, 8);
+          f += 8;
+        }
       }
       x += 4 + len;
     }
@@ -72,16 +82,19 @@ Result<std::vector<NpyArray>> readNpzMembers(ByteSource& z, const std::string& s
     const std::string member = src + ":" + quoted.substr(1, quoted.size() - 2);
     if (localOff > size || size - localOff < 30 || !z.bytesEqual(localOff, std::string_view("PK\x03\x04", 4)))
       return Error{member + ": local zip header is missing (truncated?)"};
-    const uint64_t dataOff = localOff + 30 + z.littleEndianAt(localOff + 26, 2) + z.littleEndianAt(localOff + 28, 2);
+    const uint64_t dataOff =
+        localOff + 30 + z.littleEndianAt(localOff + 26, 2) + z.littleEndianAt(localOff + 28, 2);
     if (dataOff > size || csize > size - dataOff)
-      return Error{fmt::format("{}: member data ({} bytes) runs past the end of the file (truncated?)", member, csize)};
+      return Error{fmt::format("{}: member data ({} bytes) runs past the end of the file (truncated?)",
+                               member, csize)};
     if (static_cast<int64_t>(usize) > limits.maxBytes + 65536)
-      return Error{fmt::format("{}: member of {} bytes exceeds the {} byte limit", member, usize, limits.maxBytes)};
+      return Error{
+          fmt::format("{}: member of {} bytes exceeds the {} byte limit", member, usize, limits.maxBytes)};
     // Deflate expands at most ~1032:1, so a larger declared size is a lie; refused
     // before anything of that size is allocated.
     if ((method == 0 && usize != csize) || (method == 8 && usize > csize * 1032 + 1024))
-      return Error{fmt::format("{}: zip header declares {} bytes from {} stored bytes (corrupt header)", member,
-                               usize, csize)};
+      return Error{fmt::format("{}: zip header declares {} bytes from {} stored bytes (corrupt header)",
+                               member, usize, csize)};
     if (method != 0 && method != 8)
       return Error{fmt::format("{}: unsupported zip compression method {}", member, method)};
     if (z.failed()) return Error{src + ": read failed"};
@@ -104,8 +117,8 @@ Result<std::vector<NpyArray>> readNpzMembers(ByteSource& z, const std::string& s
 
 }  // namespace
 
-Result<std::vector<NpyArray>> parseNpz(std::string_view bytes, const std::string& source, const ReadLimits& limits,
-                                       const std::vector<std::string>& planeNames) {
+Result<std::vector<NpyArray>> parseNpz(std::string_view bytes, const std::string& source,
+                                       const ReadLimits& limits, const std::vector<std::string>& planeNames) {
   MemoryByteSource z(bytes, source);
   return readNpzMembers(z, source, limits, planeNames);
 }
