@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -123,10 +124,14 @@ void printWarnings(const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) fmt::print(stderr, "warning: {}\n", w);
 }
 
-int finish(const MetricsOptions& o, const nlohmann::json& doc, const std::string& text, const std::string& csv) {
+// `headsOf`: doc holds the analysis' summary only, its heads are printed one at a time.
+int finish(const MetricsOptions& o, const nlohmann::json& doc, const std::string& text, const std::string& csv,
+           const Analysis* headsOf = nullptr) {
   if (!o.csv.empty())
     if (auto st = writeFileAtomic(o.csv, csvHeader() + csv); !st) return fail(st.error().message);
-  if (o.json) {
+  if (o.json && headsOf) {
+    printAnalysisJson(stdout, doc, *headsOf);
+  } else if (o.json) {
     fmt::print("{}\n", doc.dump(2));
   } else {
     fmt::print("{}", text);
@@ -227,11 +232,11 @@ int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
     auto warnings = sm->warnings;
     warnings.insert(warnings.end(), an.warnings.begin(), an.warnings.end());
     doc["warnings"] = warnings;
-    addAnalysisJson(doc, an);
+    addAnalysisSummaryJson(doc, an);
     printWarnings(warnings);
     const std::string title = fmt::format("{} x {} tokens, mechanism {}, mask {}, entropy in {}", sm->nq, sm->nk,
                                           common.mechanism, req->second.mask.spec(), unitName(o.analysis.unit));
-    const int rc = finish(o, doc, analysisText(an, title), csvRows(an, 0));
+    const int rc = finish(o, doc, analysisText(an, title), csvRows(an, 0), &an);
     prof.add("report (JSON, text, CSV)", secondsSince(t0));
     printProfile(o, prof, start);
     return rc;
@@ -254,13 +259,13 @@ int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
   auto warnings = res->warnings;
   warnings.insert(warnings.end(), an.warnings.begin(), an.warnings.end());
   doc["warnings"] = warnings;
-  addAnalysisJson(doc, an);
+  addAnalysisSummaryJson(doc, an);
   printWarnings(warnings);
   const std::string title = fmt::format("{} x {} tokens, mechanism {}, mask {}, entropy in {}", res->nq(), res->nk(),
                                         common.mechanism, req->second.mask.spec(), unitName(o.analysis.unit));
   std::string text = analysisText(an, title);
   if (engineInput) addVsExact(req->first, req->second, *res, doc, text);
-  const int rc = finish(o, doc, text, csvRows(an, 0));
+  const int rc = finish(o, doc, text, csvRows(an, 0), &an);
   prof.add("report (JSON, text, CSV)", secondsSince(t0));
   printProfile(o, prof, start);
   return rc;
@@ -288,11 +293,11 @@ int runOnFile(const MetricsOptions& o, Result<Precomputed> pre) {
   if (!pre->hasLayerAxis) {
     const Analysis an = analyzeHeads(first, pre->keyTokens, {}, o.analysis);
     doc["warnings"] = an.warnings;
-    addAnalysisJson(doc, an);
+    addAnalysisSummaryJson(doc, an);
     printWarnings(an.warnings);
     text = analysisText(an, fmt::format("{}: {} heads, entropy in {}", o.attnFile, first.size(),
                                         unitName(o.analysis.unit)));
-    return finish(o, doc, text, csvRows(an, 0));
+    return finish(o, doc, text, csvRows(an, 0), &an);
   }
   const LayeredAnalysis an = analyzeLayers(pre->layers, pre->keyTokens, o.analysis);
   doc["n_layers"] = an.layers.size();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 
 namespace attn::cli {
 namespace {
@@ -47,14 +48,67 @@ nlohmann::json headJson(const HeadAnalysis& h, int headNumber) {
 }
 
 void addAnalysisJson(nlohmann::json& doc, const Analysis& an) {
+  addAnalysisSummaryJson(doc, an);
   auto& heads = doc["heads"] = nlohmann::json::array();
   for (size_t h = 0; h < an.heads.size(); ++h) heads.push_back(headJson(an.heads[h], static_cast<int>(h) + 1));
+}
+
+void addAnalysisSummaryJson(nlohmann::json& doc, const Analysis& an) {
+  doc["heads"] = nullptr;
   doc["uniform_bound"] = an.uniformBound;
   doc["head_divergence"] = matrixJson(an.headDivergence);
   auto order = an.headOrder;
   for (int& h : order) ++h;  // heads are numbered from 1 everywhere users see them
   doc["head_order"] = order;
   if (an.headDivergence.size() > 0) doc["head_divergence_method"] = divergenceJson(an.divergenceInfo);
+}
+
+namespace {
+
+void writeText(std::FILE* out, std::string_view s) { std::fwrite(s.data(), 1, s.size(), out); }
+
+// `dumped` one level deeper: nlohmann puts every element on its own line, and
+// a newline inside a string is escaped, so each raw newline is a line break.
+void writeIndented(std::FILE* out, std::string_view dumped, std::string_view indent) {
+  size_t start = 0;
+  for (size_t nl = dumped.find('\n'); nl != std::string_view::npos; nl = dumped.find('\n', start)) {
+    writeText(out, dumped.substr(start, nl + 1 - start));
+    writeText(out, indent);
+    start = nl + 1;
+  }
+  writeText(out, dumped.substr(start));
+}
+
+}  // namespace
+
+void printAnalysisJson(std::FILE* out, const nlohmann::json& doc, const Analysis& an) {
+  // dump() throws on text that is not UTF-8: do it before the first byte is printed.
+  const std::string check = doc.dump();
+  (void)check;
+  writeText(out, "{\n");
+  bool first = true;
+  for (const auto& [key, value] : doc.items()) {
+    writeText(out, first ? "  " : ",\n  ");
+    first = false;
+    writeText(out, nlohmann::json(key).dump());
+    writeText(out, ": ");
+    if (key != "heads") {
+      writeIndented(out, value.dump(2), "  ");
+      continue;
+    }
+    if (an.heads.empty()) {
+      writeText(out, "[]");
+      continue;
+    }
+    writeText(out, "[\n");
+    for (size_t h = 0; h < an.heads.size(); ++h) {
+      writeText(out, "    ");
+      writeIndented(out, headJson(an.heads[h], static_cast<int>(h) + 1).dump(2), "    ");
+      writeText(out, h + 1 < an.heads.size() ? ",\n" : "\n");
+    }
+    writeText(out, "  ]");
+  }
+  writeText(out, "\n}\n");
 }
 
 nlohmann::json divergenceJson(const DivergenceInfo& d) {

@@ -1,5 +1,6 @@
 #pragma once
 // attnscope-cli metrics output: the core analysis as JSON, a text table, CSV.
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -12,6 +13,13 @@ namespace attn::cli {
 nlohmann::json headJson(const HeadAnalysis& h, int headNumber);
 /// Heads, divergence matrix and order of one analysis (one layer).
 void addAnalysisJson(nlohmann::json& doc, const Analysis& an);
+/// The same without the heads: their place is kept (null) for printAnalysisJson.
+void addAnalysisSummaryJson(nlohmann::json& doc, const Analysis& an);
+/// Prints `doc` (from addAnalysisSummaryJson) with the heads of `an`, byte for
+/// byte as doc.dump(2) and a newline would print the whole document, building
+/// one head's JSON at a time: the per-row arrays of every head at once were
+/// most of `metrics --json`'s memory at long N (issue 17).
+void printAnalysisJson(std::FILE* out, const nlohmann::json& doc, const Analysis& an);
 /// Which divergence ran: {"method": "exact"|"sampled", "rows_used", "rows_total", "bound", "confidence"}.
 nlohmann::json divergenceJson(const DivergenceInfo& d);
 std::string divergenceText(const DivergenceInfo& d, EntropyUnit unit);

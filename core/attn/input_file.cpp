@@ -48,7 +48,7 @@ class Mapper {
     return err(fmt::format("{} and {} disagree: {}", ref(a), ref(b), why));
   }
   Status checkNumeric(const NpyArray& a, int minRank, int maxRank) const;
-  Result<std::vector<Mat>> perHead(const NpyArray& a) const;
+  Result<std::vector<Mat>> perHead(NpyArray& a) const;
   Status mapProjected();
   Status mapEmbeddings();
   Status mapScoreParams();
@@ -73,15 +73,26 @@ Status Mapper::checkNumeric(const NpyArray& a, int minRank, int maxRank) const {
                            minRank == maxRank ? std::to_string(minRank) : fmt::format("{} to {}", minRank, maxRank)));
   for (auto s : a.shape)
     if (s == 0) return err(fmt::format("array '{}' of shape {} is empty", a.name, shapeOf(a)));
+  auto nonFinite = [&](float value, size_t index) {
+    return err(fmt::format("array '{}' has a non-finite value ({}) at flat index {}", a.name, value, index));
+  };
   for (size_t i = 0; i < a.values.data.size(); ++i)
-    if (!std::isfinite(a.values.data[i]))
-      return err(fmt::format("array '{}' has a non-finite value ({}) at flat index {}", a.name, a.values.data[i], i));
+    if (!std::isfinite(a.values.data[i])) return nonFinite(a.values.data[i], i);
+  size_t planeStart = 0;
+  for (const Mat& p : a.planes) {
+    if (!p.allFinite())
+      for (Eigen::Index i = 0; i < p.size(); ++i)
+        if (!std::isfinite(p.data()[i])) return nonFinite(p.data()[i], planeStart + static_cast<size_t>(i));
+    planeStart += static_cast<size_t>(p.size());
+  }
   return okStatus();
 }
 
-// [H, R, C] -> H matrices; [R, C] -> one head.
-Result<std::vector<Mat>> Mapper::perHead(const NpyArray& a) const {
+// [H, R, C] -> H matrices; [R, C] -> one head. Planes the reader decoded move
+// over as they are (issue 17: no second copy of q/k/v).
+Result<std::vector<Mat>> Mapper::perHead(NpyArray& a) const {
   if (auto st = checkNumeric(a, 2, 3); !st) return st.error();
+  if (!a.planes.empty()) return std::move(a.planes);
   std::vector<Mat> heads;
   const int64_t h = a.shape.size() == 3 ? a.shape[0] : 1;
   for (int64_t i = 0; i < h; ++i) heads.emplace_back(a.values.slice2d(i));
@@ -409,7 +420,7 @@ Result<LoadedInput> loadInputFile(const std::string& path) {
   std::string format;
   if (ext == ".npz") {
     format = "npz";
-    arrays = readNpzFile(path);
+    arrays = readNpzFile(path, {}, {"q", "k", "v"});
   } else if (ext == ".npy") {
     format = "npy";
     auto a = readNpyFile(path);

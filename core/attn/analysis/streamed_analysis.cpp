@@ -52,6 +52,15 @@ int blockRows(int nk, int headsPerItem) {
   return 96 * rowBytes <= (8LL << 20) ? 96 : 48;
 }
 
+// Rows per block of the sampled divergence items, which hold a block's rows of
+// every head: at most 16 MB (at least 16 rows), since 96 rows x 12 heads x
+// 16384 keys was 75 MB per thread, half of `metrics`' memory at that N (issue 17).
+int allHeadsBlockRows(int nk, int heads) {
+  const long long rowBytes = 4LL * std::max(nk, 1) * std::max(heads, 1);
+  const long long fit = (16LL << 20) / rowBytes;
+  return static_cast<int>(std::clamp<long long>(fit, 16, blockRows(nk, heads)));
+}
+
 // One unit of work: rows [begin, begin + count) of `rows`, for one head (or all).
 struct Item {
   int head = -1;  // -1: every head
@@ -234,7 +243,8 @@ Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<s
         for (int i = 0; i < nq; ++i)
           if (use[static_cast<size_t>(i)]) rows.push_back(i);
         const int end = static_cast<int>(rows.size());
-        for (int i0 = begin; i0 < end; i0 += b) items.push_back({-1, i0, std::min(b, end - i0), false, true});
+        const int bAll = allHeadsBlockRows(nk, nh);
+        for (int i0 = begin; i0 < end; i0 += bAll) items.push_back({-1, i0, std::min(bAll, end - i0), false, true});
       }
     }
   }

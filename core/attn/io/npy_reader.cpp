@@ -1,12 +1,11 @@
 #include "attn/io/npy_reader.h"
 
 #include <fmt/format.h>
-#include <zlib.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <fstream>
-#include <limits>
 #include <regex>
 
 #include "attn/io/float_convert.h"
@@ -16,7 +15,7 @@
 namespace attn {
 namespace {
 
-uint64_t le(std::string_view b, size_t off, int n) {
+uint64_t npyLe(std::string_view b, size_t off, int n) {
   uint64_t v = 0;
   for (int i = n - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[off + i]);
   return v;
@@ -80,6 +79,41 @@ std::vector<float> fortranToC(const std::vector<float>& f, const std::vector<int
   return c;
 }
 
+using ItemLoader = float (*)(const char*, bool);
+
+ItemLoader loaderFor(char kind, int64_t itemsize) {
+  if (kind == 'f' && itemsize == 4) return [](const char* q, bool s) { return loadAs<float>(q, s); };
+  if (kind == 'f' && itemsize == 8) return [](const char* q, bool s) { return loadAs<double>(q, s); };
+  if (kind == 'f' && itemsize == 2)
+    return [](const char* q, bool s) { return halfToFloat(static_cast<uint16_t>(loadAs<uint16_t>(q, s))); };
+  if (kind == 'i' && itemsize == 1) return [](const char* q, bool) { return loadAs<int8_t>(q, false); };
+  if (kind == 'i' && itemsize == 2) return [](const char* q, bool s) { return loadAs<int16_t>(q, s); };
+  if (kind == 'i' && itemsize == 4) return [](const char* q, bool s) { return loadAs<int32_t>(q, s); };
+  if (kind == 'i' && itemsize == 8) return [](const char* q, bool s) { return loadAs<int64_t>(q, s); };
+  if (kind == 'u' && itemsize == 1) return [](const char* q, bool) { return loadAs<uint8_t>(q, false); };
+  if (kind == 'u' && itemsize == 2) return [](const char* q, bool s) { return loadAs<uint16_t>(q, s); };
+  if (kind == 'u' && itemsize == 4) return [](const char* q, bool s) { return loadAs<uint32_t>(q, s); };
+  if (kind == 'u' && itemsize == 8) return [](const char* q, bool s) { return loadAs<uint64_t>(q, s); };
+  if (kind == 'b' && itemsize == 1) return [](const char* q, bool) { return *q ? 1.0f : 0.0f; };
+  return nullptr;
+}
+
+// Reads `count` items of the stream into dst: little-endian float32 straight
+// into place, anything else converted from 1 MiB chunks.
+bool readItems(ByteStream& in, float* dst, int64_t count, int64_t itemsize, ItemLoader load, bool swap,
+               bool native) {
+  if (native) return in.read(reinterpret_cast<char*>(dst), static_cast<size_t>(count) * sizeof(float));
+  const int64_t perChunk = std::max<int64_t>(1, (int64_t{1} << 20) / itemsize);
+  std::vector<char> chunk(static_cast<size_t>(std::min(count, perChunk) * itemsize));
+  for (int64_t done = 0; done < count;) {
+    const int64_t n = std::min(perChunk, count - done);
+    if (!in.read(chunk.data(), static_cast<size_t>(n * itemsize))) return false;
+    for (int64_t i = 0; i < n; ++i) dst[done + i] = load(chunk.data() + i * itemsize, swap);
+    done += n;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string NpyArray::shapeString() const {
@@ -88,25 +122,30 @@ std::string NpyArray::shapeString() const {
   return t.shapeString();
 }
 
-Result<NpyArray> parseNpy(std::string_view b, const std::string& src, const ReadLimits& limits) {
-  if (b.size() < 10 || b.substr(0, 6) != std::string_view("\x93NUMPY", 6))
-    return Error{src + ": not a .npy file (bad magic)"};
-  const int major = static_cast<unsigned char>(b[6]);
-  size_t headerLen = 0, off = 0;
+Result<NpyArray> decodeNpy(ByteStream& in, const std::string& src, const ReadLimits& limits, bool asPlanes) {
+  const uint64_t total = in.size();
+  std::string lead(12, '\0');
+  if (total < 10 || !in.read(lead.data(), 10) || std::string_view(lead).substr(0, 6) != std::string_view("\x93NUMPY", 6))
+    return in.failure().message.empty() ? Error{src + ": not a .npy file (bad magic)"} : in.failure();
+  const int major = static_cast<unsigned char>(lead[6]);
+  uint64_t headerLen = 0, off = 0;
   if (major == 1) {
-    headerLen = le(b, 8, 2);
+    headerLen = npyLe(lead, 8, 2);
     off = 10;
   } else if (major == 2 || major == 3) {
-    if (b.size() < 12) return Error{src + ": truncated .npy header"};
-    headerLen = le(b, 8, 4);
+    if (total < 12) return Error{src + ": truncated .npy header"};
+    if (!in.read(lead.data() + 10, 2)) return in.failure();
+    headerLen = npyLe(lead, 8, 4);
     off = 12;
   } else {
     return Error{fmt::format("{}: unsupported .npy format version {}", src, major)};
   }
-  if (headerLen > b.size() - off) return Error{src + ": truncated .npy header"};
-  auto hdr = parseHeaderDict(b.substr(off, headerLen), src);
+  if (headerLen > total - off) return Error{src + ": truncated .npy header"};
+  std::string dict(static_cast<size_t>(headerLen), '\0');
+  if (!in.read(dict.data(), dict.size())) return in.failure();
+  auto hdr = parseHeaderDict(dict, src);
   if (!hdr) return hdr.error();
-  const size_t dataOff = off + headerLen;
+  const uint64_t dataOff = off + headerLen;
 
   NpyArray a;
   a.descr = hdr->descr;
@@ -143,19 +182,19 @@ Result<NpyArray> parseNpy(std::string_view b, const std::string& src, const Read
   const int64_t need = count * bytesPerItem;
   if (need > limits.maxBytes)
     return Error{fmt::format("{}: array of {} bytes exceeds the {} byte limit", src, need, limits.maxBytes)};
-  if (static_cast<int64_t>(b.size() - dataOff) < need)
+  if (static_cast<int64_t>(total - dataOff) < need)
     return Error{fmt::format("{}: header says {} {} ({} bytes) but only {} bytes of data follow", src,
-                             a.shapeString(), d, need, b.size() - dataOff)};  // d: checked above
-  const char* p = b.data() + dataOff;
+                             a.shapeString(), d, need, total - dataOff)};  // d: checked above
 
   if (kind == 'U') {
     a.isText = true;
     a.strings.reserve(static_cast<size_t>(count));
+    std::string item(static_cast<size_t>(bytesPerItem), '\0');
     for (int64_t i = 0; i < count; ++i) {
+      if (!in.read(item.data(), item.size())) return in.failure();
       std::u32string s;
       for (int64_t c = 0; c < itemsize; ++c) {
-        const char32_t cp = static_cast<char32_t>(le(std::string_view(p, 4), 0, 4));
-        p += 4;
+        const char32_t cp = static_cast<char32_t>(npyLe(item, static_cast<size_t>(c * 4), 4));
         if (cp == 0) continue;
         if (cp > 0x10FFFF) return Error{fmt::format("{}: invalid character in string element {}", src, i)};
         s.push_back(cp);
@@ -165,118 +204,42 @@ Result<NpyArray> parseNpy(std::string_view b, const std::string& src, const Read
     return a;
   }
 
+  const ItemLoader load = loaderFor(kind, itemsize);
+  if (!load)
+    return Error{fmt::format("{}: unsupported dtype {} (use float16/32/64, int, uint or bool)", src, quoteForMessage(d))};
+  // Unswapped float32 is copied as it is (numpy's '<f4', the common case), as loadAs<float> would.
+  const bool native = kind == 'f' && itemsize == 4 && !swap;
+  const bool fortran = hdr->fortran && a.shape.size() > 1;
+  if (asPlanes && !fortran && a.shape.size() >= 2) {
+    // [..., R, C] as row-major [R, C] planes: the engine's per-head matrices, filled in place.
+    const int64_t rows = a.shape[a.shape.size() - 2], cols = a.shape.back();
+    const int64_t planes = rows * cols == 0 ? 0 : count / (rows * cols);
+    a.planes.reserve(static_cast<size_t>(planes));
+    for (int64_t p = 0; p < planes; ++p) {
+      a.planes.emplace_back(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+      if (!readItems(in, a.planes.back().data(), rows * cols, itemsize, load, swap, native)) return in.failure();
+    }
+    a.values.shape = a.shape;
+    return a;
+  }
   std::vector<float> v(static_cast<size_t>(count));
-  auto convert = [&](auto loader) {
-    for (int64_t i = 0; i < count; ++i) v[static_cast<size_t>(i)] = loader(p + i * itemsize);
-  };
-  if (kind == 'f' && itemsize == 4) convert([&](const char* q) { return loadAs<float>(q, swap); });
-  else if (kind == 'f' && itemsize == 8) convert([&](const char* q) { return loadAs<double>(q, swap); });
-  else if (kind == 'f' && itemsize == 2)
-    convert([&](const char* q) { return halfToFloat(static_cast<uint16_t>(loadAs<uint16_t>(q, swap))); });
-  else if (kind == 'i' && itemsize == 1) convert([&](const char* q) { return loadAs<int8_t>(q, false); });
-  else if (kind == 'i' && itemsize == 2) convert([&](const char* q) { return loadAs<int16_t>(q, swap); });
-  else if (kind == 'i' && itemsize == 4) convert([&](const char* q) { return loadAs<int32_t>(q, swap); });
-  else if (kind == 'i' && itemsize == 8) convert([&](const char* q) { return loadAs<int64_t>(q, swap); });
-  else if (kind == 'u' && itemsize == 1) convert([&](const char* q) { return loadAs<uint8_t>(q, false); });
-  else if (kind == 'u' && itemsize == 2) convert([&](const char* q) { return loadAs<uint16_t>(q, swap); });
-  else if (kind == 'u' && itemsize == 4) convert([&](const char* q) { return loadAs<uint32_t>(q, swap); });
-  else if (kind == 'u' && itemsize == 8) convert([&](const char* q) { return loadAs<uint64_t>(q, swap); });
-  else if (kind == 'b' && itemsize == 1) convert([&](const char* q) { return *q ? 1.0f : 0.0f; });
-  else return Error{fmt::format("{}: unsupported dtype {} (use float16/32/64, int, uint or bool)", src, quoteForMessage(d))};
-
+  if (!readItems(in, v.data(), count, itemsize, load, swap, native)) return in.failure();
   a.values.shape = a.shape;
-  a.values.data = hdr->fortran && a.shape.size() > 1 ? fortranToC(v, a.shape) : std::move(v);
+  a.values.data = fortran ? fortranToC(v, a.shape) : std::move(v);
+  if (asPlanes && fortran) {
+    const int64_t rows = a.shape[a.shape.size() - 2], cols = a.shape.back();
+    for (int64_t p = 0; rows * cols > 0 && p < count / (rows * cols); ++p)
+      a.planes.emplace_back(ConstMatMap(a.values.data.data() + p * rows * cols, static_cast<Eigen::Index>(rows),
+                                        static_cast<Eigen::Index>(cols)));
+    a.values.data = {};
+  }
   return a;
 }
 
-Result<std::vector<NpyArray>> parseNpz(std::string_view z, const std::string& src, const ReadLimits& limits) {
-  // End of central directory: last 22+ bytes, signature PK\5\6.
-  if (z.size() < 22) return Error{src + ": not an .npz (too short for a zip archive)"};
-  size_t eocd = std::string_view::npos;
-  const size_t lo = z.size() > 65557 ? z.size() - 65557 : 0;
-  for (size_t i = z.size() - 22 + 1; i-- > lo;)
-    if (z.substr(i, 4) == std::string_view("PK\x05\x06", 4)) { eocd = i; break; }
-  if (eocd == std::string_view::npos) return Error{src + ": not an .npz (no zip directory found; truncated?)"};
-  const uint64_t entries = le(z, eocd + 10, 2);
-  const uint64_t cdSize = le(z, eocd + 12, 4);
-  const uint64_t cdOff = le(z, eocd + 16, 4);
-  if (cdOff > z.size() || cdSize > z.size() - cdOff)
-    return Error{src + ": zip directory points past the end of the file (truncated?)"};
-
-  std::vector<NpyArray> out;
-  size_t pos = cdOff;
-  for (uint64_t e = 0; e < entries; ++e) {
-    if (pos + 46 > z.size() || z.substr(pos, 4) != std::string_view("PK\x01\x02", 4))
-      return Error{fmt::format("{}: zip directory entry {} is damaged", src, e)};
-    const uint64_t method = le(z, pos + 10, 2);
-    uint64_t csize = le(z, pos + 20, 4), usize = le(z, pos + 24, 4);
-    const uint64_t nameLen = le(z, pos + 28, 2), extraLen = le(z, pos + 30, 2), commentLen = le(z, pos + 32, 2);
-    uint64_t localOff = le(z, pos + 42, 4);
-    if (pos + 46 + nameLen + extraLen > z.size()) return Error{fmt::format("{}: zip directory entry {} is damaged", src, e)};
-    std::string name(z.substr(pos + 46, nameLen));
-    // Zip64 extra field (numpy writes with force_zip64): sizes/offset that are 0xFFFFFFFF live here.
-    size_t x = pos + 46 + nameLen, xend = x + extraLen;
-    while (x + 4 <= xend) {
-      const uint64_t id = le(z, x, 2), len = le(z, x + 2, 2);
-      size_t f = x + 4;
-      if (id == 0x0001) {
-        if (usize == 0xFFFFFFFFu && f + 8 <= xend) { usize = le(z, f, 8); f += 8; }
-        if (csize == 0xFFFFFFFFu && f + 8 <= xend) { csize = le(z, f, 8); f += 8; }
-        if (localOff == 0xFFFFFFFFu && f + 8 <= xend) { localOff = le(z, f, 8); f += 8; }
-      }
-      x += 4 + len;
-    }
-    pos += 46 + nameLen + extraLen + commentLen;
-
-    // The member's name comes from the archive: escaped, so errors stay one line.
-    const std::string quoted = quoteForMessage(name, name.size());
-    const std::string member = src + ":" + quoted.substr(1, quoted.size() - 2);
-    if (localOff > z.size() || z.size() - localOff < 30 || z.substr(localOff, 4) != std::string_view("PK\x03\x04", 4))
-      return Error{member + ": local zip header is missing (truncated?)"};
-    const uint64_t dataOff = localOff + 30 + le(z, localOff + 26, 2) + le(z, localOff + 28, 2);
-    if (dataOff > z.size() || csize > z.size() - dataOff)
-      return Error{fmt::format("{}: member data ({} bytes) runs past the end of the file (truncated?)", member, csize)};
-    if (static_cast<int64_t>(usize) > limits.maxBytes + 65536)
-      return Error{fmt::format("{}: member of {} bytes exceeds the {} byte limit", member, usize, limits.maxBytes)};
-    // Deflate expands at most ~1032:1, so a larger declared size is a lie; refuse
-    // it before allocating the output buffer.
-    if ((method == 0 && usize != csize) || (method == 8 && usize > csize * 1032 + 1024))
-      return Error{fmt::format("{}: zip header declares {} bytes from {} stored bytes (corrupt header)", member,
-                               usize, csize)};
-    std::string_view comp = z.substr(dataOff, csize);
-    std::string inflated;
-    std::string_view data;
-    if (method == 0) {
-      data = comp;
-    } else if (method == 8) {
-      // Deflate expands at most ~1032:1; a larger claim is a damaged or hostile
-      // header, refused before the claimed size is allocated.
-      if (usize > csize * 1032 + 1024)
-        return Error{fmt::format("{}: declares {} bytes from {} compressed bytes, more than deflate can produce",
-                                 member, usize, csize)};
-      inflated.resize(usize);
-      z_stream zs{};
-      if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) return Error{member + ": cannot start zlib"};
-      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(comp.data()));
-      zs.avail_in = static_cast<uInt>(std::min<uint64_t>(comp.size(), std::numeric_limits<uInt>::max()));
-      zs.next_out = reinterpret_cast<Bytef*>(inflated.data());
-      zs.avail_out = static_cast<uInt>(std::min<uint64_t>(usize, std::numeric_limits<uInt>::max()));
-      const int rc = inflate(&zs, Z_FINISH);
-      const uint64_t produced = zs.total_out;
-      inflateEnd(&zs);
-      if (rc != Z_STREAM_END || produced != usize)
-        return Error{fmt::format("{}: deflate data is corrupt or its size is not the {} bytes declared", member, usize)};
-      data = inflated;
-    } else {
-      return Error{fmt::format("{}: unsupported zip compression method {}", member, method)};
-    }
-    if (!name.ends_with(".npy")) continue;  // npz members are .npy; ignore anything else
-    auto arr = parseNpy(data, member, limits);
-    if (!arr) return arr.error();
-    arr->name = name.substr(0, name.size() - 4);
-    out.push_back(std::move(arr).value());
-  }
-  return out;
+Result<NpyArray> parseNpy(std::string_view b, const std::string& src, const ReadLimits& limits) {
+  MemoryByteSource source(b, src);
+  ByteStream in = ByteStream::stored(source, 0, b.size(), src);
+  return decodeNpy(in, src, limits);
 }
 
 Result<std::string> readFileBytes(const std::string& path, int64_t maxBytes) {
@@ -293,17 +256,12 @@ Result<std::string> readFileBytes(const std::string& path, int64_t maxBytes) {
 }
 
 Result<NpyArray> readNpyFile(const std::string& path, const ReadLimits& limits) {
-  auto bytes = readFileBytes(path);
-  if (!bytes) return bytes.error();
-  auto a = parseNpy(*bytes, path, limits);
+  auto source = FileByteSource::open(path);
+  if (!source) return source.error();
+  ByteStream in = ByteStream::stored(**source, 0, (*source)->size(), path);
+  auto a = decodeNpy(in, path, limits);
   if (a) a->name = path;
   return a;
-}
-
-Result<std::vector<NpyArray>> readNpzFile(const std::string& path, const ReadLimits& limits) {
-  auto bytes = readFileBytes(path);
-  if (!bytes) return bytes.error();
-  return parseNpz(*bytes, path, limits);
 }
 
 }  // namespace attn

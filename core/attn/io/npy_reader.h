@@ -2,11 +2,14 @@
 // NumPy .npy (format versions 1-3) and .npz (zip, stored or deflated) readers.
 // Every number comes from an untrusted file: sizes are checked against the
 // bytes actually present and against a limit before anything is allocated.
+// Files are read member by member into the arrays (byte_stream.h), never
+// whole (issue 17).
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "attn/io/byte_stream.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
 
@@ -19,6 +22,10 @@ struct NpyArray {
   bool isText = false;               // a '<U' unicode array
   Tensor values;                     // numeric arrays, converted to float32, C order
   std::vector<std::string> strings;  // text arrays, UTF-8, C order
+  // Numeric arrays the reader was asked to decode as planes: the [R, C]
+  // row-major slices of the last two axes, in C order, and `values.data` stays
+  // empty (values.shape is set). Per-head q/k/v move from here into the engine.
+  std::vector<Mat> planes;
 
   std::string shapeString() const;
 };
@@ -28,15 +35,23 @@ struct ReadLimits {
   int64_t maxBytes = int64_t{8} << 30;     // per array, decoded
 };
 
+/// Decodes one .npy from a stream (a zip member or a whole file) straight into
+/// its array; `source` names it in errors ("a.npz:q.npy"). `asPlanes`: numeric
+/// arrays of rank >= 2 go to NpyArray::planes.
+Result<NpyArray> decodeNpy(ByteStream& in, const std::string& source, const ReadLimits& limits = {},
+                           bool asPlanes = false);
 /// Parses the bytes of one .npy; `source` names it in errors ("a.npz:q.npy").
 Result<NpyArray> parseNpy(std::string_view bytes, const std::string& source,
                           const ReadLimits& limits = {});
-/// Parses an .npz archive's bytes into its arrays, in archive order.
+/// Parses an .npz archive's bytes into its arrays, in archive order; arrays
+/// named in `planeNames` are decoded as planes.
 Result<std::vector<NpyArray>> parseNpz(std::string_view bytes, const std::string& source,
-                                       const ReadLimits& limits = {});
+                                       const ReadLimits& limits = {}, const std::vector<std::string>& planeNames = {});
 
 Result<NpyArray> readNpyFile(const std::string& path, const ReadLimits& limits = {});
-Result<std::vector<NpyArray>> readNpzFile(const std::string& path, const ReadLimits& limits = {});
+/// Reads the zip directory, then each member from the file into its array.
+Result<std::vector<NpyArray>> readNpzFile(const std::string& path, const ReadLimits& limits = {},
+                                          const std::vector<std::string>& planeNames = {});
 
 /// Reads a whole file, refusing files larger than maxBytes.
 Result<std::string> readFileBytes(const std::string& path, int64_t maxBytes = int64_t{16} << 30);
