@@ -8,6 +8,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <cmath>
 #include <fstream>

@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QCoreApplication>
 #include <QFutureWatcher>
+#include <QStatusBar>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <atomic>

@@ -9,6 +9,7 @@
 #include <QFutureWatcher>
 #include <QMenu>
 #include <QSettings>
+#include <QStatusBar>
 #include <QtConcurrent/QtConcurrentRun>
 #include <atomic>
 #include <mutex>
