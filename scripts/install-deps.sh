@@ -10,7 +10,7 @@ PACKAGES=(
   libicu-dev libicu72
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth xdotool imagemagick fonts-noto-cjk fonts-dejavu-core
-  appstream desktop-file-utils lintian
+  appstream desktop-file-utils lintian dpkg-dev file
 )
 
 missing=()
