@@ -9,7 +9,8 @@ namespace {
 constexpr double kFutureWeight = 1e-12;
 }  // namespace
 
-Result<KvCacheView> kvCacheView(const AttentionResult& layer, int head, int step, const KvCacheShape& shape) {
+Result<KvCacheView> kvCacheView(const AttentionResult& layer, int head, int step, const KvCacheShape& shape,
+                                std::vector<std::string> labels) {
   if (head < 0 || head >= layer.numHeads())
     return Error{fmt::format("KV cache: head {} is out of range (1..{})", head + 1, layer.numHeads())};
   const Mat& w = layer.heads[static_cast<size_t>(head)].weights;
@@ -23,7 +24,7 @@ Result<KvCacheView> kvCacheView(const AttentionResult& layer, int head, int step
           return Error{"KV cache: this model attends to later tokens (an encoder such as BERT); only a causal "
                        "(decoder) model builds a key/value cache token by token"};
 
-  std::vector<std::string> labels = layer.keyTokens;
+  if (labels.empty()) labels = layer.keyTokens;
   labels.resize(static_cast<size_t>(n));
   KvCacheView v;
   v.step = step;

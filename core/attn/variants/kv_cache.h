@@ -31,7 +31,9 @@ struct KvCacheView {
 
 /// The cache view of `head` at step t from one layer's result. Errors when the
 /// layer is not causal (a key after its query has weight: an encoder such as
-/// BERT has no cache to grow), or head/step are out of range.
-Result<KvCacheView> kvCacheView(const AttentionResult& layer, int head, int step, const KvCacheShape& shape);
+/// BERT has no cache to grow), or head/step are out of range. `labels`: the
+/// tokens as the views show them (empty: the layer's key tokens).
+Result<KvCacheView> kvCacheView(const AttentionResult& layer, int head, int step, const KvCacheShape& shape,
+                                std::vector<std::string> labels = {});
 
 }  // namespace attn::variants

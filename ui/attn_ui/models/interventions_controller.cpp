@@ -14,7 +14,7 @@
 #include "attn/models/model.h"
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/main_window.h"
-#include "attn_ui/status_progress.h"
+#include "attn_ui/models/status_progress.h"
 
 namespace attn::ui {
 namespace {
@@ -252,7 +252,7 @@ void InterventionsController::launch() {
   job->position = model_->pinnedRow();
   job->stage = tr("Running the intervened model");
   job_ = job;
-  startProgress();
+  if (status_) status_->startFor(job_);
   auto* watcher = new QFutureWatcher<void>(this);
   connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
     watcher->deleteLater();
@@ -362,17 +362,6 @@ void InterventionsController::deliver(const std::shared_ptr<Job>& job) {
 }
 
 QProgressBar* InterventionsController::progressBar() const { return status_ ? status_->bar() : nullptr; }
-
-void InterventionsController::startProgress() {
-  if (!status_ || !job_) return;
-  std::weak_ptr<Job> weak = job_;
-  status_->start([weak] {
-    const auto job = weak.lock();
-    if (!job) return std::pair<QString, double>{};
-    const std::lock_guard<std::mutex> lock(job->mutex);
-    return std::pair<QString, double>{job->stage, job->fraction};
-  });
-}
 
 void InterventionsController::endProgress() {
   if (status_) status_->stop();

@@ -84,7 +84,6 @@ class InterventionsController : public QObject {
   void launch();
   void deliver(const std::shared_ptr<Job>& job);
   void followModelRun();
-  void startProgress();
   void endProgress();
   void refreshActions();
 

@@ -19,8 +19,8 @@
 #include "attn_ui/file_open_controller.h"
 #include "attn_ui/main_window.h"
 #include "attn_ui/models/model_text.h"
+#include "attn_ui/models/status_progress.h"
 #include "attn_ui/recent_paths_menu.h"
-#include "attn_ui/status_progress.h"
 
 namespace attn::ui {
 namespace {
@@ -78,7 +78,7 @@ void ModelOpenController::open(const QString& path) {
   job->path = path;
   job->stage = tr("Opening %1").arg(QFileInfo(path).fileName());
   job_ = job;
-  startProgress();
+  status_->startFor(job_);
   auto* watcher = new QFutureWatcher<void>(this);
   connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
     watcher->deleteLater();
@@ -125,16 +125,6 @@ void ModelOpenController::waitForIdle() {
 
 QProgressBar* ModelOpenController::progressBar() const { return status_->bar(); }
 QToolButton* ModelOpenController::cancelButton() const { return status_->cancelButton(); }
-
-void ModelOpenController::startProgress() {
-  std::weak_ptr<Job> weak = job_;
-  status_->start([weak] {
-    const auto job = weak.lock();
-    if (!job) return std::pair<QString, double>{};
-    const std::lock_guard<std::mutex> lock(job->mutex);
-    return std::pair<QString, double>{job->stage, job->fraction};
-  });
-}
 
 void ModelOpenController::deliver(const std::shared_ptr<Job>& job) {
   job_.reset();

@@ -57,7 +57,6 @@ class ModelOpenController : public QObject {
   void openDialog();
   void openRecent(const QString& path);
   void deliver(const std::shared_ptr<Job>& job);
-  void startProgress();
 
   MainWindow* window_;
   QAction* open_;

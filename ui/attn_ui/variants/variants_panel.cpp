@@ -346,7 +346,10 @@ void VariantsPanel::showKvCache() {
   };
   if (n > kMaxTokens)
     return fail(tr("%1 tokens: the variants view draws up to %2 tokens. Shorten the input.").arg(n).arg(kMaxTokens));
-  auto v = av::kvCacheView(layer, head, t, av::KvCacheShape{info.layers, info.kvHeads, info.headDim, 2});
+  const QStringList shown = model_->queryLabels();  // "␣animal", as the heatmap labels them
+  std::vector<std::string> labels;
+  for (const QString& l : shown) labels.push_back(l.toStdString());
+  auto v = av::kvCacheView(layer, head, t, av::KvCacheShape{info.layers, info.kvHeads, info.headDim, 2}, labels);
   if (!v) return fail(QString::fromStdString(v.error().message));
   maps_->setMaps(v->maps);
   maps_->setHighlightRow(-1);
@@ -354,7 +357,7 @@ void VariantsPanel::showKvCache() {
   QStringList names;
   for (int h = 0; h < layer.numHeads(); ++h) names << tr("head %1").arg(h + 1);
   chart_->setSeries(tr("Weight on cached keys per query"), tr("query position"), tr("weight"), std::move(series), names);
-  const QString token = QString::fromStdString(layer.queryTokens.at(static_cast<size_t>(t)));
+  const QString token = QString::fromStdString(v->maps[0].rowLabels.front());
   summary_->setText(kvCacheSummary(*v, model_->currentLayer(), head, token, info));
   steps_ = kvCacheSteps(*v, head, token, info);
   setStep(step_);

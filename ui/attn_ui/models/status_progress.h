@@ -7,6 +7,8 @@
 #include <QString>
 
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <utility>
 
 class QLabel;
@@ -28,6 +30,17 @@ class StatusProgress : public QObject {
 
   /// Shows the widgets and polls `read` every 50 ms until stop().
   void start(Reader read);
+  /// start() on a worker job with `mutex`, `stage` (QString) and `fraction` (double) members;
+  /// the job is held weakly (a finished or superseded job reads as empty).
+  template <typename Job>
+  void startFor(const std::shared_ptr<Job>& job) {
+    start([weak = std::weak_ptr<Job>(job)] {
+      const auto j = weak.lock();
+      if (!j) return std::pair<QString, double>{};
+      const std::lock_guard<std::mutex> lock(j->mutex);
+      return std::pair<QString, double>{j->stage, j->fraction};
+    });
+  }
   void stop();
   bool running() const;
 

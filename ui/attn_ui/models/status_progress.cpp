@@ -1,4 +1,4 @@
-#include "attn_ui/status_progress.h"
+#include "attn_ui/models/status_progress.h"
 
 #include <QLabel>
 #include <QMainWindow>
