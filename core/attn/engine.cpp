@@ -112,6 +112,7 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
                                        execPathName(spec.exec), mechanismName(spec.mechanism),
                                        res.execUsed));
   if (auto st = backend->computeHeads(spec, path, heads); !st) return st.error();
+  for (auto& w : backend->takeWarnings()) res.warnings.push_back(std::move(w));
 
   // Concatenate head outputs and project with W_O.
   Eigen::Index dvTotal = 0;

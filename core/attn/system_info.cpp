@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <cstdlib>
 
+#include "attn/backend.h"
 #include "attn/cpu/cpu_level.h"
 
 #ifdef _OPENMP
@@ -26,12 +27,11 @@ SystemInfo systemInfo() {
 #ifdef _OPENMP
   s.threads = omp_get_max_threads();
 #endif
-  s.backends = {"cpu"};
-#ifdef ATTNSCOPE_HAVE_CUDA
-  s.backends.emplace_back("cuda");
-#else
-  s.missingBackends = {"cuda"};
-#endif
+  for (const BackendInfo& b : backendsFound()) {
+    const std::string name(backendName(b.kind));
+    if (b.available) s.backends.push_back(b.label.empty() || b.label == "CPU" ? name : name + " (" + b.label + ")");
+    else s.missingBackends.push_back(name + ": " + b.reason);
+  }
   s.eigenVersion = fmt::format("{}.{}.{}", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION);
   s.eigenSimd = Eigen::SimdInstructionSetsInUse();
 #if defined(__clang__)
@@ -58,7 +58,7 @@ std::string describeSystem(const SystemInfo& info, const std::vector<std::pair<s
   line("Threads", fmt::format("{}", info.threads));
   std::string backends = fmt::format("{}", fmt::join(info.backends, ", "));
   if (!info.missingBackends.empty())
-    backends += fmt::format(" (not in this build: {})", fmt::join(info.missingBackends, ", "));
+    backends += fmt::format(" (unavailable: {})", fmt::join(info.missingBackends, "; "));
   line("Backends", backends);
   line("Eigen", fmt::format("{} ({})", info.eigenVersion, info.eigenSimd));
   line("Compiler", info.compiler);

@@ -16,8 +16,8 @@ struct SystemInfo {
   std::vector<std::string> availableLevels;  // levels this binary has kernels for
   std::string cpuFeatures;      // detected, e.g. "sse4.2 avx avx2 fma avx512f ..."
   int threads = 1;              // OpenMP threads across heads (OMP_NUM_THREADS)
-  std::vector<std::string> backends;  // usable backends, e.g. {"cpu"}
-  std::vector<std::string> missingBackends;  // known but not in this build, e.g. {"cuda"}
+  std::vector<std::string> backends;  // usable backends, e.g. {"cpu", "cuda (CUDA: NVIDIA H200, 141 GB)"}
+  std::vector<std::string> missingBackends;  // known but unusable, with why, e.g. {"cuda: not in this build: ..."}
   std::string eigenVersion;     // e.g. "3.4.0"
   std::string eigenSimd;        // Eigen's instruction sets in use for the engine
   std::string compiler;         // e.g. "GCC 12.2.0"

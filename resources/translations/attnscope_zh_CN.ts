@@ -2,6 +2,25 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>BackendChoices</name>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>CUDA (unavailable)</source>
+        <translation>CUDA（不可用）</translation>
+    </message>
+    <message>
+        <source>Not available: %1</source>
+        <translation>不可用：%1</translation>
+    </message>
+    <message>
+        <source>Auto (%1)</source>
+        <translation>自动（%1）</translation>
+    </message>
+</context>
+<context>
     <name>KvCacheText</name>
     <message>
         <source>Layer %1, head %2, token %3 (“%4”): %5 cached keys and values; %6% of this query&apos;s weight is on the cache. The whole cache then holds %7 (K and V × %8 layers × %9 KV heads × %10 dims, 2 bytes each).</source>
@@ -913,8 +932,8 @@ FLAG: near-one-hot</source>
         <translation>线程数：</translation>
     </message>
     <message>
-        <source>(not in this build: %1)</source>
-        <translation>（本版本未包含：%1）</translation>
+        <source>(unavailable: %1)</source>
+        <translation>（不可用：%1）</translation>
     </message>
     <message>
         <source>Backends:</source>

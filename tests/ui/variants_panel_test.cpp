@@ -37,7 +37,7 @@ void load(ExplorerModel& m) {
   ASSERT_TRUE(m.hasResult());
 }
 
-void shot(VariantsPanel& p, const char* name) {
+void variantsShot(VariantsPanel& p, const char* name) {
   const QByteArray dir = qgetenv("ATTN_UI_SHOTS");
   if (dir.isEmpty()) return;
   ASSERT_TRUE(p.exportFigure(QString("%1/variant_%2.png").arg(QString(dir), name), {1400, 700}).ok());
@@ -60,7 +60,7 @@ TEST(VariantsPanel, SegmentMemorySetsTheMemoryColumnsApart) {
   p.rowBox()->setValue(9);
   ASSERT_EQ(p.steps().size(), 5u);
   EXPECT_FALSE(p.chartWidget()->isEmpty());
-  shot(p, "xl");
+  variantsShot(p, "xl");
 }
 
 TEST(VariantsPanel, SpanSlidersSetZPerHead) {
@@ -78,7 +78,7 @@ TEST(VariantsPanel, SpanSlidersSetZPerHead) {
   EXPECT_FLOAT_EQ(s.ramp(2), 0.0f);
   EXPECT_EQ(p.chartWidget()->series().size(), 2u);
   EXPECT_EQ(p.steps().size(), 3u);
-  shot(p, "span");
+  variantsShot(p, "span");
 }
 
 TEST(VariantsPanel, FirstHopIsTheExplorersMap) {
@@ -91,7 +91,7 @@ TEST(VariantsPanel, FirstHopIsTheExplorersMap) {
   ASSERT_EQ(p.mapsWidget()->maps().size(), 3u);
   EXPECT_LT((p.mapsWidget()->maps()[0].values - m.result().heads[0].weights).cwiseAbs().maxCoeff(), 1e-5);
   EXPECT_EQ(p.steps().size(), 3u);
-  shot(p, "hops");
+  variantsShot(p, "hops");
 }
 
 TEST(VariantsPanel, PrecisionComparesWithTheExplorersMap) {
@@ -106,7 +106,7 @@ TEST(VariantsPanel, PrecisionComparesWithTheExplorersMap) {
   EXPECT_LT((maps[0].values - m.result().heads[0].weights).cwiseAbs().maxCoeff(), 1e-6);
   EXPECT_TRUE(maps[2].isError);
   EXPECT_GE(p.steps().size(), 4u);
-  shot(p, "precision");
+  variantsShot(p, "precision");
 }
 
 TEST(VariantsPanel, DynamicConvAndFigureExport) {
@@ -125,7 +125,7 @@ TEST(VariantsPanel, DynamicConvAndFigureExport) {
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
   EXPECT_TRUE(f.readAll().contains("slept"));  // token labels stay text
   EXPECT_FALSE(p.exportFigure(dir.filePath("v.txt")).ok());
-  shot(p, "dynconv");
+  variantsShot(p, "dynconv");
 }
 
 TEST(VariantsPanel, SelectorHasATooltipPerVariant) {
@@ -165,7 +165,7 @@ TEST(VariantsPanel, SegmentMemoryOnACausalModelShowsItsKeyValueCache) {
   EXPECT_EQ(p.mapsWidget()->maps()[0].values.cols(), 3);
   QTemporaryDir dir;
   ASSERT_TRUE(p.exportFigure(dir.filePath("kv.png")).ok());
-  shot(p, "kv_cache");
+  variantsShot(p, "kv_cache");
   // The other variants say what they need.
   p.setVariant(av::VariantKind::MultiHop);
   EXPECT_FALSE(p.kvCacheShown());

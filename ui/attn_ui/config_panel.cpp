@@ -16,6 +16,7 @@
 #include "attn_ui/explorer_model.h"
 #include "attn_ui/mask_selector.h"
 #include "attn_ui/models/model_text.h"
+#include "attn_ui/system/backend_choices.h"
 
 namespace attn::ui {
 namespace {
@@ -99,8 +100,7 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   exec_->setCurrentIndex(exec_->findData(int(attn::ExecPath::Auto)));
   exec_->setToolTip(tr("How attention is evaluated: naive keeps every N x N step, tiled uses an online softmax, "
                        "performer / linear_elu / linformer approximate it (error in the status bar)."));
-  for (auto b : {attn::BackendKind::Cpu, attn::BackendKind::Cuda, attn::BackendKind::Auto})
-    backend_->addItem(qs(attn::backendName(b)), qs(attn::backendName(b)));
+  fillBackendChoices(backend_);
   backend_->setToolTip(tr("Where attention runs; an unavailable backend falls back to the CPU with a warning."));
   problem_->setWordWrap(true);
   problem_->setStyleSheet("color: #c03030;");

@@ -35,6 +35,7 @@ class ConfigPanel : public QWidget {
   QSlider* temperatureSlider() const { return temperature_; }
   MaskSelector* maskSelector() const { return mask_; }
   QComboBox* positionalSelector() const { return positional_; }
+  QComboBox* backendSelector() const { return backend_; }
   /// Core's message for controls that do not make a valid spec (hidden when they do).
   QLabel* problemLabel() const { return problem_; }
 

@@ -8,32 +8,13 @@
 
 #include "attn/backend.h"
 #include "attn/cpu/efficient_exec.h"
+#include "attn/cpu/mask_cells.h"
 #include "attn/cpu/tiled_attention.h"
 #include "attn/metrics.h"
 #include "attn/scores.h"
 
 namespace attn {
 namespace {
-
-// Sets masked cells of an Nq x Nk matrix to `value`. Row segments are
-// classified with Mask::blockState first, so only the segments a mask boundary
-// crosses are tested cell by cell.
-void maskCells(const Mask& mask, Mat& m, float value) {
-  constexpr int kSegment = 32;
-  const int nq = static_cast<int>(m.rows()), nk = static_cast<int>(m.cols());
-  for (int i = 0; i < nq; ++i)
-    for (int j0 = 0; j0 < nk; j0 += kSegment) {
-      const int j1 = std::min(nk, j0 + kSegment);
-      switch (mask.blockState(i, i + 1, j0, j1)) {
-        case BlockState::AllAllowed: break;
-        case BlockState::AllMasked: m.row(i).segment(j0, j1 - j0).setConstant(value); break;
-        case BlockState::Mixed:
-          for (int j = j0; j < j1; ++j)
-            if (!mask.allowed(i, j)) m(i, j) = value;
-          break;
-      }
-    }
-}
 
 class CpuBackend final : public Backend {
  public:
@@ -99,12 +80,23 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
-
-std::unique_ptr<Backend> selectBackend(BackendKind kind, std::vector<std::string>& warnings) {
-  if (kind == BackendKind::Cuda)
-    warnings.emplace_back("backend 'cuda' is not available in this build; using cpu");
-  return makeCpuBackend();
+void maskCells(const Mask& mask, Mat& m, float value) {
+  constexpr int kSegment = 32;
+  const int nq = static_cast<int>(m.rows()), nk = static_cast<int>(m.cols());
+  for (int i = 0; i < nq; ++i)
+    for (int j0 = 0; j0 < nk; j0 += kSegment) {
+      const int j1 = std::min(nk, j0 + kSegment);
+      switch (mask.blockState(i, i + 1, j0, j1)) {
+        case BlockState::AllAllowed: break;
+        case BlockState::AllMasked: m.row(i).segment(j0, j1 - j0).setConstant(value); break;
+        case BlockState::Mixed:
+          for (int j = j0; j < j1; ++j)
+            if (!mask.allowed(i, j)) m(i, j) = value;
+          break;
+      }
+    }
 }
+
+std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
 
 }  // namespace attn

@@ -49,7 +49,7 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
   if (!info.missingBackends.empty()) {
     QStringList missing;
     for (const auto& b : info.missingBackends) missing << QString::fromStdString(b);
-    backendText += QStringLiteral(" ") + tr("(not in this build: %1)").arg(missing.join(QStringLiteral(", ")));
+    backendText += QStringLiteral(" ") + tr("(unavailable: %1)").arg(missing.join(QStringLiteral("; ")));
   }
   add(tr("Backends:"), backendText);
   add(tr("Qt:"), QString::fromLatin1(qVersion()));

@@ -1,0 +1,45 @@
+# The optional CUDA backend (core/attn/cuda). ATTNSCOPE_CUDA:
+#   AUTO (default) builds it when nvcc and the CUDA toolkit are found,
+#   ON requires them, OFF leaves it out. A build without it has no CUDA code.
+# nvcc is looked for on PATH and in /usr/local/cuda/bin (where the toolkit
+# installs it; CMake's own search covers PATH only). The architectures default
+# to A100 (80), Ada (89) and H100/H200 (90); never "native", which fails on a
+# machine without a GPU (CI builds the backend but has no GPU to run it on).
+set(ATTNSCOPE_CUDA AUTO CACHE STRING "Build the CUDA backend: AUTO (when the toolkit is found), ON, OFF")
+set_property(CACHE ATTNSCOPE_CUDA PROPERTY STRINGS AUTO ON OFF)
+string(TOUPPER "${ATTNSCOPE_CUDA}" _attn_cuda)
+if(_attn_cuda STREQUAL "TRUE" OR _attn_cuda STREQUAL "YES" OR _attn_cuda STREQUAL "1")
+  set(_attn_cuda ON)
+elseif(_attn_cuda STREQUAL "FALSE" OR _attn_cuda STREQUAL "NO" OR _attn_cuda STREQUAL "0")
+  set(_attn_cuda OFF)
+endif()
+
+set(ATTNSCOPE_HAVE_CUDA OFF)
+if(NOT _attn_cuda STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
+    find_program(ATTNSCOPE_NVCC nvcc PATHS /usr/local/cuda/bin)
+    if(ATTNSCOPE_NVCC)
+      set(CMAKE_CUDA_COMPILER "${ATTNSCOPE_NVCC}" CACHE FILEPATH "CUDA compiler")
+    endif()
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 80 89 90)
+    endif()
+    enable_language(CUDA)
+    find_package(CUDAToolkit)
+    if(CUDAToolkit_FOUND AND TARGET CUDA::cudart_static)
+      set(ATTNSCOPE_HAVE_CUDA ON)
+    endif()
+  endif()
+  if(_attn_cuda STREQUAL "ON" AND NOT ATTNSCOPE_HAVE_CUDA)
+    message(FATAL_ERROR "ATTNSCOPE_CUDA=ON but no CUDA toolkit was found (nvcc on PATH or in /usr/local/cuda/bin)")
+  endif()
+endif()
+if(ATTNSCOPE_HAVE_CUDA)
+  message(STATUS "AttnScope CUDA backend: ON (${CMAKE_CUDA_COMPILER}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
+else()
+  message(STATUS "AttnScope CUDA backend: OFF (ATTNSCOPE_CUDA=${ATTNSCOPE_CUDA})")
+endif()

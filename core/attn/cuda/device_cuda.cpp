@@ -1,0 +1,136 @@
+#include "attn/cuda/device_cuda.h"
+
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include "attn/cuda/cublas_library.h"
+#include "attn/cuda/kernels.h"
+
+namespace attn::gpu {
+namespace {
+
+Status check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return okStatus();
+  return Error{fmt::format("CUDA {} failed: {}", what, cudaGetErrorString(e))};
+}
+
+Status check(int e, const char* what) { return check(static_cast<cudaError_t>(e), what); }
+
+bool driverInstalled() {
+  void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!h) h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (h) dlclose(h);
+  return h != nullptr;
+}
+
+class CudaDevice final : public Device {
+ public:
+  ~CudaDevice() override {
+    if (blas_) lib_->destroy(blas_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  static Result<std::shared_ptr<Device>> open() {
+    int count = 0;
+    if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
+      // Without a driver the runtime says "driver version is insufficient".
+      if (e == cudaErrorInsufficientDriver && !driverInstalled())
+        return Error{"no NVIDIA driver is installed (libcuda.so.1 was not found)"};
+      return Error{fmt::format("no usable CUDA device: {}", cudaGetErrorString(e))};
+    }
+    if (count == 0) return Error{"no CUDA device was found"};
+    auto lib = cublasLibrary();
+    if (!lib) return lib.error();
+    auto dev = std::shared_ptr<CudaDevice>(new CudaDevice());
+    dev->lib_ = *lib;
+    if (auto st = check(cudaSetDevice(0), "cudaSetDevice"); !st) return st.error();
+    cudaDeviceProp prop{};
+    if (auto st = check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties"); !st) return st.error();
+    int optin = 0;
+    if (auto st = check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
+                        "cudaDeviceGetAttribute");
+        !st)
+      return st.error();
+    dev->maxShared_ = static_cast<size_t>(optin);
+    dev->description_ = fmt::format("{}, {:.0f} GB", prop.name, static_cast<double>(prop.totalGlobalMem) / 1e9);
+    if (auto st = check(setFlashSharedLimit(dev->maxShared_), "cudaFuncSetAttribute"); !st) return st.error();
+    if (auto st = check(cudaStreamCreateWithFlags(&dev->stream_, cudaStreamNonBlocking), "cudaStreamCreate"); !st)
+      return st.error();
+    if (cublasStatus_t s = dev->lib_->create(&dev->blas_); s != CUBLAS_STATUS_SUCCESS)
+      return Error{fmt::format("cublasCreate failed: {}", dev->lib_->statusString(s))};
+    dev->lib_->setStream(dev->blas_, dev->stream_);
+    dev->lib_->setMathMode(dev->blas_, CUBLAS_DEFAULT_MATH);  // fp32 GEMMs stay fp32 (no TF32)
+    return std::shared_ptr<Device>(std::move(dev));
+  }
+
+  std::string description() const override { return description_; }
+  size_t maxSharedBytes() const override { return maxShared_; }
+  size_t freeBytes() const override {
+    size_t free = 0, total = 0;
+    return cudaMemGetInfo(&free, &total) == cudaSuccess ? free : 0;
+  }
+
+  Result<void*> allocate(size_t bytes) override {
+    void* p = nullptr;
+    if (cudaError_t e = cudaMalloc(&p, bytes); e != cudaSuccess) {
+      cudaGetLastError();  // clear the sticky-free error state
+      return Error{fmt::format("cannot allocate {:.1f} MiB on the GPU: {}", static_cast<double>(bytes) / (1 << 20),
+                               cudaGetErrorString(e))};
+    }
+    return p;
+  }
+  void release(void* p) noexcept override { cudaFree(p); }
+  Status upload(void* dst, const void* src, size_t bytes) override {
+    return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "copy to the GPU");
+  }
+  Status download(void* dst, const void* src, size_t bytes) override {
+    if (auto st = check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "copy from the GPU"); !st)
+      return st;
+    return synchronize();
+  }
+
+  Status flash(const FlashParams& p, const TilePlan& plan) override {
+    return check(launchFlash(p, plan, stream_), "flash attention kernel launch");
+  }
+  Status weights(const WeightsParams& p) override {
+    return check(launchWeights(p, stream_), "weights kernel launch");
+  }
+  Status softmaxRows(const SoftmaxParams& p) override {
+    return check(launchSoftmaxRows(p, stream_), "softmax kernel launch");
+  }
+
+  // Row-major C = A B (or A B^T) is column-major C^T = B^T A^T: swap the
+  // operands and let cuBLAS read the row-major arrays as their transposes.
+  Status gemm(int batch, int m, int n, int k, const float* a, size_t strideA, const float* b, size_t strideB,
+              bool transB, float* c, size_t strideC) override {
+    const float one = 1.0f, zero = 0.0f;
+    const cublasStatus_t s = lib_->sgemmStridedBatched(
+        blas_, transB ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, transB ? k : n,
+        static_cast<long long>(strideB), a, k, static_cast<long long>(strideA), &zero, c, n,
+        static_cast<long long>(strideC), batch);
+    if (s != CUBLAS_STATUS_SUCCESS) return Error{fmt::format("cuBLAS GEMM failed: {}", lib_->statusString(s))};
+    return okStatus();
+  }
+
+  Status synchronize() override { return check(cudaStreamSynchronize(stream_), "kernel"); }
+
+ private:
+  CudaDevice() = default;
+  const CublasLibrary* lib_ = nullptr;
+  cublasHandle_t blas_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  size_t maxShared_ = 48 * 1024;
+  std::string description_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<Device>> openCudaDevice() {
+  // Never destroyed: its stream and cuBLAS handle must not be released from a
+  // static destructor, after the CUDA runtime may have been unloaded.
+  static const auto* dev = new Result<std::shared_ptr<Device>>(CudaDevice::open());
+  return *dev;
+}
+
+}  // namespace attn::gpu

@@ -1,0 +1,41 @@
+#include "attn_ui/system/backend_choices.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QStandardItemModel>
+
+#include "attn/backend.h"
+
+namespace attn::ui {
+namespace {
+
+QString tr(const char* s) { return QCoreApplication::translate("BackendChoices", s); }
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+}  // namespace
+
+void fillBackendChoices(QComboBox* box) {
+  box->clear();
+  QString autoTarget = QStringLiteral("CPU");
+  for (const attn::BackendInfo& b : attn::backendsFound()) {
+    const QString name = qs(attn::backendName(b.kind));
+    if (b.kind == attn::BackendKind::Cpu) {
+      box->addItem(tr("CPU"), name);
+      continue;
+    }
+    if (b.available) {
+      box->addItem(QString::fromStdString(b.label), name);
+      autoTarget = QStringLiteral("CUDA");
+      continue;
+    }
+    box->addItem(tr("CUDA (unavailable)"), name);
+    const int row = box->count() - 1;
+    box->setItemData(row, tr("Not available: %1").arg(QString::fromStdString(b.reason)), Qt::ToolTipRole);
+    if (auto* model = qobject_cast<QStandardItemModel*>(box->model()))
+      if (QStandardItem* item = model->item(row)) item->setEnabled(false);
+  }
+  box->addItem(tr("Auto (%1)").arg(autoTarget), qs(attn::backendName(attn::BackendKind::Auto)));
+}
+
+}  // namespace attn::ui
