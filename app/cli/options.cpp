@@ -33,6 +33,9 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--features", o.features, "Performer random features m (0: 4 * d_k)")->capture_default_str();
   cmd.add_option("--slots", o.slots, "Linformer sequence slots k (0: min(N, 32))")->capture_default_str();
   cmd.add_option("--backend", o.backend, "Backend: cpu, cuda, auto")->capture_default_str();
+  cmd.add_option("--gpu-inputs", o.gpuInputs,
+                 "How the CUDA backend stores Q, K, V: fp32, fp16, bf16 (fp32 arithmetic either way; "
+                 "the difference from fp32 is reported)")->capture_default_str();
   cmd.add_option("--memory-budget", o.memoryBudget,
                  "Most memory the per-head N x N matrices may take, e.g. 2G (default: half of RAM)");
   // A model fixes its own mechanism, sizes, weights and positions.
@@ -74,6 +77,9 @@ Result<std::pair<AttentionInput, AttentionSpec>> buildRequest(const CommonOption
   auto backend = parseBackend(o.backend);
   if (!backend) return Error{fmt::format("--backend: unknown backend '{}'", o.backend)};
   spec.backend = *backend;
+  auto inputs = parseDeviceInputs(o.gpuInputs);
+  if (!inputs) return Error{fmt::format("--gpu-inputs: unknown format '{}' (expected fp32, fp16 or bf16)", o.gpuInputs)};
+  spec.deviceInputs = *inputs;
   auto path = parseExecPath(exec);
   if (!path) return Error{fmt::format("--exec: unknown path '{}'", exec)};
   spec.exec = *path;

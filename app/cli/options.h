@@ -25,6 +25,7 @@ struct CommonOptions : InputOptions {
   int features = 0;
   int slots = 0;
   std::string backend = "cpu";
+  std::string gpuInputs = "fp32";
   std::string memoryBudget;  // e.g. "2G"; empty = default (half of physical memory)
 };
 

@@ -113,6 +113,9 @@ Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSp
                                        res.execUsed));
   if (auto st = backend->computeHeads(spec, path, heads); !st) return st.error();
   for (auto& w : backend->takeWarnings()) res.warnings.push_back(std::move(w));
+  if (spec.deviceInputs != DeviceInputs::F32 && res.backendUsed == "cpu")
+    res.warnings.push_back(fmt::format("{} inputs apply to the CUDA backend only; the CPU computed in fp32",
+                                       deviceInputsName(spec.deviceInputs)));
 
   // Concatenate head outputs and project with W_O.
   Eigen::Index dvTotal = 0;

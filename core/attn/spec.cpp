@@ -46,4 +46,20 @@ std::optional<BackendKind> parseBackend(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view deviceInputsName(DeviceInputs d) {
+  switch (d) {
+    case DeviceInputs::F32: return "fp32";
+    case DeviceInputs::F16: return "fp16";
+    case DeviceInputs::BF16: return "bf16";
+  }
+  return "fp32";
+}
+
+std::optional<DeviceInputs> parseDeviceInputs(std::string_view name) {
+  if (name == "fp32") return DeviceInputs::F32;
+  if (name == "fp16") return DeviceInputs::F16;
+  if (name == "bf16") return DeviceInputs::BF16;
+  return std::nullopt;
+}
+
 }  // namespace attn

@@ -36,6 +36,12 @@ enum class BackendKind { Cpu, Cuda, Auto };
 std::string_view backendName(BackendKind b);
 std::optional<BackendKind> parseBackend(std::string_view name);
 
+/// How the CUDA backend stores Q, K, V on the GPU: fp32, or fp16 / bf16 with
+/// every product and sum still in fp32 (the CPU computes in fp32 regardless).
+enum class DeviceInputs { F32, F16, BF16 };
+std::string_view deviceInputsName(DeviceInputs d);  // fp32, fp16, bf16
+std::optional<DeviceInputs> parseDeviceInputs(std::string_view name);
+
 struct AttentionSpec {
   Mechanism mechanism = Mechanism::ScaledDot;
   int heads = 4;
@@ -53,6 +59,7 @@ struct AttentionSpec {
   int linformerSlots = 0;  // linformer: sequence slots k; 0 = min(N, 32)
   int weightsHead = -1;    // tiled/sparse: -1 every head's weights; h only head h's; -2 none
   BackendKind backend = BackendKind::Cpu;
+  DeviceInputs deviceInputs = DeviceInputs::F32;  // CUDA backend only; see above
   // Bytes the materialized N x N per-head arrays may take; 0 = defaultMemoryBudget()
   // (memory_budget.h). Above it the naive path refuses and points to --exec tiled.
   int64_t memoryBudget = 0;

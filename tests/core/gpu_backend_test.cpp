@@ -10,6 +10,7 @@
 #include "attn/backend.h"
 #include "attn/cuda/offload_backend.h"
 #include "attn/head_inputs.h"
+#include "attn/variants/precision.h"
 #include "emulated_device.h"
 
 namespace attn {
@@ -206,6 +207,42 @@ TEST(GpuBackendEmulatedWeights, OnlyTheHeadAskedForIsMaterialized) {
       EXPECT_EQ(gpu.heads[h].weights.size() > 0, h == asked) << "head " << h << ", asked " << asked;
     expectHeadsAgree(gpu.heads, cpu.heads, false);
   }
+}
+
+// fp16/bf16 inputs: the result equals the CPU's on inputs rounded to the
+// format, and a note gives the difference from fp32 inputs.
+TEST(GpuBackendEmulatedPrecision, SixteenBitInputsMatchRoundedInputsAndReportTheirDifference) {
+  for (ExecPath path : {ExecPath::Naive, ExecPath::Tiled})
+    for (DeviceInputs inputs : {DeviceInputs::F16, DeviceInputs::BF16}) {
+      const GpuCase c{Mechanism::ScaledDot, "causal", path, PositionalEncoding::Alibi, 40};
+      PreparedHeads cpu = prepareGpuHeads(c), gpu = prepareGpuHeads(c);
+      for (HeadResult& h : cpu.heads)
+        for (Mat* m : {&h.q, &h.k, &h.v})
+          *m = m->unaryExpr([&](float x) {
+            return inputs == DeviceInputs::F16 ? variants::roundToHalf(x) : variants::roundToBf16(x);
+          });
+      ASSERT_TRUE(makeCpuBackend()->computeHeads(cpu.spec, path, cpu.heads).ok());
+      gpu.spec.deviceInputs = inputs;
+      auto backend = gpu::makeOffloadBackend(std::make_shared<gpu::EmulatedDevice>(), "cuda");
+      ASSERT_TRUE(backend->computeHeads(gpu.spec, path, gpu.heads).ok());
+      const auto notes = backend->takeWarnings();
+      ASSERT_EQ(notes.size(), 1u);
+      EXPECT_NE(notes[0].find(std::string(deviceInputsName(inputs)) + " inputs on the GPU (fp32 arithmetic): "
+                              "largest difference from fp32 inputs: output "),
+                std::string::npos)
+          << notes[0];
+      EXPECT_EQ(notes[0].find("output 0.00e+00"), std::string::npos) << "rounding should show: " << notes[0];
+      expectHeadsAgree(gpu.heads, cpu.heads, false);
+    }
+}
+
+TEST(GpuBackendEmulatedPrecision, TheCpuSaysItIgnoresSixteenBitInputs) {
+  AttentionSpec spec = gpuSpec({Mechanism::ScaledDot, "causal", ExecPath::Naive, PositionalEncoding::None, 9});
+  spec.deviceInputs = DeviceInputs::BF16;
+  auto r = runAttention(gpuInput(9), spec);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_EQ(r->warnings[0], "bf16 inputs apply to the CUDA backend only; the CPU computed in fp32");
 }
 
 // --- the real CUDA backend -------------------------------------------------

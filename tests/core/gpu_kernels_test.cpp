@@ -9,6 +9,7 @@
 #include "attn/cpu/tiled_attention.h"
 #include "attn/cuda/flash_block.h"
 #include "attn/cuda/mask_view.h"
+#include "attn/variants/precision.h"
 #include "emulated_device.h"
 
 namespace attn::gpu {
@@ -343,6 +344,103 @@ TEST(GpuWeightCell, MatchesTheCpuBlockedWeightsAndScaledLogits) {
         ASSERT_EQ(w[i * nk + j], 0.0f);
       }
     }
+}
+
+}  // namespace
+}  // namespace attn::gpu
+
+namespace attn::gpu {
+namespace {
+
+TEST(GpuHalfBits, DecodingTheEncodedValueGivesThePrecisionVariantsRounding) {
+  std::mt19937 rng(4);
+  std::vector<float> xs = {0.0f, -0.0f, 1.0f, -2.5f, 65504.0f, 65520.0f, 1e6f, -1e6f, 6.1e-5f, 5.96e-8f,
+                           3.0e-8f, 1e-9f, 0.1f, 1.0009765625f, 1.00048828125f, 3.14159265f};
+  std::normal_distribution<float> nd(0.0f, 30.0f);
+  for (int i = 0; i < 2000; ++i) xs.push_back(nd(rng) * std::pow(10.0f, static_cast<float>(i % 9) - 6.0f));
+  for (float x : xs) {
+    const float h = variants::roundToHalf(x), b = variants::roundToBf16(x);
+    EXPECT_EQ(halfToFloat(toHalfBits(x)), h) << x;
+    EXPECT_EQ(std::signbit(halfToFloat(toHalfBits(x))), std::signbit(h)) << x;
+    EXPECT_EQ(bf16ToFloat(toBf16Bits(x)), b) << x;
+  }
+  EXPECT_EQ(toHalfBits(1.0f), 0x3c00u);
+  EXPECT_EQ(toHalfBits(-2.0f), 0xc000u);
+  EXPECT_EQ(toHalfBits(65504.0f), 0x7bffu);
+  EXPECT_EQ(toHalfBits(1e6f), 0x7c00u);
+  EXPECT_EQ(toHalfBits(5.9604645e-8f), 0x0001u);  // the smallest subnormal
+  EXPECT_EQ(toBf16Bits(1.0f), 0x3f80u);
+}
+
+// The flash kernel reading fp16 / bf16 patterns equals the CPU kernel on the
+// inputs rounded to that format: decoding is exact and arithmetic stays fp32.
+TEST(GpuFlashEmulation, SixteenBitInputsEqualTheCpuKernelOnRoundedInputs) {
+  const int nq = 50, nk = 70, dk = 16, dv = 8;
+  const Mask mask = boundGpuMask("causal+window:20", nq, nk);
+  std::mt19937 rng(21);
+  const Mat q = randomGpuMat(nq, dk, rng, 2.0f), k = randomGpuMat(nk, dk, rng), v = randomGpuMat(nk, dv, rng);
+  for (InputType type : {InputType::F16, InputType::BF16}) {
+    const bool half = type == InputType::F16;
+    auto rounded = [&](const Mat& m) {
+      return Mat(m.unaryExpr([&](float x) { return half ? variants::roundToHalf(x) : variants::roundToBf16(x); }));
+    };
+    auto bits = [&](const Mat& m) {
+      std::vector<uint16_t> b(static_cast<size_t>(m.size()));
+      for (size_t c = 0; c < b.size(); ++c) b[c] = half ? toHalfBits(m.data()[c]) : toBf16Bits(m.data()[c]);
+      return b;
+    };
+    const Mat qr = rounded(q), kr = rounded(k), vr = rounded(v);
+    const auto q16 = bits(q), k16 = bits(k), v16 = bits(v);
+    const TilePlan plan = chooseFlashTile(dk, dv, 16 * 1024);
+    const auto tiles = tileKinds(mask, nq, nk, plan.br, plan.bc);
+    std::vector<float> out(nq * dv), ent(nq), mx(nq), sum(nq);
+    FlashParams p;
+    p.heads = 1;
+    p.nq = nq;
+    p.nk = nk;
+    p.dk = dk;
+    p.dv = dv;
+    p.scale = 0.25f;
+    p.inputs = type;
+    p.q16 = q16.data();
+    p.k16 = k16.data();
+    p.v16 = v16.data();
+    p.mask = *hostMaskView(mask);
+    p.tiles = tiles.data();
+    p.br = plan.br;
+    p.bc = plan.bc;
+    p.out = out.data();
+    p.entropy = ent.data();
+    p.rowMax = mx.data();
+    p.rowSum = sum.data();
+    emulateFlash(p, plan);
+    HeadView in;
+    in.q = &qr;
+    in.k = &kr;
+    in.v = &vr;
+    in.scale = 0.25f;
+    in.mask = &mask;
+    TileScratch scratch;
+    Mat cpuOut;
+    RowStats st;
+    flashAttention(in, TileConfig{}, scratch, cpuOut, st);
+    double fromFp32 = 0;
+    {
+      HeadView full = in;
+      full.q = &q;
+      full.k = &k;
+      full.v = &v;
+      Mat o32;
+      RowStats s32;
+      flashAttention(full, TileConfig{}, scratch, o32, s32);
+      fromFp32 = (o32 - cpuOut).cwiseAbs().maxCoeff();
+    }
+    for (int i = 0; i < nq; ++i) {
+      EXPECT_NEAR(ent[i], st.entropy[i], 2e-5);
+      for (int d = 0; d < dv; ++d) EXPECT_NEAR(out[i * dv + d], cpuOut(i, d), 1e-5 * (1 + std::abs(cpuOut(i, d))));
+    }
+    EXPECT_GT(fromFp32, 1e-5) << "rounding the inputs should be visible: a weak case";
+  }
 }
 
 }  // namespace

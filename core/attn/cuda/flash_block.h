@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "attn/cuda/half_bits.h"
 #include "attn/cuda/hd.h"
 #include "attn/cuda/mask_device.h"
 
@@ -38,6 +39,19 @@ ATTN_HD_INLINE float negInfF() {
   return f;
 }
 
+/// How q, k, v are stored on the device: fp32, or fp16 / bf16 patterns decoded
+/// to fp32 on load (all arithmetic and accumulation stays fp32).
+enum class InputType : int32_t { F32, F16, BF16 };
+
+ATTN_HD_INLINE float loadInput(const float* p32, const uint16_t* p16, InputType t, size_t i) {
+  switch (t) {
+    case InputType::F16: return halfToFloat(p16[i]);
+    case InputType::BF16: return bf16ToFloat(p16[i]);
+    case InputType::F32: break;
+  }
+  return p32[i];
+}
+
 /// Inputs and outputs of every head, packed head after head, row-major.
 struct FlashParams {
   int heads = 0, nq = 0, nk = 0, dk = 0, dv = 0;
@@ -45,6 +59,10 @@ struct FlashParams {
   const float* q = nullptr;     // [heads, nq, dk]
   const float* k = nullptr;     // [heads, nk, dk]
   const float* v = nullptr;     // [heads, nk, dv]
+  InputType inputs = InputType::F32;  // F16/BF16: q16, k16, v16 hold them instead
+  const uint16_t* q16 = nullptr;
+  const uint16_t* k16 = nullptr;
+  const uint16_t* v16 = nullptr;
   const float* bias = nullptr;  // [heads, nq, nk] or null
   MaskView mask;                // numTerms == 0: nothing masked
   const uint8_t* tiles = nullptr;  // [numQueryBlocks, numKeyBlocks] TileKind, null: all allowed
@@ -121,10 +139,10 @@ ATTN_HD_INLINE TilePlan chooseFlashTile(int dk, int dv, size_t maxShared) {
 ATTN_HD_INLINE void flashLoadQuery(const FlashParams& p, const FlashShared& sh, int head, int qb, int tid,
                                    int threads) {
   const int i0 = qb * p.br;
-  const float* q = p.q + (static_cast<size_t>(head) * p.nq) * p.dk;
+  const size_t q0 = (static_cast<size_t>(head) * p.nq) * p.dk;
   for (int idx = tid; idx < p.br * p.dk; idx += threads) {
     const int r = idx / p.dk, c = idx % p.dk, i = i0 + r;
-    sh.q[idx] = i < p.nq ? q[static_cast<size_t>(i) * p.dk + c] * p.scale : 0.0f;
+    sh.q[idx] = i < p.nq ? loadInput(p.q, p.q16, p.inputs, q0 + static_cast<size_t>(i) * p.dk + c) * p.scale : 0.0f;
   }
   for (int idx = tid; idx < p.br * p.dv; idx += threads) sh.o[idx] = 0.0f;
   for (int r = tid; r < p.br; r += threads) {
@@ -138,15 +156,14 @@ ATTN_HD_INLINE void flashLoadQuery(const FlashParams& p, const FlashShared& sh, 
 ATTN_HD_INLINE void flashLoadKeys(const FlashParams& p, const FlashShared& sh, int head, int kb, int tid,
                                   int threads) {
   const int j0 = kb * p.bc;
-  const float* k = p.k + (static_cast<size_t>(head) * p.nk) * p.dk;
-  const float* v = p.v + (static_cast<size_t>(head) * p.nk) * p.dv;
+  const size_t k0 = (static_cast<size_t>(head) * p.nk) * p.dk, v0 = (static_cast<size_t>(head) * p.nk) * p.dv;
   for (int idx = tid; idx < p.bc * p.dk; idx += threads) {
     const int c = idx / p.dk, d = idx % p.dk, j = j0 + c;
-    sh.k[idx] = j < p.nk ? k[static_cast<size_t>(j) * p.dk + d] : 0.0f;
+    sh.k[idx] = j < p.nk ? loadInput(p.k, p.k16, p.inputs, k0 + static_cast<size_t>(j) * p.dk + d) : 0.0f;
   }
   for (int idx = tid; idx < p.bc * p.dv; idx += threads) {
     const int c = idx / p.dv, d = idx % p.dv, j = j0 + c;
-    sh.v[idx] = j < p.nk ? v[static_cast<size_t>(j) * p.dv + d] : 0.0f;
+    sh.v[idx] = j < p.nk ? loadInput(p.v, p.v16, p.inputs, v0 + static_cast<size_t>(j) * p.dv + d) : 0.0f;
   }
 }
 
@@ -285,10 +302,10 @@ struct WeightsParams {
 
 ATTN_HD_INLINE void weightCell(const WeightsParams& w, int head, int i, int j) {
   const FlashParams& p = w.f;
-  const float* qr = p.q + (static_cast<size_t>(head) * p.nq + i) * p.dk;
-  const float* kr = p.k + (static_cast<size_t>(head) * p.nk + j) * p.dk;
+  const size_t qr = (static_cast<size_t>(head) * p.nq + i) * p.dk, kr = (static_cast<size_t>(head) * p.nk + j) * p.dk;
   float acc = 0.0f;
-  for (int d = 0; d < p.dk; ++d) acc += (qr[d] * p.scale) * kr[d];
+  for (int d = 0; d < p.dk; ++d)
+    acc += (loadInput(p.q, p.q16, p.inputs, qr + d) * p.scale) * loadInput(p.k, p.k16, p.inputs, kr + d);
   const size_t at = (static_cast<size_t>(head) * p.nq + i) * p.nk + j;
   if (w.scaledLogits) w.scaledLogits[at] = acc;
   const size_t row = static_cast<size_t>(head) * p.nq + i;

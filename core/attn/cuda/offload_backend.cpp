@@ -13,6 +13,7 @@
 #include "attn/cuda/mask_view.h"
 #include "attn/exec_path.h"
 #include "attn/scores.h"
+#include "attn/variants/precision.h"
 
 namespace attn::gpu {
 namespace {
@@ -23,14 +24,35 @@ bool weightsWanted(const AttentionSpec& spec, int head) {
   return spec.weightsHead == -1 || spec.weightsHead == head;
 }
 
-// Every head's q', k' (as the tiled kernels see them), v and bias, packed.
+// Every head's q', k' (as the tiled kernels see them), v and bias, packed;
+// q/k/v as fp32, or (fp16/bf16 inputs on the tiled path) as 16-bit patterns.
 struct Packed {
   int heads = 0, nq = 0, nk = 0, dk = 0, dv = 0;
   float scale = 1.0f;
+  InputType inputs = InputType::F32;
   std::vector<float> q, k, v, bias;
+  std::vector<uint16_t> q16, k16, v16;
 };
 
 void append(std::vector<float>& dst, const Mat& m) { dst.insert(dst.end(), m.data(), m.data() + m.size()); }
+
+// fp16/bf16 inputs: the tiled kernels read 16-bit patterns; the naive path's
+// cuBLAS GEMMs read fp32 arrays holding the rounded values (the same numbers).
+void lowerInputs(Packed& p, DeviceInputs to, ExecPath path) {
+  if (to == DeviceInputs::F32) return;
+  const bool half = to == DeviceInputs::F16;
+  if (path == ExecPath::Naive) {
+    for (auto* a : {&p.q, &p.k, &p.v})
+      for (float& x : *a) x = half ? variants::roundToHalf(x) : variants::roundToBf16(x);
+    return;
+  }
+  p.inputs = half ? InputType::F16 : InputType::BF16;
+  for (auto [from, bits] : {std::pair{&p.q, &p.q16}, std::pair{&p.k, &p.k16}, std::pair{&p.v, &p.v16}}) {
+    bits->resize(from->size());
+    for (size_t c = 0; c < from->size(); ++c) (*bits)[c] = half ? toHalfBits((*from)[c]) : toBf16Bits((*from)[c]);
+    std::vector<float>().swap(*from);
+  }
+}
 
 Result<Packed> pack(const AttentionSpec& spec, const std::vector<HeadResult>& heads) {
   Packed p;
@@ -206,13 +228,13 @@ Status runTiled(Device& dev, const AttentionSpec& spec, const Packed& p, std::ve
                              "({} bytes per block)", p.dk, p.dv, dev.maxSharedBytes())};
   const size_t rows = static_cast<size_t>(p.heads) * p.nq, ss = static_cast<size_t>(p.nq) * p.nk;
   auto q = uploaded(dev, p.q);
-  if (!q) return q.error();
   auto k = uploaded(dev, p.k);
-  if (!k) return k.error();
   auto v = uploaded(dev, p.v);
-  if (!v) return v.error();
+  auto q16 = uploaded(dev, p.q16);
+  auto k16 = uploaded(dev, p.k16);
+  auto v16 = uploaded(dev, p.v16);
   auto bias = uploaded(dev, p.bias);
-  if (!bias) return bias.error();
+  if (auto st = firstError(q, k, v, q16, k16, v16, bias); !st) return st;
   auto mask = uploadMask(dev, spec.mask);
   if (!mask) return mask.error();
   auto tiles = uploaded(dev, tileKinds(spec.mask, p.nq, p.nk, plan.br, plan.bc));
@@ -233,6 +255,10 @@ Status runTiled(Device& dev, const AttentionSpec& spec, const Packed& p, std::ve
   fp.q = q->get();
   fp.k = k->get();
   fp.v = v->get();
+  fp.inputs = p.inputs;
+  fp.q16 = q16->get();
+  fp.k16 = k16->get();
+  fp.v16 = v16->get();
   fp.bias = p.bias.empty() ? nullptr : bias->get();
   fp.mask = mask->view;
   fp.tiles = tiles->size() ? tiles->get() : nullptr;
@@ -255,9 +281,14 @@ Status runTiled(Device& dev, const AttentionSpec& spec, const Packed& p, std::ve
     WeightsParams wp;
     wp.f = fp;
     wp.f.heads = 1;
-    wp.f.q = fp.q + static_cast<size_t>(i) * p.nq * p.dk;
-    wp.f.k = fp.k + static_cast<size_t>(i) * p.nk * p.dk;
-    wp.f.v = fp.v + static_cast<size_t>(i) * p.nk * p.dv;
+    const size_t qAt = static_cast<size_t>(i) * p.nq * p.dk, kAt = static_cast<size_t>(i) * p.nk * p.dk;
+    const bool low = p.inputs != InputType::F32;  // which arrays hold the inputs
+    wp.f.q = low ? nullptr : fp.q + qAt;
+    wp.f.k = low ? nullptr : fp.k + kAt;
+    wp.f.v = nullptr;  // the weights kernel reads q and k only
+    wp.f.q16 = low ? fp.q16 + qAt : nullptr;
+    wp.f.k16 = low ? fp.k16 + kAt : nullptr;
+    wp.f.v16 = nullptr;
     wp.f.bias = fp.bias ? fp.bias + static_cast<size_t>(i) * ss : nullptr;
     wp.f.rowMax = fp.rowMax + static_cast<size_t>(i) * p.nq;
     wp.f.rowSum = fp.rowSum + static_cast<size_t>(i) * p.nq;
@@ -338,11 +369,39 @@ class OffloadBackend final : public Backend {
     return {};
   }
 
+  // fp16/bf16 inputs: the low-precision result, and how far it is from the
+  // same run with fp32 inputs (a note: the seeds' mixed-precision question).
   Status run(const AttentionSpec& spec, ExecPath path, std::vector<HeadResult>& heads) const {
+    if (spec.deviceInputs == DeviceInputs::F32) return runOnce(spec, path, heads);
+    std::vector<HeadResult> fp32 = heads;
+    if (auto st = runOnce(spec, path, heads); !st) return st;
+    AttentionSpec s32 = spec;
+    s32.deviceInputs = DeviceInputs::F32;
+    if (auto st = runOnce(s32, path, fp32); !st) {
+      note(fmt::format("{} inputs: the fp32 run for comparison failed ({})", deviceInputsName(spec.deviceInputs),
+                       st.error().message));
+      return okStatus();
+    }
+    double out = 0, ent = 0, w = 0;
+    for (size_t h = 0; h < heads.size(); ++h) {
+      out = std::max(out, static_cast<double>((heads[h].output - fp32[h].output).cwiseAbs().maxCoeff()));
+      ent = std::max(ent, static_cast<double>((heads[h].entropy - fp32[h].entropy).cwiseAbs().maxCoeff()));
+      if (heads[h].weights.size() > 0)
+        w = std::max(w, static_cast<double>((heads[h].weights - fp32[h].weights).cwiseAbs().maxCoeff()));
+    }
+    note(fmt::format("{} inputs on the GPU (fp32 arithmetic): largest difference from fp32 inputs: output {:.2e}, "
+                     "entropy {:.2e} nats, weights {:.2e}",
+                     deviceInputsName(spec.deviceInputs), out, ent, w));
+    return okStatus();
+  }
+
+  Status runOnce(const AttentionSpec& spec, ExecPath path, std::vector<HeadResult>& heads) const {
     auto packed = pack(spec, heads);
     if (!packed) return packed.error();
-    const Packed& p = *packed;
-    if (auto st = checkFits(*dev_, offloadBytes(spec, path, p.heads, p.nq, p.nk, p.dk, p.dv, !p.bias.empty())); !st)
+    Packed& p = *packed;
+    lowerInputs(p, spec.deviceInputs, path);
+    if (auto st = checkFits(*dev_, offloadBytes(spec, path, p.heads, p.nq, p.nk, p.dk, p.dv, !p.bias.empty()));
+        !st)
       return st;
     try {
       return path == ExecPath::Naive ? runNaive(*dev_, spec, p, heads) : runTiled(*dev_, spec, p, heads);
