@@ -85,9 +85,9 @@ TEST(GpuTilePlan, PicksTheLargestTileThatFitsAndLaysSharedMemoryOutWithoutOverla
       EXPECT_EQ(reinterpret_cast<char*>(sh.m), reinterpret_cast<char*>(sh.t + plan.br));
       EXPECT_EQ(sh.q, sh.alpha + plan.br);
       EXPECT_EQ(sh.k, sh.q + plan.br * dk);
-      EXPECT_EQ(sh.v, sh.k + plan.bc * dk);
+      EXPECT_EQ(sh.v, sh.k + plan.bc * (dk + 1));  // key rows padded by one float
       EXPECT_EQ(sh.s, sh.v + plan.bc * dv);
-      EXPECT_EQ(sh.o, sh.s + plan.br * plan.bc);
+      EXPECT_EQ(sh.o, sh.s + plan.br * (plan.bc + 1));  // score rows too
       EXPECT_EQ(reinterpret_cast<char*>(sh.o + plan.br * dv) - begin, static_cast<std::ptrdiff_t>(plan.sharedBytes));
     }
 }

@@ -75,6 +75,13 @@ struct FlashParams {
 
 ATTN_HD_INLINE int numBlocks(int n, int b) { return (n + b - 1) / b; }
 
+/// Row strides in shared memory: one float of padding per row of the key tile
+/// and of the score tile, so the threads of a warp, which read one row each
+/// (scores: one key row per thread; row update: one score row per thread),
+/// hit 32 different banks instead of one.
+ATTN_HD_INLINE int keyStride(int dk) { return dk + 1; }
+ATTN_HD_INLINE int scoreStride(int bc) { return bc + 1; }
+
 /// Shared memory of one block: doubles first (alignment), then floats.
 struct FlashShared {
   double* l;      // [br]
@@ -82,17 +89,17 @@ struct FlashShared {
   float* m;       // [br] running max
   float* alpha;   // [br] rescale of the output for the current tile
   float* q;       // [br, dk] scaled queries
-  float* k;       // [bc, dk]
+  float* k;       // [bc, keyStride(dk)]
   float* v;       // [bc, dv]
-  float* s;       // [br, bc] scores, then e^(s - m)
+  float* s;       // [br, scoreStride(bc)] scores, then e^(s - m)
   float* o;       // [br, dv] running (unnormalized) output
 };
 
 ATTN_HD_INLINE size_t flashSharedBytes(int br, int bc, int dk, int dv) {
   const size_t doubles = 2 * static_cast<size_t>(br);
   const size_t floats = 2 * static_cast<size_t>(br) + static_cast<size_t>(br) * dk +
-                        static_cast<size_t>(bc) * dk + static_cast<size_t>(bc) * dv +
-                        static_cast<size_t>(br) * bc + static_cast<size_t>(br) * dv;
+                        static_cast<size_t>(bc) * keyStride(dk) + static_cast<size_t>(bc) * dv +
+                        static_cast<size_t>(br) * scoreStride(bc) + static_cast<size_t>(br) * dv;
   return doubles * sizeof(double) + floats * sizeof(float);
 }
 
@@ -106,9 +113,9 @@ ATTN_HD_INLINE FlashShared flashSharedLayout(void* base, int br, int bc, int dk,
   sh.alpha = sh.m + br;
   sh.q = sh.alpha + br;
   sh.k = sh.q + static_cast<size_t>(br) * dk;
-  sh.v = sh.k + static_cast<size_t>(bc) * dk;
+  sh.v = sh.k + static_cast<size_t>(bc) * keyStride(dk);
   sh.s = sh.v + static_cast<size_t>(bc) * dv;
-  sh.o = sh.s + static_cast<size_t>(br) * bc;
+  sh.o = sh.s + static_cast<size_t>(br) * scoreStride(bc);
   return sh;
 }
 
@@ -159,7 +166,8 @@ ATTN_HD_INLINE void flashLoadKeys(const FlashParams& p, const FlashShared& sh, i
   const size_t k0 = (static_cast<size_t>(head) * p.nk) * p.dk, v0 = (static_cast<size_t>(head) * p.nk) * p.dv;
   for (int idx = tid; idx < p.bc * p.dk; idx += threads) {
     const int c = idx / p.dk, d = idx % p.dk, j = j0 + c;
-    sh.k[idx] = j < p.nk ? loadInput(p.k, p.k16, p.inputs, k0 + static_cast<size_t>(j) * p.dk + d) : 0.0f;
+    sh.k[static_cast<size_t>(c) * keyStride(p.dk) + d] =
+        j < p.nk ? loadInput(p.k, p.k16, p.inputs, k0 + static_cast<size_t>(j) * p.dk + d) : 0.0f;
   }
   for (int idx = tid; idx < p.bc * p.dv; idx += threads) {
     const int c = idx / p.dv, d = idx % p.dv, j = j0 + c;
@@ -176,20 +184,20 @@ ATTN_HD_INLINE void flashScoreTile(const FlashParams& p, const FlashShared& sh, 
     float s = negInfF();
     if (i < p.nq && j < p.nk && (kind != TileKind::Mixed || maskAllowed(p.mask, i, j))) {
       const float* qr = sh.q + static_cast<size_t>(r) * p.dk;
-      const float* kr = sh.k + static_cast<size_t>(c) * p.dk;
+      const float* kr = sh.k + static_cast<size_t>(c) * keyStride(p.dk);
       float acc = 0.0f;
       for (int d = 0; d < p.dk; ++d) acc += qr[d] * kr[d];
       if (p.bias) acc += p.bias[(static_cast<size_t>(head) * p.nq + i) * p.nk + j];
       s = acc;
     }
-    sh.s[idx] = s;
+    sh.s[static_cast<size_t>(r) * scoreStride(p.bc) + c] = s;
   }
 }
 
 /// Online softmax update of each row over the tile; s becomes e^(s - m_new).
 ATTN_HD_INLINE void flashRowUpdate(const FlashParams& p, const FlashShared& sh, int tid, int threads) {
   for (int r = tid; r < p.br; r += threads) {
-    float* s = sh.s + static_cast<size_t>(r) * p.bc;
+    float* s = sh.s + static_cast<size_t>(r) * scoreStride(p.bc);
     float tileMax = negInfF();
     for (int c = 0; c < p.bc; ++c) tileMax = s[c] > tileMax ? s[c] : tileMax;
     if (!(tileMax >= kMaskedBelowF)) {  // the row sees nothing in this tile
@@ -234,7 +242,7 @@ ATTN_HD_INLINE void flashRowUpdate(const FlashParams& p, const FlashShared& sh, 
 ATTN_HD_INLINE void flashAccumulate(const FlashParams& p, const FlashShared& sh, int tid, int threads) {
   for (int idx = tid; idx < p.br * p.dv; idx += threads) {
     const int r = idx / p.dv, d = idx % p.dv;
-    const float* e = sh.s + static_cast<size_t>(r) * p.bc;
+    const float* e = sh.s + static_cast<size_t>(r) * scoreStride(p.bc);
     float acc = sh.o[idx] * sh.alpha[r];
     for (int c = 0; c < p.bc; ++c) acc += e[c] * sh.v[static_cast<size_t>(c) * p.dv + d];
     sh.o[idx] = acc;
