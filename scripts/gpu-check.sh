@@ -16,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"
 bundle="${2:-build/gpu-bundle}"
+build_dir="${ATTNSCOPE_GPU_BUILD:-build/gpu}"  # another build with both programs, e.g. a release tree
 
 build() {
   if command -v ccache >/dev/null 2>&1; then export ATTNSCOPE_LAUNCHER=ccache; fi
@@ -25,7 +26,7 @@ build() {
 
 make_bundle() {
   rm -rf "$bundle" && mkdir -p "$bundle/lib"
-  cp build/gpu/tests/attn_core_tests build/gpu/tests/bench/gpu_bench "$bundle/"
+  cp "$build_dir/tests/attn_core_tests" "$build_dir/tests/bench/gpu_bench" "$bundle/"
   strip "$bundle/attn_core_tests" "$bundle/gpu_bench"
   # Every shared library but the C runtime's own, which the GPU machine has.
   ldd "$bundle/attn_core_tests" "$bundle/gpu_bench" | awk '/=> \// {print $3}' | sort -u |
@@ -54,7 +55,7 @@ run_checks() {
 }
 
 case "$mode" in
-  bundle) build && make_bundle ;;
+  bundle) if [[ -z "${ATTNSCOPE_GPU_BUILD:-}" ]]; then build; fi && make_bundle ;;
   run) run_checks "$bundle" ;;
   all) build && make_bundle && run_checks "$bundle" ;;
   *) echo "usage: $0 [bundle | run [DIR]]" >&2; exit 2 ;;
