@@ -6,6 +6,8 @@
 //    GPU (or in a build without CUDA) each case is skipped with the reason.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "attn/attn.h"
 #include "attn/backend.h"
 #include "attn/cuda/offload_backend.h"
@@ -207,6 +209,30 @@ TEST(GpuBackendEmulatedWeights, OnlyTheHeadAskedForIsMaterialized) {
       EXPECT_EQ(gpu.heads[h].weights.size() > 0, h == asked) << "head " << h << ", asked " << asked;
     expectHeadsAgree(gpu.heads, cpu.heads, false);
   }
+}
+
+// Front ends run requests on several threads; each backend object shares the
+// one device (its stream and cuBLAS handle), which serves one request at a time.
+TEST(GpuBackendEmulatedThreads, ConcurrentRequestsOnOneDeviceEachGetTheirOwnResult) {
+  auto dev = std::make_shared<gpu::EmulatedDevice>();
+  const GpuCase cases[2] = {{Mechanism::ScaledDot, "causal", ExecPath::Tiled, PositionalEncoding::None, 60},
+                            {Mechanism::General, "window:2+global:0", ExecPath::Naive, PositionalEncoding::Alibi, 30}};
+  PreparedHeads gpu[2] = {prepareGpuHeads(cases[0]), prepareGpuHeads(cases[1])};
+  Status st[2] = {okStatus(), okStatus()};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 5 && st[t]; ++r)
+        st[t] = gpu::makeOffloadBackend(dev, "cuda")->computeHeads(gpu[t].spec, cases[t].exec, gpu[t].heads);
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 2; ++t) {
+    ASSERT_TRUE(st[t].ok()) << st[t].error().message;
+    PreparedHeads cpu = prepareGpuHeads(cases[t]);
+    ASSERT_TRUE(makeCpuBackend()->computeHeads(cpu.spec, cases[t].exec, cpu.heads).ok());
+    expectHeadsAgree(gpu[t].heads, cpu.heads, cases[t].exec == ExecPath::Naive);
+  }
+  EXPECT_EQ(dev->live, 0);
 }
 
 // fp16/bf16 inputs: the result equals the CPU's on inputs rounded to the

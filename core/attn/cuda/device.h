@@ -6,6 +6,7 @@
 // backend's packing, fallbacks and unpacking are tested without a GPU.
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "attn/cuda/flash_block.h"
@@ -36,6 +37,11 @@ class Device {
                       size_t strideB, bool transB, float* c, size_t strideC) = 0;
   /// Waits for queued work; reports an asynchronous kernel fault.
   virtual Status synchronize() = 0;
+
+  /// Held for a whole request (uploads to downloads): one stream and one cuBLAS
+  /// handle serve every backend object, and front ends run requests on
+  /// several threads (the explorer's worker, the panels').
+  std::mutex requestMutex;
 };
 
 /// Device memory for `count` T, released when it goes out of scope.

@@ -404,6 +404,7 @@ class OffloadBackend final : public Backend {
         !st)
       return st;
     try {
+      std::lock_guard lock(dev_->requestMutex);
       return path == ExecPath::Naive ? runNaive(*dev_, spec, p, heads) : runTiled(*dev_, spec, p, heads);
     } catch (const std::bad_alloc&) {
       return Error{"out of host memory while unpacking the GPU's results"};
