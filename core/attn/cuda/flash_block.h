@@ -175,22 +175,36 @@ ATTN_HD_INLINE void flashLoadKeys(const FlashParams& p, const FlashShared& sh, i
   }
 }
 
+/// Each thread computes 4 x 4 cells at a time (rows x keys, or rows x output
+/// columns below): 8 shared-memory loads feed 16 multiply-adds, where one cell
+/// at a time needs 2 loads per multiply-add. Tile sides are multiples of 4.
+inline constexpr int kMicro = 4;
+
 /// s = scale q . k (+ bias); -inf where masked or outside the matrix.
 ATTN_HD_INLINE void flashScoreTile(const FlashParams& p, const FlashShared& sh, int head, int qb, int kb,
                                    TileKind kind, int tid, int threads) {
-  const int i0 = qb * p.br, j0 = kb * p.bc;
-  for (int idx = tid; idx < p.br * p.bc; idx += threads) {
-    const int r = idx / p.bc, c = idx % p.bc, i = i0 + r, j = j0 + c;
-    float s = negInfF();
-    if (i < p.nq && j < p.nk && (kind != TileKind::Mixed || maskAllowed(p.mask, i, j))) {
-      const float* qr = sh.q + static_cast<size_t>(r) * p.dk;
-      const float* kr = sh.k + static_cast<size_t>(c) * keyStride(p.dk);
-      float acc = 0.0f;
-      for (int d = 0; d < p.dk; ++d) acc += qr[d] * kr[d];
-      if (p.bias) acc += p.bias[(static_cast<size_t>(head) * p.nq + i) * p.nk + j];
-      s = acc;
+  const int i0 = qb * p.br, j0 = kb * p.bc, colBlocks = p.bc / kMicro;
+  const int ks = keyStride(p.dk), ss = scoreStride(p.bc);
+  for (int t = tid; t < (p.br / kMicro) * colBlocks; t += threads) {
+    const int r0 = (t / colBlocks) * kMicro, c0 = (t % colBlocks) * kMicro;
+    float acc[kMicro][kMicro] = {};
+    for (int d = 0; d < p.dk; ++d) {
+      float qv[kMicro], kv[kMicro];
+      for (int a = 0; a < kMicro; ++a) qv[a] = sh.q[static_cast<size_t>(r0 + a) * p.dk + d];
+      for (int b = 0; b < kMicro; ++b) kv[b] = sh.k[static_cast<size_t>(c0 + b) * ks + d];
+      for (int a = 0; a < kMicro; ++a)
+        for (int b = 0; b < kMicro; ++b) acc[a][b] += qv[a] * kv[b];
     }
-    sh.s[static_cast<size_t>(r) * scoreStride(p.bc) + c] = s;
+    for (int a = 0; a < kMicro; ++a)
+      for (int b = 0; b < kMicro; ++b) {
+        const int i = i0 + r0 + a, j = j0 + c0 + b;
+        float s = negInfF();
+        if (i < p.nq && j < p.nk && (kind != TileKind::Mixed || maskAllowed(p.mask, i, j))) {
+          s = acc[a][b];
+          if (p.bias) s += p.bias[(static_cast<size_t>(head) * p.nq + i) * p.nk + j];
+        }
+        sh.s[static_cast<size_t>(r0 + a) * ss + c0 + b] = s;
+      }
   }
 }
 
@@ -238,14 +252,25 @@ ATTN_HD_INLINE void flashRowUpdate(const FlashParams& p, const FlashShared& sh, 
   }
 }
 
-/// o = alpha o + e V for the tile.
+/// o = alpha o + e V for the tile, 4 rows x 4 output columns per step.
 ATTN_HD_INLINE void flashAccumulate(const FlashParams& p, const FlashShared& sh, int tid, int threads) {
-  for (int idx = tid; idx < p.br * p.dv; idx += threads) {
-    const int r = idx / p.dv, d = idx % p.dv;
-    const float* e = sh.s + static_cast<size_t>(r) * scoreStride(p.bc);
-    float acc = sh.o[idx] * sh.alpha[r];
-    for (int c = 0; c < p.bc; ++c) acc += e[c] * sh.v[static_cast<size_t>(c) * p.dv + d];
-    sh.o[idx] = acc;
+  const int colBlocks = (p.dv + kMicro - 1) / kMicro, ss = scoreStride(p.bc);
+  for (int t = tid; t < (p.br / kMicro) * colBlocks; t += threads) {
+    const int r0 = (t / colBlocks) * kMicro, d0 = (t % colBlocks) * kMicro;
+    const int width = p.dv - d0 < kMicro ? p.dv - d0 : kMicro;
+    float acc[kMicro][kMicro] = {};
+    for (int c = 0; c < p.bc; ++c) {
+      float e[kMicro], vv[kMicro] = {};
+      for (int a = 0; a < kMicro; ++a) e[a] = sh.s[static_cast<size_t>(r0 + a) * ss + c];
+      for (int b = 0; b < width; ++b) vv[b] = sh.v[static_cast<size_t>(c) * p.dv + d0 + b];
+      for (int a = 0; a < kMicro; ++a)
+        for (int b = 0; b < kMicro; ++b) acc[a][b] += e[a] * vv[b];
+    }
+    for (int a = 0; a < kMicro; ++a)
+      for (int b = 0; b < width; ++b) {
+        float& o = sh.o[static_cast<size_t>(r0 + a) * p.dv + d0 + b];
+        o = o * sh.alpha[r0 + a] + acc[a][b];
+      }
   }
 }
 
