@@ -11,6 +11,7 @@
 #include "attn/attn.h"
 #include "attn/backend.h"
 #include "attn/cuda/offload_backend.h"
+#include "attn/exec_path.h"
 #include "attn/head_inputs.h"
 #include "attn/variants/precision.h"
 #include "emulated_device.h"
