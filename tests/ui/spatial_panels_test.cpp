@@ -24,7 +24,7 @@
 namespace attn::ui {
 namespace {
 
-void shot(QWidget& w, const char* name) {
+void spatialShot(QWidget& w, const char* name) {
   const QByteArray dir = qgetenv("ATTN_UI_SHOTS");
   if (dir.isEmpty()) return;
   w.resize(700, 620);
@@ -90,7 +90,7 @@ TEST(SpatialPanels, ImagePanelRunsWindow2dOverTheExamplePatches) {
   ASSERT_TRUE(p.exportFigure(0, dir.filePath("overlay.png"), fo, &error)) << error.toStdString();
   ASSERT_TRUE(p.exportFigure(1, dir.filePath("heat.svg"), fo, &error)) << error.toStdString();
   EXPECT_FALSE(QImage(dir.filePath("overlay.png")).isNull());
-  shot(p, "image_panel.png");
+  spatialShot(p, "image_panel.png");
   // Typing text makes the panel stand aside.
   m.setText("the cat sat");
   EXPECT_FALSE(p.showsImage());
@@ -111,7 +111,7 @@ TEST(SpatialPanels, GraphPanelExampleAndTwoThousandNodes) {
   fo.size = QSize(700, 400);
   QString error;
   ASSERT_TRUE(p.exportFigure(dir.filePath("g.png"), fo, &error)) << error.toStdString();
-  shot(p, "graph_panel.png");
+  spatialShot(p, "graph_panel.png");
   // 2,000 nodes in a ring with chords: computed, laid out and drawn.
   std::string csv = "source,target\n";
   for (int i = 0; i < 2000; ++i) csv += std::to_string(i) + "," + std::to_string((i + 1) % 2000) + "\n";
@@ -151,7 +151,7 @@ TEST(SpatialPanels, QkGeometryPanelFollowsTheHead) {
   FigureOptions fo;
   QString error;
   ASSERT_TRUE(p.exportFigure(dir.filePath("qk.pdf"), fo, &error)) << error.toStdString();
-  shot(p, "qk_geometry_panel.png");
+  spatialShot(p, "qk_geometry_panel.png");
 }
 
 }  // namespace
