@@ -218,6 +218,11 @@ int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
   if (o.analysisPath == "streamed" && !streamable)
     return fail("--analysis-path streamed: needs the CPU tiled or sparse path, a mechanism it covers and a mask "
                 "without pattern terms (causal/padding only)");
+  if (!(streamable && o.analysisPath != "materialized") && req->first.valuesDropped()) {
+    // The engine computes outputs here: read the file again, with its values this time.
+    req = buildRequest(common);
+    if (!req) return fail(req.error().message);
+  }
   if (streamable && o.analysisPath != "materialized") {
     auto sm = analyzeAttentionStreamed(std::move(req->first), streamSpec, o.analysis, o.profile ? &prof : nullptr);
     if (!sm) return fail(sm.error().message);
@@ -481,8 +486,10 @@ Action addMetricsCommand(CLI::App& app) {
     if (common->text.empty() && common->textFile.empty() && common->inputFile.empty())
       return fail("metrics: give --text \"...\", --text-file, --input FILE or --attn FILE");
     // Precomputed layers alone in an .npz/.npy: the layered analysis (rollout, flow) of --attn.
+    // 'v' is checked but not kept: the streamed analysis never reads the values (a third of a
+    // q/k/v file); the materialized path reads the file again (runOnEngine).
     if (!common->inputFile.empty() && !common->inputFile.ends_with(".json"))
-      if (auto in = loadInputFile(common->inputFile); in) {
+      if (auto in = loadInputFile(common->inputFile, {.keepValues = false}); in) {
         if (!in->hasEngineInput()) {
           o->attnFile = common->inputFile;
           const bool numpy = o->attnFile.ends_with(".npz") || o->attnFile.ends_with(".npy");

@@ -11,6 +11,7 @@
 #include "attn_ui/process_tuning.h"
 #include "attn_ui/session_controller.h"
 #include "attn_ui/system/recovery_prompt.h"
+#include "attn_ui/system/timing_probe.h"
 #include "attn_ui/translations.h"
 
 int main(int argc, char** argv) {
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
 
   attn::ui::MainWindow window;
   window.show();
+  attn::ui::installTimingProbe(window);  // ATTNSCOPE_TIMING=1 only: times count from here
   if (!parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().first());
 
   // An autosave left behind means the last run did not exit cleanly.

@@ -96,6 +96,8 @@ Status setUpHeads(AttentionInput&& in, AttentionSpec& spec, AttentionResult& res
 }
 
 Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSpec& specIn) {
+  if (in.valuesDropped())  // a caller's mistake, said as such rather than outputs from nothing
+    return Error{"the values 'v' were read without being kept (only the streamed analysis runs on such an input)"};
   AttentionSpec spec = specIn;  // its mask is replaced by the one bound to the tokens below
   AttentionResult res;
   if (auto st = setUpHeads(in, spec, res); !st) return st.error();

@@ -33,8 +33,18 @@ struct AttentionInput {
   std::vector<Vec> vAdd;       // additive: [hidden] per head
   std::vector<Vec> bAdd;       // additive: [hidden] per head, inside the tanh (optional)
   int gridCols = 0;            // image patches (core/attn/vision): grid width; 0 = a sequence
+  // Values read and checked but not kept (loadInputFile with keepValues =
+  // false, for commands that never read them): v is empty and this is the
+  // shape it had; heads = 0 when v is kept. The streamed analysis runs on such
+  // an input; runAttention, which computes outputs, refuses it.
+  struct ValueShape {
+    size_t heads = 0;
+    Eigen::Index rows = 0, cols = 0;
+  };
+  ValueShape droppedV;
 
   bool isProjected() const { return !q.empty(); }
+  bool valuesDropped() const { return droppedV.heads > 0; }
   bool isCross() const { return xKv.size() > 0 || !keyTokens.empty(); }
 };
 

@@ -148,20 +148,28 @@ Status prepareFromProjected(const AttentionInput& in, const AttentionSpec& spec,
                             AttentionInput* take) {
   if (auto st = checkTemperature(spec); !st) return st;
   const size_t h = in.q.size();
-  if (in.k.size() != h || in.v.size() != h)
+  // Values read and checked but not kept (input.valuesDropped()): only their shape is here.
+  const bool dropped = in.valuesDropped();
+  const size_t vHeads = dropped ? in.droppedV.heads : in.v.size();
+  if (in.k.size() != h || vHeads != h)
     return Error{fmt::format("arrays 'q', 'k', 'v' have {}, {}, {} heads; they must agree", h, in.k.size(),
-                             in.v.size())};
-  const Mat &q0 = in.q[0], &k0 = in.k[0], &v0 = in.v[0];
+                             vHeads)};
+  const Mat &q0 = in.q[0], &k0 = in.k[0];
+  const Eigen::Index vRows = dropped ? in.droppedV.rows : in.v[0].rows();
+  const Eigen::Index vCols = dropped ? in.droppedV.cols : in.v[0].cols();
+  const std::string vShape = fmt::format("[{}, {}, {}]", h, vRows, vCols);
   if (q0.rows() == 0) return Error{fmt::format("empty sequence: array 'q' {} has no query rows", shape3(h, q0))};
   if (k0.rows() == 0) return Error{fmt::format("empty sequence: array 'k' {} has no key rows", shape3(h, k0))};
-  for (auto [m, name] : {std::pair{&q0, "q"}, {&k0, "k"}, {&v0, "v"}})
+  for (auto [m, name] : {std::pair{&q0, "q"}, {&k0, "k"}})
     if (m->cols() == 0) return Error{fmt::format("array '{}' {} has no features", name, shape3(h, *m))};
-  if (v0.rows() != k0.rows())
-    return Error{fmt::format("arrays 'k' {} and 'v' {} need the same number of keys", shape3(h, k0),
-                             shape3(h, v0))};
+  if (vCols == 0) return Error{fmt::format("array 'v' {} has no features", vShape)};
+  if (vRows != k0.rows())
+    return Error{fmt::format("arrays 'k' {} and 'v' {} need the same number of keys", shape3(h, k0), vShape)};
+  const std::vector<Mat> none;
   res.heads.resize(h);
   for (size_t i = 0; i < h; ++i) {
-    for (auto [arr, name] : {std::pair{&in.q, "q"}, {&in.k, "k"}, {&in.v, "v"}}) {
+    for (auto [arr, name] : {std::pair{&in.q, "q"}, {&in.k, "k"}, {dropped ? &none : &in.v, "v"}}) {
+      if (arr->empty()) continue;  // dropped values: their shape and values were checked as they were read
       const Mat& m = (*arr)[i];
       const Mat& first = (*arr)[0];
       if (m.rows() != first.rows() || m.cols() != first.cols())
@@ -173,7 +181,7 @@ Status prepareFromProjected(const AttentionInput& in, const AttentionSpec& spec,
     for (size_t i = 0; i < h; ++i) {
       res.heads[i].q = in.q[i];
       res.heads[i].k = in.k[i];
-      res.heads[i].v = in.v[i];
+      if (!dropped) res.heads[i].v = in.v[i];
     }
   // Arrays that only the embedding path uses are ignored here; say so.
   for (auto [present, name] : {std::pair{in.x.size() > 0, "x"}, {in.xKv.size() > 0, "x_kv"},
@@ -181,8 +189,8 @@ Status prepareFromProjected(const AttentionInput& in, const AttentionSpec& spec,
                                {in.bQ.size() > 0, "b_q"}, {in.bK.size() > 0, "b_k"}, {in.bV.size() > 0, "b_v"}})
     if (present) res.warnings.push_back(fmt::format("array '{}' is not used: 'q', 'k', 'v' are given", name));
   // Already projected: W_O (and b_O) apply only when loaded.
-  const Eigen::Index dvTotal = static_cast<Eigen::Index>(h) * v0.cols();
-  const std::string oFits = fmt::format("the concatenated output of {} heads of d_v {}", h, v0.cols());
+  const Eigen::Index dvTotal = static_cast<Eigen::Index>(h) * vCols;
+  const std::string oFits = fmt::format("the concatenated output of {} heads of d_v {}", h, vCols);
   if (in.wO.size() > 0) {
     if (in.wO.rows() != dvTotal)
       return Error{fmt::format("array 'w_o' has shape {} but {} needs [{}, d_out]", shape2(in.wO), oFits, dvTotal)};
@@ -200,7 +208,7 @@ Status prepareFromProjected(const AttentionInput& in, const AttentionSpec& spec,
     for (size_t i = 0; i < h; ++i) {
       res.heads[i].q = std::move(take->q[i]);
       res.heads[i].k = std::move(take->k[i]);
-      res.heads[i].v = std::move(take->v[i]);
+      if (!dropped) res.heads[i].v = std::move(take->v[i]);
     }
   return okStatus();
 }

@@ -25,9 +25,19 @@ const std::map<std::string, int> kMaxRank{
 
 std::string shapeOf(const NpyArray& a) { return a.shapeString(); }
 
+// The first non-finite value of an array the reader did not keep (PlaneDrop),
+// found as its planes went by; flat index in C order, as checkNumeric reports it.
+struct DroppedValuesScan {
+  bool nonFinite = false;
+  float value = 0;
+  size_t flatIndex = 0;
+  size_t seen = 0;  // elements so far
+};
+
 class Mapper {
  public:
-  Mapper(std::vector<NpyArray> arrays, const std::string& src) : arrays_(std::move(arrays)), src_(src) {}
+  Mapper(std::vector<NpyArray> arrays, const std::string& src, const DroppedValuesScan* dropScan = nullptr)
+      : arrays_(std::move(arrays)), src_(src), dropScan_(dropScan) {}
 
   Result<LoadedInput> run();
 
@@ -63,6 +73,7 @@ class Mapper {
   const NpyArray* nqFrom_ = nullptr;  // the array that fixed Nq / Nk, for messages
   const NpyArray* nkFrom_ = nullptr;
   bool weightsAsAttn_ = false;  // a run result's 'weights' stands in for 'attn'
+  const DroppedValuesScan* dropScan_ = nullptr;  // what the reader saw of a dropped array
 };
 
 Status Mapper::checkNumeric(const NpyArray& a, int minRank, int maxRank) const {
@@ -85,6 +96,7 @@ Status Mapper::checkNumeric(const NpyArray& a, int minRank, int maxRank) const {
         if (!std::isfinite(p.data()[i])) return nonFinite(p.data()[i], planeStart + static_cast<size_t>(i));
     planeStart += static_cast<size_t>(p.size());
   }
+  if (a.dropped && dropScan_ && dropScan_->nonFinite) return nonFinite(dropScan_->value, dropScan_->flatIndex);
   return okStatus();
 }
 
@@ -92,6 +104,7 @@ Status Mapper::checkNumeric(const NpyArray& a, int minRank, int maxRank) const {
 // over as they are (issue 17: no second copy of q/k/v).
 Result<std::vector<Mat>> Mapper::perHead(NpyArray& a) const {
   if (auto st = checkNumeric(a, 2, 3); !st) return st.error();
+  if (a.dropped) return std::vector<Mat>{};  // checked, not kept: its shape says the rest
   if (!a.planes.empty()) return std::move(a.planes);
   std::vector<Mat> heads;
   const int64_t h = a.shape.size() == 3 ? a.shape[0] : 1;
@@ -107,10 +120,14 @@ Status Mapper::mapProjected() {
   auto qs = perHead(*q), ks = perHead(*k), vs = perHead(*v);
   for (auto* r : {&qs, &ks, &vs})
     if (!*r) return r->error();
+  // A 'v' read without being kept (LoadOptions::keepValues = false) has only its shape.
+  const auto vHeads = v->dropped ? static_cast<size_t>(v->shape.size() == 3 ? v->shape[0] : 1) : vs->size();
+  const auto vRows = static_cast<Eigen::Index>(v->dropped ? v->shape[v->shape.size() - 2] : (*vs)[0].rows());
+  const auto vCols = static_cast<Eigen::Index>(v->dropped ? v->shape.back() : (*vs)[0].cols());
   if (qs->size() != ks->size()) return disagree(*q, *k, "different numbers of heads");
-  if (ks->size() != vs->size()) return disagree(*k, *v, "different numbers of heads");
-  const Mat &q0 = (*qs)[0], &k0 = (*ks)[0], &v0 = (*vs)[0];
-  if (k0.rows() != v0.rows()) return disagree(*k, *v, "they need the same number of keys");
+  if (ks->size() != vHeads) return disagree(*k, *v, "different numbers of heads");
+  const Mat &q0 = (*qs)[0], &k0 = (*ks)[0];
+  if (k0.rows() != vRows) return disagree(*k, *v, "they need the same number of keys");
   if (q0.cols() != k0.cols() && !find("w_add_q") && !find("w_bilinear"))
     return disagree(*q, *k, "they need the same width d_k (only general or additive attention, with "
                             "'w_bilinear' or 'w_add_q'/'w_add_k', allow different widths)");
@@ -121,10 +138,13 @@ Status Mapper::mapProjected() {
   const auto heads = qs->size();
   setRole("q", fmt::format("projected queries: {} head(s), {} x {}", heads, q0.rows(), q0.cols()));
   setRole("k", fmt::format("projected keys: {} head(s), {} x {}", heads, k0.rows(), k0.cols()));
-  setRole("v", fmt::format("projected values: {} head(s), {} x {}", heads, v0.rows(), v0.cols()));
+  setRole("v", fmt::format("projected values: {} head(s), {} x {}", heads, vRows, vCols));
   out_.input.q = std::move(qs).value();
   out_.input.k = std::move(ks).value();
-  out_.input.v = std::move(vs).value();
+  if (v->dropped)
+    out_.input.droppedV = {vHeads, vRows, vCols};
+  else
+    out_.input.v = std::move(vs).value();
   return okStatus();
 }
 
@@ -407,7 +427,7 @@ Result<LoadedInput> inputFromArrays(std::vector<NpyArray> arrays, const std::str
   return Mapper(std::move(arrays), source).run();
 }
 
-Result<LoadedInput> loadInputFile(const std::string& path) {
+Result<LoadedInput> loadInputFile(const std::string& path, const LoadOptions& options) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec))
@@ -418,9 +438,21 @@ Result<LoadedInput> loadInputFile(const std::string& path) {
   for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   Result<std::vector<NpyArray>> arrays = Error{""};
   std::string format;
+  DroppedValuesScan scan;
   if (ext == ".npz") {
     format = "npz";
-    arrays = readNpzFile(path, {}, {"q", "k", "v"});
+    PlaneDrop drop;
+    if (!options.keepValues)
+      drop = {"v", [&scan](int64_t, const Mat& plane) {
+                if (!scan.nonFinite && !plane.allFinite())
+                  for (Eigen::Index i = 0; i < plane.size(); ++i)
+                    if (!std::isfinite(plane.data()[i])) {
+                      scan = {true, plane.data()[i], scan.seen + static_cast<size_t>(i), scan.seen};
+                      break;
+                    }
+                scan.seen += static_cast<size_t>(plane.size());
+              }};
+    arrays = readNpzFile(path, {}, {"q", "k", "v"}, drop);
   } else if (ext == ".npy") {
     format = "npy";
     auto a = readNpyFile(path);
@@ -438,7 +470,7 @@ Result<LoadedInput> loadInputFile(const std::string& path) {
     return Error{fmt::format("{}: unknown file type '{}' (open .npz, .npy, .safetensors or .csv)", path, ext)};
   }
   if (!arrays) return arrays.error();
-  auto in = inputFromArrays(std::move(arrays).value(), path);
+  auto in = Mapper(std::move(arrays).value(), path, &scan).run();
   if (!in) return in.error();
   in->path = path;
   in->format = format;

@@ -11,6 +11,7 @@
 #include "attn_ui/compare_panel.h"
 #include "attn_ui/compare_view.h"
 #include "attn_ui/explorer_model.h"
+#include "attn_ui/hidden_panel_gate.h"
 #include "attn_ui/figure_export.h"
 #include "attn_ui/figure_export_dialog.h"
 #include "attn_ui/heatmap_widget.h"
@@ -63,7 +64,9 @@ ClassroomActions::ClassroomActions(MainWindow& window)
   window.addPanel(tr("Compare"), compare_, Qt::BottomDockWidgetArea)->hide();
   window.addPanel(tr("Toy example"), toy_, Qt::BottomDockWidgetArea)->hide();
 
-  connect(model_, &ExplorerModel::resultChanged, this, &ClassroomActions::refreshTokenLines);
+  // Token lines copy the current head's weights (64 MB at N = 4096): not for a closed dock.
+  auto* lines = new HiddenPanelGate(lines_, [this] { refreshTokenLines(); });
+  connect(model_, &ExplorerModel::resultChanged, lines, &HiddenPanelGate::request);
   connect(steps_, &StepThroughView::queryChanged, this, [this](int q) {
     lines_->setFocusToken(TokenLinesWidget::Side::Query, q);
   });

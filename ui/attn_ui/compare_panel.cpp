@@ -13,6 +13,7 @@
 #include "attn/exec_path.h"
 #include "attn_ui/compare_view.h"
 #include "attn_ui/explorer_model.h"
+#include "attn_ui/hidden_panel_gate.h"
 
 namespace attn::ui {
 
@@ -73,7 +74,9 @@ ComparePanel::ComparePanel(ExplorerModel* modelA, QWidget* parent)
   layout->addWidget(view_, 1);
   layout->addWidget(status_);
 
-  connect(modelA_, &ExplorerModel::resultChanged, this, &ComparePanel::syncB);
+  // B is a second engine run of every change: only while the panel can be seen.
+  auto* sync = new HiddenPanelGate(this, [this] { syncB(); });
+  connect(modelA_, &ExplorerModel::resultChanged, sync, &HiddenPanelGate::request);
   connect(modelB_, &ExplorerModel::resultChanged, this, &ComparePanel::refresh);
   connect(modelB_, &ExplorerModel::errorOccurred, status_, &QLabel::setText);
   connect(headA_, &QSpinBox::valueChanged, this, &ComparePanel::refresh);
@@ -84,7 +87,8 @@ ComparePanel::ComparePanel(ExplorerModel* modelA, QWidget* parent)
   connect(textB_, &QLineEdit::returnPressed, this, &ComparePanel::syncB);
   connect(layerB_, &QSpinBox::valueChanged, this, [this](int l) { modelB_->setCurrentLayer(l - 1); });
   connect(modelA_, &ExplorerModel::modelChanged, this, &ComparePanel::followModel);
-  followModel();  if (modelA_->hasResult()) syncB();
+  followModel();
+  if (modelA_->hasResult()) sync->request();
 }
 
 void ComparePanel::followModel() {

@@ -514,6 +514,10 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
   inFlight_ = false;
   if (job->cache) inputCache_ = job->cache;
   const bool newest = job->generation == generation_;
+  // The newest request starts before the panels redraw this result (issue 17: a
+  // slider drag then computes on the workers while the GUI thread paints, rather
+  // than the two taking turns).
+  if (!newest) launch();
   // Jobs run one at a time in request order, so a result is always newer than
   // the one on screen; the check keeps that true should that ever change.
   // A file opened or closed since this job started: its result would show one
@@ -559,9 +563,7 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
       emit errorOccurred(job->error);  // the previous result stays on screen
     }
   }
-  if (!newest) {
-    launch();  // the newest request waited for this job
-  } else if (!coalesce_.isActive() && busySignalled_) {
+  if (newest && !coalesce_.isActive() && busySignalled_) {
     busySignalled_ = false;
     emit busyChanged(false);
   }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "attn/engine.h"
 #include "attn/spec.h"
@@ -242,7 +243,7 @@ void HeatmapPanel::redraw() {
   if (model_->showsLayers()) {  // a file's or a model's layer: no configured mechanism or mask made these weights
     const QString source = model_->hasModel() ? QString::fromStdString(model_->modelPtr()->info().name)
                                               : QFileInfo(model_->loadedSource()).fileName();
-    heatmap_->setMatrix(values, model_->queryLabels(), model_->keyLabels(),
+    heatmap_->setMatrix(std::move(values), model_->queryLabels(), model_->keyLabels(),
                         tr("%1 — layer %2 of %3, head %4 of %5 — %6")
                             .arg(what)
                             .arg(model_->currentLayer() + 1)
@@ -254,7 +255,7 @@ void HeatmapPanel::redraw() {
     heatmap_->setPinnedRow(model_->pinnedRow());
     return;
   }
-  heatmap_->setMatrix(values, model_->queryLabels(), model_->keyLabels(),
+  heatmap_->setMatrix(std::move(values), model_->queryLabels(), model_->keyLabels(),
                       tr("%1 — head %2 of %3 — %4 — mask: %5")
                           .arg(what)
                           .arg(model_->currentHead() + 1)

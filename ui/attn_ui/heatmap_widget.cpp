@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "attn_ui/colormaps.h"
 #include "attn_ui/mask_overlay.h"
@@ -94,17 +95,17 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QCustomPlot(parent) {
   });
 }
 
-void HeatmapWidget::setMatrix(const attn::Mat& values, const QStringList& rowLabels,
+void HeatmapWidget::setMatrix(attn::Mat values, const QStringList& rowLabels,
                               const QStringList& colLabels, const QString& title, double lo,
                               double hi) {
   const bool sameShape = values.rows() == values_.rows() && values.cols() == values_.cols();
-  values_ = values;
+  values_ = std::move(values);  // a temporary moves in: no second N x N copy on this thread
   rowLabels_ = rowLabels;
   colLabels_ = colLabels;
   if (!sameShape) {
     QSignalBlocker bx(xAxis), by(yAxis);
-    xAxis->setRange(-0.5, static_cast<double>(values.cols()) - 0.5);
-    yAxis->setRange(-0.5, static_cast<double>(values.rows()) - 0.5);
+    xAxis->setRange(-0.5, static_cast<double>(values_.cols()) - 0.5);
+    yAxis->setRange(-0.5, static_cast<double>(values_.rows()) - 0.5);
   }
   rebuildImage();
   if (lo < hi) {
@@ -123,9 +124,11 @@ void HeatmapWidget::setMatrix(const attn::Mat& values, const QStringList& rowLab
   }
   fullTitle_ = title;
   applyTitle();
-  setPinnedRow(pinnedRow_ < values.rows() ? pinnedRow_ : -1);
+  setPinnedRow(pinnedRow_ < values_.rows() ? pinnedRow_ : -1);
   applyLabels();
-  replot();
+  // Queued, so that the overlay and pin changes around a new matrix make one
+  // replot, not three (issue 17: each was a full replot during a slider drag).
+  replot(QCustomPlot::rpQueuedReplot);
 }
 
 void HeatmapWidget::rebuildImage() {

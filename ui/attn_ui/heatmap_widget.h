@@ -25,7 +25,7 @@ class HeatmapWidget : public QCustomPlot {
   /// Shows `values` (rows x cols); NaN cells get the "masked" colour. The
   /// colour range is [lo, hi]; lo >= hi takes the data's finite range. The
   /// view keeps its zoom when the shape is unchanged.
-  void setMatrix(const attn::Mat& values, const QStringList& rowLabels,
+  void setMatrix(attn::Mat values, const QStringList& rowLabels,
                  const QStringList& colLabels, const QString& title, double lo = 0.0,
                  double hi = 0.0);
   void setColormap(const QString& name);

@@ -12,6 +12,7 @@
 
 #include "attn/exec_path.h"
 #include "attn_ui/explorer_model.h"
+#include "attn_ui/hidden_panel_gate.h"
 #include "attn_ui/number_text.h"
 
 namespace attn::ui {
@@ -178,8 +179,9 @@ TilingPanel::TilingPanel(ExplorerModel* model, QWidget* parent)
 
   connect(tile_, &QSpinBox::valueChanged, this, &TilingPanel::refresh);
   connect(row_, &QSpinBox::valueChanged, this, &TilingPanel::refresh);
-  connect(model_, &ExplorerModel::resultChanged, this, &TilingPanel::refresh);
-  connect(model_, &ExplorerModel::currentHeadChanged, this, &TilingPanel::refresh);
+  auto* gate = new HiddenPanelGate(this, [this] { refresh(); });
+  connect(model_, &ExplorerModel::resultChanged, gate, &HiddenPanelGate::request);
+  connect(model_, &ExplorerModel::currentHeadChanged, gate, &HiddenPanelGate::request);
   connect(model_, &ExplorerModel::pinnedRowChanged, this, [this](int row) {
     if (row >= 0) row_->setValue(row);  // refreshes
   });

@@ -122,7 +122,8 @@ std::string NpyArray::shapeString() const {
   return t.shapeString();
 }
 
-Result<NpyArray> decodeNpy(ByteStream& in, const std::string& src, const ReadLimits& limits, bool asPlanes) {
+Result<NpyArray> decodeNpy(ByteStream& in, const std::string& src, const ReadLimits& limits, bool asPlanes,
+                           const PlaneDrop* drop) {
   const uint64_t total = in.size();
   std::string lead(12, '\0');
   if (total < 10 || !in.read(lead.data(), 10) || std::string_view(lead).substr(0, 6) != std::string_view("\x93NUMPY", 6))
@@ -210,6 +211,19 @@ Result<NpyArray> decodeNpy(ByteStream& in, const std::string& src, const ReadLim
   // Unswapped float32 is copied as it is (numpy's '<f4', the common case), as loadAs<float> would.
   const bool native = kind == 'f' && itemsize == 4 && !swap;
   const bool fortran = hdr->fortran && a.shape.size() > 1;
+  if (drop && !fortran && a.shape.size() >= 2) {
+    // Plane by plane through one buffer into the sink; nothing is kept.
+    const int64_t rows = a.shape[a.shape.size() - 2], cols = a.shape.back();
+    const int64_t planes = rows * cols == 0 ? 0 : count / (rows * cols);
+    Mat plane(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+    for (int64_t p = 0; p < planes; ++p) {
+      if (!readItems(in, plane.data(), rows * cols, itemsize, load, swap, native)) return in.failure();
+      drop->sink(p, plane);
+    }
+    a.values.shape = a.shape;
+    a.dropped = true;
+    return a;
+  }
   if (asPlanes && !fortran && a.shape.size() >= 2) {
     // [..., R, C] as row-major [R, C] planes: the engine's per-head matrices, filled in place.
     const int64_t rows = a.shape[a.shape.size() - 2], cols = a.shape.back();
@@ -226,12 +240,18 @@ Result<NpyArray> decodeNpy(ByteStream& in, const std::string& src, const ReadLim
   if (!readItems(in, v.data(), count, itemsize, load, swap, native)) return in.failure();
   a.values.shape = a.shape;
   a.values.data = fortran ? fortranToC(v, a.shape) : std::move(v);
-  if (asPlanes && fortran) {
+  if ((asPlanes || drop) && fortran) {
     const int64_t rows = a.shape[a.shape.size() - 2], cols = a.shape.back();
-    for (int64_t p = 0; rows * cols > 0 && p < count / (rows * cols); ++p)
-      a.planes.emplace_back(ConstMatMap(a.values.data.data() + p * rows * cols, static_cast<Eigen::Index>(rows),
-                                        static_cast<Eigen::Index>(cols)));
+    for (int64_t p = 0; rows * cols > 0 && p < count / (rows * cols); ++p) {
+      Mat plane = ConstMatMap(a.values.data.data() + p * rows * cols, static_cast<Eigen::Index>(rows),
+                              static_cast<Eigen::Index>(cols));
+      if (drop)
+        drop->sink(p, plane);
+      else
+        a.planes.push_back(std::move(plane));
+    }
     a.values.data = {};
+    a.dropped = drop != nullptr;
   }
   return a;
 }

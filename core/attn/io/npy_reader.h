@@ -5,6 +5,7 @@
 // Files are read member by member into the arrays (byte_stream.h), never
 // whole (issue 17).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,9 @@ struct NpyArray {
   // row-major slices of the last two axes, in C order, and `values.data` stays
   // empty (values.shape is set). Per-head q/k/v move from here into the engine.
   std::vector<Mat> planes;
+  // The planes went to a PlaneDrop's sink one at a time and none were kept:
+  // `values.shape` is set, `values.data` and `planes` are empty.
+  bool dropped = false;
 
   std::string shapeString() const;
 };
@@ -35,23 +39,34 @@ struct ReadLimits {
   int64_t maxBytes = int64_t{8} << 30;     // per array, decoded
 };
 
+/// An array read plane by plane into `sink` and not kept (issue 17: `metrics`
+/// checks 'v' but never reads it). The sink gets each [R, C] plane of a
+/// numeric array of rank >= 2 in C order, in one buffer reused between calls;
+/// an array of another rank or kind is decoded and kept as usual.
+struct PlaneDrop {
+  std::string name;  // the array (npz member without ".npy"); empty: none
+  std::function<void(int64_t plane, const Mat& values)> sink;
+};
+
 /// Decodes one .npy from a stream (a zip member or a whole file) straight into
 /// its array; `source` names it in errors ("a.npz:q.npy"). `asPlanes`: numeric
-/// arrays of rank >= 2 go to NpyArray::planes.
+/// arrays of rank >= 2 go to NpyArray::planes; with `drop`, to drop->sink instead.
 Result<NpyArray> decodeNpy(ByteStream& in, const std::string& source, const ReadLimits& limits = {},
-                           bool asPlanes = false);
+                           bool asPlanes = false, const PlaneDrop* drop = nullptr);
 /// Parses the bytes of one .npy; `source` names it in errors ("a.npz:q.npy").
 Result<NpyArray> parseNpy(std::string_view bytes, const std::string& source,
                           const ReadLimits& limits = {});
 /// Parses an .npz archive's bytes into its arrays, in archive order; arrays
-/// named in `planeNames` are decoded as planes.
+/// named in `planeNames` are decoded as planes, the one `drop` names into its sink.
 Result<std::vector<NpyArray>> parseNpz(std::string_view bytes, const std::string& source,
-                                       const ReadLimits& limits = {}, const std::vector<std::string>& planeNames = {});
+                                       const ReadLimits& limits = {}, const std::vector<std::string>& planeNames = {},
+                                       const PlaneDrop& drop = {});
 
 Result<NpyArray> readNpyFile(const std::string& path, const ReadLimits& limits = {});
 /// Reads the zip directory, then each member from the file into its array.
 Result<std::vector<NpyArray>> readNpzFile(const std::string& path, const ReadLimits& limits = {},
-                                          const std::vector<std::string>& planeNames = {});
+                                          const std::vector<std::string>& planeNames = {},
+                                          const PlaneDrop& drop = {});
 
 /// Reads a whole file, refusing files larger than maxBytes.
 Result<std::string> readFileBytes(const std::string& path, int64_t maxBytes = int64_t{16} << 30);

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "attn_ui/explorer_model.h"
+#include "attn_ui/hidden_panel_gate.h"
 #include "attn_ui/figure_export.h"
 #include "attn_ui/figure_export_dialog.h"
 
@@ -41,8 +42,9 @@ QkGeometryPanel::QkGeometryPanel(ExplorerModel* model, QWidget* parent)
   layout->addLayout(row);
   layout->addWidget(message_);
   layout->addWidget(view_, 1);
-  connect(model_, &ExplorerModel::resultChanged, this, &QkGeometryPanel::refresh);
-  connect(model_, &ExplorerModel::currentHeadChanged, this, &QkGeometryPanel::refresh);
+  auto* gate = new HiddenPanelGate(this, [this] { refresh(); });  // an SVD per change, on this thread
+  connect(model_, &ExplorerModel::resultChanged, gate, &HiddenPanelGate::request);
+  connect(model_, &ExplorerModel::currentHeadChanged, gate, &HiddenPanelGate::request);
   connect(model_, &ExplorerModel::pinnedRowChanged, view_, &QkGeometryView::setHighlightedQuery);
   connect(topK_, &QSpinBox::valueChanged, this, &QkGeometryPanel::refresh);
   connect(export_, &QPushButton::clicked, this, &QkGeometryPanel::showExportDialog);

@@ -18,6 +18,7 @@
 
 #include "attn/variants/kv_cache.h"
 #include "attn_ui/explorer_model.h"
+#include "attn_ui/hidden_panel_gate.h"
 #include "attn_ui/variants/kv_cache_text.h"
 #include "attn_ui/variants/variant_chart_widget.h"
 #include "attn_ui/variants/variant_figure.h"
@@ -107,7 +108,8 @@ VariantsPanel::VariantsPanel(ExplorerModel* model, QWidget* parent)
   connect(prev_, &QPushButton::clicked, this, [this] { setStep(step_ - 1); });
   connect(next_, &QPushButton::clicked, this, [this] { setStep(step_ + 1); });
   connect(export_, &QPushButton::clicked, this, &VariantsPanel::exportClicked);
-  connect(model_, &ExplorerModel::resultChanged, this, &VariantsPanel::refresh);
+  auto* gate = new HiddenPanelGate(this, [this] { refresh(); });
+  connect(model_, &ExplorerModel::resultChanged, gate, &HiddenPanelGate::request);
   connect(model_, &ExplorerModel::pinnedRowChanged, this, [this](int r) {
     if (r >= 0) row_->setValue(r);
   });
