@@ -99,6 +99,29 @@ Mat randomGpuMat(int rows, int cols, std::mt19937& rng, float scale = 1.0f) {
   return m;
 }
 
+// A launch's shape, tiles and output arrays ([heads, nq, dv] outputs, [heads,
+// nq] row results, sized here; outputs start at -7 so unwritten cells show).
+FlashParams flashShape(int heads, int nq, int nk, int dk, int dv, const TilePlan& plan,
+                       const std::vector<uint8_t>& tiles, std::vector<float>& out, std::vector<float>& ent,
+                       std::vector<float>& mx, std::vector<float>& sum) {
+  out.assign(static_cast<size_t>(heads) * nq * dv, -7.0f);
+  for (auto* v : {&ent, &mx, &sum}) v->assign(static_cast<size_t>(heads) * nq, 0.0f);
+  FlashParams p;
+  p.heads = heads;
+  p.nq = nq;
+  p.nk = nk;
+  p.dk = dk;
+  p.dv = dv;
+  p.tiles = tiles.empty() ? nullptr : tiles.data();
+  p.br = plan.br;
+  p.bc = plan.bc;
+  p.out = out.data();
+  p.entropy = ent.data();
+  p.rowMax = mx.data();
+  p.rowSum = sum.data();
+  return p;
+}
+
 struct FlashCase {
   std::string mask;
   bool bias;
@@ -144,13 +167,8 @@ TEST_P(GpuFlashEmulation, MatchesTheCpuFlashKernelHeadByHead) {
   const TilePlan plan = chooseFlashTile(c.dk, c.dv, c.shared);
   ASSERT_TRUE(plan.ok);
   const auto tiles = tileKinds(mask, c.nq, c.nk, plan.br, plan.bc);
-  std::vector<float> out(2 * c.nq * c.dv, -7.0f), ent(2 * c.nq), mx(2 * c.nq), sum(2 * c.nq);
-  FlashParams p;
-  p.heads = 2;
-  p.nq = c.nq;
-  p.nk = c.nk;
-  p.dk = c.dk;
-  p.dv = c.dv;
+  std::vector<float> out, ent, mx, sum;
+  FlashParams p = flashShape(2, c.nq, c.nk, c.dk, c.dv, plan, tiles, out, ent, mx, sum);
   p.scale = scale;
   p.q = pq.data();
   p.k = pk.data();
@@ -159,13 +177,6 @@ TEST_P(GpuFlashEmulation, MatchesTheCpuFlashKernelHeadByHead) {
   auto view = hostMaskView(mask);
   ASSERT_TRUE(view.ok());
   p.mask = *view;
-  p.tiles = tiles.empty() ? nullptr : tiles.data();
-  p.br = plan.br;
-  p.bc = plan.bc;
-  p.out = out.data();
-  p.entropy = ent.data();
-  p.rowMax = mx.data();
-  p.rowSum = sum.data();
   emulateFlash(p, plan);
 
   for (int h = 0; h < 2; ++h) {
@@ -232,22 +243,12 @@ TEST(GpuFlashEmulation, SkipsTheTilesTheMaskClassifiesAllMasked) {
   const Mat q = randomGpuMat(n, 4, rng), k = randomGpuMat(n, 4, rng), v = randomGpuMat(n, 4, rng);
   const TilePlan plan = chooseFlashTile(4, 4, 48 * 1024);
   const auto tiles = tileKinds(mask, n, n, plan.br, plan.bc);
-  std::vector<float> out(n * 4), ent(n), mx(n), sum(n);
-  FlashParams p;
-  p.heads = 1;
-  p.nq = p.nk = n;
-  p.dk = p.dv = 4;
+  std::vector<float> out, ent, mx, sum;
+  FlashParams p = flashShape(1, n, n, 4, 4, plan, tiles, out, ent, mx, sum);
   p.q = q.data();
   p.k = k.data();
   p.v = v.data();
   p.mask = *hostMaskView(mask);
-  p.tiles = tiles.data();
-  p.br = plan.br;
-  p.bc = plan.bc;
-  p.out = out.data();
-  p.entropy = ent.data();
-  p.rowMax = mx.data();
-  p.rowSum = sum.data();
   std::vector<double> shared(plan.sharedBytes / 8 + 1);
   int phases = 0;
   for (int qb = 0; qb < numBlocks(n, plan.br); ++qb) {
@@ -393,26 +394,14 @@ TEST(GpuFlashEmulation, SixteenBitInputsEqualTheCpuKernelOnRoundedInputs) {
     const auto q16 = bits(q), k16 = bits(k), v16 = bits(v);
     const TilePlan plan = chooseFlashTile(dk, dv, 16 * 1024);
     const auto tiles = tileKinds(mask, nq, nk, plan.br, plan.bc);
-    std::vector<float> out(nq * dv), ent(nq), mx(nq), sum(nq);
-    FlashParams p;
-    p.heads = 1;
-    p.nq = nq;
-    p.nk = nk;
-    p.dk = dk;
-    p.dv = dv;
+    std::vector<float> out, ent, mx, sum;
+    FlashParams p = flashShape(1, nq, nk, dk, dv, plan, tiles, out, ent, mx, sum);
     p.scale = 0.25f;
     p.inputs = type;
     p.q16 = q16.data();
     p.k16 = k16.data();
     p.v16 = v16.data();
     p.mask = *hostMaskView(mask);
-    p.tiles = tiles.data();
-    p.br = plan.br;
-    p.bc = plan.bc;
-    p.out = out.data();
-    p.entropy = ent.data();
-    p.rowMax = mx.data();
-    p.rowSum = sum.data();
     emulateFlash(p, plan);
     HeadView in;
     in.q = &qr;
