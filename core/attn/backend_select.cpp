@@ -23,7 +23,7 @@ std::shared_ptr<gpu::Device> cudaDevice(std::string& why) {
 }
 #else
 std::shared_ptr<void> cudaDevice(std::string& why) {
-  why = "not in this build: the CUDA toolkit was not found when it was built";
+  why = "not in this build (built without the CUDA toolkit, or with ATTNSCOPE_CUDA=OFF)";
   return nullptr;
 }
 #endif
