@@ -145,6 +145,8 @@ std::string sessionToJson(const Session& s) {
                  {"seed", c.seed},
                  {"exec", std::string(execPathName(c.exec))},
                  {"backend", std::string(backendName(c.backend))}};
+  if (c.deviceInputs != DeviceInputs::F32)  // older files have none: fp32
+    j["config"]["gpu_inputs"] = std::string(deviceInputsName(c.deviceInputs));
   if (json custom = customMaskToJson(c.mask); !custom.is_null()) j["config"]["custom_mask"] = std::move(custom);
   j["view"] = {{"head", s.view.head},
                {"pinned_row", s.view.pinnedRow},
@@ -207,6 +209,7 @@ Result<Session> sessionFromJson(std::string_view text, std::string_view source) 
   if (auto st = named("init", parseInitScheme, c.init); !st) return st.error();
   if (auto st = named("exec", parseExecPath, c.exec); !st) return st.error();
   if (auto st = named("backend", parseBackend, c.backend); !st) return st.error();
+  if (auto st = named("gpu_inputs", parseDeviceInputs, c.deviceInputs); !st) return st.error();
   long long v = 0;
   v = c.heads;
   if (auto st = rc.integer("heads", 1, 4096, v); !st) return st.error();

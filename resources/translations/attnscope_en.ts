@@ -748,6 +748,18 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::ConfigPanel</name>
     <message>
+        <source>GPU inputs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How the CUDA backend stores Q, K, V (fp16 and bf16: half the memory on the tiled paths); arithmetic stays fp32, and the difference from fp32 inputs is reported.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only the CUDA backend stores Q, K, V in fp16 or bf16; no CUDA device was found.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Number of attention heads, each with its own projections.</source>
         <translation type="unfinished"></translation>
     </message>

@@ -1175,6 +1175,18 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::ConfigPanel</name>
     <message>
+        <source>GPU inputs</source>
+        <translation>GPU 输入格式</translation>
+    </message>
+    <message>
+        <source>How the CUDA backend stores Q, K, V (fp16 and bf16: half the memory on the tiled paths); arithmetic stays fp32, and the difference from fp32 inputs is reported.</source>
+        <translation>CUDA 后端如何存储 Q、K、V（fp16 与 bf16：在分块路径上内存减半）；运算仍为 fp32，并报告与 fp32 输入的差异。</translation>
+    </message>
+    <message>
+        <source>Only the CUDA backend stores Q, K, V in fp16 or bf16; no CUDA device was found.</source>
+        <translation>只有 CUDA 后端以 fp16 或 bf16 存储 Q、K、V；未找到 CUDA 设备。</translation>
+    </message>
+    <message>
         <source>Number of attention heads, each with its own projections.</source>
         <translation>注意力头的数量，每个头有自己的投影矩阵。</translation>
     </message>

@@ -100,6 +100,17 @@ TEST(Session, AModelFolderAndLayerRoundTripAndStayOptional) {
   EXPECT_NE(bad.error().message.find("bad.json: view.layer"), std::string::npos) << bad.error().message;
 }
 
+TEST(Session, GpuInputsRoundTripAndAreOnlyWrittenWhenNotFp32) {
+  Session s;
+  EXPECT_EQ(sessionToJson(s).find("gpu_inputs"), std::string::npos) << "fp32 files stay as before";
+  s.spec.deviceInputs = DeviceInputs::BF16;
+  const std::string text = sessionToJson(s);
+  EXPECT_NE(text.find(R"("gpu_inputs": "bf16")"), std::string::npos) << text;
+  auto back = sessionFromJson(text, "g.json");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->spec.deviceInputs, DeviceInputs::BF16);
+}
+
 TEST(Session, ErrorsNameTheFileAndTheField) {
   const std::string head = R"({"format":"attnscope-session","version":1,)";
   struct Case { std::string json, needle; };
@@ -114,6 +125,7 @@ TEST(Session, ErrorsNameTheFileAndTheField) {
       {head + R"("config":{"heads":0}})", "config.heads must be in [1, 4096]"},
       {head + R"("config":{"temperature":-1}})", "config.temperature must be a positive number"},
       {head + R"("config":{"mechanism":"telepathy"}})", "config.mechanism has unknown value 'telepathy'"},
+      {head + R"("config":{"gpu_inputs":"fp8"}})", "config.gpu_inputs has unknown value 'fp8'"},
       {head + R"("config":{"mask":"sideways"}})", "config.mask"},
       {head + R"("input":{"text":5}})", "input.text must be a string"},
       {head + R"("view":{"quantity":"vibes"}})", "view.quantity has unknown value"},

@@ -70,5 +70,23 @@ TEST(BackendSelector, ChoosingAutoReachesTheEngine) {
   EXPECT_EQ(rig.model.result().backendUsed, "cpu");
 }
 
+TEST(BackendSelector, GpuInputsAreOfferedOnlyWithACudaDeviceAndFollowTheSpec) {
+  BackendRig rig;
+  QComboBox* box = rig.config->gpuInputsSelector();
+  ASSERT_EQ(box->count(), 3);
+  EXPECT_EQ(box->itemData(0).toString(), "fp32");
+  EXPECT_EQ(box->itemData(2).toString(), "bf16");
+  const bool cuda = attn::backendsFound()[1].available;
+  EXPECT_EQ(box->isEnabled(), cuda);
+  EXPECT_FALSE(box->toolTip().isEmpty());
+  attn::AttentionSpec spec = rig.model.spec();
+  spec.deviceInputs = attn::DeviceInputs::F16;  // e.g. from a session saved on a GPU machine
+  rig.config->setSpec(spec);
+  rig.settleBackendRig();
+  EXPECT_EQ(box->currentData().toString(), "fp16");
+  EXPECT_EQ(rig.model.spec().deviceInputs, attn::DeviceInputs::F16);
+  EXPECT_EQ(box->isEnabled(), cuda) << "a session does not enable it without a device";
+}
+
 }  // namespace
 }  // namespace attn::ui

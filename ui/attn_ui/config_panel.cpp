@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "attn/backend.h"
 #include "attn/exec_path.h"
 #include "attn/models/model.h"
 #include "attn_ui/core_text.h"
@@ -60,6 +61,7 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
       positional_(new QComboBox(this)),
       exec_(new QComboBox(this)),
       backend_(new QComboBox(this)),
+      gpuInputs_(new QComboBox(this)),
       problem_(new QLabel(this)) {
   for (std::string_view m : attn::allMechanisms()) mechanism_->addItem(qs(m), qs(m));
   selectData(mechanism_, qs(attn::mechanismName(attn::Mechanism::ScaledDot)));
@@ -101,6 +103,13 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   exec_->setToolTip(tr("How attention is evaluated: naive keeps every N x N step, tiled uses an online softmax, "
                        "performer / linear_elu / linformer approximate it (error in the status bar)."));
   fillBackendChoices(backend_);
+  for (auto d : {attn::DeviceInputs::F32, attn::DeviceInputs::F16, attn::DeviceInputs::BF16})
+    gpuInputs_->addItem(qs(attn::deviceInputsName(d)), qs(attn::deviceInputsName(d)));
+  cudaFound_ = attn::backendsFound()[1].available;
+  gpuInputs_->setEnabled(cudaFound_);
+  gpuInputs_->setToolTip(cudaFound_ ? tr("How the CUDA backend stores Q, K, V (fp16 and bf16: half the memory on the tiled "
+                                         "paths); arithmetic stays fp32, and the difference from fp32 inputs is reported.")
+                                    : tr("Only the CUDA backend stores Q, K, V in fp16 or bf16; no CUDA device was found."));
   backend_->setToolTip(tr("Where attention runs; an unavailable backend falls back to the CPU with a warning."));
   problem_->setWordWrap(true);
   problem_->setStyleSheet("color: #c03030;");
@@ -129,9 +138,10 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   form->addRow(tr("Positions"), positional_);
   form->addRow(tr("Execution"), exec_);
   form->addRow(tr("Backend"), backend_);
+  form->addRow(tr("GPU inputs"), gpuInputs_);
 
   auto apply = [this] { applyToModel(); };
-  for (QComboBox* b : {mechanism_, init_, positional_, exec_, backend_})
+  for (QComboBox* b : {mechanism_, init_, positional_, exec_, backend_, gpuInputs_})
     connect(b, &QComboBox::currentIndexChanged, this, apply);
   for (QSpinBox* s : {heads_, dModel_, dK_, hidden_, seed_}) connect(s, &QSpinBox::valueChanged, this, apply);
   connect(temperature_, &QSlider::valueChanged, this, apply);
@@ -142,7 +152,8 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
 }
 
 QList<QWidget*> ConfigPanel::modelFixedControls() const {
-  return {mechanism_, heads_, dModel_, dK_, hidden_, temperature_, init_, seed_, maskBox_, mask_, positional_, exec_, backend_};
+  return {mechanism_, heads_, dModel_, dK_, hidden_, temperature_, init_, seed_, maskBox_, mask_, positional_, exec_,
+          backend_};
 }
 
 void ConfigPanel::followModel() {
@@ -188,6 +199,8 @@ attn::Result<attn::AttentionSpec> ConfigPanel::specFromControls() const {
   s.positional = attn::parsePositional(positional_->currentData().toString().toStdString()).value_or(s.positional);
   s.exec = static_cast<attn::ExecPath>(exec_->currentData().toInt());
   s.backend = attn::parseBackend(backend_->currentData().toString().toStdString()).value_or(s.backend);
+  s.deviceInputs =
+      attn::parseDeviceInputs(gpuInputs_->currentData().toString().toStdString()).value_or(s.deviceInputs);
   return s;
 }
 
@@ -219,6 +232,7 @@ void ConfigPanel::setSpec(const attn::AttentionSpec& spec) {
   selectData(positional_, qs(attn::positionalName(spec.positional)));
   exec_->setCurrentIndex(exec_->findData(int(spec.exec)));
   selectData(backend_, qs(attn::backendName(spec.backend)));
+  selectData(gpuInputs_, qs(attn::deviceInputsName(spec.deviceInputs)));
   loading_ = false;
   applyToModel();
   // Exact values (the slider quantizes temperature) come from the spec itself.

@@ -36,6 +36,7 @@ class ConfigPanel : public QWidget {
   MaskSelector* maskSelector() const { return mask_; }
   QComboBox* positionalSelector() const { return positional_; }
   QComboBox* backendSelector() const { return backend_; }
+  QComboBox* gpuInputsSelector() const { return gpuInputs_; }
   /// Core's message for controls that do not make a valid spec (hidden when they do).
   QLabel* problemLabel() const { return problem_; }
 
@@ -67,6 +68,8 @@ class ConfigPanel : public QWidget {
   QComboBox* positional_;
   QComboBox* exec_;
   QComboBox* backend_;
+  QComboBox* gpuInputs_;  // CUDA only: how Q, K, V are stored (enabled when a device was found)
+  bool cudaFound_ = false;
   QLabel* problem_;
   QWidget* maskBox_ = nullptr;
   QHash<QWidget*, QString> ownTips_;  // tooltips of the text mode, restored when a model closes
