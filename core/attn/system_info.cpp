@@ -29,7 +29,7 @@ SystemInfo systemInfo() {
 #endif
   for (const BackendInfo& b : backendsFound()) {
     const std::string name(backendName(b.kind));
-    if (b.available) s.backends.push_back(b.label.empty() || b.label == "CPU" ? name : name + " (" + b.label + ")");
+    if (b.available) s.backends.push_back(b.kind == BackendKind::Cpu ? name : name + " (" + b.label + ")");
     else s.missingBackends.push_back(name + ": " + b.reason);
   }
   s.eigenVersion = fmt::format("{}.{}.{}", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION);

@@ -10,7 +10,6 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "attn/backend.h"
 #include "attn/exec_path.h"
 #include "attn/models/model.h"
 #include "attn_ui/core_text.h"
@@ -102,10 +101,9 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   exec_->setCurrentIndex(exec_->findData(int(attn::ExecPath::Auto)));
   exec_->setToolTip(tr("How attention is evaluated: naive keeps every N x N step, tiled uses an online softmax, "
                        "performer / linear_elu / linformer approximate it (error in the status bar)."));
-  fillBackendChoices(backend_);
+  cudaFound_ = fillBackendChoices(backend_);
   for (auto d : {attn::DeviceInputs::F32, attn::DeviceInputs::F16, attn::DeviceInputs::BF16})
     gpuInputs_->addItem(qs(attn::deviceInputsName(d)), qs(attn::deviceInputsName(d)));
-  cudaFound_ = attn::backendsFound()[1].available;
   gpuInputs_->setEnabled(cudaFound_);
   gpuInputs_->setToolTip(cudaFound_ ? tr("How the CUDA backend stores Q, K, V (fp16 and bf16: half the memory on the tiled "
                                          "paths); arithmetic stays fp32, and the difference from fp32 inputs is reported.")

@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <mutex>
+
 #include "attn/cuda/cublas_library.h"
 #include "attn/cuda/kernels.h"
 
@@ -40,11 +42,7 @@ class CudaDevice final : public Device {
       return Error{fmt::format("no usable CUDA device: {}", cudaGetErrorString(e))};
     }
     if (count == 0) return Error{"no CUDA device was found"};
-    auto lib = cublasLibrary();
-    if (!lib) return lib.error();
     auto dev = std::shared_ptr<CudaDevice>(new CudaDevice());
-    dev->lib_ = *lib;
-    if (auto st = check(cudaSetDevice(0), "cudaSetDevice"); !st) return st.error();
     cudaDeviceProp prop{};
     if (auto st = check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties"); !st) return st.error();
     int optin = 0;
@@ -54,14 +52,31 @@ class CudaDevice final : public Device {
       return st.error();
     dev->maxShared_ = static_cast<size_t>(optin);
     dev->description_ = fmt::format("{}, {:.0f} GB", prop.name, static_cast<double>(prop.totalGlobalMem) / 1e9);
-    if (auto st = check(setFlashSharedLimit(dev->maxShared_), "cudaFuncSetAttribute"); !st) return st.error();
-    if (auto st = check(cudaStreamCreateWithFlags(&dev->stream_, cudaStreamNonBlocking), "cudaStreamCreate"); !st)
-      return st.error();
-    if (cublasStatus_t s = dev->lib_->create(&dev->blas_); s != CUBLAS_STATUS_SUCCESS)
-      return Error{fmt::format("cublasCreate failed: {}", dev->lib_->statusString(s))};
-    dev->lib_->setStream(dev->blas_, dev->stream_);
-    dev->lib_->setMathMode(dev->blas_, CUBLAS_DEFAULT_MATH);  // fp32 GEMMs stay fp32 (no TF32)
     return std::shared_ptr<Device>(std::move(dev));
+  }
+
+  // What a request needs beyond the device's name and limits, made on the first
+  // request rather than when the backends are listed (at the GUI's start-up):
+  // the context (cudaSetDevice creates it), cuBLAS (dlopen of a large library),
+  // the stream and the cuBLAS handle.
+  Status ready() {
+    std::call_once(readyOnce_, [this] { readyStatus_ = initialize(); });
+    return readyStatus_;
+  }
+
+  Status initialize() {
+    auto lib = cublasLibrary();
+    if (!lib) return lib.error();
+    lib_ = *lib;
+    if (auto st = check(cudaSetDevice(0), "cudaSetDevice"); !st) return st;
+    if (auto st = check(setFlashSharedLimit(maxShared_), "cudaFuncSetAttribute"); !st) return st;
+    if (auto st = check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); !st)
+      return st;
+    if (cublasStatus_t s = lib_->create(&blas_); s != CUBLAS_STATUS_SUCCESS)
+      return Error{fmt::format("cublasCreate failed: {}", lib_->statusString(s))};
+    lib_->setStream(blas_, stream_);
+    lib_->setMathMode(blas_, CUBLAS_DEFAULT_MATH);  // fp32 GEMMs stay fp32 (no TF32)
+    return okStatus();
   }
 
   std::string description() const override { return description_; }
@@ -72,6 +87,7 @@ class CudaDevice final : public Device {
   }
 
   Result<void*> allocate(size_t bytes) override {
+    if (auto st = ready(); !st) return st.error();  // every request allocates first
     void* p = nullptr;
     if (cudaError_t e = cudaMalloc(&p, bytes); e != cudaSuccess) {
       cudaGetLastError();  // clear the sticky-free error state
@@ -122,6 +138,8 @@ class CudaDevice final : public Device {
   cudaStream_t stream_ = nullptr;
   size_t maxShared_ = 48 * 1024;
   std::string description_;
+  std::once_flag readyOnce_;
+  Status readyStatus_ = okStatus();
 };
 
 }  // namespace

@@ -15,9 +15,9 @@ QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<
 
 }  // namespace
 
-void fillBackendChoices(QComboBox* box) {
+bool fillBackendChoices(QComboBox* box) {
   box->clear();
-  QString autoTarget = QStringLiteral("CPU");
+  bool cudaFound = false;
   for (const attn::BackendInfo& b : attn::backendsFound()) {
     const QString name = qs(attn::backendName(b.kind));
     if (b.kind == attn::BackendKind::Cpu) {
@@ -26,7 +26,7 @@ void fillBackendChoices(QComboBox* box) {
     }
     if (b.available) {
       box->addItem(QString::fromStdString(b.label), name);
-      autoTarget = QStringLiteral("CUDA");
+      cudaFound = true;
       continue;
     }
     box->addItem(tr("CUDA (unavailable)"), name);
@@ -35,7 +35,9 @@ void fillBackendChoices(QComboBox* box) {
     if (auto* model = qobject_cast<QStandardItemModel*>(box->model()))
       if (QStandardItem* item = model->item(row)) item->setEnabled(false);
   }
-  box->addItem(tr("Auto (%1)").arg(autoTarget), qs(attn::backendName(attn::BackendKind::Auto)));
+  box->addItem(tr("Auto (%1)").arg(cudaFound ? QStringLiteral("CUDA") : QStringLiteral("CPU")),
+               qs(attn::backendName(attn::BackendKind::Auto)));
+  return cudaFound;
 }
 
 }  // namespace attn::ui

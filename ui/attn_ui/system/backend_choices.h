@@ -7,6 +7,7 @@ class QComboBox;
 namespace attn::ui {
 
 /// Fills `box` with cpu, cuda and auto; item data is the backend's name.
-void fillBackendChoices(QComboBox* box);
+/// Returns whether a CUDA device was found.
+bool fillBackendChoices(QComboBox* box);
 
 }  // namespace attn::ui
