@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
+#include <nlohmann/json.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -112,6 +114,58 @@ TEST(CliSystemInfo, AttnscopeCpuForcesALevelAndNamesABadOne) {
     const std::string want = expectedLevel(r.out);
     EXPECT_EQ(field(r.out, "Kernel level"),
               want + " (ATTNSCOPE_CPU: unknown level 'avx9000' (baseline, avx2 or avx512); using " + want + ")");
+  }
+}
+
+// Largest |a - b| / (1 + |b|) over the numbers of two JSON documents of the same shape.
+double largestDifference(const nlohmann::json& a, const nlohmann::json& b, std::string& where) {
+  if (a.is_number() && b.is_number()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    return std::abs(x - y) / (1.0 + std::abs(y));
+  }
+  if (a.type() != b.type() || a.size() != b.size()) {
+    where = "shape differs: " + a.dump().substr(0, 80) + " vs " + b.dump().substr(0, 80);
+    return 1e9;
+  }
+  double worst = 0;
+  if (a.is_object())
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (!b.contains(it.key())) {
+        where = "missing " + it.key();
+        return 1e9;
+      }
+      worst = std::max(worst, largestDifference(it.value(), b.at(it.key()), where));
+    }
+  else if (a.is_array())
+    for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, largestDifference(a[i], b[i], where));
+  else if (a != b) {
+    where = "differs: " + a.dump() + " vs " + b.dump();
+    return 1e9;
+  }
+  return worst;
+}
+
+// The same command at every level this installation has gives the same numbers
+// (float rounding only: the levels differ in vector width and FMA contraction).
+TEST(CliSystemInfo, EveryLevelComputesTheSameMetrics) {
+  EnvGuard unset("ATTNSCOPE_CPU", nullptr);
+  const auto info = runCli({"info", "--system"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  const std::vector<std::string> args{"metrics", "--text",
+                                      "the quick brown fox jumps over the lazy dog while the cat sleeps in the sun",
+                                      "--heads", "4", "--mask", "causal", "--json"};
+  const auto reference = runCli(args);
+  ASSERT_EQ(reference.status, 0) << reference.err;
+  const auto want = nlohmann::json::parse(reference.out);
+  for (const auto& level : listed(field(info.out, "Kernel levels"))) {
+    if (rank(level) > rank(levelFromProcCpuinfo())) continue;
+    EnvGuard cpu("ATTNSCOPE_CPU", level.c_str());
+    const auto forced = runCli({"info", "--system"});
+    EXPECT_EQ(field(forced.out, "Kernel level").rfind(level + " (", 0), 0u) << forced.out;
+    const auto r = runCli(args);
+    ASSERT_EQ(r.status, 0) << level << ": " << r.err;
+    std::string where;
+    EXPECT_LT(largestDifference(nlohmann::json::parse(r.out), want, where), 1e-5) << level << ": " << where;
   }
 }
 

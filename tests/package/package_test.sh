@@ -37,6 +37,23 @@ gui_version="$(QT_QPA_PLATFORM=offscreen "$bin/attnscope" --version)"
   --size 320x240 --out "$tmp/head1.png"
 [ "$(head -c 8 "$tmp/head1.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "export wrote no PNG"
 
+# The engine: one library per x86-64 level in a private directory, found through
+# the programs' $ORIGIN RUNPATH; the loader runs the highest copy this CPU has,
+# and ATTNSCOPE_CPU=baseline makes the installed program restart on the baseline one.
+engine="$(find "$root/usr/lib" -name libattnscope_core.so -path '*/attnscope/libattnscope_core.so' | head -1)"
+if [ -n "$engine" ]; then
+  info_field() { sed -n "s/^$1: *//p" <<<"$2"; }
+  for sub in x86-64-v3 x86-64-v4; do
+    [ -f "$(dirname "$engine")/glibc-hwcaps/$sub/libattnscope_core.so" ] || fail "no $sub copy of the engine next to $engine"
+  done
+  info="$("$bin/attnscope-cli" info --system)"
+  [ "$(info_field "Kernel levels" "$info")" = "baseline, avx2, avx512" ] || fail "installed levels: $info"
+  base="$(ATTNSCOPE_CPU=baseline "$bin/attnscope-cli" info --system)"
+  [ "$(info_field "Kernel level" "$base")" = "baseline (forced by ATTNSCOPE_CPU)" ] || fail "ATTNSCOPE_CPU=baseline: $base"
+  [[ "$(info_field "Eigen" "$base")" != *AVX* ]] || fail "the baseline engine uses AVX: $base"
+  echo "package: engine levels $(info_field "Kernel levels" "$info"); running $(info_field "Kernel level" "$info")"
+fi
+
 share="$root/usr/share"
 # (Text is read whole before grep: grep -q on a pipe can cut the writer off under pipefail.)
 for page in attnscope attnscope-cli; do

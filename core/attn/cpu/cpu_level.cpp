@@ -1,9 +1,20 @@
 #include "attn/cpu/cpu_level.h"
 
 #include <cstdlib>
+#include <string_view>
+
+#ifdef ATTNSCOPE_CPU_DISPATCH
+#include <dlfcn.h>
+#include <unistd.h>
+#endif
 
 namespace attn::cpu {
 namespace {
+
+#ifdef ATTNSCOPE_CPU_DISPATCH
+// Set when ATTNSCOPE_CPU made this process restart itself (restartAtRequestedLevel).
+bool g_restarted = false;
+#endif
 
 struct Choice {
   Level level = Level::Baseline;
@@ -34,6 +45,42 @@ bool available(Level level) {
   return false;
 }
 
+#ifdef ATTNSCOPE_CPU_DISPATCH
+std::string availableList() {
+  std::string out;
+  for (Level l : availableLevels()) {
+    if (!out.empty()) out += ", ";
+    out += levelName(l);
+  }
+  return out;
+}
+
+// This build is one engine library per level (cmake/CpuLevels.cmake) and the
+// dynamic loader already chose the copy running now, from the CPU's features:
+// the level is the one this copy was compiled for. ATTNSCOPE_CPU was followed
+// by restarting the program (restartAtRequestedLevel) before main().
+Choice choose() {
+  Choice c;
+  c.level = compiledLevel();
+  const char* env = std::getenv("ATTNSCOPE_CPU");
+  if (!env || !*env) return c;
+  auto wanted = parseLevel(env);
+  const std::string using_ = "; using " + std::string(levelName(c.level));
+  if (!wanted)
+    c.warning = std::string("ATTNSCOPE_CPU: unknown level '") + env + "' (baseline, avx2 or avx512)" + using_;
+  else if (*wanted == c.level)
+    return c;
+  else if (!supports(*wanted))
+    c.warning = std::string("ATTNSCOPE_CPU: this CPU has no ") + env + using_;
+  else if (!available(*wanted))
+    c.warning = std::string("ATTNSCOPE_CPU: this installation has no ") + env + " engine (it has " + availableList() +
+                ")" + using_;
+  else
+    c.warning = std::string("ATTNSCOPE_CPU: the dynamic loader did not load the ") + env + " engine" +
+                (g_restarted ? " after a restart" : " (the program could not restart itself)") + using_;
+  return c;
+}
+#else
 Choice choose() {
   Choice c;
   for (Level l : availableLevels())
@@ -53,6 +100,7 @@ Choice choose() {
     c.level = *wanted;
   return c;
 }
+#endif
 
 const Choice& choice() {
   static const Choice c = choose();
@@ -92,10 +140,114 @@ Level compiledLevel() {
 #endif
 }
 
+#ifdef ATTNSCOPE_CPU_DISPATCH
+namespace {
+
+// The glibc-hwcaps subdirectory (under the baseline library's directory) that
+// holds the copy for a level.
+const char* hwcapsDir(Level level) {
+  switch (level) {
+    case Level::Avx2: return "glibc-hwcaps/x86-64-v3";
+    case Level::Avx512: return "glibc-hwcaps/x86-64-v4";
+    case Level::Baseline: break;
+  }
+  return "";
+}
+
+// Directory and file name of the engine library running now; the baseline
+// directory is two levels up from a glibc-hwcaps copy.
+bool engineLocation(std::string& baseDir, std::string& file) {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&compiledLevel), &info) || !info.dli_fname) return false;
+  std::string path = info.dli_fname;
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return false;
+  baseDir = path.substr(0, slash);
+  file = path.substr(slash + 1);
+  const std::string_view own = hwcapsDir(compiledLevel());
+  if (!own.empty() && baseDir.size() > own.size() &&
+      std::string_view(baseDir).substr(baseDir.size() - own.size()) == own)
+    baseDir.resize(baseDir.size() - own.size() - 1);
+  return true;
+}
+
+constexpr const char* kRestartedVar = "ATTNSCOPE_CPU_RESTARTED";  // the level a restart asked for
+constexpr const char* kSavedTunablesVar = "ATTNSCOPE_CPU_SAVED_TUNABLES";  // the caller's GLIBC_TUNABLES, if any
+
+// Runs when the engine library is loaded, before main(): with ATTNSCOPE_CPU
+// naming a level the loader did not choose (and this CPU and installation
+// have), the program executes itself again with glibc's hwcaps tunable hiding
+// the higher levels, so the loader picks the wanted copy. Once: the restarted
+// process puts the caller's environment back, so the programs it starts choose
+// for themselves again. glibc passes (argc, argv, envp) to library constructors.
+__attribute__((constructor)) void restartAtRequestedLevel(int, char** argv, char**) {
+  if (std::getenv(kRestartedVar)) {
+    g_restarted = true;
+    if (const char* saved = std::getenv(kSavedTunablesVar)) ::setenv("GLIBC_TUNABLES", saved, 1);
+    else ::unsetenv("GLIBC_TUNABLES");
+    ::unsetenv(kRestartedVar);
+    ::unsetenv(kSavedTunablesVar);
+    return;
+  }
+  const char* env = std::getenv("ATTNSCOPE_CPU");
+  if (!env || !*env || !argv) return;
+  const auto wanted = parseLevel(env);
+  if (!wanted || *wanted == compiledLevel() || !supports(*wanted) || !available(*wanted)) return;
+  const char* existing = std::getenv("GLIBC_TUNABLES");
+  if (existing) ::setenv(kSavedTunablesVar, existing, 1);
+  ::setenv(kRestartedVar, env, 1);
+  ::setenv("GLIBC_TUNABLES", restartTunables(*wanted, existing).c_str(), 1);
+  ::execv("/proc/self/exe", argv);
+  // Could not restart: run on at the loader's level (choose() says why).
+  if (existing) ::setenv("GLIBC_TUNABLES", existing, 1);
+  else ::unsetenv("GLIBC_TUNABLES");
+  ::unsetenv(kRestartedVar);
+  ::unsetenv(kSavedTunablesVar);
+}
+
+}  // namespace
+
+std::vector<Level> availableLevels() {
+  static const std::vector<Level> levels = [] {
+    std::vector<Level> out{Level::Baseline};
+    std::string dir, file;
+    if (!engineLocation(dir, file)) return std::vector<Level>{compiledLevel()};
+    for (Level l : {Level::Avx2, Level::Avx512}) {
+      const std::string copy = dir + "/" + hwcapsDir(l) + "/" + file;
+      if (l == compiledLevel() || ::access(copy.c_str(), R_OK) == 0) out.push_back(l);
+    }
+    return out;
+  }();
+  return levels;
+}
+#else
 std::vector<Level> availableLevels() { return {compiledLevel()}; }
+#endif
 
 Level activeLevel() { return choice().level; }
 const std::string& levelWarning() { return choice().warning; }
+
+std::string restartTunables(Level level, const char* existing) {
+  std::string out;
+  std::string_view rest = existing ? existing : "";
+  while (!rest.empty()) {
+    const auto colon = rest.find(':');
+    const std::string_view item = rest.substr(0, colon);
+    if (!item.empty() && item.rfind("glibc.cpu.hwcaps=", 0) != 0) {
+      if (!out.empty()) out += ':';
+      out += item;
+    }
+    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+  }
+  const char* mask = level == Level::Baseline ? "glibc.cpu.hwcaps=-AVX2,-AVX512F"
+                     : level == Level::Avx2   ? "glibc.cpu.hwcaps=-AVX512F"
+                                              : nullptr;
+  if (mask) {
+    if (!out.empty()) out += ':';
+    out += mask;
+  }
+  return out;
+}
 
 std::string detectedFeatures() {
   std::string out;
