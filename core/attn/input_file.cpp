@@ -25,6 +25,14 @@ const std::map<std::string, int> kMaxRank{
 
 std::string shapeOf(const NpyArray& a) { return a.shapeString(); }
 
+// Whether every value is finite, as a vectorized sum of x * 0 (0 for finite x,
+// NaN otherwise): Eigen's allFinite() took 5 ns a value here, 5% of `metrics`
+// at N = 4096 (issue 17). Callers search for the first bad value only when false.
+bool finiteEverywhere(const Mat& m) {
+  const Eigen::Map<const Eigen::ArrayXf> a(m.data(), m.size());
+  return std::isfinite((a * 0.0f).sum());
+}
+
 // The first non-finite value of an array the reader did not keep (PlaneDrop),
 // found as its planes went by; flat index in C order, as checkNumeric reports it.
 struct DroppedValuesScan {
@@ -91,7 +99,7 @@ Status Mapper::checkNumeric(const NpyArray& a, int minRank, int maxRank) const {
     if (!std::isfinite(a.values.data[i])) return nonFinite(a.values.data[i], i);
   size_t planeStart = 0;
   for (const Mat& p : a.planes) {
-    if (!p.allFinite())
+    if (!finiteEverywhere(p))
       for (Eigen::Index i = 0; i < p.size(); ++i)
         if (!std::isfinite(p.data()[i])) return nonFinite(p.data()[i], planeStart + static_cast<size_t>(i));
     planeStart += static_cast<size_t>(p.size());
@@ -444,7 +452,7 @@ Result<LoadedInput> loadInputFile(const std::string& path, const LoadOptions& op
     PlaneDrop drop;
     if (!options.keepValues)
       drop = {"v", [&scan](int64_t, const Mat& plane) {
-                if (!scan.nonFinite && !plane.allFinite())
+                if (!scan.nonFinite && !finiteEverywhere(plane))
                   for (Eigen::Index i = 0; i < plane.size(); ++i)
                     if (!std::isfinite(plane.data()[i])) {
                       scan = {true, plane.data()[i], scan.seen + static_cast<size_t>(i), scan.seen};

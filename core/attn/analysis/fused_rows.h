@@ -25,8 +25,8 @@ struct FusedRow {
 
 /// Per-thread buffers of the row kernel.
 struct FusedRowScratch {
-  std::vector<float> crossing;  // the coverage search's last bracket
-  Eigen::ArrayXd keyIndex;  // 0 .. n-1, for the distance
+  std::vector<float> crossing;    // the coverage search's last bracket
+  std::vector<float> candidates;  // its bracket's entries while it narrows
 };
 
 /// Seconds spent per measure when a caller profiles (metrics --profile).

@@ -6,11 +6,13 @@
 #include <array>
 #include <chrono>
 #include <exception>
+#include <memory>
 
 #include "attn/analysis/fused_rows.h"
 #include "attn/analysis/head_rows.h"
 #include "attn/analysis/head_similarity.h"
 #include "attn/cpu/efficient_exec.h"
+#include "attn/cpu/packed_keys.h"
 #include "attn/cpu/softmax_rows.h"
 #include "attn/exec_path.h"
 #include "attn/head_inputs.h"
@@ -39,26 +41,20 @@ double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 
 enum Stage { kScores, kSoftmax, kEntropy, kMaxMin, kDistance, kCoverage, kOffsets, kDivergence, kStages };
 constexpr std::array<const char*, kStages> kStageNames = {
-    "scores q k^T (+bias, mask)", "softmax (exp, normalize)", "entropy (p log p)",
-    "max, min, gap, ratio, kept keys", "mean distance", "coverage k", "offset profile, shares",
+    "scores q k^T (+bias, mask)", "softmax (exp, normalize)", "one pass: p log p, max, min, distance, sums",
+    "gap, ratio, kept keys", "mean distance (in the one pass)", "coverage k (search)", "offset profile, shares",
     "head Jensen-Shannon"};
 
-// Rows per block: Eigen's GEMM kernel works on 48-row panels (fewer rows waste
-// most of it), so blocks hold 48 rows, or 96 when a block's rows of all its
-// heads stay under 8 MB. The per-thread buffers are reused: fresh pages cost
-// about 11 us each here (PERFORMANCE.md).
+// Rows per block: the packed-key scores (packed_keys.h) run at full rate from
+// 8 rows on, so a block's rows of all its heads are kept to about 2 MB (a
+// multiple of 8 rows, 8 to 96): the per-thread buffers are first touched once
+// (fresh pages cost about 11 us each here, PERFORMANCE.md), a block's rows stay
+// near the caches while they are measured, and at N = 32768 the buffers of the
+// sampled divergence (every head's rows) hold 12 MB per thread, not 63.
 int blockRows(int nk, int headsPerItem) {
   const long long rowBytes = 4LL * std::max(nk, 1) * std::max(headsPerItem, 1);
-  return 96 * rowBytes <= (8LL << 20) ? 96 : 48;
-}
-
-// Rows per block of the sampled divergence items, which hold a block's rows of
-// every head: at most 16 MB (at least 16 rows), since 96 rows x 12 heads x
-// 16384 keys was 75 MB per thread, half of `metrics`' memory at that N (issue 17).
-int allHeadsBlockRows(int nk, int heads) {
-  const long long rowBytes = 4LL * std::max(nk, 1) * std::max(heads, 1);
-  const long long fit = (16LL << 20) / rowBytes;
-  return static_cast<int>(std::clamp<long long>(fit, 16, blockRows(nk, heads)));
+  const long long fit = (2LL << 20) / rowBytes / 8 * 8;
+  return static_cast<int>(std::clamp<long long>(fit, 8, 96));
 }
 
 // One unit of work: rows [begin, begin + count) of `rows`, for one head (or all).
@@ -69,7 +65,8 @@ struct Item {
 };
 
 struct Worker {
-  std::vector<float> p;  // heads x B x nk
+  std::unique_ptr<float[]> p;  // heads x B x nk, not zeroed (every cell is written before it is read)
+  size_t pSize = 0;
   Mat qs;
   FusedRowScratch scratch;
   std::vector<HeadRowSums> sums;
@@ -89,7 +86,8 @@ struct Worker {
 
 // Softmax rows of one head for the listed query rows into out (count x nk,
 // row-major), exactly as blockedAttentionWithWeights forms its weights.
-void softmaxRows(const HeadView& hv, const int* rows, int count, int nk, float* out, Worker& w, bool timing) {
+void softmaxRows(const HeadView& hv, const PackedKeys& keys, const int* rows, int count, int nk, float* out, Worker& w,
+                 bool timing) {
   const auto t0 = timing ? Clock::now() : Clock::time_point{};
   const auto dk = hv.q->cols();
   if (w.qs.rows() < count || w.qs.cols() != dk) w.qs.resize(std::max<Eigen::Index>(count, w.qs.rows()), dk);
@@ -98,8 +96,7 @@ void softmaxRows(const HeadView& hv, const int* rows, int count, int nk, float* 
     w.qs.topRows(count) = hv.q->middleRows(rows[0], count) * hv.scale;
   else
     for (int a = 0; a < count; ++a) w.qs.row(a) = hv.q->row(rows[a]) * hv.scale;
-  Eigen::Map<Mat> s(out, count, nk);
-  s.noalias() = w.qs.topRows(count) * hv.k->transpose();
+  keys.scores(w.qs.topRows(count), out, nk);
   const bool hasMask = hv.mask && !hv.mask->isNone();
   constexpr int kKeyTile = 512;
   for (int a = 0; a < count; ++a) {
@@ -135,6 +132,7 @@ void softmaxRows(const HeadView& hv, const int* rows, int count, int nk, float* 
 
 struct Shared {
   const std::vector<HeadView>* heads;
+  const std::vector<PackedKeys>* keys;
   int nq, nk;
   const std::vector<int>* rows;
   std::vector<int> sepIdx;
@@ -149,14 +147,18 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
   const int h0 = it.head < 0 ? 0 : it.head, h1 = it.head < 0 ? nh : it.head + 1;
   const size_t block = static_cast<size_t>(it.count) * static_cast<size_t>(nk);
   const size_t need = static_cast<size_t>(h1 - h0) * block;
-  if (w.p.size() < need) w.p.resize(need);
+  if (w.pSize < need) {
+    w.p.reset(new float[need]);
+    w.pSize = need;
+  }
   if (w.blockMass.size() < static_cast<size_t>(nh * it.count)) {
     w.blockMass.resize(static_cast<size_t>(nh * it.count));
     w.blockPlogp.resize(static_cast<size_t>(nh * it.count));
   }
   for (int h = h0; h < h1; ++h) {
-    float* p = w.p.data() + static_cast<size_t>(h - h0) * block;
-    softmaxRows((*sh.heads)[static_cast<size_t>(h)], rows, it.count, nk, p, w, sh.timing);
+    float* p = w.p.get() + static_cast<size_t>(h - h0) * block;
+    softmaxRows((*sh.heads)[static_cast<size_t>(h)], (*sh.keys)[static_cast<size_t>(h)], rows, it.count, nk, p, w,
+                sh.timing);
     if (!it.measure) {
       const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
       for (int a = 0; a < it.count; ++a) {
@@ -197,7 +199,7 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
       const auto uh = static_cast<size_t>(h);
       const size_t off = uh * block + static_cast<size_t>(a) * nk;
       w.mass[uh] = w.blockMass[static_cast<size_t>(h * it.count + a)];
-      w.rowP[uh] = w.p.data() + off;
+      w.rowP[uh] = w.p.get() + off;
       w.rowL[uh] = w.blockPlogp[static_cast<size_t>(h * it.count + a)];
     }
     w.pairs.addRow(w.rowP, w.rowL, w.mass, nk);
@@ -209,12 +211,29 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
 
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens,
                          const AnalysisOptions& options, AnalysisProfile* profile) {
+  const auto t0 = Clock::now();
+  const std::vector<PackedKeys> keys = packKeys(heads);
+  if (profile) profile->add("pack keys", secondsSince(t0));
+  return analyzeStreamed(heads, keys, keyTokens, options, profile);
+}
+
+std::vector<PackedKeys> packKeys(const std::vector<HeadView>& heads) {
+  std::vector<PackedKeys> keys(heads.size());
+  const int nh = static_cast<int>(heads.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int h = 0; h < nh; ++h) keys[static_cast<size_t>(h)].pack(*heads[static_cast<size_t>(h)].k);
+  return keys;
+}
+
+Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<PackedKeys>& keys,
+                         const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
+                         AnalysisProfile* profile) {
   const auto start = Clock::now();
   Analysis out;
   out.options = options;
   const int nh = static_cast<int>(heads.size());
   const int nq = nh > 0 ? static_cast<int>(heads[0].q->rows()) : 0;
-  const int nk = nh > 0 ? static_cast<int>(heads[0].k->rows()) : 0;
+  const int nk = nh > 0 ? keys[0].keys() : 0;
   out.nq = nq;
   out.nk = nk;
   out.uniformBound = uniformEntropy(nk, options.unit);
@@ -243,13 +262,13 @@ Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<s
         for (int i = 0; i < nq; ++i)
           if (use[static_cast<size_t>(i)]) rows.push_back(i);
         const int end = static_cast<int>(rows.size());
-        const int bAll = allHeadsBlockRows(nk, nh);
+        const int bAll = blockRows(nk, nh);
         for (int i0 = begin; i0 < end; i0 += bAll) items.push_back({-1, i0, std::min(bAll, end - i0), false, true});
       }
     }
   }
 
-  Shared sh{&heads, nq, nk, &rows, separatorIndex(sepKeys, nk), &options, &out.heads, profile != nullptr};
+  Shared sh{&heads, &keys, nq, nk, &rows, separatorIndex(sepKeys, nk), &options, &out.heads, profile != nullptr};
   HeadRowSums zero;
   zero.reset(nq, nk);
   std::vector<HeadRowSums> sums(static_cast<size_t>(nh), zero);
@@ -332,12 +351,18 @@ Result<StreamedMetrics> streamedFrom(const AttentionInput& in, AttentionInput* t
   const size_t nh = res.heads.size();
   std::vector<Mat> qBuf(nh), kBuf(nh);
   std::vector<HeadView> views;
+  std::vector<PackedKeys> keys(nh);
   for (size_t h = 0; h < nh; ++h) {
     res.heads[h].v.resize(0, 0);  // metrics never read the values
     views.push_back(tiledHeadView(spec, res.heads[h], qBuf[h], kBuf[h]));
+    // Only the packed keys are read from here on: one copy of k at a time.
+    keys[h].pack(*views.back().k);
+    res.heads[h].k.resize(0, 0);
+    kBuf[h].resize(0, 0);
+    views.back().k = nullptr;
   }
-  if (profile) profile->add("prepare heads (projections, positions)", secondsSince(t0));
-  m.analysis = analyzeStreamed(views, m.keyTokens, options, profile);
+  if (profile) profile->add("prepare heads (projections, positions, packed keys)", secondsSince(t0));
+  m.analysis = analyzeStreamed(views, keys, m.keyTokens, options, profile);
   for (const auto& h : m.analysis.heads)
     if (!h.emptyRows.empty()) {
       m.warnings.push_back(

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attn/analysis/head_analysis.h"
+#include "attn/cpu/packed_keys.h"
 #include "attn/cpu/tiled_attention.h"
 #include "attn/engine.h"
 
@@ -34,6 +35,14 @@ struct AnalysisProfile {
 /// Per-row entropy is -sum p log p of the fp32 weights, as analyzeResult's.
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens,
                          const AnalysisOptions& options, AnalysisProfile* profile = nullptr);
+
+/// The same over keys packed beforehand (keys[h] for heads[h]); the views' k
+/// is not read (it may be null).
+Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<PackedKeys>& keys,
+                         const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
+                         AnalysisProfile* profile = nullptr);
+/// Every head's k packed for analyzeStreamed (the heads shared by the threads).
+std::vector<PackedKeys> packKeys(const std::vector<HeadView>& heads);
 
 /// Whether a request can be analyzed streamed: the CPU kernels' exact paths
 /// (tiled or sparse, as resolveExecPath picks them for this size) and a mask
