@@ -280,25 +280,6 @@ size_t coverageBySelection(const float* p, int n, double need, std::vector<float
 
 constexpr int kFinishAt = 32;  // bracket entries ordered directly
 
-// The entries x of src[0..n) with lo <= x < hi, in order, into dst (which may
-// be src; it needs 16 entries of room past the count): returns the count.
-int compactRange(const float* src, int n, float lo, float hi, float* dst) {
-  int k = 0, j = 0;
-#if defined(__AVX512F__)
-  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
-  for (; j < n; j += 16) {
-    const __mmask16 tail = n - j >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << (n - j)) - 1u);
-    const __m512 x = _mm512_maskz_loadu_ps(tail, src + j);
-    const __mmask16 m = _mm512_mask_cmp_ps_mask(_mm512_mask_cmp_ps_mask(tail, x, vlo, _CMP_GE_OQ), x, vhi, _CMP_LT_OQ);
-    _mm512_storeu_ps(dst + k, _mm512_maskz_compress_ps(m, x));  // k <= j: src's unread entries are untouched
-    k += std::popcount(static_cast<unsigned>(m));
-  }
-#endif
-  for (; j < n; ++j)
-    if (src[j] >= lo && src[j] < hi) dst[k++] = src[j];
-  return k;
-}
-
 // Max of the row, min and count of its positive entries: one pass.
 struct MaxMinCount {
   float max, minPositive;
@@ -351,40 +332,17 @@ float coverageKFrom(const float* p, int n, double level, FusedRowScratch& sc, fl
   const uint32_t first = std::bit_cast<uint32_t>(minPositive);
   uint32_t lo = first, hi = std::bit_cast<uint32_t>(mx) + 1;
   int countLo = all.count, countHi = 0;
-  // Once the bracket [lo, hi) holds at most an eighth of the row, its entries
-  // are copied out and the later steps scan only them (each step keeps the
-  // half it chose): about five passes over the row instead of fifteen.
-  float sumHi = 0.0f;  // float mass of the entries >= hi
-  bool compacted = false;
-  float* cand = nullptr;
-  int nc = 0;
   while (hi - lo > 1 && countLo - countHi > kFinishAt) {
-    if (!compacted && countLo - countHi <= n / 8) {
-      sc.candidates.resize(static_cast<size_t>(n) + 16);
-      cand = sc.candidates.data();
-      nc = compactRange(p, n, std::bit_cast<float>(lo), std::bit_cast<float>(hi), cand);
-      compacted = true;
-    }
     const uint32_t mid = lo + (hi - lo) / 2;
-    const float vmid = std::bit_cast<float>(mid);
     float s;
     int c;
-    if (compacted) {
-      massAtLeastFast(cand, nc, vmid, s, c);
-      s += sumHi;
-      c += countHi;
-    } else {
-      massAtLeastFast(p, n, vmid, s, c);
-    }
+    massAtLeastFast(p, n, std::bit_cast<float>(mid), s, c);
     if (static_cast<double>(s) >= need) {
-      if (compacted) nc = compactRange(cand, nc, vmid, std::bit_cast<float>(hi), cand);
       lo = mid;
       countLo = c;
     } else {
-      if (compacted) nc = compactRange(cand, nc, std::bit_cast<float>(lo), vmid, cand);
       hi = mid;
       countHi = c;
-      sumHi = s;
     }
   }
   // The greedy, exactly: the entries >= hi all taken, then the bracket's

@@ -25,8 +25,7 @@ struct FusedRow {
 
 /// Per-thread buffers of the row kernel.
 struct FusedRowScratch {
-  std::vector<float> crossing;    // the coverage search's last bracket
-  std::vector<float> candidates;  // its bracket's entries while it narrows
+  std::vector<float> crossing;  // the coverage search's last bracket
 };
 
 /// Seconds spent per measure when a caller profiles (metrics --profile).

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 
 #include "attn/analysis/fused_rows.h"
 #include "attn/analysis/head_rows.h"
@@ -86,16 +89,19 @@ struct Worker {
 
 // Softmax rows of one head for the listed query rows into out (count x nk,
 // row-major), exactly as blockedAttentionWithWeights forms its weights.
-void softmaxRows(const HeadView& hv, const PackedKeys& keys, const int* rows, int count, int nk, float* out, Worker& w,
-                 bool timing) {
+void softmaxRows(const HeadView& hv, const PackedKeys& keys, const FloatRowsFile* queries, int head, const int* rows,
+                 int count, int nk, float* out, Worker& w, bool timing) {
   const auto t0 = timing ? Clock::now() : Clock::time_point{};
-  const auto dk = hv.q->cols();
+  const Eigen::Index dk = keys.depth();
   if (w.qs.rows() < count || w.qs.cols() != dk) w.qs.resize(std::max<Eigen::Index>(count, w.qs.rows()), dk);
-  const bool contiguous = rows[count - 1] - rows[0] == count - 1;
-  if (contiguous)
+  if (queries) {  // the same products as from memory: q, then q * scale
+    if (auto st = queries->read(head, rows, count, w.qs.data()); !st) throw std::runtime_error(st.error().message);
+    w.qs.topRows(count) *= hv.scale;
+  } else if (rows[count - 1] - rows[0] == count - 1) {
     w.qs.topRows(count) = hv.q->middleRows(rows[0], count) * hv.scale;
-  else
+  } else {
     for (int a = 0; a < count; ++a) w.qs.row(a) = hv.q->row(rows[a]) * hv.scale;
+  }
   keys.scores(w.qs.topRows(count), out, nk);
   const bool hasMask = hv.mask && !hv.mask->isNone();
   constexpr int kKeyTile = 512;
@@ -133,6 +139,7 @@ void softmaxRows(const HeadView& hv, const PackedKeys& keys, const int* rows, in
 struct Shared {
   const std::vector<HeadView>* heads;
   const std::vector<PackedKeys>* keys;
+  const FloatRowsFile* queries;
   int nq, nk;
   const std::vector<int>* rows;
   std::vector<int> sepIdx;
@@ -157,8 +164,8 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
   }
   for (int h = h0; h < h1; ++h) {
     float* p = w.p.get() + static_cast<size_t>(h - h0) * block;
-    softmaxRows((*sh.heads)[static_cast<size_t>(h)], (*sh.keys)[static_cast<size_t>(h)], rows, it.count, nk, p, w,
-                sh.timing);
+    softmaxRows((*sh.heads)[static_cast<size_t>(h)], (*sh.keys)[static_cast<size_t>(h)], sh.queries, h, rows,
+                it.count, nk, p, w, sh.timing);
     if (!it.measure) {
       const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
       for (int a = 0; a < it.count; ++a) {
@@ -227,12 +234,12 @@ std::vector<PackedKeys> packKeys(const std::vector<HeadView>& heads) {
 
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<PackedKeys>& keys,
                          const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
-                         AnalysisProfile* profile) {
+                         AnalysisProfile* profile, const FloatRowsFile* queries) {
   const auto start = Clock::now();
   Analysis out;
   out.options = options;
   const int nh = static_cast<int>(heads.size());
-  const int nq = nh > 0 ? static_cast<int>(heads[0].q->rows()) : 0;
+  const int nq = nh == 0 ? 0 : queries ? queries->rows() : static_cast<int>(heads[0].q->rows());
   const int nk = nh > 0 ? keys[0].keys() : 0;
   out.nq = nq;
   out.nk = nk;
@@ -268,14 +275,15 @@ Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<P
     }
   }
 
-  Shared sh{&heads, &keys, nq, nk, &rows, separatorIndex(sepKeys, nk), &options, &out.heads, profile != nullptr};
+  Shared sh{&heads, &keys, queries, nq, nk, &rows, separatorIndex(sepKeys, nk), &options, &out.heads, profile != nullptr};
   HeadRowSums zero;
   zero.reset(nq, nk);
   std::vector<HeadRowSums> sums(static_cast<size_t>(nh), zero);
   PairDivergence pairs(nh);
   std::array<double, kStages> seconds{};
   int threads = 1;
-  std::exception_ptr thrown;  // std::bad_alloc must not leave the OpenMP region
+  std::exception_ptr thrown;
+  std::atomic<bool> failed = false;
   const int numItems = static_cast<int>(items.size());
 #pragma omp parallel
   {
@@ -283,19 +291,35 @@ Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<P
 #pragma omp single
     threads = omp_get_num_threads();
 #endif
+    // Exceptions (std::bad_alloc, a failed read of the queries) must not leave
+    // the OpenMP constructs: each is caught where it is thrown, the remaining
+    // items are skipped, and the first is rethrown after the region.
+    std::optional<Worker> w;
     try {
-      Worker w(nh, nq, nk);
-#pragma omp for schedule(dynamic, 1)
-      for (int k = 0; k < numItems; ++k) runItem(items[static_cast<size_t>(k)], sh, w);
-#pragma omp critical(attn_streamed_merge)
-      {
-        for (int h = 0; h < nh; ++h) sums[static_cast<size_t>(h)].merge(w.sums[static_cast<size_t>(h)]);
-        pairs.merge(w.pairs);
-        for (int s = 0; s < kStages; ++s) seconds[static_cast<size_t>(s)] += w.seconds[static_cast<size_t>(s)];
-      }
+      w.emplace(nh, nq, nk);
     } catch (...) {
+      failed = true;
 #pragma omp critical(attn_streamed_merge)
       thrown = std::current_exception();
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (int k = 0; k < numItems; ++k) {
+      if (!w || failed) continue;
+      try {
+        runItem(items[static_cast<size_t>(k)], sh, *w);
+      } catch (...) {
+        failed = true;
+#pragma omp critical(attn_streamed_merge)
+        if (!thrown) thrown = std::current_exception();
+      }
+    }
+    if (w) {
+#pragma omp critical(attn_streamed_merge)
+      {
+        for (int h = 0; h < nh; ++h) sums[static_cast<size_t>(h)].merge(w->sums[static_cast<size_t>(h)]);
+        pairs.merge(w->pairs);
+        for (int s = 0; s < kStages; ++s) seconds[static_cast<size_t>(s)] += w->seconds[static_cast<size_t>(s)];
+      }
     }
   }
   if (thrown) std::rethrow_exception(thrown);
@@ -335,10 +359,23 @@ Result<StreamedMetrics> streamedFrom(const AttentionInput& in, AttentionInput* t
   const auto t0 = Clock::now();
   AttentionSpec spec = specIn;
   spec.weightsHead = -2;  // nothing N x N is kept (the memory guard counts only a logit bias)
+  // Queries not kept: read back from their file, which only dot and scaled-dot
+  // scores can use as they are (general and cosine transform q first).
+  std::optional<FloatRowsFile> queries;
+  if (in.queriesDropped()) {
+    if (spec.mechanism != Mechanism::Dot && spec.mechanism != Mechanism::ScaledDot)
+      return Error{"the queries 'q' were read without being kept; mechanism '" +
+                   std::string(mechanismName(spec.mechanism)) + "' transforms them (read them with the input)"};
+    const auto& d = in.droppedQ;
+    auto f = FloatRowsFile::open(in.queryFile.path, in.queryFile.offset, static_cast<int>(d.heads),
+                                 static_cast<int>(d.rows), static_cast<int>(d.cols));
+    if (!f) return f.error();
+    queries = std::move(f).value();
+  }
   AttentionResult res;
   if (auto st = take ? setUpHeads(std::move(*take), spec, res) : setUpHeads(in, spec, res); !st) return st.error();
   StreamedMetrics m;
-  m.nq = static_cast<int>(res.heads[0].q.rows());
+  m.nq = queries ? queries->rows() : static_cast<int>(res.heads[0].q.rows());
   m.nk = static_cast<int>(res.heads[0].k.rows());
   m.execUsed = std::string(execPathName(resolveExecPath(spec, m.nq, m.nk)));
   m.queryTokens = in.queryTokens;
@@ -355,14 +392,18 @@ Result<StreamedMetrics> streamedFrom(const AttentionInput& in, AttentionInput* t
   for (size_t h = 0; h < nh; ++h) {
     res.heads[h].v.resize(0, 0);  // metrics never read the values
     views.push_back(tiledHeadView(spec, res.heads[h], qBuf[h], kBuf[h]));
-    // Only the packed keys are read from here on: one copy of k at a time.
-    keys[h].pack(*views.back().k);
+    // Only the packed keys are read from here on, packed in k's own memory.
+    keys[h].pack(std::move(views.back().k == &kBuf[h] ? kBuf[h] : res.heads[h].k));
     res.heads[h].k.resize(0, 0);
     kBuf[h].resize(0, 0);
     views.back().k = nullptr;
   }
   if (profile) profile->add("prepare heads (projections, positions, packed keys)", secondsSince(t0));
-  m.analysis = analyzeStreamed(views, keys, m.keyTokens, options, profile);
+  try {
+    m.analysis = analyzeStreamed(views, keys, m.keyTokens, options, profile, queries ? &*queries : nullptr);
+  } catch (const std::runtime_error& e) {  // a failed read of the queries
+    return Error{e.what()};
+  }
   for (const auto& h : m.analysis.heads)
     if (!h.emptyRows.empty()) {
       m.warnings.push_back(

@@ -82,10 +82,28 @@ void PackedKeys::pack(const Eigen::Ref<const Mat>& k) {
   keys_ = static_cast<int>(k.rows());
   depth_ = static_cast<int>(k.cols());
   const int panels = (keys_ + kScorePanel - 1) / kScorePanel;
-  panels_.assign(static_cast<size_t>(panels) * depth_ * kScorePanel, 0.0f);
+  panels_.resize(static_cast<Eigen::Index>(panels) * kScorePanel, depth_);
+  if (panels > 0) panels_.bottomRows(kScorePanel).setZero();  // the last panel's padding
   for (int j = 0; j < keys_; ++j) {
     float* dst = panels_.data() + static_cast<size_t>(j / kScorePanel) * depth_ * kScorePanel + j % kScorePanel;
     for (int d = 0; d < depth_; ++d) dst[static_cast<size_t>(d) * kScorePanel] = k(j, d);
+  }
+}
+
+void PackedKeys::pack(Mat&& k) {
+  keys_ = static_cast<int>(k.rows());
+  depth_ = static_cast<int>(k.cols());
+  const int panels = (keys_ + kScorePanel - 1) / kScorePanel;
+  panels_ = std::move(k);
+  panels_.conservativeResize(static_cast<Eigen::Index>(panels) * kScorePanel, depth_);
+  std::vector<float> block(static_cast<size_t>(kScorePanel) * depth_);
+  for (int p = 0; p < panels; ++p) {
+    float* base = panels_.data() + static_cast<size_t>(p) * depth_ * kScorePanel;
+    const int n = std::min(kScorePanel, keys_ - p * kScorePanel);
+    std::copy(base, base + static_cast<size_t>(n) * depth_, block.begin());
+    for (int d = 0; d < depth_; ++d)
+      for (int b = 0; b < kScorePanel; ++b)
+        base[static_cast<size_t>(d) * kScorePanel + b] = b < n ? block[static_cast<size_t>(b) * depth_ + d] : 0.0f;
   }
 }
 
