@@ -19,8 +19,8 @@ using Packet = Eigen::internal::packet_traits<float>::type;
 constexpr int kLanes = Eigen::internal::packet_traits<float>::size;
 
 #if defined(EIGEN_VECTORIZE_AVX512)
-// log x for positive normal floats (what the callers keep; other lanes are
-// masked out by them), without a division: x = 2^e m, m in [1, 2) (getexp,
+// log x for positive floats (other lanes are masked out by the callers),
+// without a division: x = 2^e m, m in [1, 2) (getexp,
 // getmant), m = c (1 + r) with c the centre of m's 1/32-wide interval (its top
 // five mantissa bits pick 1/c and -log(1/c) from two 32-entry tables held in
 // registers), |r| < 1/64, log(1 + r) to r^4 (truncation below 2e-10).
@@ -43,7 +43,9 @@ const LogTables kLogTables;
 inline __m512 logPositive(__m512 x) {
   const __m512 e = _mm512_getexp_ps(x);
   const __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
-  const __m512i idx = _mm512_srli_epi32(_mm512_castps_si512(x), 18);  // the permutes read its low 5 bits
+  // m's top five mantissa bits (m's, not x's: right for subnormal x too); the
+  // permutes read the index's low 5 bits.
+  const __m512i idx = _mm512_srli_epi32(_mm512_castps_si512(m), 18);
   const __m512 invC = _mm512_permutex2var_ps(_mm512_load_ps(kLogTables.invC), idx, _mm512_load_ps(kLogTables.invC + 16));
   const __m512 logC = _mm512_permutex2var_ps(_mm512_load_ps(kLogTables.minusLogInvC), idx,
                                              _mm512_load_ps(kLogTables.minusLogInvC + 16));
