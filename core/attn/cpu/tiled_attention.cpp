@@ -143,8 +143,10 @@ void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat&
   const int numBlocks = (nq + bq - 1) / bq;
   // The scores of the weights' path come from the same packed-key kernel as
   // the streamed analysis' (streamed_analysis.h), so both see the same bits.
-  // Per calling thread and reused: fresh pages cost about 11 us each here.
-  static thread_local PackedKeys keys;
+  // Per calling thread and reused (fresh pages cost about 11 us each here);
+  // the region's threads below read the caller's through this reference.
+  static thread_local PackedKeys callerKeys;
+  PackedKeys& keys = callerKeys;
   keys.pack(*in.k);
 
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && numBlocks > 1)
