@@ -9,7 +9,13 @@ namespace {
 using ScorePacket = Eigen::internal::packet_traits<float>::type;
 constexpr int kScoreLanes = Eigen::internal::packet_traits<float>::size;
 constexpr int kScorePanel = 3 * kScoreLanes;
-constexpr int kScoreRows = 8;  // query rows per micro-kernel call: 24 accumulators (AVX-512 has 32 registers)
+// Query rows per micro-kernel call: 3 accumulators a row and 4 more registers
+// must fit (AVX-512 has 32 vector registers, AVX2 and SSE 16).
+#if defined(EIGEN_VECTORIZE_AVX512)
+constexpr int kScoreRows = 8;
+#else
+constexpr int kScoreRows = 4;
+#endif
 
 // R query rows x one panel: R x kScorePanel scores in 3R registers, one
 // multiply-add per depth index in order. Stores columns [c0, c1) of the panel
