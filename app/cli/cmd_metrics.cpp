@@ -193,7 +193,7 @@ void addVsExact(const AttentionInput& input, const AttentionSpec& spec, const At
 
 // Query and key rows of an engine input (projected q/k, or embeddings).
 std::pair<int, int> inputRows(const AttentionInput& in) {
-  if (!in.q.empty() && !in.k.empty()) return {static_cast<int>(in.q[0].rows()), static_cast<int>(in.k[0].rows())};
+  if (!in.q.empty() && !in.k.empty()) return {static_cast<int>(in.queryRows()), static_cast<int>(in.k[0].rows())};
   const auto nq = static_cast<int>(in.x.rows());
   return {nq, in.xKv.size() > 0 ? static_cast<int>(in.xKv.rows()) : nq};
 }
@@ -218,7 +218,8 @@ int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
   if (o.analysisPath == "streamed" && !streamable)
     return fail("--analysis-path streamed: needs the CPU tiled or sparse path, a mechanism it covers and a mask "
                 "without pattern terms (causal/padding only)");
-  if (!(streamable && o.analysisPath != "materialized") && req->first.valuesDropped()) {
+  if (!(streamable && o.analysisPath != "materialized") &&
+      (req->first.valuesDropped() || req->first.queriesDropped())) {
     // The engine computes outputs here: read the file again, with its values this time.
     req = buildRequest(common);
     if (!req) return fail(req.error().message);
@@ -487,9 +488,14 @@ Action addMetricsCommand(CLI::App& app) {
       return fail("metrics: give --text \"...\", --text-file, --input FILE or --attn FILE");
     // Precomputed layers alone in an .npz/.npy: the layered analysis (rollout, flow) of --attn.
     // 'v' is checked but not kept: the streamed analysis never reads the values (a third of a
-    // q/k/v file); the materialized path reads the file again (runOnEngine).
+    // q/k/v file); the materialized path reads the file again (runOnEngine). Nor is 'q' when
+    // the streamed analysis can read it back a block of rows at a time (scores straight from
+    // q, on the CPU): then only k is held whole (issue 17).
+    const bool queriesFromFile = o->analysisPath != "materialized" &&
+                                 (common->mechanism == "scaled_dot" || common->mechanism == "dot") &&
+                                 common->pos != "rope" && common->backend == "cpu";
     if (!common->inputFile.empty() && !common->inputFile.ends_with(".json"))
-      if (auto in = loadInputFile(common->inputFile, {.keepValues = false}); in) {
+      if (auto in = loadInputFile(common->inputFile, {.keepValues = false, .keepQueries = !queriesFromFile}); in) {
         if (!in->hasEngineInput()) {
           o->attnFile = common->inputFile;
           const bool numpy = o->attnFile.ends_with(".npz") || o->attnFile.ends_with(".npy");

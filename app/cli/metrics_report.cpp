@@ -69,14 +69,24 @@ void writeText(std::FILE* out, std::string_view s) { std::fwrite(s.data(), 1, s.
 
 // `dumped` one level deeper: nlohmann puts every element on its own line, and
 // a newline inside a string is escaped, so each raw newline is a line break.
+// Written 64 KB at a time (two fwrite calls a line were 3% of `metrics` at
+// N = 2048, issue 17).
 void writeIndented(std::FILE* out, std::string_view dumped, std::string_view indent) {
+  constexpr size_t kChunk = 64 << 10;
+  std::string buf;
+  buf.reserve(kChunk + 256);
   size_t start = 0;
   for (size_t nl = dumped.find('\n'); nl != std::string_view::npos; nl = dumped.find('\n', start)) {
-    writeText(out, dumped.substr(start, nl + 1 - start));
-    writeText(out, indent);
+    buf.append(dumped.substr(start, nl + 1 - start));
+    buf.append(indent);
     start = nl + 1;
+    if (buf.size() >= kChunk) {
+      writeText(out, buf);
+      buf.clear();
+    }
   }
-  writeText(out, dumped.substr(start));
+  buf.append(dumped.substr(start));
+  writeText(out, buf);
 }
 
 }  // namespace

@@ -59,8 +59,11 @@ Status setUpHeadsFrom(const AttentionInput& in, AttentionInput* take, AttentionS
   if (auto st = prepareHeads(in, spec, res, take); !st) return st;
   std::vector<HeadResult>& heads = res.heads;
 
-  const int nq = static_cast<int>(heads[0].q.rows());
+  // Queries not kept (read again by the streamed analysis): their shape says nq.
+  const int nq = static_cast<int>(in.queriesDropped() ? in.droppedQ.rows : heads[0].q.rows());
   const int nk = static_cast<int>(heads[0].k.rows());
+  if (in.queriesDropped() && spec.positional == PositionalEncoding::Rope)
+    return Error{"the queries 'q' were read without being kept; RoPE rotates them (read them with the input)"};
   {
     // Without an image grid a sequence is one row of patches: window2d:R is then window:R.
     if (spec.mask.needsGridColumns())
@@ -98,6 +101,8 @@ Status setUpHeads(AttentionInput&& in, AttentionSpec& spec, AttentionResult& res
 Result<AttentionResult> runAttention(const AttentionInput& in, const AttentionSpec& specIn) {
   if (in.valuesDropped())  // a caller's mistake, said as such rather than outputs from nothing
     return Error{"the values 'v' were read without being kept (only the streamed analysis runs on such an input)"};
+  if (in.queriesDropped())
+    return Error{"the queries 'q' were read without being kept (only the streamed analysis runs on such an input)"};
   AttentionSpec spec = specIn;  // its mask is replaced by the one bound to the tokens below
   AttentionResult res;
   if (auto st = setUpHeads(in, spec, res); !st) return st.error();

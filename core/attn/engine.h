@@ -1,6 +1,7 @@
 #pragma once
 // Engine::run: embeddings or projected Q/K/V in, per-head logits, weights,
 // outputs and the intermediates the step-through view shows out.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,9 +43,24 @@ struct AttentionInput {
     Eigen::Index rows = 0, cols = 0;
   };
   ValueShape droppedV;
+  // Queries read and checked but not kept (loadInputFile with keepQueries =
+  // false): the streamed analysis reads them again from the file a block of
+  // rows at a time (issue 17: at N = 32768 q alone is 100 MB). q then holds one
+  // 0 x d_k matrix per head, droppedQ the shape they had and queryFile where
+  // their little-endian float32 values lie, [heads, rows, d_k] in C order.
+  // Only analyzeAttentionStreamed runs on such an input.
+  ValueShape droppedQ;
+  struct StoredRows {
+    std::string path;
+    uint64_t offset = 0;
+  };
+  StoredRows queryFile;
 
   bool isProjected() const { return !q.empty(); }
   bool valuesDropped() const { return droppedV.heads > 0; }
+  bool queriesDropped() const { return droppedQ.heads > 0; }
+  /// Query rows: droppedQ's when the queries were not kept.
+  Eigen::Index queryRows() const { return queriesDropped() ? droppedQ.rows : (q.empty() ? x.rows() : q[0].rows()); }
   bool isCross() const { return xKv.size() > 0 || !keyTokens.empty(); }
 };
 

@@ -158,7 +158,9 @@ Status prepareFromProjected(const AttentionInput& in, const AttentionSpec& spec,
   const Eigen::Index vRows = dropped ? in.droppedV.rows : in.v[0].rows();
   const Eigen::Index vCols = dropped ? in.droppedV.cols : in.v[0].cols();
   const std::string vShape = fmt::format("[{}, {}, {}]", h, vRows, vCols);
-  if (q0.rows() == 0) return Error{fmt::format("empty sequence: array 'q' {} has no query rows", shape3(h, q0))};
+  // Queries read without being kept (input.queriesDropped()): 0-row matrices here.
+  if (in.queryRows() == 0)
+    return Error{fmt::format("empty sequence: array 'q' {} has no query rows", shape3(h, q0))};
   if (k0.rows() == 0) return Error{fmt::format("empty sequence: array 'k' {} has no key rows", shape3(h, k0))};
   for (auto [m, name] : {std::pair{&q0, "q"}, {&k0, "k"}})
     if (m->cols() == 0) return Error{fmt::format("array '{}' {} has no features", name, shape3(h, *m))};

@@ -43,6 +43,12 @@ struct LoadOptions {
   /// on the streamed path: issue 17, a third less memory); input.v is then
   /// empty and input.droppedV holds its shape. Other formats keep 'v'.
   bool keepValues = true;
+  /// false: an .npz's 'q', when it is stored as it is (no compression,
+  /// little-endian float32), is read and checked but not kept either, and
+  /// input.queryFile says where to read its rows again (input.droppedQ its
+  /// shape, input.q holds 0 x d_k matrices): for `metrics` on the streamed
+  /// path, which then holds only k whole (issue 17). Kept otherwise.
+  bool keepQueries = true;
 };
 
 /// Detects the format from the extension (and magic bytes) and loads it.

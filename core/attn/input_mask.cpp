@@ -9,7 +9,7 @@ Result<Mask> maskWithFileMask(const Mask& mask, const LoadedInput& file) {
   const AttentionInput& in = file.input;
   // Precomputed weights only: nothing is computed, so there is nothing to mask.
   if (!file.hasEngineInput()) return mask;
-  const long long nq = in.isProjected() ? in.q.front().rows() : in.x.rows();
+  const long long nq = in.isProjected() ? in.queryRows() : in.x.rows();
   const long long nk = in.isProjected() ? in.k.front().rows() : (in.xKv.size() > 0 ? in.xKv.rows() : nq);
   if (file.maskRows != nq || file.maskCols != nk)
     return Error{fmt::format("{}: 'mask' is [{}, {}] but the attention is [{}, {}] (queries x keys)", file.path,

@@ -26,7 +26,6 @@ struct FusedRow {
 /// Per-thread buffers of the row kernel.
 struct FusedRowScratch {
   std::vector<float> crossing;  // the coverage search's last bracket
-  Eigen::ArrayXd keyIndex;  // 0 .. n-1, for the distance
 };
 
 /// Seconds spent per measure when a caller profiles (metrics --profile).

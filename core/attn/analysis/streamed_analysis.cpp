@@ -4,13 +4,18 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <exception>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 
 #include "attn/analysis/fused_rows.h"
 #include "attn/analysis/head_rows.h"
 #include "attn/analysis/head_similarity.h"
 #include "attn/cpu/efficient_exec.h"
+#include "attn/cpu/packed_keys.h"
 #include "attn/cpu/softmax_rows.h"
 #include "attn/exec_path.h"
 #include "attn/head_inputs.h"
@@ -39,26 +44,20 @@ double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 
 enum Stage { kScores, kSoftmax, kEntropy, kMaxMin, kDistance, kCoverage, kOffsets, kDivergence, kStages };
 constexpr std::array<const char*, kStages> kStageNames = {
-    "scores q k^T (+bias, mask)", "softmax (exp, normalize)", "entropy (p log p)",
-    "max, min, gap, ratio, kept keys", "mean distance", "coverage k", "offset profile, shares",
+    "scores q k^T (+bias, mask)", "softmax (exp, normalize)", "one pass: p log p, max, min, distance, sums",
+    "gap, ratio, kept keys", "mean distance (in the one pass)", "coverage k (search)", "offset profile, shares",
     "head Jensen-Shannon"};
 
-// Rows per block: Eigen's GEMM kernel works on 48-row panels (fewer rows waste
-// most of it), so blocks hold 48 rows, or 96 when a block's rows of all its
-// heads stay under 8 MB. The per-thread buffers are reused: fresh pages cost
-// about 11 us each here (PERFORMANCE.md).
+// Rows per block: the packed-key scores (packed_keys.h) run at full rate from
+// 8 rows on, so a block's rows of all its heads are kept to about 2 MB (a
+// multiple of 8 rows, 8 to 96): the per-thread buffers are first touched once
+// (fresh pages cost about 11 us each here, PERFORMANCE.md), a block's rows stay
+// near the caches while they are measured, and at N = 32768 the buffers of the
+// sampled divergence (every head's rows) hold 12 MB per thread, not 63.
 int blockRows(int nk, int headsPerItem) {
   const long long rowBytes = 4LL * std::max(nk, 1) * std::max(headsPerItem, 1);
-  return 96 * rowBytes <= (8LL << 20) ? 96 : 48;
-}
-
-// Rows per block of the sampled divergence items, which hold a block's rows of
-// every head: at most 16 MB (at least 16 rows), since 96 rows x 12 heads x
-// 16384 keys was 75 MB per thread, half of `metrics`' memory at that N (issue 17).
-int allHeadsBlockRows(int nk, int heads) {
-  const long long rowBytes = 4LL * std::max(nk, 1) * std::max(heads, 1);
-  const long long fit = (16LL << 20) / rowBytes;
-  return static_cast<int>(std::clamp<long long>(fit, 16, blockRows(nk, heads)));
+  const long long fit = (2LL << 20) / rowBytes / 8 * 8;
+  return static_cast<int>(std::clamp<long long>(fit, 8, 96));
 }
 
 // One unit of work: rows [begin, begin + count) of `rows`, for one head (or all).
@@ -69,7 +68,8 @@ struct Item {
 };
 
 struct Worker {
-  std::vector<float> p;  // heads x B x nk
+  std::unique_ptr<float[]> p;  // heads x B x nk, not zeroed (every cell is written before it is read)
+  size_t pSize = 0;
   Mat qs;
   FusedRowScratch scratch;
   std::vector<HeadRowSums> sums;
@@ -89,17 +89,20 @@ struct Worker {
 
 // Softmax rows of one head for the listed query rows into out (count x nk,
 // row-major), exactly as blockedAttentionWithWeights forms its weights.
-void softmaxRows(const HeadView& hv, const int* rows, int count, int nk, float* out, Worker& w, bool timing) {
+void softmaxRows(const HeadView& hv, const PackedKeys& keys, const FloatRowsFile* queries, int head, const int* rows,
+                 int count, int nk, float* out, Worker& w, bool timing) {
   const auto t0 = timing ? Clock::now() : Clock::time_point{};
-  const auto dk = hv.q->cols();
+  const Eigen::Index dk = keys.depth();
   if (w.qs.rows() < count || w.qs.cols() != dk) w.qs.resize(std::max<Eigen::Index>(count, w.qs.rows()), dk);
-  const bool contiguous = rows[count - 1] - rows[0] == count - 1;
-  if (contiguous)
+  if (queries) {  // the same products as from memory: q, then q * scale
+    if (auto st = queries->read(head, rows, count, w.qs.data()); !st) throw std::runtime_error(st.error().message);
+    w.qs.topRows(count) *= hv.scale;
+  } else if (rows[count - 1] - rows[0] == count - 1) {
     w.qs.topRows(count) = hv.q->middleRows(rows[0], count) * hv.scale;
-  else
+  } else {
     for (int a = 0; a < count; ++a) w.qs.row(a) = hv.q->row(rows[a]) * hv.scale;
-  Eigen::Map<Mat> s(out, count, nk);
-  s.noalias() = w.qs.topRows(count) * hv.k->transpose();
+  }
+  keys.scores(w.qs.topRows(count), out, nk);
   const bool hasMask = hv.mask && !hv.mask->isNone();
   constexpr int kKeyTile = 512;
   for (int a = 0; a < count; ++a) {
@@ -135,6 +138,8 @@ void softmaxRows(const HeadView& hv, const int* rows, int count, int nk, float* 
 
 struct Shared {
   const std::vector<HeadView>* heads;
+  const std::vector<PackedKeys>* keys;
+  const FloatRowsFile* queries;
   int nq, nk;
   const std::vector<int>* rows;
   std::vector<int> sepIdx;
@@ -149,14 +154,18 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
   const int h0 = it.head < 0 ? 0 : it.head, h1 = it.head < 0 ? nh : it.head + 1;
   const size_t block = static_cast<size_t>(it.count) * static_cast<size_t>(nk);
   const size_t need = static_cast<size_t>(h1 - h0) * block;
-  if (w.p.size() < need) w.p.resize(need);
+  if (w.pSize < need) {
+    w.p.reset(new float[need]);
+    w.pSize = need;
+  }
   if (w.blockMass.size() < static_cast<size_t>(nh * it.count)) {
     w.blockMass.resize(static_cast<size_t>(nh * it.count));
     w.blockPlogp.resize(static_cast<size_t>(nh * it.count));
   }
   for (int h = h0; h < h1; ++h) {
-    float* p = w.p.data() + static_cast<size_t>(h - h0) * block;
-    softmaxRows((*sh.heads)[static_cast<size_t>(h)], rows, it.count, nk, p, w, sh.timing);
+    float* p = w.p.get() + static_cast<size_t>(h - h0) * block;
+    softmaxRows((*sh.heads)[static_cast<size_t>(h)], (*sh.keys)[static_cast<size_t>(h)], sh.queries, h, rows,
+                it.count, nk, p, w, sh.timing);
     if (!it.measure) {
       const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
       for (int a = 0; a < it.count; ++a) {
@@ -197,7 +206,7 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
       const auto uh = static_cast<size_t>(h);
       const size_t off = uh * block + static_cast<size_t>(a) * nk;
       w.mass[uh] = w.blockMass[static_cast<size_t>(h * it.count + a)];
-      w.rowP[uh] = w.p.data() + off;
+      w.rowP[uh] = w.p.get() + off;
       w.rowL[uh] = w.blockPlogp[static_cast<size_t>(h * it.count + a)];
     }
     w.pairs.addRow(w.rowP, w.rowL, w.mass, nk);
@@ -209,12 +218,29 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
 
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens,
                          const AnalysisOptions& options, AnalysisProfile* profile) {
+  const auto t0 = Clock::now();
+  const std::vector<PackedKeys> keys = packKeys(heads);
+  if (profile) profile->add("pack keys", secondsSince(t0));
+  return analyzeStreamed(heads, keys, keyTokens, options, profile);
+}
+
+std::vector<PackedKeys> packKeys(const std::vector<HeadView>& heads) {
+  std::vector<PackedKeys> keys(heads.size());
+  const int nh = static_cast<int>(heads.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int h = 0; h < nh; ++h) keys[static_cast<size_t>(h)].pack(*heads[static_cast<size_t>(h)].k);
+  return keys;
+}
+
+Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<PackedKeys>& keys,
+                         const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
+                         AnalysisProfile* profile, const FloatRowsFile* queries) {
   const auto start = Clock::now();
   Analysis out;
   out.options = options;
   const int nh = static_cast<int>(heads.size());
-  const int nq = nh > 0 ? static_cast<int>(heads[0].q->rows()) : 0;
-  const int nk = nh > 0 ? static_cast<int>(heads[0].k->rows()) : 0;
+  const int nq = nh == 0 ? 0 : queries ? queries->rows() : static_cast<int>(heads[0].q->rows());
+  const int nk = nh > 0 ? keys[0].keys() : 0;
   out.nq = nq;
   out.nk = nk;
   out.uniformBound = uniformEntropy(nk, options.unit);
@@ -243,20 +269,21 @@ Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<s
         for (int i = 0; i < nq; ++i)
           if (use[static_cast<size_t>(i)]) rows.push_back(i);
         const int end = static_cast<int>(rows.size());
-        const int bAll = allHeadsBlockRows(nk, nh);
+        const int bAll = blockRows(nk, nh);
         for (int i0 = begin; i0 < end; i0 += bAll) items.push_back({-1, i0, std::min(bAll, end - i0), false, true});
       }
     }
   }
 
-  Shared sh{&heads, nq, nk, &rows, separatorIndex(sepKeys, nk), &options, &out.heads, profile != nullptr};
+  Shared sh{&heads, &keys, queries, nq, nk, &rows, separatorIndex(sepKeys, nk), &options, &out.heads, profile != nullptr};
   HeadRowSums zero;
   zero.reset(nq, nk);
   std::vector<HeadRowSums> sums(static_cast<size_t>(nh), zero);
   PairDivergence pairs(nh);
   std::array<double, kStages> seconds{};
   int threads = 1;
-  std::exception_ptr thrown;  // std::bad_alloc must not leave the OpenMP region
+  std::exception_ptr thrown;
+  std::atomic<bool> failed = false;
   const int numItems = static_cast<int>(items.size());
 #pragma omp parallel
   {
@@ -264,19 +291,35 @@ Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<s
 #pragma omp single
     threads = omp_get_num_threads();
 #endif
+    // Exceptions (std::bad_alloc, a failed read of the queries) must not leave
+    // the OpenMP constructs: each is caught where it is thrown, the remaining
+    // items are skipped, and the first is rethrown after the region.
+    std::optional<Worker> w;
     try {
-      Worker w(nh, nq, nk);
-#pragma omp for schedule(dynamic, 1)
-      for (int k = 0; k < numItems; ++k) runItem(items[static_cast<size_t>(k)], sh, w);
-#pragma omp critical(attn_streamed_merge)
-      {
-        for (int h = 0; h < nh; ++h) sums[static_cast<size_t>(h)].merge(w.sums[static_cast<size_t>(h)]);
-        pairs.merge(w.pairs);
-        for (int s = 0; s < kStages; ++s) seconds[static_cast<size_t>(s)] += w.seconds[static_cast<size_t>(s)];
-      }
+      w.emplace(nh, nq, nk);
     } catch (...) {
+      failed = true;
 #pragma omp critical(attn_streamed_merge)
       thrown = std::current_exception();
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (int k = 0; k < numItems; ++k) {
+      if (!w || failed) continue;
+      try {
+        runItem(items[static_cast<size_t>(k)], sh, *w);
+      } catch (...) {
+        failed = true;
+#pragma omp critical(attn_streamed_merge)
+        if (!thrown) thrown = std::current_exception();
+      }
+    }
+    if (w) {
+#pragma omp critical(attn_streamed_merge)
+      {
+        for (int h = 0; h < nh; ++h) sums[static_cast<size_t>(h)].merge(w->sums[static_cast<size_t>(h)]);
+        pairs.merge(w->pairs);
+        for (int s = 0; s < kStages; ++s) seconds[static_cast<size_t>(s)] += w->seconds[static_cast<size_t>(s)];
+      }
     }
   }
   if (thrown) std::rethrow_exception(thrown);
@@ -316,10 +359,23 @@ Result<StreamedMetrics> streamedFrom(const AttentionInput& in, AttentionInput* t
   const auto t0 = Clock::now();
   AttentionSpec spec = specIn;
   spec.weightsHead = -2;  // nothing N x N is kept (the memory guard counts only a logit bias)
+  // Queries not kept: read back from their file, which only dot and scaled-dot
+  // scores can use as they are (general and cosine transform q first).
+  std::optional<FloatRowsFile> queries;
+  if (in.queriesDropped()) {
+    if (spec.mechanism != Mechanism::Dot && spec.mechanism != Mechanism::ScaledDot)
+      return Error{"the queries 'q' were read without being kept; mechanism '" +
+                   std::string(mechanismName(spec.mechanism)) + "' transforms them (read them with the input)"};
+    const auto& d = in.droppedQ;
+    auto f = FloatRowsFile::open(in.queryFile.path, in.queryFile.offset, static_cast<int>(d.heads),
+                                 static_cast<int>(d.rows), static_cast<int>(d.cols));
+    if (!f) return f.error();
+    queries = std::move(f).value();
+  }
   AttentionResult res;
   if (auto st = take ? setUpHeads(std::move(*take), spec, res) : setUpHeads(in, spec, res); !st) return st.error();
   StreamedMetrics m;
-  m.nq = static_cast<int>(res.heads[0].q.rows());
+  m.nq = queries ? queries->rows() : static_cast<int>(res.heads[0].q.rows());
   m.nk = static_cast<int>(res.heads[0].k.rows());
   m.execUsed = std::string(execPathName(resolveExecPath(spec, m.nq, m.nk)));
   m.queryTokens = in.queryTokens;
@@ -332,12 +388,22 @@ Result<StreamedMetrics> streamedFrom(const AttentionInput& in, AttentionInput* t
   const size_t nh = res.heads.size();
   std::vector<Mat> qBuf(nh), kBuf(nh);
   std::vector<HeadView> views;
+  std::vector<PackedKeys> keys(nh);
   for (size_t h = 0; h < nh; ++h) {
     res.heads[h].v.resize(0, 0);  // metrics never read the values
     views.push_back(tiledHeadView(spec, res.heads[h], qBuf[h], kBuf[h]));
+    // Only the packed keys are read from here on, packed in k's own memory.
+    keys[h].pack(std::move(views.back().k == &kBuf[h] ? kBuf[h] : res.heads[h].k));
+    res.heads[h].k.resize(0, 0);
+    kBuf[h].resize(0, 0);
+    views.back().k = nullptr;
   }
-  if (profile) profile->add("prepare heads (projections, positions)", secondsSince(t0));
-  m.analysis = analyzeStreamed(views, m.keyTokens, options, profile);
+  if (profile) profile->add("prepare heads (projections, positions, packed keys)", secondsSince(t0));
+  try {
+    m.analysis = analyzeStreamed(views, keys, m.keyTokens, options, profile, queries ? &*queries : nullptr);
+  } catch (const std::runtime_error& e) {  // a failed read of the queries
+    return Error{e.what()};
+  }
   for (const auto& h : m.analysis.heads)
     if (!h.emptyRows.empty()) {
       m.warnings.push_back(

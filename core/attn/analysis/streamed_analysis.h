@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "attn/analysis/head_analysis.h"
+#include "attn/cpu/packed_keys.h"
+#include "attn/io/float_rows_file.h"
 #include "attn/cpu/tiled_attention.h"
 #include "attn/engine.h"
 
@@ -35,6 +37,17 @@ struct AnalysisProfile {
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens,
                          const AnalysisOptions& options, AnalysisProfile* profile = nullptr);
 
+/// The same over keys packed beforehand (keys[h] for heads[h]); the views' k
+/// is not read (it may be null). With `queries`, the views' q is not read
+/// either: query rows come from the file a block at a time (plane h for head
+/// h), as they are (dot and scaled dot scores). A failed read throws
+/// std::runtime_error with its message.
+Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<PackedKeys>& keys,
+                         const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
+                         AnalysisProfile* profile = nullptr, const FloatRowsFile* queries = nullptr);
+/// Every head's k packed for analyzeStreamed (the heads shared by the threads).
+std::vector<PackedKeys> packKeys(const std::vector<HeadView>& heads);
+
 /// Whether a request can be analyzed streamed: the CPU kernels' exact paths
 /// (tiled or sparse, as resolveExecPath picks them for this size) and a mask
 /// with no pattern term (a pattern mask's metrics also compare against dense
@@ -55,7 +68,9 @@ struct StreamedMetrics {
 Result<StreamedMetrics> analyzeAttentionStreamed(const AttentionInput& input, const AttentionSpec& spec,
                                                  const AnalysisOptions& options, AnalysisProfile* profile = nullptr);
 /// The same, moving projected q/k/v out of `input` (resident memory: one copy
-/// of q and k; v is dropped).
+/// of q and k; v is dropped). An input whose queries were not kept
+/// (queriesDropped(), dot or scaled-dot scores) is read a block of rows at a
+/// time from its file: then only k is held whole.
 Result<StreamedMetrics> analyzeAttentionStreamed(AttentionInput&& input, const AttentionSpec& spec,
                                                  const AnalysisOptions& options, AnalysisProfile* profile = nullptr);
 

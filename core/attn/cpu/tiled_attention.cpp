@@ -1,4 +1,5 @@
 #include "attn/cpu/tiled_attention.h"
+#include "attn/cpu/packed_keys.h"
 #include "attn/cpu/softmax_rows.h"
 
 #include <algorithm>
@@ -140,6 +141,13 @@ void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat&
   if (scaledLogits && (scaledLogits->rows() != nq || scaledLogits->cols() != nk)) scaledLogits->resize(nq, nk);
   prepareStats(st, nq);
   const int numBlocks = (nq + bq - 1) / bq;
+  // The scores of the weights' path come from the same packed-key kernel as
+  // the streamed analysis' (streamed_analysis.h), so both see the same bits.
+  // Per calling thread and reused (fresh pages cost about 11 us each here);
+  // the region's threads below read the caller's through this reference.
+  static thread_local PackedKeys callerKeys;
+  PackedKeys& keys = callerKeys;
+  keys.pack(*in.k);
 
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && numBlocks > 1)
   for (int b = 0; b < numBlocks; ++b) {
@@ -157,12 +165,11 @@ void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat&
         S.middleCols(j0, c).setConstant(kMasked);
         mayMask = true;
         if (scaledLogits)  // the logits view shows masked cells' logits too
-          scaledLogits->block(i0, j0, r, c).noalias() =
-              sc.qs.topLeftCorner(r, dk) * in.k->middleRows(j0, c).transpose();
+          keys.scores(sc.qs.topLeftCorner(r, dk), &(*scaledLogits)(i0, j0), nk, j0, j0 + c);
         continue;
       }
       auto tile = S.middleCols(j0, c);
-      tile.noalias() = sc.qs.topLeftCorner(r, dk) * in.k->middleRows(j0, c).transpose();
+      keys.scores(sc.qs.topLeftCorner(r, dk), &S(0, j0), nk, j0, j0 + c);
       if (scaledLogits) scaledLogits->block(i0, j0, r, c) = tile;
       if (in.bias) tile += in.bias->block(i0, j0, r, c);
       if (state == BlockState::Mixed) {

@@ -27,6 +27,10 @@ class ByteStream {
 
   uint64_t size() const { return size_; }
   uint64_t position() const { return position_; }
+  /// Whether the bytes are stored as they are (no deflate), and then where
+  /// the next byte lies in the source.
+  bool stored() const { return !inflater_; }
+  uint64_t sourceOffset() const { return offset_ + position_; }
   /// Reads the next n bytes; false when the data is damaged or a file read
   /// failed (failure() says which; later reads fail too).
   bool read(char* dst, size_t n);

@@ -211,8 +211,10 @@ Result<NpyArray> decodeNpy(ByteStream& in, const std::string& src, const ReadLim
   // Unswapped float32 is copied as it is (numpy's '<f4', the common case), as loadAs<float> would.
   const bool native = kind == 'f' && itemsize == 4 && !swap;
   const bool fortran = hdr->fortran && a.shape.size() > 1;
-  if (drop && !fortran && a.shape.size() >= 2) {
+  const bool rereadable = native && !fortran && in.stored();
+  if (drop && !fortran && a.shape.size() >= 2 && (rereadable || !drop->onlyRereadable)) {
     // Plane by plane through one buffer into the sink; nothing is kept.
+    if (rereadable) a.rereadOffset = in.sourceOffset();
     const int64_t rows = a.shape[a.shape.size() - 2], cols = a.shape.back();
     const int64_t planes = rows * cols == 0 ? 0 : count / (rows * cols);
     Mat plane(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));

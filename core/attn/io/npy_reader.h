@@ -30,6 +30,11 @@ struct NpyArray {
   // The planes went to a PlaneDrop's sink one at a time and none were kept:
   // `values.shape` is set, `values.data` and `planes` are empty.
   bool dropped = false;
+  // Of a dropped array whose data is stored in the file as it is (an npz
+  // member without compression, little-endian float32, C order): the file
+  // offset of its first value, so that a reader can read rows of it again
+  // (the streamed analysis' queries, issue 17); 0 otherwise.
+  uint64_t rereadOffset = 0;
 
   std::string shapeString() const;
 };
@@ -46,6 +51,9 @@ struct ReadLimits {
 struct PlaneDrop {
   std::string name;  // the array (npz member without ".npy"); empty: none
   std::function<void(int64_t plane, const Mat& values)> sink;
+  // Drop the array only when it can be read again from the file (its
+  // rereadOffset is set); otherwise it is kept as usual.
+  bool onlyRereadable = false;
 };
 
 /// Decodes one .npy from a stream (a zip member or a whole file) straight into
@@ -57,16 +65,16 @@ Result<NpyArray> decodeNpy(ByteStream& in, const std::string& source, const Read
 Result<NpyArray> parseNpy(std::string_view bytes, const std::string& source,
                           const ReadLimits& limits = {});
 /// Parses an .npz archive's bytes into its arrays, in archive order; arrays
-/// named in `planeNames` are decoded as planes, the one `drop` names into its sink.
+/// named in `planeNames` are decoded as planes, those `drops` name into their sinks.
 Result<std::vector<NpyArray>> parseNpz(std::string_view bytes, const std::string& source,
                                        const ReadLimits& limits = {}, const std::vector<std::string>& planeNames = {},
-                                       const PlaneDrop& drop = {});
+                                       const std::vector<PlaneDrop>& drops = {});
 
 Result<NpyArray> readNpyFile(const std::string& path, const ReadLimits& limits = {});
 /// Reads the zip directory, then each member from the file into its array.
 Result<std::vector<NpyArray>> readNpzFile(const std::string& path, const ReadLimits& limits = {},
                                           const std::vector<std::string>& planeNames = {},
-                                          const PlaneDrop& drop = {});
+                                          const std::vector<PlaneDrop>& drops = {});
 
 /// Reads a whole file, refusing files larger than maxBytes.
 Result<std::string> readFileBytes(const std::string& path, int64_t maxBytes = int64_t{16} << 30);

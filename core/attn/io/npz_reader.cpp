@@ -17,7 +17,7 @@ namespace {
 // member is reported as such even when its .npy header already failed (as the
 // whole-member parse did, which inflated every member before reading it).
 Result<std::vector<NpyArray>> readNpzMembers(ByteSource& z, const std::string& src, const ReadLimits& limits,
-                                             const std::vector<std::string>& planeNames, const PlaneDrop& drop) {
+                                             const std::vector<std::string>& planeNames, const std::vector<PlaneDrop>& drops) {
   const uint64_t size = z.size();
   // End of central directory: last 22+ bytes, signature PK\5\6; the tail is read once and searched.
   if (size < 22) return Error{src + ": not an .npz (too short for a zip archive)"};
@@ -106,8 +106,10 @@ Result<std::vector<NpyArray>> readNpzMembers(ByteSource& z, const std::string& s
     }
     const std::string arrayName = name.substr(0, name.size() - 4);
     const bool planes = std::find(planeNames.begin(), planeNames.end(), arrayName) != planeNames.end();
-    const bool dropped = !drop.name.empty() && arrayName == drop.name && drop.sink;
-    auto arr = decodeNpy(data, member, limits, planes, dropped ? &drop : nullptr);
+    const PlaneDrop* drop = nullptr;
+    for (const PlaneDrop& d : drops)
+      if (!d.name.empty() && arrayName == d.name && d.sink) drop = &d;
+    auto arr = decodeNpy(data, member, limits, planes, drop);
     if (auto st = data.finish(); !st) return st.error();
     if (!arr) return arr.error();
     arr->name = arrayName;
@@ -120,16 +122,16 @@ Result<std::vector<NpyArray>> readNpzMembers(ByteSource& z, const std::string& s
 
 Result<std::vector<NpyArray>> parseNpz(std::string_view bytes, const std::string& source,
                                        const ReadLimits& limits, const std::vector<std::string>& planeNames,
-                                       const PlaneDrop& drop) {
+                                       const std::vector<PlaneDrop>& drops) {
   MemoryByteSource z(bytes, source);
-  return readNpzMembers(z, source, limits, planeNames, drop);
+  return readNpzMembers(z, source, limits, planeNames, drops);
 }
 
 Result<std::vector<NpyArray>> readNpzFile(const std::string& path, const ReadLimits& limits,
-                                          const std::vector<std::string>& planeNames, const PlaneDrop& drop) {
+                                          const std::vector<std::string>& planeNames, const std::vector<PlaneDrop>& drops) {
   auto z = FileByteSource::open(path);
   if (!z) return z.error();
-  return readNpzMembers(**z, path, limits, planeNames, drop);
+  return readNpzMembers(**z, path, limits, planeNames, drops);
 }
 
 }  // namespace attn
