@@ -4,28 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
-#include <fstream>
-#include <set>
-#include <sstream>
 #include <string>
 
 #include "attn/cpu/cpu_level.h"
 #include "attn/system_info.h"
+#include "proc_cpu_flags.h"
 
 namespace attn::cpu {
 namespace {
-
-std::set<std::string> procCpuFlags() {
-  std::ifstream f("/proc/cpuinfo");
-  std::set<std::string> flags;
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("flags", 0) == 0) {
-      std::istringstream words(line.substr(line.find(':') + 1));
-      for (std::string w; words >> w;) flags.insert(w);
-      break;
-    }
-  return flags;
-}
 
 TEST(CpuLevel, NamesRoundTripAndUnknownNamesAreRefused) {
   for (Level l : {Level::Baseline, Level::Avx2, Level::Avx512}) EXPECT_EQ(parseLevel(levelName(l)), l);
@@ -46,7 +32,7 @@ TEST(CpuLevel, RestartTunablesHideTheHigherLevelsAndKeepTheCallersOthers) {
 }
 
 TEST(CpuLevel, TheRunningLevelIsOneThisCpuHasAndTheVectorCodeMatchesIt) {
-  const auto flags = procCpuFlags();
+  const auto flags = test::procCpuFlags();
   if (flags.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags";
   auto has = [&](const char* f) { return flags.count(f) > 0; };
   const Level level = activeLevel();

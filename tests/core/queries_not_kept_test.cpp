@@ -14,23 +14,12 @@
 #include "attn/analysis/streamed_analysis.h"
 #include "attn/input_file.h"
 #include "attn/io/npz_stream.h"
-#include "attn/random.h"
+#include "seeded_tensor.h"
 
 namespace attn {
 namespace dropped_queries_test {
 
 namespace fs = std::filesystem;
-
-Tensor normalTensor(std::vector<int64_t> shape, uint64_t seed) {
-  Tensor t;
-  t.shape = shape;
-  int64_t n = 1;
-  for (auto s : shape) n *= s;
-  SeededRng rng(seed);
-  t.data.resize(static_cast<size_t>(n));
-  for (auto& x : t.data) x = static_cast<float>(rng.normal());
-  return t;
-}
 
 std::string writeQkv(const std::string& name, const Tensor& q, const Tensor& k, const Tensor& v,
                      NpyFloat qType = NpyFloat::F32) {
@@ -45,8 +34,8 @@ std::string writeQkv(const std::string& name, const Tensor& q, const Tensor& k, 
 }
 
 std::string writeRandom(const std::string& name, int heads, int n, int dk) {
-  return writeQkv(name, normalTensor({heads, n, dk}, 11), normalTensor({heads, n, dk}, 12),
-                  normalTensor({heads, n, dk}, 13));
+  return writeQkv(name, test::seededNormalTensor({heads, n, dk}, 11), test::seededNormalTensor({heads, n, dk}, 12),
+                  test::seededNormalTensor({heads, n, dk}, 13));
 }
 
 std::string loadError(const Result<LoadedInput>& r) { return r ? std::string("(loaded)") : r.error().message; }
@@ -155,8 +144,9 @@ TEST(DroppedQueries, WhatCannotUseThemAsTheyAreRefuses) {
 }
 
 TEST(DroppedQueries, HalfPrecisionQueriesAreKept) {
-  const std::string path = writeQkv("half", normalTensor({2, 20, 4}, 1), normalTensor({2, 20, 4}, 2),
-                                    normalTensor({2, 20, 4}, 3), NpyFloat::F16);
+  const std::string path = writeQkv("half", test::seededNormalTensor({2, 20, 4}, 1),
+                                    test::seededNormalTensor({2, 20, 4}, 2),
+                                    test::seededNormalTensor({2, 20, 4}, 3), NpyFloat::F16);
   auto full = loadInputFile(path);
   auto lean = loadInputFile(path, kLean);
   ASSERT_TRUE(full && lean);
@@ -166,11 +156,12 @@ TEST(DroppedQueries, HalfPrecisionQueriesAreKept) {
 }
 
 TEST(DroppedQueries, BadFilesGiveTheFullLoadsError) {
-  Tensor q = normalTensor({2, 6, 4}, 1), k = normalTensor({2, 6, 4}, 2), v = normalTensor({2, 6, 4}, 3);
+  Tensor q = test::seededNormalTensor({2, 6, 4}, 1), k = test::seededNormalTensor({2, 6, 4}, 2),
+         v = test::seededNormalTensor({2, 6, 4}, 3);
   Tensor nanQ = q;
   nanQ.data[1 * 24 + 5] = std::numeric_limits<float>::quiet_NaN();
-  Tensor narrowQ = normalTensor({2, 6, 3}, 4);
-  Tensor headsQ = normalTensor({3, 6, 4}, 5);
+  Tensor narrowQ = test::seededNormalTensor({2, 6, 3}, 4);
+  Tensor headsQ = test::seededNormalTensor({3, 6, 4}, 5);
   int i = 0;
   for (const Tensor* bad : {&nanQ, &narrowQ, &headsQ}) {
     const std::string path = writeQkv(fmt::format("bad{}", i++), *bad, k, v);

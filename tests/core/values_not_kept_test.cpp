@@ -13,7 +13,7 @@
 #include "attn/analysis/streamed_analysis.h"
 #include "attn/input_file.h"
 #include "attn/io/npz_stream.h"
-#include "attn/random.h"
+#include "seeded_tensor.h"
 
 namespace attn {
 namespace dropped_values_test {
@@ -24,19 +24,9 @@ struct Qkv {
   Tensor q, k, v;
 };
 
-Tensor randomTensor(std::vector<int64_t> shape, uint64_t seed) {
-  Tensor t;
-  t.shape = shape;
-  int64_t n = 1;
-  for (auto s : shape) n *= s;
-  SeededRng rng(seed);
-  t.data.resize(static_cast<size_t>(n));
-  for (auto& x : t.data) x = static_cast<float>(rng.normal());
-  return t;
-}
-
 Qkv randomQkv(int heads, int n, int dk, int dv) {
-  return {randomTensor({heads, n, dk}, 1), randomTensor({heads, n, dk}, 2), randomTensor({heads, n, dv}, 3)};
+  return {test::seededNormalTensor({heads, n, dk}, 1), test::seededNormalTensor({heads, n, dk}, 2),
+          test::seededNormalTensor({heads, n, dv}, 3)};
 }
 
 std::string writeNpz(const std::string& name, const Qkv& a) {
@@ -112,11 +102,11 @@ TEST(DroppedValues, BadValuesGiveTheFullLoadsError) {
   inf.v.data[2] = -std::numeric_limits<float>::infinity();
   inf.q.data[30] = std::numeric_limits<float>::infinity();  // q's error comes first, as before
   Qkv keys = randomQkv(2, 6, 4, 3);
-  keys.v = randomTensor({2, 5, 3}, 9);  // one key short
+  keys.v = test::seededNormalTensor({2, 5, 3}, 9);  // one key short
   Qkv heads = randomQkv(2, 6, 4, 3);
-  heads.v = randomTensor({3, 6, 3}, 9);
+  heads.v = test::seededNormalTensor({3, 6, 3}, 9);
   Qkv flat = randomQkv(2, 6, 4, 3);
-  flat.v = randomTensor({36}, 9);  // 1-D: decoded as usual and refused by rank
+  flat.v = test::seededNormalTensor({36}, 9);  // 1-D: decoded as usual and refused by rank
   int i = 0;
   for (const Qkv* c : {&nan, &inf, &keys, &heads, &flat}) {
     const std::string path = writeNpz(fmt::format("bad{}", i++), *c);

@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <vector>
 
 #include "cli_runner.h"
+#include "proc_cpu_flags.h"
 
 namespace attn::test {
 namespace {
@@ -33,15 +33,7 @@ std::string field(const std::string& out, const std::string& name) {
 
 // The level the CPU's flags allow, read independently of the program (cpuid via the kernel).
 std::string levelFromProcCpuinfo() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  std::set<std::string> flags;
-  while (std::getline(f, line))
-    if (line.rfind("flags", 0) == 0) {
-      std::istringstream words(line.substr(line.find(':') + 1));
-      for (std::string w; words >> w;) flags.insert(w);
-      break;
-    }
+  const std::set<std::string> flags = procCpuFlags();
   auto has = [&](const char* flag) { return flags.count(flag) > 0; };
   if (has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl") && has("avx2") && has("fma"))
     return "avx512";

@@ -54,14 +54,22 @@ std::string availableList() {
   }
   return out;
 }
+#endif
 
-// This build is one engine library per level (cmake/CpuLevels.cmake) and the
-// dynamic loader already chose the copy running now, from the CPU's features:
-// the level is the one this copy was compiled for. ATTNSCOPE_CPU was followed
-// by restarting the program (restartAtRequestedLevel) before main().
+// The level ATTNSCOPE_CPU asks for, when this process runs it, else the default
+// with a warning saying why. Per-level build (cmake/CpuLevels.cmake): the
+// dynamic loader chose the copy running now, so its level is the default, and
+// a request it can follow was followed before main() by restarting the
+// program (restartAtRequestedLevel). One static engine: the highest available
+// level the CPU runs.
 Choice choose() {
   Choice c;
+#ifdef ATTNSCOPE_CPU_DISPATCH
   c.level = compiledLevel();
+#else
+  for (Level l : availableLevels())
+    if (supports(l)) c.level = l;
+#endif
   const char* env = std::getenv("ATTNSCOPE_CPU");
   if (!env || !*env) return c;
   auto wanted = parseLevel(env);
@@ -72,35 +80,22 @@ Choice choose() {
     return c;
   else if (!supports(*wanted))
     c.warning = std::string("ATTNSCOPE_CPU: this CPU has no ") + env + using_;
+#ifdef ATTNSCOPE_CPU_DISPATCH
   else if (!available(*wanted))
     c.warning = std::string("ATTNSCOPE_CPU: this installation has no ") + env + " engine (it has " + availableList() +
                 ")" + using_;
   else
     c.warning = std::string("ATTNSCOPE_CPU: the dynamic loader did not load the ") + env + " engine" +
                 (g_restarted ? " after a restart" : " (the program could not restart itself)") + using_;
-  return c;
-}
 #else
-Choice choose() {
-  Choice c;
-  for (Level l : availableLevels())
-    if (supports(l)) c.level = l;  // the highest available one this CPU runs
-  const char* env = std::getenv("ATTNSCOPE_CPU");
-  if (!env || !*env) return c;
-  auto wanted = parseLevel(env);
-  const std::string using_ = "; using " + std::string(levelName(c.level));
-  if (!wanted)
-    c.warning = std::string("ATTNSCOPE_CPU: unknown level '") + env + "' (baseline, avx2 or avx512)" + using_;
-  else if (!supports(*wanted))
-    c.warning = std::string("ATTNSCOPE_CPU: this CPU has no ") + env + using_;
   else if (!available(*wanted))
     c.warning = std::string("ATTNSCOPE_CPU: this build has no ") + env + " kernels (compiled for " +
                 std::string(levelName(compiledLevel())) + ")" + using_;
   else
     c.level = *wanted;
+#endif
   return c;
 }
-#endif
 
 const Choice& choice() {
   static const Choice c = choose();
