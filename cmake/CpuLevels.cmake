@@ -50,9 +50,10 @@ if(CMAKE_LIBRARY_ARCHITECTURE)
 else()
   set(ATTNSCOPE_LIB_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/attnscope)
 endif()
+# (The same directory holds attnscope-cli-figures, app/cli/CMakeLists.txt.)
+file(RELATIVE_PATH ATTNSCOPE_BIN_TO_LIB /${CMAKE_INSTALL_BINDIR} /${ATTNSCOPE_LIB_INSTALL_DIR})
 if(ATTNSCOPE_CPU_DISPATCH)
-  file(RELATIVE_PATH _attn_bin_to_lib /${CMAKE_INSTALL_BINDIR} /${ATTNSCOPE_LIB_INSTALL_DIR})
-  set(CMAKE_INSTALL_RPATH "$ORIGIN/${_attn_bin_to_lib}")
+  set(CMAKE_INSTALL_RPATH "$ORIGIN/${ATTNSCOPE_BIN_TO_LIB}")
 endif()
 
 # The -march and the glibc-hwcaps subdirectory of a level.

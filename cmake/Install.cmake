@@ -52,6 +52,8 @@ endif()
 
 if(ATTNSCOPE_BUILD_GUI)
   install(TARGETS attnscope RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # attnscope-cli's figure renderer (app/cli/CMakeLists.txt), a private program.
+  install(TARGETS attnscope-cli-figures RUNTIME DESTINATION ${ATTNSCOPE_LIB_INSTALL_DIR})
   install(FILES ${ATTNSCOPE_RES}/desktop/${ATTNSCOPE_APP_ID}.desktop
           DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
   configure_file(${ATTNSCOPE_RES}/desktop/${ATTNSCOPE_APP_ID}.metainfo.xml.in

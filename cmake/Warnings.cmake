@@ -2,8 +2,10 @@
 add_library(attnscope_warnings INTERFACE)
 add_library(attnscope::warnings ALIAS attnscope_warnings)
 target_compile_options(attnscope_warnings INTERFACE
-  $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor
-    -Wno-unused-parameter>
+  $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra -Wpedantic>
+  $<$<CXX_COMPILER_ID:GNU>:-Wshadow=local>
+  $<$<CXX_COMPILER_ID:Clang>:-Wshadow-uncaptured-local>
+  $<$<CXX_COMPILER_ID:GNU,Clang>:-Wnon-virtual-dtor -Wno-unused-parameter>
   $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>
   # In a unity batch every file but the first is 'included', and GCC then warns
   # on each class holding a type from that file's anonymous namespace.

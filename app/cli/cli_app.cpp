@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "figures_program.h"
 
 namespace attn::cli {
 
@@ -18,6 +19,7 @@ Status checkOverwrite(const std::string& path, bool force) {
 }
 
 std::vector<Action> addCommands(CLI::App& app, int argc, char** argv) {
+  rememberCommandLine(argc, argv);
   app.set_version_flag("--version", ATTNSCOPE_VERSION);
   app.require_subcommand(1);
   return {addRunCommand(app), addExportCommand(app, argc, argv), addMetricsCommand(app), addInfoCommand(app),

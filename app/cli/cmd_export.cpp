@@ -11,6 +11,7 @@
 #include "attn/engine.h"
 #include "attn/io/table_export.h"
 #include "commands.h"
+#include "figures_program.h"
 #include "model_request.h"
 #include "options.h"
 #include "variant_options.h"
@@ -273,7 +274,7 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
   cmd->add_option("--measure", ex->measure, "Metrics view: the per-head measure drawn (a `metrics --csv` column)")
       ->capture_default_str();
   cmd->add_flag("--force", ex->force, "Overwrite an existing output file");
-  return [cmd, opts, ex, variant, argc, argv]() -> int {
+  return [cmd, opts, ex, variant, argv]() -> int {
     if (!cmd->parsed()) return -1;
     if (auto st = checkOverwrite(ex->out, ex->force); !st) return fail(st.error().message);
     const std::string ext = std::filesystem::path(ex->out).extension().string();
@@ -285,6 +286,10 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
       return fail(fmt::format("{}: a figure needs .png, .svg or .pdf (or give --what weights)", ex->out));
     if (what != "figure" && !data)
       return fail(fmt::format("{}: {} are written as .npy, .npz, .csv or .json", ex->out, what));
+#ifndef ATTNSCOPE_HAVE_UI
+    // Before any work: attnscope-cli-figures runs the whole command.
+    if (what == "figure" && figuresProgramFound()) return handOverToFigures("export");
+#endif
 
     if (!opts->modelDir.empty()) {
       // One layer's heads, with what the step-through and logits exports read.
@@ -312,7 +317,8 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
       return 0;
     }
 #ifndef ATTNSCOPE_HAVE_UI
-    return fail("export: this build has no figure renderer (configured with ATTNSCOPE_BUILD_GUI=OFF)");
+    (void)argv;
+    return handOverToFigures("export");
 #else
     static const std::vector<std::string> views{"heatmap", "token-lines", "step-through", "compare", "metrics", "image"};
     if (std::find(views.begin(), views.end(), ex->view) == views.end())

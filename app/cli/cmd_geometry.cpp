@@ -12,6 +12,7 @@
 #include "attn/io/atomic_file.h"
 #include "attn/io/npz_stream.h"
 #include "commands.h"
+#include "figures_program.h"
 #include "model_request.h"
 #include "options.h"
 
@@ -93,6 +94,9 @@ Action addGeometryCommand(CLI::App& app, int argc, char** argv) {
     const bool figure = ext == ".png" || ext == ".svg" || ext == ".pdf";
     if (!figure && ext != ".csv" && ext != ".npz")
       return fail(fmt::format("{}: --out must be .csv, .npz or a figure .png/.svg/.pdf", g->out));
+#ifndef ATTNSCOPE_HAVE_UI
+    if (figure && figuresProgramFound()) return handOverToFigures("geometry");
+#endif
     if (!opts->modelDir.empty()) {
       opts->modelRunOptions.keepQkv = true;
       opts->modelRunOptions.topK = 0;
@@ -120,7 +124,7 @@ Action addGeometryCommand(CLI::App& app, int argc, char** argv) {
 #ifndef ATTNSCOPE_HAVE_UI
     (void)argc;
     (void)argv;
-    return fail("geometry: this build has no figure renderer (configured with ATTNSCOPE_BUILD_GUI=OFF); write .csv");
+    return handOverToFigures("geometry", "; write .csv");
 #else
     unsigned w = 0, hh = 0;
     if (std::sscanf(g->size.c_str(), "%ux%u", &w, &hh) != 2 || w < 16 || hh < 16 || w > 20000 || hh > 20000)

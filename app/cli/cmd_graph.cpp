@@ -13,6 +13,7 @@
 #include "attn/io/npy_reader.h"
 #include "attn/io/npz_stream.h"
 #include "commands.h"
+#include "figures_program.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
 #include <QApplication>
@@ -133,6 +134,9 @@ int runGraph(const GraphCliOptions& o, int argc, char** argv) {
   const std::string ext = std::filesystem::path(o.out).extension().string();
   const bool figure = ext == ".png" || ext == ".svg" || ext == ".pdf";
   if (!figure && ext != ".npz") return fail(fmt::format("{}: --out must be .npz (data) or .png/.svg/.pdf (figure)", o.out));
+#ifndef ATTNSCOPE_HAVE_UI
+  if (figure && figuresProgramFound()) return handOverToFigures("graph");
+#endif
   auto g = loadGraph(o);
   if (!g) return fail(g.error().message);
   graph::GatSpec spec;
@@ -161,7 +165,7 @@ int runGraph(const GraphCliOptions& o, int argc, char** argv) {
 #ifndef ATTNSCOPE_HAVE_UI
   (void)argc;
   (void)argv;
-  return fail("graph: this build has no figure renderer (configured with ATTNSCOPE_BUILD_GUI=OFF); write .npz");
+  return handOverToFigures("graph", "; write .npz");
 #else
   unsigned w = 0, h = 0;
   if (std::sscanf(o.size.c_str(), "%ux%u", &w, &h) != 2 || w < 16 || h < 16 || w > 20000 || h > 20000)

@@ -10,6 +10,7 @@
 #include "attn/models/model.h"
 #include "attn/system_info.h"
 #include "commands.h"
+#include "figures_program.h"
 #include "model_request.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
@@ -31,6 +32,10 @@ Action addInfoCommand(CLI::App& app) {
   return [cmd, file, system]() -> int {
     if (!cmd->parsed()) return -1;
     if (*system) {
+#ifndef ATTNSCOPE_HAVE_UI
+      // Qt's version is attnscope-cli-figures' to tell (this program never loads Qt).
+      if (figuresProgramFound()) return handOverToFigures("info --system");
+#endif
       std::vector<std::pair<std::string, std::string>> extra{{"AttnScope", ATTNSCOPE_VERSION}};
 #ifdef ATTNSCOPE_HAVE_UI
       extra.emplace_back("Qt", fmt::format("{} (built with {})", qVersion(), QT_VERSION_STR));

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 
 #include "attn/input_mask.h"
 #include "attn/io/text_file.h"
 #include "attn/session.h"
 #include "attn/tokenizers/text_tokenizer.h"
+#include "figures_program.h"
 #include "model_request.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
@@ -58,6 +61,12 @@ Result<vision::ImagePixels> readImage(const std::string& path) {
 #ifdef ATTNSCOPE_HAVE_UI
   return ui::loadImagePixels(QString::fromStdString(path));
 #else
+  // PNG, JPEG and the rest are decoded by Qt: attnscope-cli-figures runs the
+  // command (before any work: inputs are read first).
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool own = ext == ".npy" || ext == ".npz" || ext == ".ppm" || ext == ".pgm" || ext == ".pnm";
+  if (!own && figuresProgramFound()) std::exit(handOverToFigures("--image"));
   return vision::readImageFile(path);
 #endif
 }

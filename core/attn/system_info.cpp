@@ -51,7 +51,7 @@ std::string describeSystem(const SystemInfo& info, const std::vector<std::pair<s
   line("Kernel level", fmt::format("{} ({})", info.kernelLevel,
                                    !info.kernelLevelWarning.empty() ? info.kernelLevelWarning
                                    : info.kernelLevelForced         ? "forced by ATTNSCOPE_CPU"
-                                                                    : "the highest this CPU supports"));
+                                                                    : "the highest installed level this CPU supports"));
   line("Kernel levels", fmt::format("{}", fmt::join(info.availableLevels, ", ")));
   line("Compiled for", info.compiledLevel);
   line("CPU features", info.cpuFeatures.empty() ? "(none detected)" : info.cpuFeatures);

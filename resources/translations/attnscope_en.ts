@@ -491,7 +491,7 @@ FLAG: near-one-hot</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>the highest this CPU supports</source>
+        <source>the highest installed level this CPU supports</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

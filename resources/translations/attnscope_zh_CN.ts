@@ -916,8 +916,8 @@ FLAG: near-one-hot</source>
         <translation>由 ATTNSCOPE_CPU 指定</translation>
     </message>
     <message>
-        <source>the highest this CPU supports</source>
-        <translation>本机 CPU 支持的最高级别</translation>
+        <source>the highest installed level this CPU supports</source>
+        <translation>已安装的、本机 CPU 支持的最高级别</translation>
     </message>
     <message>
         <source>Kernel level:</source>

@@ -76,7 +76,7 @@ TEST(CliSystemInfo, PrintsVersionLevelThreadsBackendsAndEigen) {
   ASSERT_EQ(r.status, 0) << r.err;
   std::string v = version.out.substr(0, version.out.find('\n'));
   EXPECT_EQ(field(r.out, "AttnScope"), v);
-  EXPECT_EQ(field(r.out, "Kernel level"), expectedLevel(r.out) + " (the highest this CPU supports)");
+  EXPECT_EQ(field(r.out, "Kernel level"), expectedLevel(r.out) + " (the highest installed level this CPU supports)");
   EXPECT_EQ(field(r.out, "Threads"), "3");
   EXPECT_EQ(field(r.out, "Backends").rfind("cpu", 0), 0u) << r.out;
   const std::string eigen = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +

@@ -3,9 +3,12 @@
 # (dpkg --root: the machine's packages are untouched, no root needed), runs the
 # installed programs (--version, one export), checks the desktop files, man
 # pages and completion, removes the package and checks nothing is left.
-# Usage: package_test.sh attnscope_<version>_amd64.deb
+# Usage: package_test.sh attnscope_<version>_amd64.deb [LEVELS]
+# LEVELS: the engine copies it must carry (default "baseline, avx2, avx512", what
+# scripts/package.sh builds; empty: one static engine, no engine library).
 set -euo pipefail
 deb="$(realpath "$1")"
+levels="${2-baseline, avx2, avx512}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 root="$tmp/root"
@@ -37,17 +40,33 @@ gui_version="$(QT_QPA_PLATFORM=offscreen "$bin/attnscope" --version)"
   --size 320x240 --out "$tmp/head1.png"
 [ "$(head -c 8 "$tmp/head1.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "export wrote no PNG"
 
+# attnscope-cli loads no Qt; the figure it just wrote was drawn by the private
+# attnscope-cli-figures, which it runs in its place (app/cli/figures_program.h).
+figures="$(find "$root/usr/lib" -name attnscope-cli-figures -path '*/attnscope/*' | head -1)"
+[ -n "$figures" ] && [ -x "$figures" ] || fail "no attnscope-cli-figures in a private directory under /usr/lib"
+if command -v readelf >/dev/null; then
+  ! readelf -d "$bin/attnscope-cli" | grep -q 'NEEDED.*libQt6' || fail "attnscope-cli links Qt"
+  readelf -d "$figures" | grep -q 'NEEDED.*libQt6Widgets' || fail "attnscope-cli-figures does not link Qt Widgets"
+fi
+
 # The engine: one library per x86-64 level in a private directory, found through
 # the programs' $ORIGIN RUNPATH; the loader runs the highest copy this CPU has,
 # and ATTNSCOPE_CPU=baseline makes the installed program restart on the baseline one.
 engine="$(find "$root/usr/lib" -name libattnscope_core.so -path '*/attnscope/libattnscope_core.so' | head -1)"
+[ -n "$engine" ] || [ -z "$levels" ] || fail "no engine library (want $levels)"
+[ -z "$engine" ] || [ -n "$levels" ] || fail "an engine library ($engine) where one static engine was built"
 if [ -n "$engine" ]; then
   info_field() { sed -n "s/^$1: *//p" <<<"$2"; }
-  for sub in x86-64-v3 x86-64-v4; do
-    [ -f "$(dirname "$engine")/glibc-hwcaps/$sub/libattnscope_core.so" ] || fail "no $sub copy of the engine next to $engine"
+  for pair in avx2:x86-64-v3 avx512:x86-64-v4; do
+    copy="$(dirname "$engine")/glibc-hwcaps/${pair#*:}/libattnscope_core.so"
+    if [[ ", $levels, " == *", ${pair%%:*}, "* ]]; then
+      [ -f "$copy" ] || fail "no ${pair%%:*} copy of the engine next to $engine"
+    else
+      [ ! -e "$copy" ] || fail "a ${pair%%:*} copy ($copy) this build did not make"
+    fi
   done
   info="$("$bin/attnscope-cli" info --system)"
-  [ "$(info_field "Kernel levels" "$info")" = "baseline, avx2, avx512" ] || fail "installed levels: $info"
+  [ "$(info_field "Kernel levels" "$info")" = "$levels" ] || fail "installed levels (want $levels): $info"
   base="$(ATTNSCOPE_CPU=baseline "$bin/attnscope-cli" info --system)"
   [ "$(info_field "Kernel level" "$base")" = "baseline (forced by ATTNSCOPE_CPU)" ] || fail "ATTNSCOPE_CPU=baseline: $base"
   [[ "$(info_field "Eigen" "$base")" != *AVX* ]] || fail "the baseline engine uses AVX: $base"

@@ -46,7 +46,6 @@ class WordPieceTokenizer {
   bool lowercase_ = true;
   std::string unk_ = "[UNK]";
   std::string prefix_ = "##";
-  size_t maxCharsPerWord_ = 100;
 };
 
 }  // namespace attn

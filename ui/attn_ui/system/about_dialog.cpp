@@ -39,7 +39,7 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
   else if (info.kernelLevelForced)
     level += QStringLiteral(" (%1)").arg(tr("forced by ATTNSCOPE_CPU"));
   else
-    level += QStringLiteral(" (%1)").arg(tr("the highest this CPU supports"));
+    level += QStringLiteral(" (%1)").arg(tr("the highest installed level this CPU supports"));
   add(tr("Kernel level:"), level);
   add(tr("Compiled for:"), QString::fromStdString(info.compiledLevel));
   add(tr("Threads:"), QString::number(info.threads));
