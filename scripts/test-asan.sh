@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The unit, e2e and fuzz-replay suites under AddressSanitizer + UndefinedBehaviorSanitizer
-# (preset asan, g++ -O1 -g1). Run by scripts/test.sh after the main suite (so CI
+# (preset asan, clang -O1 -g1). Run by scripts/test.sh after the main suite (so CI
 # runs it); on its own for a sanitizer-only check. Builds only what those suites run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
