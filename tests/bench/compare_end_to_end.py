@@ -17,6 +17,7 @@ CPU time over its threads) are the fairer comparison; wall times are printed too
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -100,19 +101,24 @@ def gui_proxy(bench):
 
 
 def run_timed(cmd):
-    """Wall s, CPU s (user + sys) and peak RSS (MB) of a whole process, from
-    /usr/bin/time (a forked Python child's ru_maxrss would include the parent's
-    pages); its output goes to temporary files (a full pipe would block it)."""
+    """Wall s, CPU s (user + sys) and peak RSS (MB) of a whole process. The peak
+    RSS from /usr/bin/time (a forked Python child's ru_maxrss would include the
+    parent's pages); the CPU time from this process's RUSAGE_CHILDREN before and
+    after (microseconds; /usr/bin/time prints 10 ms steps, a tenth of a short
+    run's margin). Its output goes to temporary files (a full pipe would block it)."""
     with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile() as stats:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        p = subprocess.run(["/usr/bin/time", "-o", stats.name, "-f", "%M %U %S"] + cmd, stdout=out,
+        p = subprocess.run(["/usr/bin/time", "-o", stats.name, "-f", "%M"] + cmd, stdout=out,
                            stderr=subprocess.PIPE)
         wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if p.returncode != 0:
             raise RuntimeError(f"{cmd}: {p.stderr.decode()[-500:]}")
-        rss_kb, user, sys_ = open(stats.name).read().split()[-3:]
+        rss_kb = open(stats.name).read().split()[-1]
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         out.seek(0)
-        return wall, float(user) + float(sys_), int(rss_kb) / 1024, out.read(), p.stderr
+        return wall, cpu, int(rss_kb) / 1024, out.read(), p.stderr
 
 
 def qkv_file(n, tmp):
@@ -142,7 +148,7 @@ def main():
         path = qkv_file(n, tmp)
         kw, kc = kernel_metrics_only(bench, n)
         tw, tc = torch_attention_entropy(n, 3)
-        runs = [run_timed([cli, "metrics", "--input", path, "--json"]) for _ in range(3)]
+        runs = [run_timed([cli, "metrics", "--input", path, "--json"]) for _ in range(7)]
         mw = min(r[0] for r in runs)
         mc = min(r[1] for r in runs)
         rss = max(r[2] for r in runs)
