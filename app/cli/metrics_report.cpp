@@ -146,15 +146,18 @@ void writeHeadIndented(std::FILE* out, std::string_view dumped, std::string_view
   while (start < dumped.size()) {
     size_t nl = dumped.find('\n', start);
     const std::string_view line = dumped.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
-    const size_t mark = line.find(kVectorMark);
-    if (mark == std::string_view::npos) {
+    // A placeholder's line is exactly <spaces>"key": "<mark>i@@" (and a comma).
+    const size_t depth = std::min(line.find_first_not_of(' '), line.size());
+    const bool comma = !line.empty() && line.back() == ',';
+    const std::string_view pair = line.substr(depth, line.size() - depth - (comma ? 1 : 0));
+    size_t i = vectors.size();
+    for (size_t c = 0; c < vectors.size() && pair.find(kVectorMark) != std::string_view::npos; ++c)
+      if (pair == fmt::format("\"{}\": \"{}{}@@\"", vectors[c].key, kVectorMark, c)) i = c;
+    if (i == vectors.size()) {
       buf.append(line);
     } else {
-      // <spaces>"key": "<mark>i@@"[,]
-      const size_t depth = line.find_first_not_of(' ');
-      const size_t i = static_cast<size_t>(std::stoul(std::string(line.substr(mark + kVectorMark.size()))));
-      const Vec& v = *vectors.at(i).values;
-      buf.append(line.substr(0, mark - 1));  // up to the placeholder's opening quote
+      const Vec& v = *vectors[i].values;
+      buf.append(line.substr(0, line.find(": \"") + 2));  // <spaces>"key": 
       if (v.size() == 0) {
         buf += "[]";
       } else {
@@ -170,7 +173,7 @@ void writeHeadIndented(std::FILE* out, std::string_view dumped, std::string_view
         buf.append(depth, ' ');
         buf += ']';
       }
-      if (line.back() == ',') buf += ',';
+      if (comma) buf += ',';
     }
     if (nl == std::string_view::npos) break;
     buf += '\n';
