@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
@@ -63,10 +62,7 @@ Result<vision::ImagePixels> readImage(const std::string& path) {
 #else
   // PNG, JPEG and the rest are decoded by Qt: attnscope-cli-figures runs the
   // command (before any work: inputs are read first).
-  std::string ext = std::filesystem::path(path).extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const bool own = ext == ".npy" || ext == ".npz" || ext == ".ppm" || ext == ".pgm" || ext == ".pnm";
-  if (!own && figuresProgramFound()) std::exit(handOverToFigures("--image"));
+  if (!vision::coreReadsImage(path) && figuresProgramFound()) std::exit(handOverToFigures("--image"));
   return vision::readImageFile(path);
 #endif
 }

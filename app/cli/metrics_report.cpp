@@ -92,28 +92,6 @@ namespace {
 
 void writeText(std::FILE* out, std::string_view s) { std::fwrite(s.data(), 1, s.size(), out); }
 
-// `dumped` one level deeper: nlohmann puts every element on its own line, and
-// a newline inside a string is escaped, so each raw newline is a line break.
-// Written 64 KB at a time (two fwrite calls a line were 3% of `metrics` at
-// N = 2048, issue 17).
-void writeIndented(std::FILE* out, std::string_view dumped, std::string_view indent) {
-  constexpr size_t kChunk = 64 << 10;
-  std::string buf;
-  buf.reserve(kChunk + 256);
-  size_t start = 0;
-  for (size_t nl = dumped.find('\n'); nl != std::string_view::npos; nl = dumped.find('\n', start)) {
-    buf.append(dumped.substr(start, nl + 1 - start));
-    buf.append(indent);
-    start = nl + 1;
-    if (buf.size() >= kChunk) {
-      writeText(out, buf);
-      buf.clear();
-    }
-  }
-  buf.append(dumped.substr(start));
-  writeText(out, buf);
-}
-
 // A number as nlohmann's dump() writes a float of an array: the shortest text
 // that reads back as the same double (its to_chars), null when not finite.
 void appendNumber(std::string& buf, float x) {
@@ -126,13 +104,16 @@ void appendNumber(std::string& buf, float x) {
   buf.append(digits, end);
 }
 
-// A head dumped with its vectors as placeholders, written one level deeper
-// (as writeIndented) with each placeholder replaced by its vector, laid out as
-// dump(2) lays out an array: byte for byte the text of the head's full JSON
-// (the metrics tests compare them), without building N JSON values per vector
-// (issue 17: the report was 8% of `metrics` at N = 2048).
-void writeHeadIndented(std::FILE* out, std::string_view dumped, std::string_view indent,
-                       const std::vector<RowVector>& vectors) {
+// `dumped` one level deeper: nlohmann puts every element on its own line, and
+// a newline inside a string is escaped, so each raw newline is a line break.
+// Written 64 KB at a time (two fwrite calls a line were 3% of `metrics` at
+// N = 2048, issue 17). A head dumped with its `vectors` as placeholders has
+// each placeholder replaced by its vector, laid out as dump(2) lays out an
+// array: byte for byte the text of the head's full JSON (MetricsJsonWriter
+// tests it), without building N JSON values per vector (the report was 8% of
+// `metrics` at N = 2048).
+void writeIndented(std::FILE* out, std::string_view dumped, std::string_view indent,
+                   const std::vector<RowVector>& vectors = {}) {
   constexpr size_t kChunk = 64 << 10;
   std::string buf;
   buf.reserve(kChunk + 256);
@@ -151,8 +132,9 @@ void writeHeadIndented(std::FILE* out, std::string_view dumped, std::string_view
     const bool comma = !line.empty() && line.back() == ',';
     const std::string_view pair = line.substr(depth, line.size() - depth - (comma ? 1 : 0));
     size_t i = vectors.size();
-    for (size_t c = 0; c < vectors.size() && pair.find(kVectorMark) != std::string_view::npos; ++c)
-      if (pair == fmt::format("\"{}\": \"{}{}@@\"", vectors[c].key, kVectorMark, c)) i = c;
+    if (pair.find(kVectorMark) != std::string_view::npos)
+      for (size_t c = 0; c < vectors.size(); ++c)
+        if (pair == fmt::format("\"{}\": \"{}{}@@\"", vectors[c].key, kVectorMark, c)) i = c;
     if (i == vectors.size()) {
       buf.append(line);
     } else {
@@ -209,7 +191,7 @@ void printAnalysisJson(std::FILE* out, const nlohmann::json& doc, const Analysis
     for (size_t h = 0; h < an.heads.size(); ++h) {
       writeText(out, "    ");
       const HeadAnalysis& head = an.heads[h];
-      writeHeadIndented(out, headJson(head, static_cast<int>(h) + 1, true).dump(2), "    ", rowVectors(head));
+      writeIndented(out, headJson(head, static_cast<int>(h) + 1, true).dump(2), "    ", rowVectors(head));
       writeText(out, h + 1 < an.heads.size() ? ",\n" : "\n");
     }
     writeText(out, "  ]");
