@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "large_pages.h"
+
 namespace attn::cli {
 namespace {
 
@@ -224,6 +226,7 @@ std::string profileText(const AnalysisProfile& p) {
   for (const auto& e : p.entries)
     s += fmt::format("{:<44}{:>10.4f}{:>7.1f}%\n", e.name, e.cpuSeconds, total > 0 ? 100 * e.cpuSeconds / total : 0.0);
   s += fmt::format("{:<44}{:>10.4f}\n", "total", total);
+  s += fmt::format("{}\n", largePagesLine());
   return s;
 }
 

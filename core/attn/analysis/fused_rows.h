@@ -26,6 +26,7 @@ struct FusedRow {
 /// Per-thread buffers of the row kernel.
 struct FusedRowScratch {
   std::vector<float> crossing;  // the coverage search's last bracket
+  float lastCut = 0;            // where the last row's search ended (a start for the next)
 };
 
 /// Seconds spent per measure when a caller profiles (metrics --profile).
@@ -51,12 +52,17 @@ FusedRow measureRow(const float* p, int n, int i, const bool* keep, double cover
 /// sum_j p_j log p_j over p_j > 0 (nats, double), and the terms into
 /// plogp[0..n) when it is not null (0 where p_j = 0): the per-head half of the
 /// Jensen-Shannon identity JS(p, q) = 1/2 sum p log p + 1/2 sum q log q - sum m log m,
-/// m = (p + q) / 2. Float partial sums over 64 cells, accumulated in double.
+/// m = (p + q) / 2. Float partial sums lane by lane over a block of 64 cells,
+/// accumulated lane by lane in double and summed across lanes once.
 double plogpRow(const float* p, int n, float* plogp = nullptr);
 
 /// sum_j m_j log m_j, m_j = (a_j + b_j) / 2, over m_j > 0, summed exactly as
 /// plogpRow sums (so mlogmSum(a, a) == plogpRow(a)): one vectorized log per cell.
 double mlogmSum(const float* a, const float* b, int n);
+
+/// mlogmSum of rows given as halves (a_j / 2 and b_j / 2, exact in float for
+/// normal values): m_j = a_j + b_j, one multiply per cell fewer.
+double mlogmSumOfHalves(const float* aHalf, const float* bHalf, int n);
 
 /// JS(a, b) in nats for rows that sum to 1, from the rows and their plogpRow
 /// sums: 1/2 (plogpA + plogpB) - mlogmSum(a, b). Identical rows give exactly 0;

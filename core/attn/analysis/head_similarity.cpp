@@ -87,13 +87,14 @@ PairDivergence::PairDivergence(int heads)
     : heads_(heads), sum_(static_cast<size_t>(heads * heads), 0.0), rows_(static_cast<size_t>(heads * heads), 0) {}
 
 void PairDivergence::addRow(const std::vector<const float*>& p, const std::vector<double>& plogp,
-                            const std::vector<char>& hasMass, int n) {
+                            const std::vector<char>& hasMass, int n, bool halves) {
   for (int a = 0; a < heads_; ++a) {
     if (!hasMass[static_cast<size_t>(a)]) continue;
     for (int b = a + 1; b < heads_; ++b) {
       if (!hasMass[static_cast<size_t>(b)]) continue;
-      const double js = jsRowFromSums(p[static_cast<size_t>(a)], p[static_cast<size_t>(b)],
-                                      plogp[static_cast<size_t>(a)], plogp[static_cast<size_t>(b)], n);
+      const auto ua = static_cast<size_t>(a), ub = static_cast<size_t>(b);
+      const double js = halves ? 0.5 * (plogp[ua] + plogp[ub]) - mlogmSumOfHalves(p[ua], p[ub], n)
+                               : jsRowFromSums(p[ua], p[ub], plogp[ua], plogp[ub], n);
       const auto k = static_cast<size_t>(a * heads_ + b);
       sum_[k] += std::max(0.0, js);  // rounding can leave -1e-9
       ++rows_[k];

@@ -43,9 +43,11 @@ class PairDivergence {
  public:
   explicit PairDivergence(int heads);
   /// p[h]: head h's row (n entries), plogp[h]: its plogpRow sum; heads with
-  /// hasMass[h] == 0 (no mass, or left out) are skipped.
+  /// hasMass[h] == 0 (no mass, or left out) are skipped. With `halves` the
+  /// rows hold p_j / 2 (a caller that may overwrite its rows halves them once
+  /// per head; each pair then saves a multiply per cell: mlogmSumOfHalves).
   void addRow(const std::vector<const float*>& p, const std::vector<double>& plogp,
-              const std::vector<char>& hasMass, int n);
+              const std::vector<char>& hasMass, int n, bool halves = false);
   void merge(const PairDivergence& other);
   /// Mean over counted rows per pair: symmetric, zero diagonal.
   Mat matrix(EntropyUnit unit) const;

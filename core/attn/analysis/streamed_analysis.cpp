@@ -200,7 +200,9 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
   if (!it.divergence) return;
   const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
   // Softmax rows sum to 1 by construction (the materialized path's jsReadyRow
-  // would return them unchanged): no rescaling pass.
+  // would return them unchanged): no rescaling pass. The block is not read
+  // again: halved in place, each of the heads' pairs then adds them directly.
+  Eigen::Map<Eigen::ArrayXf>(w.p.get(), static_cast<Eigen::Index>(need)) *= 0.5f;
   for (int a = 0; a < it.count; ++a) {
     for (int h = 0; h < nh; ++h) {
       const auto uh = static_cast<size_t>(h);
@@ -209,7 +211,7 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
       w.rowP[uh] = w.p.get() + off;
       w.rowL[uh] = w.blockPlogp[static_cast<size_t>(h * it.count + a)];
     }
-    w.pairs.addRow(w.rowP, w.rowL, w.mass, nk);
+    w.pairs.addRow(w.rowP, w.rowL, w.mass, nk, /*halves=*/true);
   }
   if (sh.timing) w.seconds[kDivergence] += secondsSince(t0);
 }
