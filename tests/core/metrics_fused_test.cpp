@@ -101,12 +101,26 @@ TEST(FusedRows, JensenShannonFromRowSumsEqualsTheDefinition) {
       const double la = plogpRow(a.data(), nk), lb = plogpRow(b.data(), nk);
       EXPECT_EQ(jsRowFromSums(a.data(), a.data(), la, la, nk), 0.0) << nk << " " << i;
       EXPECT_EQ(mlogmSum(a.data(), a.data(), nk), la) << nk << " " << i;
+      // The one-pass row kernel sums p log p exactly as plogpRow does (the
+      // streamed divergence takes a row's sum from it: identical heads give 0).
+      FusedRowScratch scratch;
+      EXPECT_EQ(measureRow(a.data(), nk, i, nullptr, 0.9, scratch).plogp, la) << nk << " " << i;
+      // Halved rows: m = a/2 + b/2 is 0.5 (a + b) exactly unless a half is subnormal.
+      const Eigen::RowVectorXf ha = 0.5f * a, hb = 0.5f * b;
+      const auto normal = [](const Eigen::RowVectorXf& r) {
+        return ((r.array() == 0.0f) || (r.array() >= 2 * std::numeric_limits<float>::min())).all();
+      };
+      if (normal(a) && normal(b)) {
+        EXPECT_EQ(mlogmSumOfHalves(ha.data(), ha.data(), nk), la) << nk << " " << i;
+        EXPECT_EQ(mlogmSumOfHalves(ha.data(), hb.data(), nk), mlogmSum(a.data(), b.data(), nk)) << nk << " " << i;
+      }
       // 1e-6 relative to the sums' size (about log nk): JS is a difference of
       // float row sums whose rounding depends on the vector width of the engine
       // copy running (baseline SSE2 to AVX-512).
       const double js = jensenShannon(a, b), h = rowEntropy(Mat(a))[0];
       const double scale = std::max({1.0, std::abs(la), std::abs(lb)});
       EXPECT_NEAR(jsRowFromSums(a.data(), b.data(), la, lb, nk), js, 1e-6 * scale) << nk << " " << i;
+      EXPECT_NEAR(0.5 * (la + lb) - mlogmSumOfHalves(ha.data(), hb.data(), nk), js, 1e-6 * scale) << nk << " " << i;
       EXPECT_NEAR(-la, h, 1e-6 * std::max(1.0, h)) << nk << " " << i;
     }
   }
