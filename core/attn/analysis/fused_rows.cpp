@@ -250,19 +250,22 @@ struct MassCount {
   int count = 0;
 };
 
-// With `below` (> 0, < v) the entries in [below, v) are appended to `bracket`.
-MassCount massAtLeastExact(const float* p, int n, float v, float below = 0.0f, std::vector<float>* bracket = nullptr) {
+// With `bracket` (room for n + 16 floats) the entries in [below, v), below > 0,
+// are written to it in order and *bracketCount says how many.
+MassCount massAtLeastExact(const float* p, int n, float v, float below = 0.0f, float* bracket = nullptr,
+                           int* bracketCount = nullptr) {
   MassCount r;
-  int j = 0;
+  int j = 0, kept = 0;
 #if defined(__AVX512F__)
   const __m512 pv = _mm512_set1_ps(v), pb = _mm512_set1_ps(below);
   __m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd();
   for (; j + 16 <= n; j += 16) {
     const __m512 x = _mm512_loadu_ps(p + j);
     const __mmask16 m = _mm512_cmp_ps_mask(x, pv, _CMP_GE_OQ);
-    if (bracket) {  // rarely any lane: the bracket holds a few entries
-      unsigned b = static_cast<unsigned>(_mm512_cmp_ps_mask(x, pb, _CMP_GE_OQ)) & ~static_cast<unsigned>(m);
-      for (; b != 0; b &= b - 1) bracket->push_back(p[j + std::countr_zero(b)]);
+    if (bracket) {  // the lanes in [below, v), compressed and stored without a branch
+      const __mmask16 b = _mm512_mask_cmp_ps_mask(static_cast<__mmask16>(~m), x, pb, _CMP_GE_OQ);
+      _mm512_storeu_ps(bracket + kept, _mm512_maskz_compress_ps(b, x));
+      kept += std::popcount(static_cast<unsigned>(b));
     }
     const __m512 y = _mm512_maskz_mov_ps(m, x);
     a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(y)));
@@ -279,7 +282,7 @@ MassCount massAtLeastExact(const float* p, int n, float v, float below = 0.0f, s
     if (bracket) {
       unsigned b = static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(below), _CMP_GE_OQ))) &
                    ~static_cast<unsigned>(_mm256_movemask_ps(m));
-      for (; b != 0; b &= b - 1) bracket->push_back(p[j + std::countr_zero(b)]);
+      for (; b != 0; b &= b - 1) bracket[kept++] = p[j + std::countr_zero(b)];
     }
     const __m256 y = _mm256_and_ps(m, x);
     a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(y)));
@@ -296,9 +299,10 @@ MassCount massAtLeastExact(const float* p, int n, float v, float below = 0.0f, s
       s[j % 4] += p[j];
       ++r.count;
     } else if (bracket && p[j] >= below) {
-      bracket->push_back(p[j]);
+      bracket[kept++] = p[j];
     }
   r.sum += (s[0] + s[1]) + (s[2] + s[3]);
+  if (bracketCount) *bracketCount = kept;
   return r;
 }
 
@@ -484,15 +488,17 @@ float coverageKFrom(const float* p, int n, double level, FusedRowScratch& sc, fl
   // entries largest first until the need is met.
   const float vlo = std::bit_cast<float>(lo), vhi = std::bit_cast<float>(hi);
   auto& cross = sc.crossing;
-  cross.clear();
-  const MassCount above = massAtLeastExact(p, n, vhi, vlo, &cross);
+  if (cross.size() < static_cast<size_t>(n) + 16) cross.resize(static_cast<size_t>(n) + 16);
+  int crossCount = 0;
+  const MassCount above = massAtLeastExact(p, n, vhi, vlo, cross.data(), &crossCount);
   double rest = need - above.sum;
   if (!(rest > 0.0)) return static_cast<float>(coverageBySelection(p, n, need, cross));
-  if (hi - lo > 1) std::sort(cross.begin(), cross.end(), std::greater<float>());  // else all equal
+  const auto crossEnd = cross.begin() + crossCount;
+  if (hi - lo > 1) std::sort(cross.begin(), crossEnd, std::greater<float>());  // else all equal
   size_t taken = static_cast<size_t>(above.count);
-  for (float x : cross) {
+  for (auto it = cross.begin(); it != crossEnd; ++it) {
     if (!(rest > 0.0)) break;
-    rest -= x;
+    rest -= *it;
     ++taken;
   }
   if (rest > 0.0 && lo != first)  // float rounding misled the bisection
