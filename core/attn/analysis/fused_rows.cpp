@@ -444,6 +444,16 @@ float coverageKFrom(const float* p, int n, double level, FusedRowScratch& sc, fl
   const uint32_t first = std::bit_cast<uint32_t>(minPositive);
   uint32_t lo = first, hi = std::bit_cast<uint32_t>(mx) + 1;
   int countLo = all.count, countHi = 0;
+  // A probe at bit pattern `at` whose entries >= it hold mass s in c entries.
+  auto narrow = [&](uint32_t at, float s, int c) {
+    if (static_cast<double>(s) >= need) {
+      lo = at;
+      countLo = c;
+    } else {
+      hi = at;
+      countHi = c;
+    }
+  };
   // Warm start: neighbouring rows of a head cut at nearly the same value, so
   // the first pass tests a narrow bracket around the previous row's cut (both
   // ends at once); wherever the cut lies, the bracket only narrows (about 3
@@ -455,18 +465,8 @@ float coverageKFrom(const float* p, int n, double level, FusedRowScratch& sc, fl
       float s[2];
       int c[2];
       massAtLeastFast<2>(p, n, guess, s, c);
-      if (static_cast<double>(s[1]) >= need) {
-        lo = g1;
-        countLo = c[1];
-      } else if (static_cast<double>(s[0]) >= need) {
-        lo = g0;
-        hi = g1;
-        countLo = c[0];
-        countHi = c[1];
-      } else {
-        hi = g0;
-        countHi = c[0];
-      }
+      narrow(g1, s[1], c[1]);
+      if (hi == g1) narrow(g0, s[0], c[0]);  // the cut is below g1: where against g0?
     }
   }
   while (hi - lo > 1 && countLo - countHi > kFinishAt) {
@@ -475,13 +475,7 @@ float coverageKFrom(const float* p, int n, double level, FusedRowScratch& sc, fl
     float s[1];
     int c[1];
     massAtLeastFast<1>(p, n, at, s, c);
-    if (static_cast<double>(s[0]) >= need) {
-      lo = mid;
-      countLo = c[0];
-    } else {
-      hi = mid;
-      countHi = c[0];
-    }
+    narrow(mid, s[0], c[0]);
   }
   sc.lastCut = std::bit_cast<float>(lo);
   // The greedy, exactly: the entries >= hi all taken, then the bracket's
