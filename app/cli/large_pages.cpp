@@ -60,8 +60,6 @@ LargePages decide() {
 
 LargePages preferLargePages() { return state() = decide(); }
 
-const LargePages& largePagesInEffect() { return state(); }
-
 std::string largePagesLine() {
   const LargePages& s = state();
   return s.applied ? "heap: 2 MiB pages asked (MADV_HUGEPAGE on its first 256 MiB; the kernel grants them when free)"

@@ -30,9 +30,6 @@ struct LargePages {
 /// step leaves the allocator as it was before that step.
 LargePages preferLargePages();
 
-/// The result of the last preferLargePages call (not applied before one).
-const LargePages& largePagesInEffect();
-
 /// One line for `--profile`: "heap: 2 MiB pages asked (...)" or
 /// "heap: 4 KiB pages (<why>)".
 std::string largePagesLine();
