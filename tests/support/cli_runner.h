@@ -40,13 +40,16 @@ inline std::string readFile(const std::filesystem::path& p) {
   return ss.str();
 }
 
-inline CliResult runCli(const std::vector<std::string>& args) {
+/// Runs the CLI after a bash prefix (ulimit, an exported variable) that runCli
+/// cannot express; with an empty prefix, as runCli does.
+inline CliResult runCliUnder(const std::string& prefix, const std::vector<std::string>& args) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("attn_cli_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::string cmd = shellQuote(ATTN_CLI);
   for (const auto& a : args) cmd += " " + shellQuote(a);
   cmd += " >" + shellQuote((dir / "out").string()) + " 2>" + shellQuote((dir / "err").string()) + " </dev/null";
+  if (!prefix.empty()) cmd = "bash -c " + shellQuote(prefix + "; exec " + cmd);
   const int raw = std::system(cmd.c_str());
   CliResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
@@ -55,21 +58,7 @@ inline CliResult runCli(const std::vector<std::string>& args) {
   return r;
 }
 
-/// Runs the CLI after a bash prefix (ulimit, an exported variable) that runCli cannot express.
-inline CliResult runCliUnder(const std::string& prefix, const std::vector<std::string>& args) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("attn_cli_under_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::string cmd = prefix + "; exec " + shellQuote(ATTN_CLI);
-  for (const auto& a : args) cmd += " " + shellQuote(a);
-  cmd += " >" + shellQuote((dir / "out").string()) + " 2>" + shellQuote((dir / "err").string()) + " </dev/null";
-  const int raw = std::system(("bash -c " + shellQuote(cmd)).c_str());
-  CliResult r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = readFile(dir / "out");
-  r.err = readFile(dir / "err");
-  return r;
-}
+inline CliResult runCli(const std::vector<std::string>& args) { return runCliUnder("", args); }
 
 /// A fresh empty folder for one test's outputs.
 inline std::filesystem::path scratchDir(const std::string& name) {
