@@ -90,6 +90,28 @@ TEST(FusedRows, CoverageKEqualsTheSortedDefinitionOnHardRows) {
   }
 }
 
+// Rows one after another as a head gives them, the warm start's case: runs of
+// similar softmax rows (the last row's cut brackets the next: one exact pass,
+// the greedy then inside a list of a few hundred entries) broken by jumps in
+// sharpness (the cut falls outside: the search starts over), at 2048 keys.
+TEST(FusedRows, CoverageKEqualsTheSortedDefinitionRowAfterRow) {
+  const int nq = 120, nk = 2048;
+  std::mt19937_64 rng(11);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  Mat w(nq, nk);
+  for (int i = 0; i < nq; ++i) {
+    const float sharpness = i % 40 < 30 ? 1.0f : 0.25f + 0.5f * static_cast<float>(i % 10);
+    for (int j = 0; j < nk; ++j) w(i, j) = std::exp(sharpness * g(rng));
+    w.row(i) /= w.row(i).sum();
+  }
+  for (double level : {0.5, 0.9, 0.99}) {
+    FusedRowScratch scratch;
+    const Vec ref = rowCoverageK(w, level);
+    for (int i = 0; i < nq; ++i)
+      EXPECT_EQ(coverageKOfRow(&w(i, 0), nk, level, scratch), ref[i]) << "level " << level << " row " << i;
+  }
+}
+
 // The divergence from per-row sums: a row against itself is exactly 0, and
 // any pair agrees with the separate definition (jensenShannon) to 1e-6 of the sums' size.
 TEST(FusedRows, JensenShannonFromRowSumsEqualsTheDefinition) {

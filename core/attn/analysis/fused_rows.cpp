@@ -389,8 +389,12 @@ size_t coverageBySelection(const float* p, int n, double need, std::vector<float
   return taken;
 }
 
-constexpr int kFinishAt = 32;  // bracket entries ordered directly
-constexpr float kWarmWidth = 1.0f / 16;  // the warm start's bracket: the last cut -+ 6%
+constexpr int kListAt = 256;  // a bracket this small is listed and searched in the list
+constexpr int kSortAt = 8;    // list entries ordered directly
+constexpr int kProbes = 8;    // thresholds per pass over a list
+// The warm start's bracket: the last cut -+ this share of it, adapted row by
+// row (wider after a miss, slowly narrower after a hit).
+constexpr float kWarmNarrowest = 1.0f / 64;
 
 // Max of the row, min and count of its positive entries: one pass.
 struct MaxMinCount {
@@ -426,6 +430,109 @@ MaxMinCount maxMinPositive(const float* p, int n) {
 
 namespace {
 
+// Double sums and counts of the list's entries >= v[t] (v ascending).
+void probeList(const float* x, int m, const float (&v)[kProbes], double (&sum)[kProbes], int (&count)[kProbes]) {
+#if defined(__AVX512F__)
+  __m512d lo[kProbes], hi[kProbes];
+  __m512 pv[kProbes];
+  for (int t = 0; t < kProbes; ++t) {
+    lo[t] = hi[t] = _mm512_setzero_pd();
+    pv[t] = _mm512_set1_ps(v[t]);
+    count[t] = 0;
+  }
+  for (int j = 0; j < m; j += 16) {
+    const __mmask16 in = m - j >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (m - j)) - 1);
+    const __m512 e = _mm512_maskz_loadu_ps(in, x + j);
+    const __m512d eLo = _mm512_cvtps_pd(_mm512_castps512_ps256(e));
+    const __m512d eHi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(e), 1)));
+    for (int t = 0; t < kProbes; ++t) {
+      const __mmask16 ge = _mm512_mask_cmp_ps_mask(in, e, pv[t], _CMP_GE_OQ);
+      lo[t] = _mm512_mask_add_pd(lo[t], static_cast<__mmask8>(ge), lo[t], eLo);
+      hi[t] = _mm512_mask_add_pd(hi[t], static_cast<__mmask8>(ge >> 8), hi[t], eHi);
+      count[t] += std::popcount(static_cast<unsigned>(ge));
+    }
+  }
+  for (int t = 0; t < kProbes; ++t) sum[t] = _mm512_reduce_add_pd(_mm512_add_pd(lo[t], hi[t]));
+#else
+  // Each entry into the bucket between two thresholds, then sums from the top.
+  double bs[kProbes + 1] = {};
+  int bc[kProbes + 1] = {};
+  for (int j = 0; j < m; ++j) {
+    int b = 0;
+    for (int t = 0; t < kProbes; ++t) b += x[j] >= v[t];
+    bs[b] += x[j];
+    ++bc[b];
+  }
+  double s = 0;
+  int c = 0;
+  for (int t = kProbes - 1; t >= 0; --t) {
+    s += bs[t + 1];
+    c += bc[t + 1];
+    sum[t] = s;
+    count[t] = c;
+  }
+#endif
+}
+
+// Keeps the list's entries in [lo, hi), in order; returns how many. The list
+// has room for 16 floats past its end.
+int keepBetween(float* x, int m, float lo, float hi) {
+  int kept = 0, j = 0;
+#if defined(__AVX512F__)
+  const __m512 plo = _mm512_set1_ps(lo), phi = _mm512_set1_ps(hi);
+  for (; j < m; j += 16) {  // writes land at or before the packet just read
+    const __mmask16 in = m - j >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (m - j)) - 1);
+    const __m512 e = _mm512_maskz_loadu_ps(in, x + j);
+    const __mmask16 k = _mm512_mask_cmp_ps_mask(_mm512_mask_cmp_ps_mask(in, e, plo, _CMP_GE_OQ), e, phi, _CMP_LT_OQ);
+    _mm512_storeu_ps(x + kept, _mm512_maskz_compress_ps(k, e));
+    kept += std::popcount(static_cast<unsigned>(k));
+  }
+#else
+  for (; j < m; ++j)
+    if (x[j] >= lo && x[j] < hi) x[kept++] = x[j];
+#endif
+  return kept;
+}
+
+// The greedy inside a list: its m entries (all in [lo, hi), as bit patterns)
+// taken largest first until `rest` (> 0) is covered. Passes of kProbes
+// thresholds, evenly spaced over the bit patterns (the first at lo: the whole
+// list's sum), narrow [lo, hi) to the part holding the last entry taken; the
+// entries above it are all taken. Returns how many entries, and the last one in
+// *cut, or -1 when the whole list falls short of rest.
+long greedyInList(float* x, int m, uint32_t lo, uint32_t hi, double rest, float* cut) {
+  long taken = 0;
+  while (m > kSortAt && hi - lo > 1) {
+    float v[kProbes];
+    uint32_t at[kProbes];
+    for (int t = 0; t < kProbes; ++t) {
+      at[t] = lo + static_cast<uint32_t>(static_cast<uint64_t>(hi - lo) * t / kProbes);
+      v[t] = std::bit_cast<float>(at[t]);
+    }
+    double sum[kProbes];
+    int count[kProbes];
+    probeList(x, m, v, sum, count);
+    if (!(sum[0] >= rest)) return -1;
+    int t = 0;  // the last probe whose entries cover rest: the last entry taken lies in [at[t], at[t + 1])
+    while (t + 1 < kProbes && sum[t + 1] >= rest) ++t;
+    if (t + 1 < kProbes) {
+      rest -= sum[t + 1];
+      taken += count[t + 1];
+      hi = at[t + 1];
+    }
+    lo = at[t];
+    m = keepBetween(x, m, std::bit_cast<float>(lo), std::bit_cast<float>(hi));
+  }
+  if (hi - lo > 1) std::sort(x, x + m, std::greater<float>());  // else all equal
+  for (int j = 0; j < m; ++j) {
+    if (!(rest > 0.0)) break;
+    rest -= x[j];
+    *cut = x[j];
+    ++taken;
+  }
+  return rest > 0.0 ? -1 : taken;
+}
+
 // coverageKOfRow for a row whose max, smallest positive entry and positive
 // entries' (double) sum and count are known (the fused pass has them).
 float coverageKFrom(const float* p, int n, double level, FusedRowScratch& sc, float mx, float minPositive,
@@ -437,67 +544,77 @@ float coverageKFrom(const float* p, int n, double level, FusedRowScratch& sc, fl
   // As rowCoverageK: relative slack so that a uniform row of n keys at level
   // 0.9 gives ceil(0.9 n) despite fp32 rounding of 1/n.
   const double need = level * all.sum * (1.0 - 1e-6);
-  // Bisection over the bit patterns of positive floats (ordered like the
-  // values): the entries >= lo cover the need (all of them do), those >= hi
-  // do not. Starting at the smallest positive entry rather than the smallest
-  // float saves the steps through empty ranges.
+  auto& list = sc.crossing;
+  if (list.size() < static_cast<size_t>(n) + 16) list.resize(static_cast<size_t>(n) + 16);
+  // One exact pass over the row: the entries >= hi summed, those in [lo, hi)
+  // listed; the greedy then goes on in the list. -1: the cut is not in [lo, hi).
+  float cut = 0.0f;
+  auto finishIn = [&](uint32_t lo, uint32_t hi, MassCount& above, int& listed) -> long {
+    above = massAtLeastExact(p, n, std::bit_cast<float>(hi), std::bit_cast<float>(lo), list.data(), &listed);
+    const double rest = need - above.sum;
+    if (!(rest > 0.0)) return -1;
+    const long inList = greedyInList(list.data(), listed, lo, hi, rest, &cut);
+    return inList < 0 ? -1 : above.count + inList;
+  };
+  // The bit patterns of positive floats are ordered like the values: the
+  // entries >= lo cover the need (all of them do), those >= hi do not.
+  // Starting at the smallest positive entry saves steps through empty ranges.
   const uint32_t first = std::bit_cast<uint32_t>(minPositive);
   uint32_t lo = first, hi = std::bit_cast<uint32_t>(mx) + 1;
   int countLo = all.count, countHi = 0;
-  // A probe at bit pattern `at` whose entries >= it hold mass s in c entries.
-  auto narrow = [&](uint32_t at, float s, int c) {
-    if (static_cast<double>(s) >= need) {
-      lo = at;
-      countLo = c;
-    } else {
-      hi = at;
-      countHi = c;
-    }
-  };
   // Warm start: neighbouring rows of a head cut at nearly the same value, so
-  // the first pass tests a narrow bracket around the previous row's cut (both
-  // ends at once); wherever the cut lies, the bracket only narrows (about 3
-  // passes over the row instead of 8 on 2048 keys).
+  // one exact pass over a bracket around the last row's cut usually settles it.
   if (sc.lastCut > 0.0f) {
-    const float guess[2] = {sc.lastCut * (1.0f - kWarmWidth), sc.lastCut * (1.0f + kWarmWidth)};
-    const uint32_t g0 = std::bit_cast<uint32_t>(guess[0]), g1 = std::bit_cast<uint32_t>(guess[1]);
-    if (lo < g0 && g1 < hi && hi - lo > 1 && countLo - countHi > kFinishAt) {
-      float s[2];
-      int c[2];
-      massAtLeastFast<2>(p, n, guess, s, c);
-      narrow(g1, s[1], c[1]);
-      if (hi == g1) narrow(g0, s[0], c[0]);  // the cut is below g1: where against g0?
+    const float w = sc.warmWidth;
+    const uint32_t g0 = std::max(lo, std::bit_cast<uint32_t>(sc.lastCut * (1.0f - w)));
+    const uint32_t g1 = std::min(hi, std::bit_cast<uint32_t>(sc.lastCut * (1.0f + w)));
+    if (g0 < g1) {
+      MassCount above;
+      int listed = 0;
+      if (const long k = finishIn(g0, g1, above, listed); k >= 0) {
+        sc.lastCut = cut;
+        sc.warmWidth = std::max(kWarmNarrowest, w * (31.0f / 32));
+        return static_cast<float>(k);
+      }
+      if (need - above.sum > 0.0) {  // the cut is below g0 (else at or above g1)
+        hi = g0;
+        countHi = above.count + listed;
+      } else {
+        lo = g1;
+        countLo = above.count;
+      }
+    }
+    sc.warmWidth = std::min(1.0f, 2 * w);
+  }
+  // Passes in float, 4 thresholds each, narrow the bracket to kListAt entries.
+  while (hi - lo > 1 && countLo - countHi > kListAt) {
+    constexpr int kSplit = 4;
+    float v[kSplit], s[kSplit];
+    uint32_t at[kSplit];
+    int c[kSplit];
+    for (int t = 0; t < kSplit; ++t) {
+      at[t] = lo + static_cast<uint32_t>(static_cast<uint64_t>(hi - lo) * (t + 1) / (kSplit + 1));
+      v[t] = std::bit_cast<float>(at[t]);
+    }
+    massAtLeastFast<kSplit>(p, n, v, s, c);
+    for (int t = 0; t < kSplit; ++t) {
+      if (static_cast<double>(s[t]) >= need) {
+        lo = at[t];
+        countLo = c[t];
+      } else {
+        hi = at[t];
+        countHi = c[t];
+        break;
+      }
     }
   }
-  while (hi - lo > 1 && countLo - countHi > kFinishAt) {
-    const uint32_t mid = lo + (hi - lo) / 2;
-    const float at[1] = {std::bit_cast<float>(mid)};
-    float s[1];
-    int c[1];
-    massAtLeastFast<1>(p, n, at, s, c);
-    narrow(mid, s[0], c[0]);
-  }
-  sc.lastCut = std::bit_cast<float>(lo);
-  // The greedy, exactly: the entries >= hi all taken, then the bracket's
-  // entries largest first until the need is met.
-  const float vlo = std::bit_cast<float>(lo), vhi = std::bit_cast<float>(hi);
-  auto& cross = sc.crossing;
-  if (cross.size() < static_cast<size_t>(n) + 16) cross.resize(static_cast<size_t>(n) + 16);
-  int crossCount = 0;
-  const MassCount above = massAtLeastExact(p, n, vhi, vlo, cross.data(), &crossCount);
-  double rest = need - above.sum;
-  if (!(rest > 0.0)) return static_cast<float>(coverageBySelection(p, n, need, cross));
-  const auto crossEnd = cross.begin() + crossCount;
-  if (hi - lo > 1) std::sort(cross.begin(), crossEnd, std::greater<float>());  // else all equal
-  size_t taken = static_cast<size_t>(above.count);
-  for (auto it = cross.begin(); it != crossEnd; ++it) {
-    if (!(rest > 0.0)) break;
-    rest -= *it;
-    ++taken;
-  }
-  if (rest > 0.0 && lo != first)  // float rounding misled the bisection
-    return static_cast<float>(coverageBySelection(p, n, need, cross));
-  return static_cast<float>(taken);
+  MassCount above;
+  int listed = 0;
+  const long k = finishIn(lo, hi, above, listed);
+  if (k < 0)  // float rounding misled the narrowing
+    return static_cast<float>(coverageBySelection(p, n, need, list));
+  sc.lastCut = cut;
+  return static_cast<float>(k);
 }
 
 }  // namespace

@@ -25,8 +25,9 @@ struct FusedRow {
 
 /// Per-thread buffers of the row kernel.
 struct FusedRowScratch {
-  std::vector<float> crossing;  // the coverage search's last bracket
-  float lastCut = 0;            // where the last row's search ended (a start for the next)
+  std::vector<float> crossing;  // the coverage search's list (the entries near the cut)
+  float lastCut = 0;            // the last row's cut (a start for the next)
+  float warmWidth = 1.0f / 8;   // the warm start's bracket: lastCut -+ this share of it
 };
 
 /// Seconds spent per measure when a caller profiles (metrics --profile).
