@@ -14,6 +14,7 @@
 #include "attn/io/atomic_file.h"
 #include "attn/io/npy_reader.h"
 #include "attn/metrics.h"
+#include "attn/worker_threads.h"
 #include "commands.h"
 #include "metrics_report.h"
 #include "model_request.h"
@@ -227,6 +228,7 @@ int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
   if (streamable && o.analysisPath != "materialized") {
     auto sm = analyzeAttentionStreamed(std::move(req->first), streamSpec, o.analysis, o.profile ? &prof : nullptr);
     if (!sm) return fail(sm.error().message);
+    releaseIdleWorkers();  // the rest is the report, on this thread alone
     const auto t0 = Clock::now();
     const Analysis& an = sm->analysis;
     nlohmann::json doc = optionsJson(o.analysis);
@@ -253,6 +255,7 @@ int runOnEngine(const CommonOptions& common, const MetricsOptions& o) {
   prof.add("engine run (weights materialized)", secondsSince(t0));
   t0 = Clock::now();
   const Analysis an = analyzeResult(*res, o.analysis);
+  releaseIdleWorkers();
   prof.add("analysis (all measures, head divergence)", secondsSince(t0));
   t0 = Clock::now();
 

@@ -6,6 +6,7 @@
 #include "attn/engine.h"
 #include "attn/io/npy_writer.h"
 #include "attn/io/npz_stream.h"
+#include "attn/worker_threads.h"
 #include "commands.h"
 #include "model_request.h"
 #include "options.h"
@@ -218,6 +219,7 @@ Action addRunCommand(CLI::App& app) {
     if (!req) return fail(req.error().message);
     auto res = runRequest(*opts, req->first, req->second);
     if (!res) return fail(res.error().message);
+    releaseIdleWorkers();  // writing the archive is serial
 
     // Each member streams to disk straight from the heads: no stacked copies,
     // no archive in memory (issue 17).

@@ -162,6 +162,11 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
     w.blockMass.resize(static_cast<size_t>(nh * it.count));
     w.blockPlogp.resize(static_cast<size_t>(nh * it.count));
   }
+  // Rows of the pairs' divergence are halved in place once measured (their
+  // last use before the pairs, while still in L1): mlogmSumOfHalves adds halves.
+  const auto halve = [&](float* row) {
+    if (it.divergence) Eigen::Map<Eigen::ArrayXf>(row, nk) *= 0.5f;
+  };
   for (int h = h0; h < h1; ++h) {
     float* p = w.p.get() + static_cast<size_t>(h - h0) * block;
     softmaxRows((*sh.heads)[static_cast<size_t>(h)], (*sh.keys)[static_cast<size_t>(h)], sh.queries, h, rows,
@@ -169,9 +174,10 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
     if (!it.measure) {
       const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
       for (int a = 0; a < it.count; ++a) {
-        const float* row = p + static_cast<size_t>(a) * nk;
+        float* row = p + static_cast<size_t>(a) * nk;
         w.blockMass[static_cast<size_t>((h - h0) * it.count + a)] = rowMax(row, nk) > 0.0f;
         w.blockPlogp[static_cast<size_t>((h - h0) * it.count + a)] = plogpRow(row, nk);
+        halve(row);
       }
       if (sh.timing) w.seconds[kDivergence] += secondsSince(t0);
       continue;
@@ -179,7 +185,7 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
     HeadAnalysis& ha = (*sh.out)[static_cast<size_t>(h)];
     RowTimes times;
     for (int a = 0; a < it.count; ++a) {
-      const float* row = p + static_cast<size_t>(a) * nk;
+      float* row = p + static_cast<size_t>(a) * nk;
       const int i = rows[a];
       const FusedRow f = measureRow(row, nk, i, nullptr, sh.opt->coverageLevel, w.scratch, nullptr,
                                     sh.timing ? &times : nullptr);
@@ -191,6 +197,7 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
         w.sums[static_cast<size_t>(h)].addRow(row, nk, i, sh.nq, sh.sepIdx);
         if (sh.timing) w.seconds[kOffsets] += secondsSince(t0);
       }
+      halve(row);
     }
     w.seconds[kEntropy] += times.entropy;
     w.seconds[kMaxMin] += times.maxMin;
@@ -200,9 +207,8 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
   if (!it.divergence) return;
   const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
   // Softmax rows sum to 1 by construction (the materialized path's jsReadyRow
-  // would return them unchanged): no rescaling pass. The block is not read
-  // again: halved in place, each of the heads' pairs then adds them directly.
-  Eigen::Map<Eigen::ArrayXf>(w.p.get(), static_cast<Eigen::Index>(need)) *= 0.5f;
+  // would return them unchanged): no rescaling pass. Each of the heads' pairs
+  // adds the halved rows directly.
   for (int a = 0; a < it.count; ++a) {
     for (int h = 0; h < nh; ++h) {
       const auto uh = static_cast<size_t>(h);
@@ -290,7 +296,9 @@ Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<P
 #pragma omp parallel
   {
 #ifdef _OPENMP
-#pragma omp single
+    // (master, not single: no barrier, so the first thread starts on the items
+    // while the others are still being created, about 3 ms here)
+#pragma omp master
     threads = omp_get_num_threads();
 #endif
     // Exceptions (std::bad_alloc, a failed read of the queries) must not leave
