@@ -37,10 +37,12 @@ struct RowTimes {
 
 /// Smallest k whose k largest positive entries of p[0..n) cover `level` of the
 /// positive mass (rowCoverageK's definition, same 1e-6 relative slack), found
-/// without sorting: a bisection over the values' bit patterns (vectorized
-/// passes of sum and count above a threshold, in cache) narrows the crossing
-/// to at most 32 entries (or one tied value), which alone are ordered; the
-/// result is then confirmed with double sums.
+/// without sorting: a bracket of values around the cut (the last row's cut
+/// -+ a few percent, else narrowed by vectorized float passes of sum and count
+/// above thresholds over the values' bit patterns) is settled by one exact pass
+/// over the row, which sums the entries above it in double and lists those
+/// inside; the greedy then goes on in the list (8-threshold passes, then at
+/// most 8 entries ordered).
 float coverageKOfRow(const float* p, int n, double level, FusedRowScratch& scratch);
 
 /// All measures of row i of a head with n keys. `keep` (n entries) may be
