@@ -18,44 +18,48 @@ namespace {
 using Packet = Eigen::internal::packet_traits<float>::type;
 constexpr int kLanes = Eigen::internal::packet_traits<float>::size;
 
+// Sums of x log x are taken in base 2 and turned into nats once per sum
+// (kLn2 below): log2 x = e + log2 m needs no multiply of the exponent by
+// ln 2 per cell (split in two parts for accuracy, two multiply-adds), a sixth
+// of the head divergence's vector operations.
+constexpr double kLn2 = 0.6931471805599453;
+constexpr float kInvLn2 = 1.4426950408889634f;
+
 #if defined(EIGEN_VECTORIZE_AVX512)
-// log x for positive floats (other lanes are masked out by the callers),
-// without a division: x = 2^e m, m in [1, 2) (getexp,
-// getmant), m = c (1 + r) with c the centre of m's 1/32-wide interval (its top
-// five mantissa bits pick 1/c and -log(1/c) from two 32-entry tables held in
-// registers), |r| < 1/64, log(1 + r) to r^3 (truncation below 6e-9, under
-// the float rounding of the result). Measured here: as accurate as the series
-// below (at most 2e-6 absolute over [e^-40, 1], all of it the float rounding
-// of e ln 2) in about half its time; the head divergence is one log per cell
-// and pair of heads.
+// log2 x for positive floats (other lanes are masked out by the callers),
+// without a division: x = 2^e m, m in [1, 2) (getexp, getmant), m = c (1 + r)
+// with c the centre of m's 1/32-wide interval (its top five mantissa bits
+// pick 1/c and -log2(1/c) from two 32-entry tables held in registers),
+// |r| < 1/64, log2(1 + r) to r^3 (truncation below 1e-8, under the float
+// rounding of the result). The head divergence is one log per cell and pair
+// of heads.
 struct LogTables {
   alignas(64) float invC[32];
-  alignas(64) float minusLogInvC[32];
+  alignas(64) float minusLog2InvC[32];
   LogTables() {
     for (int k = 0; k < 32; ++k) {
       const double c = 1.0 + (k + 0.5) / 32.0;
       invC[k] = static_cast<float>(1.0 / c);
-      minusLogInvC[k] = static_cast<float>(-std::log(static_cast<double>(invC[k])));
+      minusLog2InvC[k] = static_cast<float>(-std::log2(static_cast<double>(invC[k])));
     }
   }
 };
 const LogTables kLogTables;
 
-inline __m512 logPositive(__m512 x) {
+inline __m512 log2Positive(__m512 x) {
   const __m512 e = _mm512_getexp_ps(x);
   const __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
   // m's top five mantissa bits (m's, not x's: right for subnormal x too); the
   // permutes read the index's low 5 bits.
   const __m512i idx = _mm512_srli_epi32(_mm512_castps_si512(m), 18);
   const __m512 invC = _mm512_permutex2var_ps(_mm512_load_ps(kLogTables.invC), idx, _mm512_load_ps(kLogTables.invC + 16));
-  const __m512 logC = _mm512_permutex2var_ps(_mm512_load_ps(kLogTables.minusLogInvC), idx,
-                                             _mm512_load_ps(kLogTables.minusLogInvC + 16));
-  const __m512 r = _mm512_fmsub_ps(m, invC, _mm512_set1_ps(1.0f));  // m / c - 1 (1/c rounded: logC matches it)
-  __m512 poly = _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 3), _mm512_set1_ps(-0.5f));
-  poly = _mm512_fmadd_ps(poly, _mm512_mul_ps(r, r), r);
-  // e ln 2 with ln 2 split in two (Cephes): exact high part, then the rest.
-  return _mm512_fmadd_ps(e, _mm512_set1_ps(0.693145751953125f),
-                         _mm512_fmadd_ps(e, _mm512_set1_ps(1.428606765330187045e-06f), _mm512_add_ps(logC, poly)));
+  const __m512 log2C = _mm512_permutex2var_ps(_mm512_load_ps(kLogTables.minusLog2InvC), idx,
+                                              _mm512_load_ps(kLogTables.minusLog2InvC + 16));
+  const __m512 r = _mm512_fmsub_ps(m, invC, _mm512_set1_ps(1.0f));  // m / c - 1 (1/c rounded: log2C matches it)
+  // log2(1 + r) = (r - r^2/2 + r^3/3) / ln 2, Horner from r^3.
+  __m512 poly = _mm512_fmadd_ps(r, _mm512_set1_ps(kInvLn2 / 3), _mm512_set1_ps(-kInvLn2 / 2));
+  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(kInvLn2));
+  return _mm512_fmadd_ps(poly, r, _mm512_add_ps(e, log2C));
 }
 #elif defined(EIGEN_VECTORIZE_SSE2) || defined(EIGEN_VECTORIZE_NEON)
 #pragma GCC diagnostic push
@@ -63,14 +67,12 @@ inline __m512 logPositive(__m512 x) {
 using PacketI = Eigen::internal::unpacket_traits<Packet>::integer_packet;
 #pragma GCC diagnostic pop
 
-// log x for positive normal floats (what the callers keep; other lanes are
+// log2 x for positive normal floats (what the callers keep; other lanes are
 // masked out by them): x = 2^e m, m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s),
-// s = (m - 1) / (m + 1), |s| < 0.172, odd series to s^9. Measured here: at
-// most 9e-8 from the exact log over [e^-40, 1] (Eigen's plog: 6e-8) in 0.27 ns
-// per value instead of plog's 0.60 (plog also handles zero, negatives, infinity
-// and denormals, which the masks make unnecessary): the head divergence is one
-// log per cell and pair of heads, most of the analysis.
-inline Packet logPositive(const Packet& x) {
+// s = (m - 1) / (m + 1), |s| < 0.172, odd series to s^9 (its coefficients
+// divided by ln 2). Eigen's plog also handles zero, negatives, infinity and
+// denormals, which the masks make unnecessary, in about twice the time.
+inline Packet log2Positive(const Packet& x) {
   using namespace Eigen::internal;
   const PacketI off = pset1<PacketI>(0x3f3504f3);  // bits of sqrt(1/2)
   const PacketI i = psub(preinterpret<PacketI>(x), off);
@@ -79,43 +81,44 @@ inline Packet logPositive(const Packet& x) {
   const Packet one = pset1<Packet>(1.0f);
   const Packet s = pdiv(psub(m, one), padd(m, one));
   const Packet z = pmul(s, s);
-  Packet p = pset1<Packet>(2.0f / 9);
-  p = pmadd(p, z, pset1<Packet>(2.0f / 7));
-  p = pmadd(p, z, pset1<Packet>(2.0f / 5));
-  p = pmadd(p, z, pset1<Packet>(2.0f / 3));
-  p = pmadd(p, z, pset1<Packet>(2.0f));
-  const Packet ef = pcast<PacketI, Packet>(e);
-  // e ln 2 with ln 2 split in two (Cephes): exact high part, then the rest.
-  return pmadd(ef, pset1<Packet>(0.693145751953125f), pmadd(ef, pset1<Packet>(1.428606765330187045e-06f), pmul(p, s)));
+  Packet p = pset1<Packet>(2.0f / 9 * kInvLn2);
+  p = pmadd(p, z, pset1<Packet>(2.0f / 7 * kInvLn2));
+  p = pmadd(p, z, pset1<Packet>(2.0f / 5 * kInvLn2));
+  p = pmadd(p, z, pset1<Packet>(2.0f / 3 * kInvLn2));
+  p = pmadd(p, z, pset1<Packet>(2.0f * kInvLn2));
+  return pmadd(p, s, pcast<PacketI, Packet>(e));
 }
 #else
-inline Packet logPositive(const Packet& x) { return Eigen::internal::plog(x); }
+inline Packet log2Positive(const Packet& x) {
+  return Eigen::internal::pmul(Eigen::internal::plog(x), Eigen::internal::pset1<Packet>(kInvLn2));
+}
 #endif
 
-// x log x where x > 0, else 0 (the 0 log 0 = 0 convention); with AVX-512 the
+// x log2 x where x > 0, else 0 (the 0 log 0 = 0 convention); with AVX-512 the
 // zeroing is the multiply's own mask (8% of the head divergence's time).
-inline Packet plogpPacket(const Packet& x) {
+inline Packet plog2pPacket(const Packet& x) {
 #if defined(EIGEN_VECTORIZE_AVX512)
-  return _mm512_maskz_mul_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ), x, logPositive(x));
+  return _mm512_maskz_mul_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ), x, log2Positive(x));
 #else
   using namespace Eigen::internal;
-  return pand(pmul(x, logPositive(x)), pcmp_lt(pzero(x), x));
+  return pand(pmul(x, log2Positive(x)), pcmp_lt(pzero(x), x));
 #endif
 }
 
-// acc + (x log x where x > 0, else 0), the term also stored to out when not
-// null. With AVX-512 one masked multiply-add (lanes with x <= 0 keep acc)
-// instead of a masked multiply and an add.
+// acc + (x log2 x where x > 0, else 0); the term in nats (x log x) is stored
+// to out when not null. With AVX-512 one masked multiply-add (lanes with
+// x <= 0 keep acc) instead of a masked multiply and an add.
 inline Packet addPlogp(const Packet& acc, const Packet& x, float* out) {
 #if defined(EIGEN_VECTORIZE_AVX512)
   const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
-  const __m512 lg = logPositive(x);
-  if (out) _mm512_storeu_ps(out, _mm512_maskz_mul_ps(pos, x, lg));
+  const __m512 lg = log2Positive(x);
+  if (out) _mm512_storeu_ps(out, _mm512_mul_ps(_mm512_maskz_mul_ps(pos, x, lg), _mm512_set1_ps(static_cast<float>(kLn2))));
   return _mm512_mask3_fmadd_ps(x, lg, acc, pos);
 #else
-  const Packet t = plogpPacket(x);
-  if (out) Eigen::internal::pstoreu(out, t);
-  return Eigen::internal::padd(acc, t);
+  using namespace Eigen::internal;
+  const Packet t = plog2pPacket(x);
+  if (out) pstoreu(out, pmul(t, pset1<Packet>(static_cast<float>(kLn2))));
+  return padd(acc, t);
 #endif
 }
 
@@ -201,16 +204,16 @@ double plogpSum(Load load, int n, float* out) {
       for (; j < end; j += kLanes) acc = addPlogp(acc, load(j, kLanes), nullptr);
     lanes.add(acc);
   }
-  double total = lanes.sum();
+  double total = lanes.sum();  // (in bits until the end)
   if (j < n) {
     alignas(64) float t[kLanes];
-    pstore(t, plogpPacket(load(j, n - j)));
+    pstore(t, plog2pPacket(load(j, n - j)));
     for (int k = 0; k < n - j; ++k) {
-      if (out) out[j + k] = t[k];
+      if (out) out[j + k] = t[k] * static_cast<float>(kLn2);
       total += t[k];
     }
   }
-  return total;
+  return total * kLn2;
 }
 
 // Entries [j, j + count) of p as a packet, count <= kLanes (a constant kLanes
@@ -676,17 +679,17 @@ RowPass rowPass(const float* p, int n, int i, float* terms) {
     }
     lanes.add(acc);
   }
-  r.plogp = lanes.sum();
+  r.plogp = lanes.sum();  // (in bits until the end, summed as plogpSum sums)
   r.mm = {predux_max(vmax), predux_min(vmin), count};
   r.positive.sum = _mm512_reduce_add_pd(_mm512_add_pd(s0, s1));
   r.positive.count = count;
   r.distance = _mm512_reduce_add_pd(_mm512_add_pd(d0, d1));
   if (j < n) {
     alignas(64) float t[16];
-    pstore(t, plogpPacket(loadTail(p + j, n - j)));
+    pstore(t, plog2pPacket(loadTail(p + j, n - j)));
     double s[4] = {};
     for (int k = 0; k < n - j; ++k) {
-      if (terms) terms[j + k] = t[k];
+      if (terms) terms[j + k] = t[k] * static_cast<float>(kLn2);
       r.plogp += t[k];
       const float x = p[j + k];
       r.mm.max = std::max(r.mm.max, x);
@@ -700,6 +703,7 @@ RowPass rowPass(const float* p, int n, int i, float* terms) {
     }
     r.positive.sum += (s[0] + s[1]) + (s[2] + s[3]);
   }
+  r.plogp *= kLn2;
   return r;
 }
 #else

@@ -55,8 +55,10 @@ FusedRow measureRow(const float* p, int n, int i, const bool* keep, double cover
 /// sum_j p_j log p_j over p_j > 0 (nats, double), and the terms into
 /// plogp[0..n) when it is not null (0 where p_j = 0): the per-head half of the
 /// Jensen-Shannon identity JS(p, q) = 1/2 sum p log p + 1/2 sum q log q - sum m log m,
-/// m = (p + q) / 2. Float partial sums lane by lane over a block of 64 cells,
-/// accumulated lane by lane in double and summed across lanes once.
+/// m = (p + q) / 2. The terms p log2 p (a base-2 log: no multiply of the
+/// exponent by ln 2 per cell) in float partial sums lane by lane over a block
+/// of 64 cells, accumulated lane by lane in double, summed across lanes once
+/// and multiplied by ln 2 at the end.
 double plogpRow(const float* p, int n, float* plogp = nullptr);
 
 /// sum_j m_j log m_j, m_j = (a_j + b_j) / 2, over m_j > 0, summed exactly as
