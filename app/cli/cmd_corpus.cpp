@@ -1,5 +1,5 @@
 // attnscope-cli corpus: per-head measures averaged over a text corpus, one line
-// (or --max-tokens chunk) at a time through a model (core/attn/models/corpus_stats.h);
+// (or --max-tokens chunk) at a time through a model (core/attn/models/experiments/corpus_stats.h);
 // corpus-merge: shard outputs combined into the result of one run.
 //
 // The .jsonl output holds state lines {"type":"corpus_stats", ...}: a checkpoint
@@ -19,7 +19,7 @@
 #include <optional>
 
 #include "attn/io/atomic_file.h"
-#include "attn/models/corpus_stats.h"
+#include "attn/models/experiments/corpus_stats.h"
 #include "attn/models/model.h"
 #include "commands.h"
 

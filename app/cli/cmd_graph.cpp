@@ -18,7 +18,7 @@
 #ifdef ATTNSCOPE_HAVE_UI
 #include <QApplication>
 
-#include "attn_ui/figure_export.h"
+#include "attn_ui/export/figure_export.h"
 #include "attn_ui/spatial/graph_attention_view.h"
 #include <qcustomplot.h>
 #endif

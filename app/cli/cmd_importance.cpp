@@ -11,7 +11,7 @@
 #include <numeric>
 
 #include "attn/io/atomic_file.h"
-#include "attn/models/head_experiments.h"
+#include "attn/models/experiments/head_experiments.h"
 #include "commands.h"
 #include "input_options.h"
 #include "model_request.h"

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <memory>
 
-#include "attn/input_file.h"
+#include "attn/io/input_file.h"
 #include "attn/models/model.h"
-#include "attn/system_info.h"
+#include "attn/engine/system_info.h"
 #include "commands.h"
 #include "figures_program.h"
 #include "model_request.h"

@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/engine.h"
-#include "attn/input_file.h"
+#include "attn/io/input_file.h"
 #include "attn/io/atomic_file.h"
 #include "attn/io/npy_reader.h"
 #include "attn/metrics.h"
-#include "attn/worker_threads.h"
+#include "attn/engine/worker_threads.h"
 #include "commands.h"
 #include "metrics_report.h"
 #include "model_request.h"

@@ -6,7 +6,7 @@
 #include "attn/engine.h"
 #include "attn/io/npy_writer.h"
 #include "attn/io/npz_stream.h"
-#include "attn/worker_threads.h"
+#include "attn/engine/worker_threads.h"
 #include "commands.h"
 #include "model_request.h"
 #include "options.h"

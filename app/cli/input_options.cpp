@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "attn/input_mask.h"
+#include "attn/masks/input_mask.h"
 #include "attn/io/text_file.h"
-#include "attn/session.h"
+#include "attn/io/session.h"
 #include "attn/tokenizers/text_tokenizer.h"
 #include "figures_program.h"
 #include "model_request.h"

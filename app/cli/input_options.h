@@ -6,7 +6,7 @@
 #include <string>
 
 #include "attn/engine.h"
-#include "attn/input_file.h"
+#include "attn/io/input_file.h"
 #include "attn/models/model.h"
 #include "attn/vision/image_patches.h"
 

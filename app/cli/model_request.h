@@ -7,7 +7,7 @@
 #include <vector>
 #include <string>
 
-#include "attn/models/head_experiments.h"
+#include "attn/models/experiments/head_experiments.h"
 #include "attn/models/model.h"
 #include "attn/spec.h"
 #include "attn/status.h"

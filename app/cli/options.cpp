@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "attn/exec_path.h"
-#include "attn/memory_budget.h"
-#include "attn/tokenizer.h"
+#include "attn/engine/exec_path.h"
+#include "attn/engine/memory_budget.h"
+#include "attn/tokenizers/tokenizer.h"
 
 namespace attn::cli {
 

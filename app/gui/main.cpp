@@ -6,13 +6,13 @@
 #include <QStatusBar>
 #include <cstdio>
 
-#include "attn_ui/autosave.h"
-#include "attn_ui/main_window.h"
-#include "attn_ui/process_tuning.h"
-#include "attn_ui/session_controller.h"
+#include "attn_ui/window/autosave.h"
+#include "attn_ui/window/main_window.h"
+#include "attn_ui/window/process_tuning.h"
+#include "attn_ui/window/session_controller.h"
 #include "attn_ui/system/recovery_prompt.h"
 #include "attn_ui/system/timing_probe.h"
-#include "attn_ui/translations.h"
+#include "attn_ui/window/translations.h"
 
 int main(int argc, char** argv) {
   attn::ui::keepLargeAllocationsInHeap();
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   parser.process(app);
 
   // Language: --lang (saved), else the preference (View > Language), else the
-  // system locale; see attn_ui/translations.h.
+  // system locale; see attn_ui/window/translations.h.
   if (parser.isSet(langOption)) {
     if (!attn::ui::uiLanguages().contains(parser.value(langOption))) {
       qCritical("attnscope: --lang: unknown language '%s' (en or zh_CN)", qPrintable(parser.value(langOption)));

@@ -1,11 +1,11 @@
 #pragma once
 // Umbrella header for attnscope::core.
 #include "attn/engine.h"
-#include "attn/init.h"
-#include "attn/mask.h"
+#include "attn/engine/init.h"
+#include "attn/masks/mask.h"
 #include "attn/metrics.h"
-#include "attn/scores.h"
+#include "attn/engine/scores.h"
 #include "attn/spec.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
-#include "attn/tokenizer.h"
+#include "attn/tokenizers/tokenizer.h"

@@ -6,11 +6,11 @@
 #include <cmath>
 
 #include "attn/backend.h"
-#include "attn/exec_path.h"
-#include "attn/head_inputs.h"
-#include "attn/init.h"
-#include "attn/memory_budget.h"
-#include "attn/positions.h"
+#include "attn/engine/exec_path.h"
+#include "attn/engine/head_inputs.h"
+#include "attn/engine/init.h"
+#include "attn/engine/memory_budget.h"
+#include "attn/engine/positions.h"
 
 namespace attn {
 

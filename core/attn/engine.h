@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/scores.h"
+#include "attn/engine/scores.h"
 #include "attn/spec.h"
 #include "attn/status.h"
 #include "attn/tensor.h"

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "attn/init.h"
-#include "attn/mask.h"
-#include "attn/positions.h"
+#include "attn/engine/init.h"
+#include "attn/masks/mask.h"
+#include "attn/engine/positions.h"
 
 namespace attn {
 
@@ -30,7 +30,7 @@ bool allowsDifferentQKDims(Mechanism m);
 
 // How softmax attention is executed. Naive/Tiled/Sparse are exact; Performer,
 // LinearElu and Linformer approximate it (error reported per head). Names and
-// Auto's choice: core/attn/exec_path.h.
+// Auto's choice: core/attn/engine/exec_path.h.
 enum class ExecPath { Naive, Tiled, Auto, Sparse, Performer, LinearElu, Linformer };
 enum class BackendKind { Cpu, Cuda, Auto };
 std::string_view backendName(BackendKind b);

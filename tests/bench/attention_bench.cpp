@@ -19,7 +19,7 @@
 #include "attn/cpu/tiled_attention.h"
 #include "attn/engine.h"
 #include "attn/metrics.h"
-#include "attn/random.h"
+#include "attn/engine/random.h"
 
 namespace {
 
@@ -222,7 +222,7 @@ void BM_EngineRunAuto(benchmark::State& st) {
 BENCHMARK(BM_EngineRunAuto)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime()->ComputeStatistics("min", minOf);
 
 // The Metrics dock's work after an engine call, as the explorer's worker does
-// it (ui/attn_ui/metrics_panel.cpp): analyzeResult over the result the engine
+// it (ui/attn_ui/metrics/metrics_panel.cpp): analyzeResult over the result the engine
 // call above produces (every map at 512, the head on screen at 4096), head
 // similarity only while heads^2/2 x cells <= 1e8 as the panel decides. Compare
 // with BM_EngineRun of the same N (the heatmap's data) for the GUI targets.
@@ -254,7 +254,7 @@ BENCHMARK(BM_MetricsDockAnalysis)->Arg(512)->Arg(4096)->Unit(benchmark::kMillise
 
 }  // namespace
 
-// As the explorer does at start-up (ui/attn_ui/process_tuning.cpp): freed
+// As the explorer does at start-up (ui/attn_ui/window/process_tuning.cpp): freed
 // N x N results stay in the heap and are reused, instead of being unmapped and
 // faulted in again (about 11 us per 4 KB page here) on every engine call.
 int main(int argc, char** argv) {

@@ -27,7 +27,7 @@
 #include "attn/models/model_weights.h"
 #include "attn/models/nn_ops.h"
 #include "attn/models/transformer_forward.h"
-#include "attn/random.h"
+#include "attn/engine/random.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include "attn/io/npy_reader.h"
 #include "attn/io/npy_writer.h"
-#include "attn/session.h"
+#include "attn/io/session.h"
 #include "cli_runner.h"
 #include "matrix_matchers.h"
 #include "model_fixtures.h"

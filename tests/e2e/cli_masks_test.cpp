@@ -9,7 +9,7 @@
 #include <functional>
 
 #include "attn/io/npy_reader.h"
-#include "attn/session.h"
+#include "attn/io/session.h"
 #include "cli_runner.h"
 
 namespace attn::test {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "attn/analysis/head_analysis.h"
-#include "attn/random.h"
+#include "attn/engine/random.h"
 #include "metrics_report.h"
 
 namespace attn::test {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-#include "attn/models/hf_tokenizer.h"
+#include "attn/tokenizers/hf/hf_tokenizer.h"
 #include "fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "attn/session.h"
+#include "attn/io/session.h"
 #include "fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -5,7 +5,7 @@ Arrays are written by numpy (and bfloat16 by torch) so the C++ readers are
 checked against the real writers; safetensors files follow the published
 layout (8-byte little-endian header length, JSON header, data). Expected BPE
 splits come from the reference algorithm of GPT-2's encoder.py, run below, and
-are printed so they can be written into tests/core/tokenizer_test.cpp.
+are printed so they can be written into tests/core/tokenizers/tokenizer_test.cpp.
 Run: /usr/bin/python3 tests/scripts/gen_input_fixtures.py
 """
 import json

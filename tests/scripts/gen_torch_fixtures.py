@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes the PyTorch reference fixtures the engine is checked against
-(tests/core/torch_fixture_test.cpp). Run with Debian's torch 1.13:
+(tests/core/models/torch_fixture_test.cpp). Run with Debian's torch 1.13:
 
     /usr/bin/python3 tests/scripts/gen_torch_fixtures.py
 

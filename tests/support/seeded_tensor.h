@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "attn/random.h"
+#include "attn/engine/random.h"
 #include "attn/tensor.h"
 
 namespace attn::test {

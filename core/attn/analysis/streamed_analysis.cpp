@@ -17,8 +17,8 @@
 #include "attn/cpu/efficient_exec.h"
 #include "attn/cpu/packed_keys.h"
 #include "attn/cpu/softmax_rows.h"
-#include "attn/exec_path.h"
-#include "attn/head_inputs.h"
+#include "attn/engine/exec_path.h"
+#include "attn/engine/head_inputs.h"
 
 #ifdef _OPENMP
 #include <omp.h>

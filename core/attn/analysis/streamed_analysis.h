@@ -5,7 +5,7 @@
 // Jensen-Shannon divergence is taken from the same rows. Memory: the inputs
 // plus a few H x B x Nk row blocks per thread, whatever N is. The results are
 // those of analyzeResult over the materialized tiled weights
-// (tests/core/metrics_fused_test.cpp checks both to 1e-6).
+// (tests/core/analysis/metrics_fused_test.cpp checks both to 1e-6).
 #include <string>
 #include <vector>
 

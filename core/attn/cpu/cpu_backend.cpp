@@ -11,7 +11,7 @@
 #include "attn/cpu/mask_cells.h"
 #include "attn/cpu/tiled_attention.h"
 #include "attn/metrics.h"
-#include "attn/scores.h"
+#include "attn/engine/scores.h"
 
 namespace attn {
 namespace {

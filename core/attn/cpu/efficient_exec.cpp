@@ -10,11 +10,11 @@
 #include "attn/cpu/linear_attention.h"
 #include "attn/cpu/linformer_attention.h"
 #include "attn/cpu/tiled_attention.h"
-#include "attn/exec_path.h"
+#include "attn/engine/exec_path.h"
 #include "attn/analysis/approximation.h"
 #include "attn/metrics.h"
-#include "attn/random.h"
-#include "attn/scores.h"
+#include "attn/engine/random.h"
+#include "attn/engine/scores.h"
 
 namespace attn {
 namespace {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/random.h"
+#include "attn/engine/random.h"
 
 namespace attn {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "attn/random.h"
+#include "attn/engine/random.h"
 
 namespace attn {
 

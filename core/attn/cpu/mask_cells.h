@@ -1,5 +1,5 @@
 #pragma once
-#include "attn/mask.h"
+#include "attn/masks/mask.h"
 #include "attn/tensor.h"
 
 namespace attn {

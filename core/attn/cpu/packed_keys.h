@@ -11,7 +11,7 @@
 // whatever the block of rows or the range of keys asked for, so the tiled
 // kernel's weights (blockedAttentionWithWeights, tile by tile) and the
 // streamed analysis (48-96 rows, every key) see bit-identical scores
-// (tests/core/packed_keys_test.cpp).
+// (tests/core/cpu/packed_keys_test.cpp).
 #include <Eigen/Core>
 #include <vector>
 

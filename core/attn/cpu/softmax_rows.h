@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/mask.h"
+#include "attn/masks/mask.h"
 
 namespace attn::softmax_rows {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/mask.h"
+#include "attn/masks/mask.h"
 #include "attn/tensor.h"
 
 namespace attn {

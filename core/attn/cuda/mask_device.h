@@ -1,6 +1,6 @@
 #pragma once
 // A procedural mask as plain data the GPU can read: Mask::allowed(i, j)
-// (attn/mask.h) rewritten over POD terms whose arrays (global indices, padding
+// (attn/masks/mask.h) rewritten over POD terms whose arrays (global indices, padding
 // and custom keep bitmaps) live in device memory on the GPU and in host memory
 // in the CPU emulation. Same composition rule: restricting terms intersect,
 // pattern terms form a union.

@@ -9,7 +9,7 @@
 
 #include "attn/cuda/flash_block.h"
 #include "attn/cuda/mask_device.h"
-#include "attn/mask.h"
+#include "attn/masks/mask.h"
 #include "attn/status.h"
 
 namespace attn::gpu {

@@ -11,8 +11,8 @@
 #include "attn/cpu/efficient_exec.h"
 #include "attn/cpu/mask_cells.h"
 #include "attn/cuda/mask_view.h"
-#include "attn/exec_path.h"
-#include "attn/scores.h"
+#include "attn/engine/exec_path.h"
+#include "attn/engine/scores.h"
 #include "attn/variants/precision.h"
 
 namespace attn::gpu {

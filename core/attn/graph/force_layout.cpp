@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "attn/random.h"
+#include "attn/engine/random.h"
 
 namespace attn::graph {
 

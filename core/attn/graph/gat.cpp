@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/init.h"
+#include "attn/engine/init.h"
 
 namespace attn::graph {
 

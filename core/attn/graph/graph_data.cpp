@@ -8,7 +8,7 @@
 
 #include "attn/io/csv_reader.h"
 #include "attn/io/npy_reader.h"
-#include "attn/random.h"
+#include "attn/engine/random.h"
 
 namespace attn::graph {
 

@@ -7,7 +7,7 @@
 
 #include "attn/io/npy_reader.h"
 #include "attn/io/utf8.h"
-#include "attn/quote.h"
+#include "attn/io/quote.h"
 
 namespace attn {
 namespace {

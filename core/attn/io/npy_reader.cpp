@@ -10,7 +10,7 @@
 
 #include "attn/io/float_convert.h"
 #include "attn/io/utf8.h"
-#include "attn/quote.h"
+#include "attn/io/quote.h"
 
 namespace attn {
 namespace {

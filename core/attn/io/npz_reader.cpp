@@ -8,7 +8,7 @@
 
 #include "attn/io/byte_stream.h"
 #include "attn/io/npy_reader.h"
-#include "attn/quote.h"
+#include "attn/io/quote.h"
 
 namespace attn {
 namespace {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/io/float_convert.h"
-#include "attn/quote.h"
+#include "attn/io/quote.h"
 
 namespace attn {
 namespace {

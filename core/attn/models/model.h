@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "attn/engine.h"
-#include "attn/models/hf_tokenizer.h"
-#include "attn/models/interventions.h"
+#include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/models/experiments/interventions.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
 

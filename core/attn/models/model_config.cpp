@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "attn/quote.h"
+#include "attn/io/quote.h"
 
 namespace attn::models {
 namespace {

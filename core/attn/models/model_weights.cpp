@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "attn/io/float_convert.h"
-#include "attn/quote.h"
+#include "attn/io/quote.h"
 
 #if defined(__F16C__) || defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>

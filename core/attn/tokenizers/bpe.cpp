@@ -6,9 +6,9 @@
 
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
-#include "attn/quote.h"
-#include "attn/models/hf_json.h"
-#include "attn/models/hf_pre_tokenizers.h"
+#include "attn/io/quote.h"
+#include "attn/tokenizers/hf/hf_json.h"
+#include "attn/tokenizers/hf/hf_pre_tokenizers.h"
 
 namespace attn {
 namespace {

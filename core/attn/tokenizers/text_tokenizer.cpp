@@ -8,9 +8,9 @@
 
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
-#include "attn/models/hf_tokenizer.h"
-#include "attn/quote.h"
-#include "attn/tokenizer.h"
+#include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/io/quote.h"
+#include "attn/tokenizers/tokenizer.h"
 #include "attn/tokenizers/bpe.h"
 #include "attn/tokenizers/char_tokenizer.h"
 #include "attn/tokenizers/wordpiece.h"

@@ -4,9 +4,9 @@
 
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
-#include "attn/quote.h"
-#include "attn/models/hf_tokenizer.h"
-#include "attn/models/hf_tokenizer_impl.h"
+#include "attn/io/quote.h"
+#include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/tokenizers/hf/hf_tokenizer_impl.h"
 
 namespace attn {
 Status WordPieceTokenizer::rebuild(const std::string& source) {

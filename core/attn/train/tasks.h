@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/random.h"
+#include "attn/engine/random.h"
 #include "attn/tensor.h"
 #include "attn/train/train_config.h"
 

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "attn/init.h"
-#include "attn/random.h"
+#include "attn/engine/init.h"
+#include "attn/engine/random.h"
 
 namespace attn::train {
 

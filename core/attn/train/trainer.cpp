@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "attn/random.h"
+#include "attn/engine/random.h"
 #include "attn/train/tasks.h"
 #include "attn/train/tiny_model.h"
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/init.h"
+#include "attn/engine/init.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
 

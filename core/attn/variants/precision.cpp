@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "attn/io/float_convert.h"
-#include "attn/positions.h"
-#include "attn/scores.h"
+#include "attn/engine/positions.h"
+#include "attn/engine/scores.h"
 #include "attn/variants/variant_rows.h"
 
 namespace attn::variants {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "attn/scores.h"
+#include "attn/engine/scores.h"
 
 namespace attn::variants {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn_ui/colormaps.h"
+#include "attn_ui/theme/colormaps.h"
 #include "attn_ui/spatial/nearest_point.h"
 
 namespace attn::ui {

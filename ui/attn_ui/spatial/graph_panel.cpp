@@ -15,8 +15,8 @@
 #include <algorithm>
 
 #include "attn/graph/force_layout.h"
-#include "attn_ui/figure_export.h"
-#include "attn_ui/figure_export_dialog.h"
+#include "attn_ui/export/figure_export.h"
+#include "attn_ui/export/figure_export_dialog.h"
 
 namespace attn::ui {
 

@@ -4,7 +4,7 @@
 #include <QPainter>
 #include <algorithm>
 
-#include "attn_ui/colormaps.h"
+#include "attn_ui/theme/colormaps.h"
 
 namespace attn::ui {
 

@@ -10,9 +10,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "attn_ui/explorer_model.h"
-#include "attn_ui/figure_export.h"
-#include "attn_ui/figure_export_dialog.h"
+#include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/export/figure_export.h"
+#include "attn_ui/export/figure_export_dialog.h"
 #include "attn_ui/spatial/example_image.h"
 #include "attn_ui/spatial/image_loader.h"
 #include <qcustomplot.h>

@@ -10,10 +10,10 @@
 
 #include <algorithm>
 
-#include "attn_ui/explorer_model.h"
-#include "attn_ui/hidden_panel_gate.h"
-#include "attn_ui/figure_export.h"
-#include "attn_ui/figure_export_dialog.h"
+#include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/window/hidden_panel_gate.h"
+#include "attn_ui/export/figure_export.h"
+#include "attn_ui/export/figure_export_dialog.h"
 
 namespace attn::ui {
 

@@ -8,7 +8,7 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "attn/system_info.h"
+#include "attn/engine/system_info.h"
 
 namespace attn::ui {
 

@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "attn_ui/config_panel.h"
-#include "attn_ui/explorer_model.h"
-#include "attn_ui/heatmap_widget.h"
-#include "attn_ui/main_window.h"
-#include "attn_ui/metrics_panel.h"
+#include "attn_ui/explorer/config_panel.h"
+#include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/explorer/heatmap_widget.h"
+#include "attn_ui/window/main_window.h"
+#include "attn_ui/metrics/metrics_panel.h"
 
 namespace attn::ui {
 namespace {

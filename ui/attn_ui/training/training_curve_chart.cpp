@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attn_ui/plot_theme.h"
+#include "attn_ui/theme/plot_theme.h"
 
 namespace attn::ui {
 

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn_ui/colormaps.h"
+#include "attn_ui/theme/colormaps.h"
 
 namespace attn::ui {
 namespace {

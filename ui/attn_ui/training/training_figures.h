@@ -12,7 +12,7 @@
 
 #include "attn/status.h"
 #include "attn/tensor.h"
-#include "attn_ui/figure_export.h"
+#include "attn_ui/export/figure_export.h"
 
 class QPainter;
 

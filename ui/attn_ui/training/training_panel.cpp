@@ -21,9 +21,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn_ui/figure_export_dialog.h"
-#include "attn_ui/heatmap_widget.h"
-#include "attn_ui/presentation_theme.h"
+#include "attn_ui/export/figure_export_dialog.h"
+#include "attn_ui/explorer/heatmap_widget.h"
+#include "attn_ui/theme/presentation_theme.h"
 #include "attn_ui/training/training_config_form.h"
 #include "attn_ui/training/training_curve_chart.h"
 #include "attn_ui/training/training_demos.h"

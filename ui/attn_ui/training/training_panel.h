@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "attn/train/demonstrations.h"
-#include "attn_ui/figure_export.h"
+#include "attn_ui/export/figure_export.h"
 #include "attn_ui/training/training_controller.h"
 #include "attn_ui/training/training_figures.h"
 

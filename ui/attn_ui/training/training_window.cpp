@@ -3,7 +3,7 @@
 #include <QAction>
 #include <QMenu>
 
-#include "attn_ui/main_window.h"
+#include "attn_ui/window/main_window.h"
 #include "attn_ui/training/training_panel.h"
 
 namespace attn::ui {

@@ -5,7 +5,7 @@
 #include <QString>
 
 #include "attn/variants/variant_run.h"
-#include "attn_ui/figure_export.h"
+#include "attn_ui/export/figure_export.h"
 
 namespace attn::ui {
 

@@ -3,7 +3,7 @@
 #include <QPainter>
 #include <cmath>
 
-#include "attn_ui/colormaps.h"
+#include "attn_ui/theme/colormaps.h"
 
 namespace attn::ui {
 

@@ -3,7 +3,7 @@
 #include <QCoreApplication>
 #include <cmath>
 
-#include "attn_ui/number_text.h"
+#include "attn_ui/common/number_text.h"
 
 namespace attn::ui {
 namespace av = attn::variants;

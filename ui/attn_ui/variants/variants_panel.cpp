@@ -17,8 +17,8 @@
 #include <QVBoxLayout>
 
 #include "attn/variants/kv_cache.h"
-#include "attn_ui/explorer_model.h"
-#include "attn_ui/hidden_panel_gate.h"
+#include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/window/hidden_panel_gate.h"
 #include "attn_ui/variants/kv_cache_text.h"
 #include "attn_ui/variants/variant_chart_widget.h"
 #include "attn_ui/variants/variant_figure.h"

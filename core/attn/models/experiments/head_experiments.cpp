@@ -1,0 +1,294 @@
+#include "attn/models/experiments/head_experiments.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <numeric>
+#include <optional>
+
+namespace attn::models {
+namespace {
+
+bool realToken(const Encoding& e, int i) {
+  return e.attention.empty() || e.attention[static_cast<size_t>(i)] != 0;
+}
+
+/// log-softmax of one logits row, in double.
+std::vector<double> logSoftmax(const Mat& logits, int row) {
+  const int V = static_cast<int>(logits.cols());
+  std::vector<double> out(static_cast<size_t>(V));
+  double m = -std::numeric_limits<double>::infinity();
+  for (int j = 0; j < V; ++j) m = std::max(m, static_cast<double>(logits(row, j)));
+  double sum = 0;
+  for (int j = 0; j < V; ++j) sum += std::exp(static_cast<double>(logits(row, j)) - m);
+  const double lse = m + std::log(sum);
+  for (int j = 0; j < V; ++j) out[static_cast<size_t>(j)] = static_cast<double>(logits(row, j)) - lse;
+  return out;
+}
+
+std::vector<TopToken> top5(const std::vector<double>& logp, const HfTokenizer& tok) {
+  std::vector<int> idx(logp.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  const size_t k = std::min<size_t>(5, idx.size());
+  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(k), idx.end(), [&](int a, int b) {
+    return logp[static_cast<size_t>(a)] != logp[static_cast<size_t>(b)] ? logp[static_cast<size_t>(a)] > logp[static_cast<size_t>(b)]
+                                                                          : a < b;
+  });
+  std::vector<TopToken> out;
+  for (size_t r = 0; r < k; ++r) {
+    const int id = idx[r];
+    out.push_back(TopToken{id, tok.displayText(id), static_cast<float>(std::exp(logp[static_cast<size_t>(id)]))});
+  }
+  return out;
+}
+
+/// ||B - A||_F / ||A||_F over the real tokens' rows.
+double relativeChange(const Mat& a, const Mat& b, const Encoding& enc) {
+  double num = 0, den = 0;
+  for (int i = 0; i < static_cast<int>(a.rows()); ++i) {
+    if (!realToken(enc, i)) continue;
+    num += (b.row(i) - a.row(i)).cast<double>().squaredNorm();
+    den += a.row(i).cast<double>().squaredNorm();
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+}  // namespace
+
+Result<double> meanNextTokenLoss(const ModelRun& run) {
+  const Encoding& e = run.encoding;
+  if (run.logits.size() == 0 && run.nextTokenLoss) return *run.nextTokenLoss;
+  if (run.logits.rows() != e.size() || run.logits.cols() == 0)
+    return Error{"next-token loss: the run kept no logits (a causal model run with keepFullLogits)"};
+  double total = 0;
+  int count = 0;
+  // One log-sum-exp per row (vectorized float exp, summed in double): this runs once per
+  // forward pass of the importance loop, over N x vocab logits.
+#pragma omp parallel for schedule(static) reduction(+ : total, count)
+  for (int i = 0; i < e.size() - 1; ++i) {
+    if (!realToken(e, i) || !realToken(e, i + 1)) continue;
+    const auto row = run.logits.row(i).array();
+    const float m = row.maxCoeff();
+    const double lse = m + std::log(static_cast<double>((row - m).exp().sum()));
+    total += lse - run.logits(i, e.ids[static_cast<size_t>(i + 1)]);
+    ++count;
+  }
+  if (count == 0) return Error{"next-token loss: the text needs at least 2 tokens"};
+  return total / count;
+}
+
+Result<RunComparison> compareRuns(const Model& model, const ModelRun& before, const ModelRun& after, int position) {
+  const ModelInfo& info = model.info();
+  const Encoding& enc = before.encoding;
+  if (after.encoding.ids != enc.ids) return Error{"compare: the two runs are not of the same text"};
+  if (before.layers.size() != after.layers.size() || before.firstLayer != after.firstLayer)
+    return Error{"compare: the two runs kept different layers"};
+  RunComparison c;
+  c.causal = info.causal;
+  c.weights.resize(before.layers.size());
+  for (size_t l = 0; l < before.layers.size(); ++l) {
+    const auto& A = before.layers[l].heads;
+    const auto& B = after.layers[l].heads;
+    c.weights[l].resize(A.size());
+    for (size_t h = 0; h < A.size() && h < B.size(); ++h) {
+      if (A[h].weights.size() != B[h].weights.size() || A[h].weights.size() == 0) continue;
+      const auto d = (B[h].weights - A[h].weights).cwiseAbs();
+      c.weights[l][h] = HeadChange{d.maxCoeff(), static_cast<float>(d.cast<double>().mean())};
+      if (c.firstChangedLayer < 0 && c.weights[l][h].maxAbs > 0)
+        c.firstChangedLayer = static_cast<int>(l) + before.firstLayer;
+    }
+  }
+  if (before.finalHidden.rows() == after.finalHidden.rows() && before.finalHidden.size() > 0) {
+    c.hiddenChange = relativeChange(before.finalHidden, after.finalHidden, enc);
+    c.hiddenMaxAbs = (after.finalHidden - before.finalHidden).cwiseAbs().maxCoeff();
+  }
+  if (info.causal) {
+    if (before.logits.rows() != enc.size() || after.logits.rows() != enc.size())
+      return Error{"compare: causal runs need their full logits (keepFullLogits)"};
+    int last = enc.size() - 1;
+    while (last > 0 && !realToken(enc, last)) --last;
+    c.position = position < 0 ? last : position;
+    if (c.position >= enc.size())
+      return Error{fmt::format("compare: position {} is past the text's {} tokens", c.position + 1, enc.size())};
+    const auto p = logSoftmax(before.logits, c.position), q = logSoftmax(after.logits, c.position);
+    double kl = 0;
+    for (size_t j = 0; j < p.size(); ++j) kl += std::exp(p[j]) * (p[j] - q[j]);
+    c.kl = std::max(kl, 0.0);
+    c.topBefore = top5(p, model.tokenizer());
+    c.topAfter = top5(q, model.tokenizer());
+    auto lb = meanNextTokenLoss(before), la = meanNextTokenLoss(after);
+    if (lb && la) {
+      c.hasLoss = true;
+      c.lossBefore = *lb;
+      c.lossAfter = *la;
+    }
+  } else if (before.finalHidden.rows() > 0) {
+    const auto a = before.finalHidden.row(0).cast<double>(), b = after.finalHidden.row(0).cast<double>();
+    c.clsChange = a.norm() > 0 ? (b - a).norm() / a.norm() : (b - a).norm();
+    c.clsCosine = a.norm() > 0 && b.norm() > 0 ? a.dot(b) / (a.norm() * b.norm()) : 0.0;
+    if (before.maskPositions != after.maskPositions || before.maskLogits.rows() != after.maskLogits.rows() ||
+        before.maskLogits.cols() != after.maskLogits.cols())
+      return Error{"compare: the two runs kept different masked-token predictions"};
+    for (size_t m = 0; m < before.maskPositions.size() && static_cast<Eigen::Index>(m) < before.maskLogits.rows(); ++m) {
+      const auto p = logSoftmax(before.maskLogits, static_cast<int>(m)), q = logSoftmax(after.maskLogits, static_cast<int>(m));
+      MaskChange mc;
+      mc.position = before.maskPositions[m];
+      double kl = 0;
+      for (size_t j = 0; j < p.size(); ++j) kl += std::exp(p[j]) * (p[j] - q[j]);
+      mc.kl = std::max(kl, 0.0);
+      mc.topBefore = top5(p, model.tokenizer());
+      mc.topAfter = top5(q, model.tokenizer());
+      c.masked.push_back(std::move(mc));
+    }
+  }
+  return c;
+}
+
+Result<HeadImportance> headImportance(const Model& model, const Encoding& enc, const ImportanceOptions& options,
+                                      const ProgressFn& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const ModelInfo& info = model.info();
+  const int L = info.layers, H = info.heads;
+  HeadImportance out;
+  out.measure = info.causal ? "increase of the mean next-token loss (nats) when the head alone is zeroed (ablation "
+                              "estimate, no gradients)"
+                            : "relative change of the final hidden states when the head alone is zeroed (ablation "
+                              "estimate, no gradients)";
+  out.curveMeasure = info.causal ? "mean next-token loss (nats)" : "relative change of the final hidden states";
+  ForwardCache cache;
+  RunOptions opt;
+  opt.keepQkv = false;
+  opt.keepAttention = false;
+  opt.topK = 0;
+  opt.maskTopK = 0;
+  opt.nextTokenLoss = info.causal;  // the loss straight from the lm_head panels, no [N, vocab] logits
+  opt.cache = options.usePrefixCache ? &cache : nullptr;
+  const int curvePoints = options.curveSteps > 0 ? options.curveSteps + 1 : 0;
+  const double total = 1.0 + L * H + curvePoints;
+  if (progress && !progress(0.0, "running the model")) return Error{"head importance: cancelled"};
+  auto base = model.run(enc, opt);
+  if (!base) return base.error();
+  ++out.forwardPasses;
+  // The value a run is measured by: loss (causal) or change from the base run (encoder).
+  auto measure = [&](const ModelRun& r) -> Result<double> {
+    if (info.causal) return meanNextTokenLoss(r);
+    return relativeChange(base->finalHidden, r.finalHidden, enc);
+  };
+  double baseline = 0;
+  if (info.causal) {
+    auto b = measure(*base);
+    if (!b) return b.error();
+    baseline = *b;
+  }
+  out.baseline = baseline;
+  out.importance = Mat::Zero(L, H);
+
+  // Independent passes (each head alone, then each curve point), side by side: one per
+  // thread, each single-threaded (no fork/join inside every small product), every thread
+  // with its own copy of the prefix cache (a run records its reuse there).
+  int done = 1;
+  std::atomic<bool> stop{false};
+  std::optional<Error> failure;
+  std::exception_ptr thrown;
+  auto runPasses = [&](const std::vector<std::vector<HeadIntervention>>& passes, std::vector<double>& values,
+                       std::vector<int>& reused, const std::string& stage) {
+    const int count = static_cast<int>(passes.size());
+    values.assign(passes.size(), 0.0);
+    reused.assign(passes.size(), 0);
+    const bool parallel = options.parallelHeads && count > 1;
+#pragma omp parallel if (parallel)
+    {
+      ForwardCache local;
+      RunOptions o = opt;
+      if (options.usePrefixCache) {
+        local = cache;
+        o.cache = &local;
+      }
+#pragma omp for schedule(dynamic, 1)
+      for (int j = 0; j < count; ++j) {
+        if (stop.load()) continue;
+        o.interventions = passes[static_cast<size_t>(j)];
+        Result<double> v = Error{""};
+        try {  // an exception must not leave the parallel region: it is rethrown after it
+          auto r = model.run(enc, o);
+          v = r ? measure(*r) : Result<double>(r.error());
+        } catch (...) {
+#pragma omp critical(head_importance_failure)
+          if (!thrown) thrown = std::current_exception();
+          stop.store(true);
+          continue;
+        }
+        if (!v) {
+#pragma omp critical(head_importance_failure)
+          if (!failure) failure = v.error();
+          stop.store(true);
+          continue;
+        }
+        values[static_cast<size_t>(j)] = *v;
+        reused[static_cast<size_t>(j)] = o.cache ? o.cache->reusedLayers : 0;
+#pragma omp critical(head_importance_progress)
+        {
+          const int d = ++done;  // counted inside, so the fractions reported only grow
+          if (progress && !progress(d / total, stage)) stop.store(true);
+        }
+      }
+    }
+    if (thrown) std::rethrow_exception(thrown);
+  };
+  std::vector<std::vector<HeadIntervention>> passes;
+  for (int l = 0; l < L; ++l)  // earliest layers first: they recompute the most
+    for (int h = 0; h < H; ++h) passes.push_back({HeadIntervention{InterventionKind::Ablate, l, h, 1.0f, {}}});
+  std::vector<double> values;
+  std::vector<int> reused;
+  runPasses(passes, values, reused, fmt::format("ablating {} heads", L * H));
+  if (failure) return *failure;
+  if (stop.load()) return Error{"head importance: cancelled"};
+  for (int j = 0; j < L * H; ++j) {
+    out.importance(j / H, j % H) = static_cast<float>(values[static_cast<size_t>(j)] - baseline);
+    out.reusedLayers += reused[static_cast<size_t>(j)];
+  }
+  out.forwardPasses += L * H;
+
+  if (curvePoints > 0) {
+    std::vector<int> order(static_cast<size_t>(L * H));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return out.importance(a / H, a % H) < out.importance(b / H, b % H);
+    });
+    std::vector<int> removed;
+    passes.clear();
+    for (int s = 0; s < curvePoints; ++s) {
+      const int k = static_cast<int>(std::lround(static_cast<double>(s) * L * H / options.curveSteps));
+      removed.push_back(k);
+      if (k == 0) continue;
+      std::vector<HeadIntervention> ivs;
+      for (int i = 0; i < k; ++i)
+        ivs.push_back(HeadIntervention{InterventionKind::Ablate, order[static_cast<size_t>(i)] / H,
+                                       order[static_cast<size_t>(i)] % H, 1.0f, {}});
+      passes.push_back(std::move(ivs));
+    }
+    runPasses(passes, values, reused, "pruning curve");
+    if (failure) return *failure;
+    if (stop.load()) return Error{"head importance: cancelled"};
+    size_t next = 0;
+    for (int k : removed) {
+      PruningPoint p{static_cast<double>(k) / (L * H), k, baseline};
+      if (k > 0) {
+        p.value = values[next];
+        out.reusedLayers += reused[next];
+        ++out.forwardPasses;
+        ++next;
+      }
+      out.curve.push_back(p);
+    }
+  }
+  if (progress && !progress(1.0, "done")) return Error{"head importance: cancelled"};
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace attn::models

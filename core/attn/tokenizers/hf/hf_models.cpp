@@ -1,0 +1,295 @@
+#include "attn/tokenizers/hf/hf_models.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <queue>
+
+#include "attn/io/utf8.h"
+#include "attn/tokenizers/hf/hf_json.h"
+#include "attn/io/quote.h"
+
+namespace attn::models {
+namespace {
+
+constexpr int64_t kMaxId = hfjson::kMaxTokenId;
+
+size_t utf8Len(unsigned char b) { return b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : 4; }
+
+class VocabModel : public HfModel {
+ public:
+  explicit VocabModel(std::unordered_map<std::string, int> vocab) : vocab_(std::move(vocab)) {
+    for (const auto& [tok, id] : vocab_) {
+      // Two tokens on one id (a malformed file): keep one deterministically, never "".
+      auto [it, fresh] = reverse_.emplace(id, tok);
+      if (!fresh && !tok.empty() && (it->second.empty() || tok < it->second)) it->second = tok;
+      limit_ = std::max(limit_, id + 1);
+    }
+  }
+  std::optional<int> tokenToId(const std::string& token) const override {
+    const auto it = vocab_.find(token);
+    if (it == vocab_.end()) return std::nullopt;
+    return it->second;
+  }
+  std::string idToToken(int id) const override {
+    const auto it = reverse_.find(id);
+    return it == reverse_.end() ? std::string() : it->second;
+  }
+  int idLimit() const override { return limit_; }
+
+ protected:
+  std::unordered_map<std::string, int> vocab_;
+  std::unordered_map<int, std::string> reverse_;
+  int limit_ = 0;
+};
+
+class WordPieceModel final : public VocabModel {
+ public:
+  WordPieceModel(std::unordered_map<std::string, int> vocab, std::string unk, std::string prefix, size_t maxChars)
+      : VocabModel(std::move(vocab)), unk_(std::move(unk)), prefix_(std::move(prefix)), maxChars_(maxChars) {
+    unkId_ = vocab_.at(unk_);
+  }
+  bool isWordPiece() const override { return true; }
+
+  void tokenize(const std::string& word, std::vector<ModelToken>& out) const override {
+    const std::u32string chars = utf8ToUtf32(word).value_or(std::u32string());
+    if (chars.size() > maxChars_) {
+      out.push_back({unkId_, unk_});
+      return;
+    }
+    std::vector<ModelToken> pieces;
+    size_t start = 0;
+    while (start < chars.size()) {
+      size_t end = chars.size();
+      bool found = false;
+      for (; end > start; --end) {
+        std::string piece = utf32ToUtf8(std::u32string_view(chars).substr(start, end - start));
+        if (start > 0) piece = prefix_ + piece;
+        const auto it = vocab_.find(piece);
+        if (it != vocab_.end()) {
+          pieces.push_back({it->second, std::move(piece)});
+          found = true;
+          break;
+        }
+      }
+      if (!found) {
+        out.push_back({unkId_, unk_});
+        return;
+      }
+      start = end;
+    }
+    for (auto& p : pieces) out.push_back(std::move(p));
+  }
+
+ private:
+  std::string unk_, prefix_;
+  size_t maxChars_;
+  int unkId_ = 0;
+};
+
+class BpeModel final : public VocabModel {
+ public:
+  BpeModel(std::unordered_map<std::string, int> vocab, BpeOptions o) : VocabModel(std::move(vocab)), o_(std::move(o)) {
+    if (o_.unk) unkId_ = vocab_.at(*o_.unk);
+  }
+  bool isWordPiece() const override { return false; }
+  bool byteFallback() const override { return o_.byteFallback; }
+
+  static uint64_t key(int a, int b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
+  void addMerge(int a, int b, int rank, int result) { merges_.emplace(key(a, b), std::make_pair(rank, result)); }
+
+  void tokenize(const std::string& word, std::vector<ModelToken>& out) const override {
+    if (word.empty()) return;
+    if (o_.ignoreMerges) {
+      const auto it = vocab_.find(word);
+      if (it != vocab_.end()) {
+        out.push_back({it->second, word});
+        return;
+      }
+    }
+    // The library's BPE::merge_word: one symbol per character, byte fallback or
+    // (fused) unknown for characters outside the vocabulary.
+    std::vector<int> ids;
+    std::optional<int> pendingUnk;
+    auto flushUnk = [&] {
+      if (pendingUnk) ids.push_back(*pendingUnk);
+      pendingUnk.reset();
+    };
+    for (size_t i = 0; i < word.size();) {
+      const size_t len = std::min(utf8Len(static_cast<unsigned char>(word[i])), word.size() - i);
+      const bool first = i == 0, last = i + len >= word.size();
+      std::string s = word.substr(i, len);
+      if (!first) s = o_.continuingSubwordPrefix + s;
+      if (last) s += o_.endOfWordSuffix;
+      i += len;
+      if (const auto it = vocab_.find(s); it != vocab_.end()) {
+        flushUnk();
+        ids.push_back(it->second);
+        continue;
+      }
+      if (o_.byteFallback) {
+        std::vector<int> bytes;
+        for (unsigned char b : s) {
+          const auto bt = vocab_.find(fmt::format("<0x{:02X}>", b));
+          if (bt == vocab_.end()) break;
+          bytes.push_back(bt->second);
+        }
+        if (bytes.size() == s.size()) {  // the library does not flush a pending unknown here
+          ids.insert(ids.end(), bytes.begin(), bytes.end());
+          continue;
+        }
+      }
+      if (o_.unk) {
+        if (pendingUnk && o_.fuseUnk) continue;
+        flushUnk();
+        pendingUnk = unkId_;
+      }
+    }
+    flushUnk();
+    mergeAll(ids);
+    for (int id : ids) out.push_back({id, reverse_.at(id)});
+  }
+
+ private:
+  // Word::merge_all: a min-heap on (rank, position); stale entries are skipped.
+  void mergeAll(std::vector<int>& ids) const {
+    const int n = static_cast<int>(ids.size());
+    if (n < 2) return;
+    struct Sym {
+      int id, prev, next;
+      bool alive;
+    };
+    std::vector<Sym> syms(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) syms[static_cast<size_t>(i)] = {ids[static_cast<size_t>(i)], i - 1, i + 1 < n ? i + 1 : -1, true};
+    struct Entry {
+      int rank, pos, result;
+      bool operator>(const Entry& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
+    };
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+    auto consider = [&](int pos) {
+      const Sym& s = syms[static_cast<size_t>(pos)];
+      if (s.next < 0) return;
+      const auto it = merges_.find(key(s.id, syms[static_cast<size_t>(s.next)].id));
+      if (it != merges_.end()) queue.push({it->second.first, pos, it->second.second});
+    };
+    for (int i = 0; i + 1 < n; ++i) consider(i);
+    while (!queue.empty()) {
+      const Entry top = queue.top();
+      queue.pop();
+      Sym& cur = syms[static_cast<size_t>(top.pos)];
+      if (!cur.alive || cur.next < 0) continue;
+      Sym& right = syms[static_cast<size_t>(cur.next)];
+      const auto it = merges_.find(key(cur.id, right.id));
+      if (it == merges_.end() || it->second.second != top.result) continue;
+      cur.id = top.result;
+      right.alive = false;
+      cur.next = right.next;
+      if (right.next >= 0) syms[static_cast<size_t>(right.next)].prev = top.pos;
+      if (cur.prev >= 0) consider(cur.prev);
+      consider(top.pos);
+    }
+    ids.clear();
+    for (const auto& s : syms)
+      if (s.alive) ids.push_back(s.id);
+  }
+
+  BpeOptions o_;
+  int unkId_ = 0;
+  std::unordered_map<uint64_t, std::pair<int, int>> merges_;
+};
+
+Result<std::unordered_map<std::string, int>> parseVocab(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) return Error{source + ": model \"vocab\" is not an object of {token: id}"};
+  std::unordered_map<std::string, int> vocab;
+  vocab.reserve(j.size());
+  for (const auto& [tok, id] : j.items()) {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > kMaxId)
+      return Error{fmt::format("{}: vocabulary token {} has no valid id", source, quoteForMessage(tok))};
+    if (!isValidUtf8(tok)) return Error{source + ": a vocabulary token is not UTF-8"};
+    vocab[tok] = static_cast<int>(id.get<int64_t>());
+  }
+  if (vocab.empty()) return Error{source + ": the model vocabulary is empty"};
+  return vocab;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HfModel>> makeWordPiece(std::unordered_map<std::string, int> vocab, std::string unk,
+                                               std::string prefix, size_t maxChars, const std::string& source) {
+  if (vocab.empty()) return Error{source + ": the vocabulary is empty"};
+  if (!vocab.count(unk))
+    return Error{fmt::format("{}: the vocabulary has no unknown token {}", source, quoteForMessage(unk))};
+  return std::unique_ptr<HfModel>(new WordPieceModel(std::move(vocab), std::move(unk), std::move(prefix), maxChars));
+}
+
+Result<std::unique_ptr<HfModel>> makeBpe(std::unordered_map<std::string, int> vocab,
+                                         const std::vector<std::pair<std::string, std::string>>& merges,
+                                         BpeOptions options, const std::string& source) {
+  if (vocab.empty()) return Error{source + ": the vocabulary is empty"};
+  if (options.unk && !vocab.count(*options.unk))
+    return Error{fmt::format("{}: the vocabulary has no unknown token {}", source, quoteForMessage(*options.unk))};
+  const std::string prefix = options.continuingSubwordPrefix;
+  auto model = std::make_unique<BpeModel>(vocab, std::move(options));
+  for (size_t rank = 0; rank < merges.size(); ++rank) {
+    const auto& [a, b] = merges[rank];
+    const auto ia = vocab.find(a), ib = vocab.find(b);
+    const std::string joined = a + (!prefix.empty() && b.starts_with(prefix) ? b.substr(prefix.size()) : b);
+    const auto ij = vocab.find(joined);
+    if (ia == vocab.end() || ib == vocab.end() || ij == vocab.end())
+      return Error{fmt::format("{}: merge {} ({} {}) uses a token missing from the vocabulary", source, rank + 1,
+                               quoteForMessage(a, 40), quoteForMessage(b, 40))};
+    model->addMerge(ia->second, ib->second, static_cast<int>(rank), ij->second);
+  }
+  return std::unique_ptr<HfModel>(std::move(model));
+}
+
+Result<std::unique_ptr<HfModel>> parseModel(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) return Error{source + ": \"model\" is missing or not an object"};
+  std::string type = hfjson::str(j, "type");
+  if (type.empty()) type = j.contains("merges") ? "BPE" : j.contains("max_input_chars_per_word") ? "WordPiece" : "";
+  if (type != "WordPiece" && type != "BPE")
+    return Error{fmt::format("{}: unsupported model type {} (WordPiece and BPE are supported)", source,
+                             quoteForMessage(type.empty() ? "(none)" : type))};
+  if (type == "WordPiece") {
+    auto vocab = parseVocab(j.contains("vocab") ? j["vocab"] : nlohmann::json(), source);
+    if (!vocab) return vocab.error();
+    size_t maxChars = 100;
+    if (j.contains("max_input_chars_per_word") && j["max_input_chars_per_word"].is_number_unsigned())
+      maxChars = j["max_input_chars_per_word"].get<size_t>();
+    return makeWordPiece(std::move(*vocab), hfjson::str(j, "unk_token", "[UNK]"),
+                         hfjson::str(j, "continuing_subword_prefix", "##"), maxChars, source);
+  }
+  BpeOptions o;
+  if (hfjson::hasString(j, "unk_token")) o.unk = j["unk_token"].get<std::string>();
+  o.continuingSubwordPrefix = hfjson::str(j, "continuing_subword_prefix");
+  o.endOfWordSuffix = hfjson::str(j, "end_of_word_suffix");
+  o.fuseUnk = hfjson::boolean(j, "fuse_unk", false);
+  o.byteFallback = hfjson::boolean(j, "byte_fallback", false);
+  o.ignoreMerges = hfjson::boolean(j, "ignore_merges", false);
+  std::vector<std::pair<std::string, std::string>> merges;
+  if (j.contains("merges")) {
+    const auto& m = j["merges"];
+    if (!m.is_array()) return Error{source + ": model \"merges\" is not an array"};
+    merges.reserve(m.size());
+    for (size_t i = 0; i < m.size(); ++i) {
+      const auto& e = m[i];
+      if (e.is_string()) {
+        const std::string s = e.get<std::string>();
+        const size_t sp = s.find(' ');
+        if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos)
+          return Error{fmt::format("{}: merge {} {} is not two tokens separated by one space", source, i + 1,
+                                   quoteForMessage(s, 40))};
+        merges.emplace_back(s.substr(0, sp), s.substr(sp + 1));
+      } else if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string()) {
+        merges.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
+      } else {
+        return Error{fmt::format("{}: merge {} is neither \"a b\" nor [\"a\", \"b\"]", source, i + 1)};
+      }
+    }
+  }
+  auto vocab = parseVocab(j.contains("vocab") ? j["vocab"] : nlohmann::json(), source);
+  if (!vocab) return vocab.error();
+  return makeBpe(std::move(*vocab), merges, std::move(o), source);
+}
+
+}  // namespace attn::models

@@ -1,0 +1,53 @@
+#pragma once
+// tokenizer.json "post_processor": TemplateProcessing, BertProcessing,
+// RobertaProcessing, ByteLevel (no tokens) and Sequence, adding CLS/SEP/BOS/EOS
+// and segment ids as the `tokenizers` library does.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/status.h"
+
+namespace attn::models {
+
+class PostProcessor {
+ public:
+  enum class Kind { None, Template, Bert, Roberta };
+
+  /// A null JSON value gives Kind::None. Errors name `source` and the fault.
+  static Result<PostProcessor> parse(const nlohmann::json& j, const std::string& source);
+  /// BERT's "[CLS] $A [SEP]" / "[CLS] $A [SEP] $B [SEP]" (type ids 1 for B).
+  static PostProcessor bert(std::string cls, int clsId, std::string sep, int sepId);
+  /// RoBERTa's "<s> $A </s>" / "<s> $A </s> </s> $B </s>" (type ids all 0).
+  static PostProcessor roberta(std::string cls, int clsId, std::string sep, int sepId);
+
+  /// Joins the encodings of A (type ids 0) and B (type ids 1, if present).
+  Encoding process(Encoding a, std::optional<Encoding> b, bool addSpecialTokens) const;
+
+  Kind kind() const { return kind_; }
+
+ private:
+  struct Piece {
+    bool isSequence;   // $A / $B, else a special token
+    int sequence;      // 0 = A, 1 = B
+    std::string name;  // special token name in special_
+    int typeId;
+  };
+  struct Special {
+    std::string name;
+    std::vector<int> ids;
+    std::vector<std::string> tokens;
+  };
+
+  Kind kind_ = Kind::None;
+  std::vector<Piece> single_, pair_;
+  bool hasPair_ = false;
+  std::vector<Special> special_;
+  std::string cls_, sep_;
+  int clsId_ = 0, sepId_ = 0;
+};
+
+}  // namespace attn::models

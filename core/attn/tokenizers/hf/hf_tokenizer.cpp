@@ -1,0 +1,254 @@
+#include "attn/tokenizers/hf/hf_tokenizer.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <cctype>
+#include <cstdlib>
+
+#include "attn/io/utf8.h"
+#include "attn/tokenizers/hf/hf_json.h"
+#include "attn/tokenizers/hf/hf_tokenizer_impl.h"
+#include "attn/io/quote.h"
+
+namespace attn::models {
+namespace {
+
+bool hasType(const nlohmann::json& j, const std::string& type, const char* listKey) {
+  if (!j.is_object()) return false;
+  if (hfjson::str(j, "type") == type) return true;
+  const auto it = j.find(listKey);
+  if (it != j.end() && it->is_array())
+    for (const auto& item : *it)
+      if (hasType(item, type, listKey)) return true;
+  return false;
+}
+
+Result<HfTokenizer> parseTokenizerJson(std::string_view json, const std::string& source) {
+  const auto doc = nlohmann::json::parse(json, nullptr, false);
+  if (doc.is_discarded()) return Error{source + ": not valid JSON"};
+  if (!doc.is_object()) return Error{source + ": not a JSON object (is this a tokenizer.json?)"};
+  if (!doc.contains("model")) return Error{source + ": no \"model\" (is this a tokenizer.json?)"};
+  auto impl = std::make_shared<HfTokenizer::Impl>();
+  auto model = parseModel(doc["model"], source);
+  if (!model) return model.error();
+  impl->model = std::move(*model);
+  const nlohmann::json null;
+  auto normalizer = parseNormalizer(doc.contains("normalizer") ? doc["normalizer"] : null, source);
+  if (!normalizer) return normalizer.error();
+  impl->normalizer = std::move(*normalizer);
+  const nlohmann::json& pre = doc.contains("pre_tokenizer") ? doc["pre_tokenizer"] : null;
+  auto preTokenizer = parsePreTokenizer(pre, source);
+  if (!preTokenizer) return preTokenizer.error();
+  impl->preTokenizer = std::move(*preTokenizer);
+  auto post = PostProcessor::parse(doc.contains("post_processor") ? doc["post_processor"] : null, source);
+  if (!post) return post.error();
+  impl->post = std::move(*post);
+  if (impl->model->isWordPiece()) impl->kind = HfKind::WordPiece;
+  else if (hasType(pre, "ByteLevel", "pretokenizers")) impl->kind = HfKind::ByteLevelBpe;
+  else impl->kind = HfKind::SentencePieceBpe;
+
+  std::vector<AddedToken> added;
+  if (doc.contains("added_tokens") && !doc["added_tokens"].is_null()) {
+    const auto& list = doc["added_tokens"];
+    if (!list.is_array()) return Error{source + ": \"added_tokens\" is not a list"};
+    for (const auto& t : list) {
+      if (!t.is_object() || !hfjson::hasString(t, "content") || !t.contains("id") || !t["id"].is_number_integer() ||
+          t["id"].get<int64_t>() < 0 || t["id"].get<int64_t>() > hfjson::kMaxTokenId)
+        return Error{source + ": an added token has no \"content\" or no valid \"id\""};
+      AddedToken a;
+      a.content = t["content"].get<std::string>();
+      if (!isValidUtf8(a.content)) return Error{source + ": an added token is not UTF-8"};
+      a.id = static_cast<int>(t["id"].get<int64_t>());
+      a.special = hfjson::boolean(t, "special", false);
+      a.normalized = hfjson::boolean(t, "normalized", !a.special);
+      a.lstrip = hfjson::boolean(t, "lstrip", false);
+      a.rstrip = hfjson::boolean(t, "rstrip", false);
+      a.singleWord = hfjson::boolean(t, "single_word", false);
+      added.push_back(std::move(a));
+    }
+  }
+  impl->setAddedTokens(std::move(added));
+  return makeHfTokenizer(std::move(impl));
+}
+
+void appendBytesAsUtf8(std::string& out, const std::string& bytes) {
+  // Byte-level tokens may hold part of a character: show U+FFFD for what does not decode.
+  size_t i = 0;
+  while (i < bytes.size()) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    const size_t len = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+    if (len > 0 && i + len <= bytes.size() && isValidUtf8(std::string_view(bytes).substr(i, len))) {
+      out.append(bytes, i, len);
+      i += len;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+}
+
+}  // namespace
+
+void HfTokenizer::Impl::setAddedTokens(std::vector<AddedToken> tokens) {
+  std::vector<std::string> forms;
+  for (auto& t : tokens) {
+    if (const auto id = model->tokenToId(t.content)) t.id = *id;
+    addedById[t.id] = t.content;
+    forms.push_back(normalizer && t.normalized && !t.special ? normalizer(t.content) : t.content);
+  }
+  added.build(std::move(tokens), forms);
+}
+
+Encoding HfTokenizer::Impl::encodeOne(std::string_view text) const {
+  Encoding e;
+  auto emit = [&](int id, std::string token) {
+    e.ids.push_back(id);
+    e.tokens.push_back(std::move(token));
+  };
+  auto runModel = [&](const PreToken& piece) {
+    std::vector<PreToken> words = preTokenizer ? preTokenizer(piece) : std::vector<PreToken>{piece};
+    std::vector<ModelToken> out;
+    for (const auto& w : words)
+      if (!w.text.empty()) model->tokenize(w.text, out);
+    for (auto& t : out) emit(t.id, std::move(t.token));
+  };
+  const auto& list = added.tokens();
+  // 1. added tokens matched on the raw text; 2. the rest normalized, then the
+  // normalized added tokens matched on it (AddedVocabulary::extract_and_normalize).
+  for (const AddedSplit& raw : added.split(text, false)) {
+    if (raw.token >= 0) {
+      emit(list[static_cast<size_t>(raw.token)].id, std::string(text.substr(raw.start, raw.end - raw.start)));
+      continue;
+    }
+    const std::string piece(text.substr(raw.start, raw.end - raw.start));
+    const std::string normalized = normalizer ? normalizer(piece) : piece;
+    if (normalized.empty()) continue;
+    for (const AddedSplit& n : added.split(normalized, true)) {
+      if (n.token >= 0) {
+        emit(list[static_cast<size_t>(n.token)].id, normalized.substr(n.start, n.end - n.start));
+        continue;
+      }
+      if (n.end == n.start) continue;
+      runModel({normalized.substr(n.start, n.end - n.start), raw.start == 0 && n.start == 0});
+    }
+  }
+  e.typeIds.assign(e.ids.size(), 0);
+  e.special.assign(e.ids.size(), 0);
+  return e;
+}
+
+HfTokenizer makeHfTokenizer(std::shared_ptr<const HfTokenizer::Impl> impl) { return HfTokenizer(std::move(impl)); }
+
+HfTokenizer::HfTokenizer() = default;
+HfTokenizer::~HfTokenizer() = default;
+HfTokenizer::HfTokenizer(HfTokenizer&&) noexcept = default;
+HfTokenizer& HfTokenizer::operator=(HfTokenizer&&) noexcept = default;
+
+Result<HfTokenizer> HfTokenizer::fromTokenizerJson(std::string_view json, const std::string& source) {
+  try {
+    return parseTokenizerJson(json, source);
+  } catch (const std::exception& ex) {  // nlohmann type errors on fields a check missed
+    return Error{fmt::format("{}: malformed tokenizer.json ({})", source, quoteForMessage(ex.what()))};
+  }
+}
+
+Result<Encoding> HfTokenizer::encode(std::string_view text, std::optional<std::string_view> pair,
+                                     bool addSpecialTokens, const std::string& source) const {
+  if (!impl_) return Error{source + ": no tokenizer loaded"};
+  if (const int64_t bad = firstInvalidUtf8(text); bad >= 0)
+    return Error{fmt::format("{}: the text is not valid UTF-8 (byte offset {})", source, bad)};
+  if (pair)
+    if (const int64_t bad = firstInvalidUtf8(*pair); bad >= 0)
+      return Error{fmt::format("{}: the second text is not valid UTF-8 (byte offset {})", source, bad)};
+  Encoding a = impl_->encodeOne(text);
+  std::optional<Encoding> b;
+  if (pair) b = impl_->encodeOne(*pair);
+  return impl_->post.process(std::move(a), std::move(b), addSpecialTokens);
+}
+
+std::string HfTokenizer::kindName() const {
+  if (!impl_) return "";
+  switch (impl_->kind) {
+    case HfKind::WordPiece: return "WordPiece";
+    case HfKind::ByteLevelBpe: return "byte-level BPE";
+    case HfKind::SentencePieceBpe: return "SentencePiece BPE";
+  }
+  return "";
+}
+
+int HfTokenizer::idLimit() const {
+  if (!impl_) return 0;
+  int limit = impl_->model->idLimit();
+  for (const auto& [id, content] : impl_->addedById) limit = std::max(limit, id + 1);
+  return limit;
+}
+
+std::string HfTokenizer::idToToken(int id) const {
+  if (!impl_) return "";
+  if (const auto it = impl_->addedById.find(id); it != impl_->addedById.end()) return it->second;
+  return impl_->model->idToToken(id);
+}
+
+int HfTokenizer::maskTokenId() const {
+  if (!impl_) return -1;
+  if (!impl_->maskToken.empty()) {
+    for (const auto& [id, content] : impl_->addedById)
+      if (content == impl_->maskToken) return id;
+    if (auto id = impl_->model->tokenToId(impl_->maskToken)) return *id;
+  }
+  for (const char* name : {"[MASK]", "<mask>"}) {
+    int best = -1;  // the smallest id, should a token appear twice
+    for (const auto& [id, content] : impl_->addedById)
+      if (content == name && (best < 0 || id < best)) best = id;
+    if (best >= 0) return best;
+  }
+  return -1;
+}
+
+std::string HfTokenizer::displayText(int id) const {
+  if (!impl_) return "";
+  if (const auto it = impl_->addedById.find(id); it != impl_->addedById.end()) return it->second;
+  const std::string token = impl_->model->idToToken(id);
+  switch (impl_->kind) {
+    case HfKind::WordPiece:
+      return token;
+    case HfKind::ByteLevelBpe: {
+      static const std::unordered_map<char32_t, unsigned char> reverse = [] {
+        std::unordered_map<char32_t, unsigned char> r;
+        const auto& table = byteLevelAlphabet();
+        for (int b = 0; b < 256; ++b) r[(*utf8ToUtf32(table[static_cast<size_t>(b)]))[0]] = static_cast<unsigned char>(b);
+        return r;
+      }();
+      std::string bytes;
+      for (char32_t c : utf8ToUtf32(token).value_or(std::u32string())) {
+        const auto it = reverse.find(c);
+        if (it != reverse.end()) bytes.push_back(static_cast<char>(it->second));
+        else bytes += utf32ToUtf8(std::u32string(1, c));
+      }
+      std::string out;
+      appendBytesAsUtf8(out, bytes);
+      return out;
+    }
+    case HfKind::SentencePieceBpe: {
+      if (token.size() == 6 && token.starts_with("<0x") && token.back() == '>' && std::isxdigit(static_cast<unsigned char>(token[3])) &&
+          std::isxdigit(static_cast<unsigned char>(token[4]))) {
+        const int b = static_cast<int>(std::strtol(token.substr(3, 2).c_str(), nullptr, 16));
+        if (b < 0x80) return std::string(1, static_cast<char>(b));
+        return token;  // one byte of a longer character: nothing a reader could see
+      }
+      std::string out;
+      for (size_t at = 0;;) {
+        const size_t next = token.find("\xE2\x96\x81", at);
+        out.append(token, at, next == std::string::npos ? std::string::npos : next - at);
+        if (next == std::string::npos) break;
+        out.push_back(' ');
+        at = next + 3;
+      }
+      return out;
+    }
+  }
+  return token;
+}
+
+}  // namespace attn::models

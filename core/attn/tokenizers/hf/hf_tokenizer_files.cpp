@@ -1,0 +1,182 @@
+// HfTokenizer::fromFolder: tokenizer.json when the folder has one; otherwise the
+// older files converted as transformers' BertTokenizerFast (vocab.txt),
+// GPT2TokenizerFast and RobertaTokenizerFast (vocab.json + merges.txt) build them
+// (transformers/convert_slow_tokenizer.py: BertConverter, GPT2Converter, RobertaConverter).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "attn/io/text_file.h"
+#include "attn/tokenizers/hf/hf_json.h"
+#include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/tokenizers/hf/hf_tokenizer_impl.h"
+#include "attn/io/quote.h"
+#include "attn/tokenizers/bpe.h"
+
+namespace attn::models {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool exists(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+/// tokenizer_config.json merged over special_tokens_map.json (both optional).
+Result<nlohmann::json> readConfig(const std::string& dir) {
+  nlohmann::json merged = nlohmann::json::object();
+  for (const char* name : {"special_tokens_map.json", "tokenizer_config.json"}) {
+    const std::string path = (fs::path(dir) / name).string();
+    if (!exists(path)) continue;
+    auto text = readUtf8TextFile(path);
+    if (!text) return text.error();
+    const auto doc = nlohmann::json::parse(*text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) return Error{path + ": not a JSON object"};
+    for (const auto& [k, v] : doc.items()) merged[k] = v;
+  }
+  return merged;
+}
+
+/// A special token name from the config: a string or {"content": ...}.
+std::string tokenName(const nlohmann::json& config, const char* key, const std::string& fallback) {
+  const auto it = config.find(key);
+  if (it == config.end()) return fallback;
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_object()) return hfjson::str(*it, "content", fallback);
+  return fallback;
+}
+
+Result<std::unordered_map<std::string, int>> readVocabTxt(const std::string& path) {
+  auto text = readUtf8TextFile(path);
+  if (!text) return text.error();
+  std::unordered_map<std::string, int> vocab;
+  std::string_view t = *text;
+  int index = 0;
+  size_t start = 0;
+  while (start < t.size()) {
+    size_t end = t.find('\n', start);
+    if (end == std::string_view::npos) end = t.size();
+    std::string line(t.substr(start, end - start));
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+    vocab[line] = index++;  // a later duplicate wins, as in load_vocab's dict
+    start = end + 1;
+  }
+  if (vocab.empty()) return Error{path + ": the vocabulary is empty"};
+  return vocab;
+}
+
+Result<HfTokenizer> fromVocabTxt(const std::string& dir, const std::string& path) {
+  auto config = readConfig(dir);
+  if (!config) return config.error();
+  auto vocab = readVocabTxt(path);
+  if (!vocab) return vocab.error();
+  const bool lower = hfjson::boolean(*config, "do_lower_case", true);
+  const bool chinese = hfjson::boolean(*config, "tokenize_chinese_chars", true);
+  const auto sa = config->find("strip_accents");
+  const bool strip = (sa == config->end() || !sa->is_boolean()) ? lower : sa->get<bool>();
+  const std::string unk = tokenName(*config, "unk_token", "[UNK]"), sep = tokenName(*config, "sep_token", "[SEP]"),
+                    cls = tokenName(*config, "cls_token", "[CLS]"), pad = tokenName(*config, "pad_token", "[PAD]"),
+                    mask = tokenName(*config, "mask_token", "[MASK]");
+  for (const auto& needed : {unk, sep, cls})
+    if (!vocab->count(needed))
+      return Error{fmt::format("{}: the vocabulary has no {} token", path, quoteForMessage(needed))};
+  return makeBertWordPiece(*vocab, lower, strip, chinese, unk, "##", sep, cls, {unk, sep, pad, cls, mask}, path, mask);
+}
+
+Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& vocabPath, const std::string& mergesPath,
+                                  const std::string& modelType) {
+  auto config = readConfig(dir);
+  if (!config) return config.error();
+  auto vtext = readUtf8TextFile(vocabPath);
+  if (!vtext) return vtext.error();
+  auto vocabResult = parseVocabJson(*vtext, vocabPath);
+  if (!vocabResult) return vocabResult.error();
+  const std::unordered_map<std::string, int>& vocab = *vocabResult;
+  auto mtext = readUtf8TextFile(mergesPath);
+  if (!mtext) return mtext.error();
+  auto merges = parseMergesTxt(*mtext, mergesPath);
+  if (!merges) return merges.error();
+  auto impl = std::make_shared<HfTokenizer::Impl>();
+  auto model = makeBpe(vocab, *merges, BpeOptions{}, mergesPath);
+  if (!model) return model.error();
+  impl->model = std::move(*model);
+  impl->preTokenizer = byteLevelPreTokenizer(hfjson::boolean(*config, "add_prefix_space", false), true);
+  impl->kind = HfKind::ByteLevelBpe;
+  std::vector<AddedToken> added;
+  auto addSpecial = [&](const std::string& name, bool lstrip) {
+    if (!vocab.count(name)) return;
+    for (const auto& a : added)
+      if (a.content == name) return;
+    added.push_back({name, vocab.at(name), true, false, lstrip, false, false});
+  };
+  if (modelType == "roberta") {
+    const std::string bos = tokenName(*config, "bos_token", "<s>"), eos = tokenName(*config, "eos_token", "</s>"),
+                      cls = tokenName(*config, "cls_token", "<s>"), sep = tokenName(*config, "sep_token", "</s>");
+    for (const auto& needed : {cls, sep})
+      if (!vocab.count(needed))
+        return Error{fmt::format("{}: the vocabulary has no {} token", vocabPath, quoteForMessage(needed))};
+    impl->post = PostProcessor::roberta(cls, vocab.at(cls), sep, vocab.at(sep));
+    addSpecial(bos, false);
+    addSpecial(tokenName(*config, "pad_token", "<pad>"), false);
+    addSpecial(eos, false);
+    addSpecial(tokenName(*config, "unk_token", "<unk>"), false);
+    addSpecial(tokenName(*config, "mask_token", "<mask>"), true);
+    impl->maskToken = tokenName(*config, "mask_token", "<mask>");
+  } else {
+    for (const char* key : {"bos_token", "eos_token", "unk_token", "pad_token"})
+      addSpecial(tokenName(*config, key, "<|endoftext|>"), false);
+  }
+  impl->setAddedTokens(std::move(added));
+  return makeHfTokenizer(std::move(impl));
+}
+
+}  // namespace
+
+Result<HfTokenizer> makeBertWordPiece(const std::unordered_map<std::string, int>& vocab, bool lowercase,
+                                      bool stripAccents, bool chineseChars, const std::string& unk,
+                                      const std::string& prefix, const std::string& sep, const std::string& cls,
+                                      const std::vector<std::string>& specials, const std::string& source,
+                                      const std::string& maskToken) {
+  auto impl = std::make_shared<HfTokenizer::Impl>();
+  impl->maskToken = maskToken;
+  auto model = makeWordPiece(vocab, unk, prefix, 100, source);
+  if (!model) return model.error();
+  impl->model = std::move(*model);
+  impl->normalizer = bertNormalizer(true, chineseChars, stripAccents, lowercase);
+  impl->preTokenizer = bertPreTokenizer();
+  const auto s = vocab.find(sep), c = vocab.find(cls);
+  if (s != vocab.end() && c != vocab.end()) impl->post = PostProcessor::bert(cls, c->second, sep, s->second);
+  impl->kind = HfKind::WordPiece;
+  std::vector<AddedToken> added;
+  for (const auto& name : specials) {
+    bool seen = false;
+    for (const auto& a : added) seen = seen || a.content == name;
+    if (!seen && vocab.count(name)) added.push_back({name, vocab.at(name), true, false, false, false, false});
+  }
+  impl->setAddedTokens(std::move(added));
+  return makeHfTokenizer(std::move(impl));
+}
+
+Result<HfTokenizer> HfTokenizer::fromFolder(const std::string& dir, const std::string& modelType) {
+  try {
+    const std::string json = (fs::path(dir) / "tokenizer.json").string();
+    if (exists(json)) {
+      auto text = readUtf8TextFile(json);
+      if (!text) return text.error();
+      return fromTokenizerJson(*text, json);
+    }
+    const std::string vocabTxt = (fs::path(dir) / "vocab.txt").string();
+    if (exists(vocabTxt)) return fromVocabTxt(dir, vocabTxt);
+    const std::string vocabJson = (fs::path(dir) / "vocab.json").string();
+    const std::string merges = (fs::path(dir) / "merges.txt").string();
+    if (exists(vocabJson) && exists(merges)) return fromVocabJson(dir, vocabJson, merges, modelType);
+    if (exists(vocabJson)) return Error{merges + ": missing (vocab.json needs merges.txt beside it)"};
+    return Error{dir + ": no tokenizer.json, vocab.txt or vocab.json + merges.txt in the folder"};
+  } catch (const std::exception& ex) {
+    return Error{fmt::format("{}: cannot read the tokenizer files ({})", dir, quoteForMessage(ex.what()))};
+  }
+}
+
+}  // namespace attn::models

@@ -1,0 +1,111 @@
+// BF16 weights kept in the mapping: the panel-blocked linear() (convert 128 output
+// rows to f32, multiply, next panel, spread over threads) against a plain product
+// over the same values in double, and the conversion against its definition.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "attn/models/model_weights.h"
+#include "attn/models/nn_ops.h"
+#include "attn/engine/random.h"
+
+namespace attn::models {
+namespace {
+
+uint16_t bf16Bits(float f) {  // truncation: the f32 the test compares with is exactly representable
+  uint32_t u = 0;
+  std::memcpy(&u, &f, 4);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+float fromBits(uint16_t b) {
+  const uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f = 0;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+struct Bf16Matrix {
+  std::vector<char> bytes;  // one byte of padding first: the mapping gives no alignment
+  std::vector<float> values;
+};
+
+Bf16Matrix randomBf16(int64_t rows, int64_t cols, uint64_t seed) {
+  SeededRng rng(seed);
+  Bf16Matrix m;
+  m.bytes.resize(static_cast<size_t>(rows * cols * 2 + 1));
+  m.values.resize(static_cast<size_t>(rows * cols));
+  for (int64_t i = 0; i < rows * cols; ++i) {
+    const uint16_t b = bf16Bits(static_cast<float>(rng.normal()));
+    std::memcpy(&m.bytes[static_cast<size_t>(1 + 2 * i)], &b, 2);
+    m.values[static_cast<size_t>(i)] = fromBits(b);
+  }
+  return m;
+}
+
+TEST(ModelBf16Linear, ConversionIsTheUpperHalfOfAnF32) {
+  // Odd lengths reach the vector body and the scalar tail.
+  for (int64_t n : {1, 7, 16, 37, 1000}) {
+    const Bf16Matrix m = randomBf16(1, n, static_cast<uint64_t>(n));
+    std::vector<float> out(static_cast<size_t>(n), -1.0f);
+    bf16ToFloat(m.bytes.data() + 1, out.data(), n);
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(out[static_cast<size_t>(i)], m.values[static_cast<size_t>(i)]) << i;
+  }
+  const uint16_t special[4] = {0x3FC0, 0xC000, 0x7F80, 0x0001};  // 1.5, -2, +inf, smallest subnormal
+  std::vector<float> out(4);
+  bf16ToFloat(reinterpret_cast<const char*>(special), out.data(), 4);
+  EXPECT_EQ(out[0], 1.5f);
+  EXPECT_EQ(out[1], -2.0f);
+  EXPECT_TRUE(std::isinf(out[2]) && out[2] > 0);
+  EXPECT_EQ(out[3], fromBits(0x0001));
+}
+
+TEST(ModelBf16Linear, BlockedProductMatchesPlainProduct) {
+  // Shapes around the panel size (128 rows): one partial panel, several with a partial
+  // last one, and one large enough to be shared among threads.
+  struct Shape {
+    int64_t n, in, out;
+  };
+  for (const Shape s : {Shape{3, 5, 7}, Shape{17, 70, 300}, Shape{64, 256, 1000}}) {
+    const Bf16Matrix w = randomBf16(s.out, s.in, 11);
+    SeededRng rng(5);
+    Mat x(s.n, s.in);
+    for (int64_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(rng.normal());
+    std::vector<float> bias(static_cast<size_t>(s.out));
+    for (auto& b : bias) b = static_cast<float>(rng.normal());
+    LinearWeight l;
+    l.w.bf16 = w.bytes.data() + 1;
+    l.w.rows = s.out;
+    l.w.cols = s.in;
+    l.b = {bias.data(), 1, s.out};
+    Mat y;
+    linear(x, l, y);
+    ASSERT_EQ(y.rows(), s.n);
+    ASSERT_EQ(y.cols(), s.out);
+    // The same product through the f32 path (weights converted up front).
+    LinearWeight f32 = l;
+    f32.w.bf16 = nullptr;
+    f32.w.data = w.values.data();
+    Mat yf;
+    linear(x, f32, yf);
+    for (int64_t i = 0; i < s.n; ++i)
+      for (int64_t o = 0; o < s.out; ++o) {
+        double ref = bias[static_cast<size_t>(o)];
+        for (int64_t k = 0; k < s.in; ++k)
+          ref += static_cast<double>(x(i, k)) * w.values[static_cast<size_t>(o * s.in + k)];
+        ASSERT_NEAR(y(i, o), ref, 1e-4 * (1 + std::abs(ref))) << s.n << "x" << s.in << "x" << s.out << " at " << i << "," << o;
+        ASSERT_NEAR(y(i, o), yf(i, o), 1e-4 * (1 + std::abs(ref)));
+      }
+    // rowTo reads a row of either storage.
+    std::vector<float> row(static_cast<size_t>(s.in));
+    l.w.rowTo(s.out - 1, row.data());
+    for (int64_t k = 0; k < s.in; ++k)
+      EXPECT_EQ(row[static_cast<size_t>(k)], w.values[static_cast<size_t>((s.out - 1) * s.in + k)]);
+  }
+}
+
+}  // namespace
+}  // namespace attn::models

@@ -1,0 +1,576 @@
+#include "attn_ui/explorer/explorer_model.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <new>
+
+#include "attn/models/model.h"
+#include "attn/tokenizers/tokenizer.h"
+#include "attn_ui/common/core_text.h"
+#include "attn_ui/pretrained/model_spec.h"
+
+namespace attn::ui {
+
+struct ExplorerModel::InputCache {
+  std::string text, keyText;
+  int dModel = 0;
+  uint64_t seed = 0;
+  std::shared_ptr<const attn::AttentionInput> input;
+  bool matches(const std::string& t, const std::string& k, const attn::AttentionSpec& s) const {
+    return t == text && k == keyText && s.dModel == dModel && s.seed == seed;
+  }
+};
+
+struct ExplorerModel::Job {
+  std::shared_ptr<const InputCache> cache;  // in: the previous input; out: this job's
+  quint64 generation = 0;
+  std::string text, keyText;
+  std::shared_ptr<const attn::LoadedInput> file;  // keeps the loaded arrays alive
+  std::shared_ptr<const attn::models::Model> model;  // a pretrained model: encode + run instead of the engine
+  bool precomputed = false;  // view the file's 'attn' (layer below) instead of running the engine
+  int layer = 0;
+  attn::AttentionSpec spec;
+  int maxTokens = 0;
+  bool metricsOnly = false;
+  std::shared_ptr<const attn::AttentionResult> result;
+  std::shared_ptr<const attn::models::ModelRun> run;             // model: the whole run
+  std::shared_ptr<const attn::PrecomputedAttention> runLayers;   // model: its weights as [L][H]
+  QStringList runLabels;  // model: its tokens as a reader sees them
+  QString error;
+  double ms = 0.0;
+};
+
+ExplorerModel::ExplorerModel(QObject* parent) : QObject(parent) {
+  coalesce_.setSingleShot(true);
+  coalesce_.setInterval(8);
+  connect(&coalesce_, &QTimer::timeout, this, &ExplorerModel::launch);
+}
+
+// Worker lambdas own their job (not `this`), so a running job may outlive the model.
+ExplorerModel::~ExplorerModel() = default;
+
+void ExplorerModel::setText(const QString& text) {
+  if (text == text_ && !file_) return;
+  text_ = text;
+  file_.reset();
+  loadedSource_.clear();
+  currentLayer_ = 0;
+  emit inputChanged();
+  recompute();
+}
+
+void ExplorerModel::setKeyText(const QString& text) {
+  if (text == keyText_) return;
+  keyText_ = text;
+  emit inputChanged();
+  // A model reads the key text only as BERT's second segment.
+  if (model_ ? model_->info().family == attn::models::Family::Bert : !file_) recompute();
+}
+
+void ExplorerModel::setLoadedInput(std::shared_ptr<const attn::AttentionInput> input,
+                                   const QString& source) {
+  auto file = std::make_shared<attn::LoadedInput>();
+  if (input) file->input = *input;
+  file->path = source.toStdString();
+  setLoadedFile(std::move(file));
+}
+
+void ExplorerModel::setLoadedFile(std::shared_ptr<const attn::LoadedInput> file) {
+  if (model_) {  // a file replaces the model as the input
+    model_.reset();
+    run_.reset();
+    runLayers_.reset();
+    emit modelChanged();
+    ownRun_.reset();
+    ownRunLayers_.reset();
+  }
+  file_ = std::move(file);
+  loadedSource_ = file_ ? QString::fromStdString(file_->path) : QString();
+  currentLayer_ = 0;
+  emit currentLayerChanged(0);
+  emit inputChanged();
+  recompute();
+}
+
+void ExplorerModel::clearLoadedInput() {
+  if (!file_) return;
+  file_.reset();
+  loadedSource_.clear();
+  currentLayer_ = 0;
+  emit currentLayerChanged(0);
+  emit inputChanged();
+  recompute();
+}
+
+void ExplorerModel::setModel(std::shared_ptr<const attn::models::Model> model) {
+  if (!model) return clearModel();
+  if (model == model_) return;
+  model_ = std::move(model);
+  run_.reset();
+  runLayers_.reset();
+  ownRun_.reset();
+  ownRunLayers_.reset();
+  file_.reset();
+  loadedSource_.clear();
+  currentLayer_ = 0;
+  emit currentLayerChanged(0);
+  emit modelChanged();
+  emit inputChanged();
+  recompute();
+}
+
+void ExplorerModel::clearModel() {
+  if (!model_) return;
+  model_.reset();
+  run_.reset();
+  runLayers_.reset();
+  ownRun_.reset();
+  ownRunLayers_.reset();
+  currentLayer_ = 0;
+  emit currentLayerChanged(0);
+  emit modelChanged();
+  emit inputChanged();
+  recompute();
+}
+
+bool ExplorerModel::showsLayers() const { return model_ ? run_ != nullptr : showsPrecomputed(); }
+
+std::shared_ptr<const attn::PrecomputedAttention> ExplorerModel::layeredAttention() const {
+  if (model_) return runLayers_;
+  if (!showsPrecomputed()) return nullptr;
+  return {file_, &file_->attention};  // shares the file's ownership: no copy
+}
+
+std::vector<std::string> ExplorerModel::layerTokens() const {
+  if (model_) return run_ ? run_->encoding.tokens : std::vector<std::string>{};
+  if (!showsPrecomputed()) return {};
+  std::vector<std::string> tokens = file_->input.keyTokens.empty() ? file_->input.queryTokens : file_->input.keyTokens;
+  if (tokens.empty())
+    for (int j = 0; j < file_->attention.nk(); ++j) tokens.push_back(std::to_string(j));
+  return tokens;
+}
+
+const attn::AttentionInput* ExplorerModel::loadedInput() const {
+  return file_ && file_->hasEngineInput() ? &file_->input : nullptr;
+}
+
+void ExplorerModel::setPrecomputedPreferred(bool preferred) {
+  if (preferred == preferPrecomputed_) return;
+  preferPrecomputed_ = preferred;
+  if (file_ && file_->hasAttention() && file_->hasEngineInput()) {
+    emit inputChanged();
+    recompute();
+  }
+}
+
+bool ExplorerModel::showsPrecomputed() const {
+  return file_ && file_->hasAttention() && (preferPrecomputed_ || !file_->hasEngineInput());
+}
+
+int ExplorerModel::numLayers() const {
+  if (model_) return run_ ? static_cast<int>(run_->layers.size()) : 0;
+  return showsPrecomputed() ? file_->attention.numLayers() : 0;
+}
+
+void ExplorerModel::setCurrentLayer(int layer) {
+  if (layer < 0 || layer >= numLayers() || layer == currentLayer_) return;
+  currentLayer_ = layer;
+  emit currentLayerChanged(layer);
+  if (model_)
+    showModelLayer();  // every layer is in the run already
+  else
+    recompute();
+}
+
+void ExplorerModel::showModelLayer() {
+  if (!run_ || run_->layers.empty()) return;
+  currentLayer_ = std::clamp(currentLayer_, 0, static_cast<int>(run_->layers.size()) - 1);
+  // Shares the run's ownership: the layer lives as long as the run.
+  result_ = std::shared_ptr<const attn::AttentionResult>(run_, &run_->layers[static_cast<size_t>(currentLayer_)]);
+  if (currentHead_ >= result_->numHeads()) {
+    currentHead_ = 0;
+    emit currentHeadChanged(0);
+  }
+  emit resultChanged();
+}
+
+void ExplorerModel::setCurrentLayerHead(int layer, int head) {
+  const auto layered = layeredAttention();
+  if (showsLayers() && layered && head >= 0 && head < layered->numHeads() && head != currentHead_) {
+    currentHead_ = head;  // every layer has the same heads: valid before the layer's result arrives
+    emit currentHeadChanged(head);
+    if (layer == currentLayer_) emit resultChanged();
+  }
+  setCurrentLayer(layer);
+}
+
+void ExplorerModel::reportError(const QString& message) {
+  lastError_ = message;
+  emit errorOccurred(message);
+}
+
+void ExplorerModel::setSpec(const attn::AttentionSpec& spec) {
+  spec_ = spec;
+  emit specChanged();
+  if (!model_) recompute();  // a model's attention is fixed; the spec waits for clearModel()
+}
+
+void ExplorerModel::setCausal(bool causal) {
+  auto s = spec_;
+  s.mask = causal ? attn::Mask::causal() : attn::Mask();
+  setSpec(s);
+}
+
+void ExplorerModel::setTemperature(float t) {
+  auto s = spec_;
+  s.temperature = t;
+  setSpec(s);
+}
+
+void ExplorerModel::setCurrentHead(int head) {
+  if (!result_ || head < 0 || head >= result_->numHeads() || head == currentHead_) return;
+  currentHead_ = head;
+  emit currentHeadChanged(head);
+  emit resultChanged();
+}
+
+void ExplorerModel::setPinnedRow(int row) {
+  if (result_ && row >= result_->nq()) row = -1;
+  if (row < -1) row = -1;
+  if (row == pinnedRow_) return;
+  pinnedRow_ = row;
+  emit pinnedRowChanged(row);
+}
+
+void ExplorerModel::setMetricsOnlyAllowed(bool allowed) {
+  if (allowed == metricsOnly_) return;
+  metricsOnly_ = allowed;
+  recompute();
+}
+
+bool ExplorerModel::isMetricsOnly() const {
+  return result_ && !result_->heads.empty() && result_->heads.front().weights.size() == 0;
+}
+
+attn::Mat ExplorerModel::currentWeights() const {
+  const auto* h = currentHeadResult();
+  return h ? h->weights : attn::Mat();
+}
+
+const attn::HeadResult* ExplorerModel::currentHeadResult() const {
+  if (!result_ || result_->heads.empty()) return nullptr;
+  return &result_->heads[static_cast<size_t>(currentHead_)];
+}
+
+static QStringList toQStrings(const std::vector<std::string>& v) {
+  QStringList out;
+  out.reserve(static_cast<qsizetype>(v.size()));
+  for (const auto& s : v) out << QString::fromStdString(s);
+  return out;
+}
+
+QStringList ExplorerModel::queryLabels() const {
+  if (model_ && run_) return runLabels_;
+  return result_ ? toQStrings(result_->queryTokens) : QStringList{};
+}
+
+QStringList ExplorerModel::keyLabels() const {
+  if (model_ && run_) return runLabels_;
+  return result_ ? toQStrings(result_->keyTokens) : QStringList{};
+}
+
+namespace {
+// Why N x N is not materialized: the engine keeps five N x N float matrices per head.
+QString tooLongMessage(long long nq, long long nk, int heads, int limit) {
+  const double gb = 5.0 * 4.0 * static_cast<double>(nq) * static_cast<double>(nk) * std::max(1, heads) / 1e9;
+  return QObject::tr("%1 x %2 tokens: the full N x N attention would need about %3 GB "
+                     "(limit: %4 tokens, View > Sequence Limit). The metrics-only view computes entropy "
+                     "without it, up to %5 tokens.")
+      .arg(nq).arg(nk).arg(gb, 0, 'f', 1).arg(limit).arg(4LL * limit);
+}
+}  // namespace
+
+void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
+  if (job->model) return runModelJob(*job);
+  QElapsedTimer timer;
+  timer.start();
+  if (job->precomputed) {  // weights from the file, viewed as they are
+    const auto& f = *job->file;
+    // The configured mask did not make these weights; the file's own mask (if any) did.
+    job->spec.mask = f.maskKeep.empty() ? attn::Mask() : attn::Mask::custom(f.maskKeep, f.maskRows, f.maskCols);
+    job->result = std::make_shared<attn::AttentionResult>(attn::resultFromPrecomputed(
+        job->file->attention, job->layer, job->file->input.queryTokens, job->file->input.keyTokens));
+    job->ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    return;
+  }
+  const attn::AttentionInput* input = job->file ? &job->file->input : nullptr;
+  if (input) {
+    // The configuration follows the file's sizes (heads from q, d_model from x, ...).
+    if (auto st = attn::fitSpecToInput(*input, job->spec); !st) {
+      job->error = uiMessage(job->file->path + ": " + st.error().message);
+      return;
+    }
+    if (!job->file->maskKeep.empty() && job->spec.mask.needsCustomData())
+      job->spec.mask =
+          job->spec.mask.withCustom(job->file->maskKeep, job->file->maskRows, job->file->maskCols);
+  }
+  if (!input && job->cache && job->cache->matches(job->text, job->keyText, job->spec))
+    input = job->cache->input.get();
+  if (!input) {
+    auto tokens = attn::tokenizeWords(job->text);
+    if (tokens.empty()) {
+      job->cache.reset();
+      job->error = QObject::tr("The text has no tokens; type a sentence.");
+      return;
+    }
+    auto cache = std::make_shared<InputCache>();
+    cache->text = job->text;
+    cache->keyText = job->keyText;
+    cache->dModel = job->spec.dModel;
+    cache->seed = job->spec.seed;
+    const long long n = static_cast<long long>(tokens.size());
+    if (n > (job->metricsOnly ? 4LL : 1LL) * job->maxTokens) {  // embeddings that won't be used
+      job->error = tooLongMessage(n, n, job->spec.heads, job->maxTokens);
+      return;
+    }
+    cache->input = std::make_shared<attn::AttentionInput>(attn::inputFromTokens(
+        std::move(tokens), job->spec.dModel, job->spec.seed, attn::tokenizeWords(job->keyText)));
+    job->cache = cache;
+    input = cache->input.get();
+  }
+  const long long nq = input->isProjected() ? input->q.front().rows() : input->x.rows();
+  const long long nk = input->isProjected()             ? input->k.front().rows()
+                       : input->xKv.size() > 0 ? input->xKv.rows()
+                                               : nq;
+  if (std::max(nq, nk) > job->maxTokens) {
+    if (!job->metricsOnly || std::max(nq, nk) > 4LL * job->maxTokens) {
+      job->error = tooLongMessage(nq, nk, job->spec.heads, job->maxTokens);
+      return;
+    }
+    // Metrics only: the tiled path with online softmax keeps O(N) memory and no weights.
+    job->spec.exec = attn::ExecPath::Tiled;
+    job->spec.weightsHead = -2;
+  }
+  // The engine refuses requests over its memory budget; an allocation that
+  // still fails must not take the window (and the user's session) down.
+  try {
+    auto res = attn::runAttention(*input, job->spec);
+    if (!res) {
+      job->error = uiMessage(res.error().message);
+      return;
+    }
+    job->result = std::make_shared<attn::AttentionResult>(std::move(res).value());
+  } catch (const std::bad_alloc&) {
+    job->error = QObject::tr("Out of memory: this request needs more memory than is available. "
+                             "Use fewer tokens or heads.");
+    return;
+  }
+  job->ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+}
+
+namespace {
+// Vocabulary strings ("Ġanimal", "▁the", "<0x0A>") are the tokenizer's; a reader
+// sees the text each id stands for, with the word boundary kept visible.
+QStringList modelTokenLabels(const attn::models::HfTokenizer& tokenizer, const attn::models::Encoding& encoding) {
+  QStringList out;
+  out.reserve(encoding.size());
+  for (int i = 0; i < encoding.size(); ++i) {
+    QString t = QString::fromStdString(tokenizer.displayText(encoding.ids[static_cast<size_t>(i)]));
+    if (t.isEmpty()) t = QString::fromStdString(encoding.tokens[static_cast<size_t>(i)]);
+    t.replace(QLatin1Char('\n'), QStringLiteral("↵")).replace(QLatin1Char('\t'), QStringLiteral("⇥"));
+    if (t.startsWith(QLatin1Char(' ')) && t.size() > 1) t = QStringLiteral("␣") + t.mid(1);
+    out << (t.trimmed().isEmpty() ? QStringLiteral("␣") : t);
+  }
+  return out;
+}
+}  // namespace
+
+namespace {
+// A run's weights as [L][H], for the head grid and the layered views.
+std::shared_ptr<attn::PrecomputedAttention> layeredWeights(const attn::models::ModelRun& run) {
+  auto layers = std::make_shared<attn::PrecomputedAttention>();
+  layers->layers.reserve(run.layers.size());
+  for (const auto& layer : run.layers) {
+    std::vector<attn::Mat> heads;
+    heads.reserve(layer.heads.size());
+    for (const auto& h : layer.heads) heads.push_back(h.weights);
+    layers->layers.push_back(std::move(heads));
+  }
+  return layers;
+}
+}  // namespace
+
+void ExplorerModel::setIntervenedRun(std::shared_ptr<const attn::models::ModelRun> run) {
+  if (!model_ || !run_) return;
+  if (run) {
+    if (run->layers.size() != run_->layers.size() || run->encoding.ids != ownModelRun()->encoding.ids) return;
+    if (!ownRun_) {
+      ownRun_ = run_;
+      ownRunLayers_ = runLayers_;
+    }
+    run_ = std::move(run);
+    runLayers_ = layeredWeights(*run_);
+  } else {
+    if (!ownRun_) return;
+    run_ = std::move(ownRun_);
+    runLayers_ = std::move(ownRunLayers_);
+    ownRun_.reset();
+    ownRunLayers_.reset();
+  }
+  showModelLayer();
+}
+
+void ExplorerModel::runModelJob(Job& job) {
+  QElapsedTimer timer;
+  timer.start();
+  const auto& info = job.model->info();
+  job.spec = specOfModel(info);
+  std::optional<std::string_view> pair;
+  if (info.family == attn::models::Family::Bert && !job.keyText.empty()) pair = job.keyText;
+  auto encoding = job.model->encode(job.text, pair, "text");
+  if (!encoding) {
+    job.error = uiMessage(encoding.error().message);
+    return;
+  }
+  const long long n = encoding->size();
+  if (n == 0) {
+    job.error = QObject::tr("The text has no tokens; type a sentence.");
+    return;
+  }
+  if (n > job.maxTokens) {  // every layer's N x N weights are kept, so the limit applies to the model too
+    job.error = QObject::tr("%1 tokens: over the limit of %2 tokens for which the window keeps every layer's "
+                            "N x N attention (View > Sequence Limit); shorten the text.")
+                    .arg(n)
+                    .arg(job.maxTokens);
+    return;
+  }
+  attn::models::RunOptions options;
+  options.keepQkv = true;  // the step-through view walks a real head
+  // Logits (raw, scaled, masked: three N x N per head and layer) for the heatmap's
+  // logit views while they stay small; weights are always kept.
+  const double logitBytes = 3.0 * 4.0 * static_cast<double>(n) * n * info.heads * info.layers;
+  options.keepLogits = logitBytes <= 256e6;
+  options.topK = info.causal ? 5 : 0;
+  try {
+    auto run = job.model->run(*encoding, options);
+    if (!run) {
+      job.error = uiMessage(run.error().message);
+      return;
+    }
+    auto shared = std::make_shared<attn::models::ModelRun>(std::move(run).value());
+    auto layers = layeredWeights(*shared);
+    if (shared->layers.empty()) {
+      job.error = QObject::tr("%1: the model returned no layers.").arg(QString::fromStdString(info.dir));
+      return;
+    }
+    job.runLabels = modelTokenLabels(job.model->tokenizer(), shared->encoding);
+    job.run = std::move(shared);
+    job.runLayers = std::move(layers);
+  } catch (const std::bad_alloc&) {
+    job.error = QObject::tr("Out of memory: this request needs more memory than is available. "
+                            "Use a shorter text.");
+    return;
+  }
+  job.ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+}
+
+void ExplorerModel::recompute() {
+  ++generation_;
+  if (!busySignalled_) {
+    busySignalled_ = true;
+    emit busyChanged(true);
+  }
+  if (!inFlight_ && !coalesce_.isActive()) coalesce_.start();
+}
+
+void ExplorerModel::launch() {
+  if (inFlight_) return;  // deliver() launches the newest request when the running job ends
+  auto job = std::make_shared<Job>();
+  job->generation = generation_;
+  job->text = text_.toStdString();
+  job->keyText = keyText_.toStdString();
+  job->file = file_;
+  job->model = model_;
+  job->precomputed = showsPrecomputed();
+  job->layer = std::clamp(currentLayer_, 0, std::max(0, numLayers() - 1));
+  job->spec = spec_;
+  job->maxTokens = maxTokens_;
+  job->metricsOnly = metricsOnly_;
+  job->cache = inputCache_;
+  inFlight_ = true;
+  auto* watcher = new QFutureWatcher<void>(this);
+  connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
+    watcher->deleteLater();
+    deliver(job);
+  });
+  watcher->setFuture(QtConcurrent::run([job] { runJob(job); }));
+}
+
+void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
+  inFlight_ = false;
+  if (job->cache) inputCache_ = job->cache;
+  const bool newest = job->generation == generation_;
+  // The newest request starts before the panels redraw this result (issue 17: a
+  // slider drag then computes on the workers while the GUI thread paints, rather
+  // than the two taking turns).
+  if (!newest) launch();
+  // Jobs run one at a time in request order, so a result is always newer than
+  // the one on screen; the check keeps that true should that ever change.
+  // A file opened or closed since this job started: its result would show one
+  // input under the other's labels and titles; the newest request follows.
+  const bool otherInput = job->file != file_ || job->model != model_ || job->precomputed != showsPrecomputed();
+  if (job->generation > shownGeneration_ && !(otherInput && !newest)) {
+    if (job->run) {  // a model run: show the current layer of it
+      ownRun_.reset();  // a new text: interventions re-run on it
+      ownRunLayers_.reset();
+      run_ = job->run;
+      runLayers_ = job->runLayers;
+      runLabels_ = job->runLabels;
+      resultSpec_ = job->spec;
+      shownGeneration_ = job->generation;
+      lastMs_ = job->ms;
+      lastError_.clear();
+      if (pinnedRow_ >= run_->encoding.size()) {
+        pinnedRow_ = -1;
+        emit pinnedRowChanged(-1);
+      }
+      showModelLayer();
+    } else if (job->result) {
+      run_.reset();
+      runLayers_.reset();
+      ownRun_.reset();
+      ownRunLayers_.reset();
+      result_ = job->result;
+      resultSpec_ = job->spec;
+      shownGeneration_ = job->generation;
+      lastMs_ = job->ms;
+      lastError_.clear();
+      if (currentHead_ >= result_->numHeads()) {
+        currentHead_ = 0;
+        emit currentHeadChanged(0);
+      }
+      if (pinnedRow_ >= result_->nq()) {
+        pinnedRow_ = -1;
+        emit pinnedRowChanged(-1);
+      }
+      emit resultChanged();
+    } else if (newest) {
+      lastError_ = job->error;
+      emit errorOccurred(job->error);  // the previous result stays on screen
+    }
+  }
+  if (newest && !coalesce_.isActive() && busySignalled_) {
+    busySignalled_ = false;
+    emit busyChanged(false);
+  }
+}
+
+void ExplorerModel::waitForIdle() {
+  while (busy()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+}
+
+}  // namespace attn::ui

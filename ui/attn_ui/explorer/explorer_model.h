@@ -1,0 +1,199 @@
+#pragma once
+// The explorer's view-model: holds the input (text, a loaded file, or text run
+// through a pretrained model) and the configuration, runs the engine or the
+// model on a worker thread, coalesces rapid changes, never lets an older result
+// replace a newer one, and publishes the newest. Every panel observes this
+// object; panels never talk to each other.
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+#include <memory>
+
+#include "attn/engine.h"
+#include "attn/io/input_file.h"
+#include "attn/engine/precomputed.h"
+
+namespace attn::models {
+class Model;
+struct ModelRun;
+}  // namespace attn::models
+
+namespace attn::ui {
+
+class ExplorerModel : public QObject {
+  Q_OBJECT
+ public:
+  explicit ExplorerModel(QObject* parent = nullptr);
+  ~ExplorerModel() override;
+
+  // --- input -------------------------------------------------------------
+  void setText(const QString& text);
+  /// Key sequence for cross-attention; empty = self-attention.
+  void setKeyText(const QString& text);
+  /// A loaded input (from a file); replaces the text input until cleared.
+  void setLoadedInput(std::shared_ptr<const attn::AttentionInput> input, const QString& source);
+  /// A loaded file as the core reads it: its q/k/v or x (+ weights) are scored
+  /// with the current configuration (sizes fitted by attn::fitSpecToInput, the
+  /// file's 'mask' bound to a "custom" mask term); its precomputed 'attn' is
+  /// shown as it is when there is no engine input or setPrecomputedPreferred.
+  void setLoadedFile(std::shared_ptr<const attn::LoadedInput> file);
+  void clearLoadedInput();
+  const QString& text() const { return text_; }
+  const QString& keyText() const { return keyText_; }
+  bool hasLoadedInput() const { return file_ != nullptr; }
+  const QString& loadedSource() const { return loadedSource_; }
+  /// The file's engine input; null when there is none (text, or only 'attn').
+  const attn::AttentionInput* loadedInput() const;
+  const attn::LoadedInput* loadedFile() const { return file_.get(); }
+  std::shared_ptr<const attn::LoadedInput> loadedFilePtr() const { return file_; }
+
+  // --- a pretrained model (issue 15) ----------------------------------------
+  /// Runs the text through `model` on the worker: Model::encode (the key text is
+  /// BERT's second segment) then Model::run with q/k/v kept. The shown result is
+  /// the current layer of that run, so choosing another layer or head needs no
+  /// recomputation. Replaces a loaded file; the configuration is kept for when
+  /// the model is closed. A null model is clearModel().
+  void setModel(std::shared_ptr<const attn::models::Model> model);
+  /// Back to the text input with the configured mechanism.
+  void clearModel();
+  bool hasModel() const { return model_ != nullptr; }
+  std::shared_ptr<const attn::models::Model> modelPtr() const { return model_; }
+  /// The run the shown result is a layer of (encoding, every layer, next-token
+  /// predictions); null without a model or before its first run.
+  std::shared_ptr<const attn::models::ModelRun> modelRun() const { return run_; }
+  /// Interventions (issue 16): shows `run`, the same encoding through the model with some
+  /// heads changed, in place of the model's own run (every view follows), until the text
+  /// or the model changes; null shows the model's own run again.
+  void setIntervenedRun(std::shared_ptr<const attn::models::ModelRun> run);
+  bool showsIntervenedRun() const { return ownRun_ != nullptr; }
+  /// The model's own run of the text (modelRun() unless an intervened run is shown).
+  std::shared_ptr<const attn::models::ModelRun> ownModelRun() const { return ownRun_ ? ownRun_ : run_; }
+
+  // --- layers: a layered file's 'attn' or a model's run ----------------------
+  /// True when the shown result is one layer of several: a file's precomputed
+  /// 'attn', or a model run.
+  bool showsLayers() const;
+  /// Every layer's weights [L][H] of N x N behind the shown result; null when
+  /// showsLayers() is false. The same pointer until the input changes.
+  std::shared_ptr<const attn::PrecomputedAttention> layeredAttention() const;
+  /// Key labels of the layered weights (the model's tokens, the file's tokens or indices).
+  std::vector<std::string> layerTokens() const;
+
+  // --- precomputed weights of a loaded file ([L][H] of N x N) --------------
+  /// For a file with both an engine input and 'attn': show 'attn' (true) or
+  /// compute from q/k/v or x (false, the default).
+  void setPrecomputedPreferred(bool preferred);
+  bool precomputedPreferred() const { return preferPrecomputed_; }
+  /// True when results come from the file's 'attn' rather than the engine.
+  bool showsPrecomputed() const;
+  /// Layers of the shown layered weights (file or model); 0 when the engine computes.
+  int numLayers() const;
+  /// 0-based layer shown (0 when there are no layers).
+  int currentLayer() const { return currentLayer_; }
+  void setCurrentLayer(int layer);
+  /// Opens one layer's head (the head grid's layer x head tiles).
+  void setCurrentLayerHead(int layer, int head);
+
+  // --- configuration -----------------------------------------------------
+  void setSpec(const attn::AttentionSpec& spec);
+  void setCausal(bool causal);
+  void setTemperature(float t);
+  const attn::AttentionSpec& spec() const { return spec_; }
+  /// Sequences longer than this are not materialized as N x N (see issue 6).
+  void setMaxMaterializedTokens(int n) { maxTokens_ = n; }
+  int maxMaterializedTokens() const { return maxTokens_; }
+  /// Lets sequences over the limit run on the tiled path without weights
+  /// (entropy and output only; up to 4x the limit). Off by default.
+  void setMetricsOnlyAllowed(bool allowed);
+  bool metricsOnlyAllowed() const { return metricsOnly_; }
+  /// Delay that merges bursts of changes (slider drags) into one job.
+  void setCoalesceMs(int ms) { coalesce_.setInterval(ms); }
+
+  // --- view state shared by every panel -----------------------------------
+  void setCurrentHead(int head);
+  int currentHead() const { return currentHead_; }
+  /// Pinned query row, -1 for none.
+  void setPinnedRow(int row);
+  int pinnedRow() const { return pinnedRow_; }
+
+  // --- result ------------------------------------------------------------
+  bool hasResult() const { return result_ != nullptr; }
+  /// The configuration the shown result was computed with.
+  const attn::AttentionSpec& resultSpec() const { return resultSpec_; }
+  /// The shown result has no N x N weights (metrics-only view).
+  bool isMetricsOnly() const;
+  const attn::AttentionResult& result() const { return *result_; }
+  std::shared_ptr<const attn::AttentionResult> resultPtr() const { return result_; }
+  /// Weights of the current head (empty when there is no result).
+  attn::Mat currentWeights() const;
+  const attn::HeadResult* currentHeadResult() const;
+  /// Labels for the views: the tokens, or for a model the text each token stands
+  /// for, a leading space shown as "␣" (the result keeps the vocabulary strings).
+  QStringList queryLabels() const;
+  QStringList keyLabels() const;
+  double lastComputeMs() const { return lastMs_; }
+  /// The message of the newest failed request; empty after a success.
+  const QString& lastError() const { return lastError_; }
+  bool busy() const { return inFlight_ || coalesce_.isActive(); }
+  /// Shows an error that did not come from a computation (a file that could
+  /// not be opened): errorOccurred, lastError; the result stays as it is.
+  void reportError(const QString& message);
+  quint64 shownGeneration() const { return shownGeneration_; }
+
+  /// Schedules a recomputation (changes call it themselves).
+  void recompute();
+  /// Blocks until the newest request has been delivered (tests, CLI).
+  void waitForIdle();
+
+ signals:
+  void resultChanged();
+  void inputChanged();
+  void specChanged();
+  void currentHeadChanged(int head);
+  void currentLayerChanged(int layer);
+  void pinnedRowChanged(int row);
+  void errorOccurred(const QString& message);
+  void busyChanged(bool busy);
+  /// A model was set or cleared (the configuration's meaning changes with it).
+  void modelChanged();
+
+ private:
+  struct Job;
+  static void runJob(const std::shared_ptr<Job>& job);  // on a worker thread
+  static void runModelJob(Job& job);                    // on a worker thread
+  void showModelLayer();
+  void launch();
+  void deliver(const std::shared_ptr<Job>& job);
+
+  QString text_, keyText_;
+  std::shared_ptr<const attn::LoadedInput> file_;  // a loaded file, or null for text
+  std::shared_ptr<const attn::models::Model> model_;  // a pretrained model the text runs through
+  std::shared_ptr<const attn::models::ModelRun> run_;  // its newest run (the shown result is a layer of it)
+  std::shared_ptr<const attn::PrecomputedAttention> runLayers_;  // run_'s weights as [L][H]
+  QStringList runLabels_;  // run_'s tokens as text ("␣animal"), for the views' labels
+  // While an intervened run is shown: the model's own run and its weights (else null).
+  std::shared_ptr<const attn::models::ModelRun> ownRun_;
+  std::shared_ptr<const attn::PrecomputedAttention> ownRunLayers_;
+  // Embeddings of the last text input: a temperature or mask change reuses them.
+  struct InputCache;
+  std::shared_ptr<const InputCache> inputCache_;
+  QString loadedSource_;
+  attn::AttentionSpec spec_;
+  int currentHead_ = 0;
+  int currentLayer_ = 0;
+  bool preferPrecomputed_ = false;
+  int pinnedRow_ = -1;
+  int maxTokens_ = 4096;
+  bool metricsOnly_ = false;
+  attn::AttentionSpec resultSpec_;
+  std::shared_ptr<const attn::AttentionResult> result_;
+  QTimer coalesce_;
+  quint64 generation_ = 0;       // id of the newest request
+  quint64 shownGeneration_ = 0;  // id of the request whose result is shown
+  bool inFlight_ = false;        // at most one job runs; the newest request follows it
+  bool busySignalled_ = false;
+  double lastMs_ = 0.0;
+  QString lastError_;
+};
+
+}  // namespace attn::ui

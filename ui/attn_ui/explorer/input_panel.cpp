@@ -1,0 +1,166 @@
+#include "attn_ui/explorer/input_panel.h"
+
+#include <QAction>
+#include <QColor>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+
+#include "attn/io/input_file.h"
+#include "attn/models/model.h"
+
+#include "attn_ui/window/examples.h"
+#include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/pretrained/model_info_box.h"
+#include "attn_ui/pretrained/model_text.h"
+
+namespace attn::ui {
+
+InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
+    : QWidget(parent),
+      model_(model),
+      query_(new QPlainTextEdit(this)),
+      key_(new QLineEdit(this)),
+      tokenizer_(new QComboBox(this)),
+      examples_(new QComboBox(this)),
+      loaded_(new QListWidget(this)),
+      source_(new QComboBox(this)),
+      closeFile_(new QPushButton(tr("Back to Text"), this)),
+      modelBox_(new ModelInfoBox(model, this)) {
+  query_->setPlaceholderText(tr("Type or paste a sentence…"));
+  query_->setToolTip(tr("The query sequence; every edit recomputes attention."));
+  query_->setMaximumHeight(110);
+  key_->setPlaceholderText(tr("(empty: self-attention)"));
+  key_->setToolTip(tr("A second sequence to attend to (cross-attention); leave empty for self-attention."));
+  key_->setClearButtonEnabled(true);
+  tokenizer_->addItem(tr("Words and punctuation"), "words");
+  tokenizer_->setToolTip(tr("How text is split into tokens: on whitespace, with each punctuation mark its own token."));
+  examples_->addItem(tr("Choose an example…"), QString());
+  for (const auto& e : bundledExamples()) examples_->addItem(e.title, e.text);
+  examples_->setToolTip(tr("Replace the query text with a bundled example sentence."));
+  loaded_->setToolTip(tr("What is loaded: each array with its dtype, shape and use, and the views it feeds."));
+  loaded_->setMaximumHeight(90);
+  source_->addItem(tr("Computed from the file (current mechanism)"));
+  source_->addItem(tr("The file's attention weights ('attn')"));
+  source_->setToolTip(tr("The file has both inputs and precomputed weights: compute attention from q/k/v or x "
+                         "with the configuration, or show its 'attn' as it is, layer by layer."));
+  closeFile_->setToolTip(tr("Forget the loaded file and attend over the text above again."));
+
+  keyTip_ = key_->toolTip();
+  keyPlaceholder_ = key_->placeholderText();
+  tokenizerTip_ = tokenizer_->toolTip();
+
+  form_ = new QFormLayout(this);
+  auto* form = form_;
+  form->addRow(modelBox_);
+  form->addRow(tr("Example"), examples_);
+  form->addRow(tr("Query text"), query_);
+  form->addRow(tr("Key text"), key_);
+  form->addRow(tr("Tokenizer"), tokenizer_);
+  form->addRow(tr("Loaded"), loaded_);
+  auto* fileRow = new QHBoxLayout;
+  fileRow->addWidget(source_, 1);
+  fileRow->addWidget(closeFile_);
+  form->addRow(QString(), fileRow);
+
+  auto* focus = new QAction(tr("Edit Query Text"), this);
+  focus->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+  focus->setShortcutContext(Qt::WindowShortcut);
+  connect(focus, &QAction::triggered, this, [this] {
+    query_->setFocus();
+    query_->selectAll();
+  });
+  addAction(focus);
+
+  connect(query_, &QPlainTextEdit::textChanged, this, [this] { model_->setText(query_->toPlainText()); });
+  connect(key_, &QLineEdit::textChanged, model_, &ExplorerModel::setKeyText);
+  connect(examples_, &QComboBox::activated, this, [this](int i) {
+    const QString text = examples_->itemData(i).toString();
+    if (!text.isEmpty()) setQueryText(text);
+  });
+  connect(source_, &QComboBox::activated, this, [this](int i) { model_->setPrecomputedPreferred(i == 1); });
+  connect(closeFile_, &QPushButton::clicked, model_, &ExplorerModel::clearLoadedInput);
+  connect(model_, &ExplorerModel::inputChanged, this, &InputPanel::refreshLoaded);
+  connect(model_, &ExplorerModel::resultChanged, this, &InputPanel::refreshLoaded);
+  connect(model_, &ExplorerModel::modelChanged, this, &InputPanel::followModel);
+  connect(model_, &ExplorerModel::currentLayerChanged, this, &InputPanel::refreshLoaded);
+}
+
+void InputPanel::followModel() {
+  const auto m = model_->modelPtr();
+  tokenizer_->setEnabled(!m);
+  key_->setEnabled(!m || m->info().family == attn::models::Family::Bert);
+  if (!m) {
+    tokenizer_->setItemText(0, tr("Words and punctuation"));
+    tokenizer_->setToolTip(tokenizerTip_);
+    key_->setToolTip(keyTip_);
+    key_->setPlaceholderText(keyPlaceholder_);
+    return;
+  }
+  const auto& info = m->info();
+  tokenizer_->setItemText(0, tr("%1 (the model's own)").arg(QString::fromStdString(info.tokenizerKind)));
+  tokenizer_->setToolTip(tr("Fixed by the model: %1 splits text with its own tokenizer (%2), exactly as it was trained.")
+                             .arg(QString::fromStdString(info.name), QString::fromStdString(info.tokenizerKind)));
+  key_->setToolTip(fixedByModel(info).keyText);
+  key_->setPlaceholderText(info.family == attn::models::Family::Bert ? tr("(empty: one segment)")
+                                                                     : tr("(not used by this model)"));
+}
+
+void InputPanel::setQueryText(const QString& text) {
+  if (query_->toPlainText() != text) query_->setPlainText(text);
+  model_->setText(text);
+}
+
+void InputPanel::refreshLoaded() {
+  loaded_->clear();
+  // With a model, its box says what is loaded (tokens, layer): the list would repeat it.
+  form_->setRowVisible(loaded_, !model_->hasModel());
+  const attn::LoadedInput* file = model_->loadedFile();
+  const bool both = file && file->hasEngineInput() && file->hasAttention();
+  source_->setVisible(both);
+  source_->setCurrentIndex(model_->precomputedPreferred() ? 1 : 0);
+  closeFile_->setVisible(file != nullptr);
+  if (file) {
+    // The core's own table (as `attnscope-cli info` prints it), one line per
+    // row, under the file's name: arrays with dtype, shape and use; the views fed.
+    loaded_->setMaximumHeight(220);
+    auto* title = new QListWidgetItem(tr("%1 (%2)").arg(QFileInfo(model_->loadedSource()).fileName(),
+                                                         QString::fromStdString(file->format)));
+    QFont bold = title->font();
+    bold.setBold(true);
+    title->setFont(bold);
+    title->setToolTip(model_->loadedSource());
+    loaded_->addItem(title);
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    const QStringList lines = QString::fromStdString(attn::describeInput(*file)).split(QLatin1Char('\n'));
+    for (qsizetype i = 1; i < lines.size(); ++i) {  // line 0 repeats the path
+      if (lines[i].isEmpty()) continue;
+      auto* item = new QListWidgetItem(lines[i], loaded_);
+      item->setFont(mono);
+      item->setToolTip(lines[i].trimmed());
+      if (lines[i].startsWith(QLatin1String("warning:"))) item->setForeground(QColor(0xb0, 0x60, 0x00));
+    }
+    if (model_->showsPrecomputed() && model_->numLayers() > 0)
+      loaded_->addItem(tr("showing 'attn': layer %1 of %2 (pick a tile in the head grid)")
+                           .arg(model_->currentLayer() + 1)
+                           .arg(model_->numLayers()));
+    return;
+  }
+  loaded_->setMaximumHeight(90);
+  if (model_->hasModel()) return;
+  if (model_->hasResult()) {
+    const auto& r = model_->result();
+    loaded_->addItem(tr("text: %1 query tokens").arg(r.nq()));
+    if (!model_->keyText().trimmed().isEmpty()) loaded_->addItem(tr("key text: %1 tokens").arg(r.nk()));
+    loaded_->addItem(tr("embeddings: seeded, [%1, %2]").arg(r.nq()).arg(model_->spec().dModel));
+  }
+}
+
+}  // namespace attn::ui

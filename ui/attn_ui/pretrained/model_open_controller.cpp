@@ -1,0 +1,170 @@
+#include "attn_ui/pretrained/model_open_controller.h"
+
+#include <QAction>
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QMenu>
+#include <QSettings>
+#include <QStatusBar>
+#include <QtConcurrent/QtConcurrentRun>
+#include <atomic>
+#include <mutex>
+
+#include "attn/models/model.h"
+#include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/window/file_open_controller.h"
+#include "attn_ui/window/main_window.h"
+#include "attn_ui/pretrained/model_text.h"
+#include "attn_ui/pretrained/status_progress.h"
+#include "attn_ui/window/recent_paths_menu.h"
+
+namespace attn::ui {
+namespace {
+const char* const kRecentKey = "recent/models";
+}
+
+// Shared by the worker (which writes progress and reads the cancel flag) and the
+// GUI thread (which polls progress); owned by both, so either may finish first.
+struct ModelOpenController::Job {
+  QString path;
+  std::atomic<bool> cancel{false};
+  std::mutex mutex;
+  double fraction = 0.0;  // guarded by mutex
+  QString stage;          // guarded by mutex
+  std::shared_ptr<const attn::models::Model> model;
+  QString error;
+  double ms = 0.0;
+};
+
+ModelOpenController::ModelOpenController(MainWindow* window)
+    : QObject(window),
+      window_(window),
+      open_(new QAction(tr("Open &Model…"), this)),
+      recent_(new RecentPathsMenu(tr("Recent &Models"), kRecentKey, kMaxRecent, window,
+                                  [this](const QString& p) { openRecent(p); })),
+      status_(new StatusProgress(window, tr("Stop loading the model; the current view stays as it is."), this)) {
+  open_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  open_->setToolTip(tr("Open a Hugging Face model folder (config.json, safetensors weights, tokenizer files) "
+                       "or its cache directory models--org--name, and run the text through it."));
+  open_->setStatusTip(open_->toolTip());
+  connect(open_, &QAction::triggered, this, &ModelOpenController::openDialog);
+  // After File > Open… and Recent Files.
+  QMenu* file = window_->fileMenu();
+  const QList<QAction*> actions = file->actions();
+  const qsizetype at = actions.indexOf(window_->fileOpener()->recentMenu()->menuAction());
+  QAction* before = at >= 0 ? actions.value(at + 1) : actions.value(0);
+  file->insertAction(before, open_);
+  file->insertMenu(before, recent_->menu());
+
+  connect(status_, &StatusProgress::cancelRequested, this, &ModelOpenController::cancel);
+  connect(this, &ModelOpenController::failed, window_->model(), &ExplorerModel::reportError);
+}
+
+ModelOpenController::~ModelOpenController() {
+  if (job_) job_->cancel = true;  // the worker stops at its next progress report
+}
+
+bool ModelOpenController::canOpen(const QString& path) {
+  return QFileInfo(path).isDir() && attn::models::isModelFolder(QDir::toNativeSeparators(path).toStdString());
+}
+
+void ModelOpenController::open(const QString& path) {
+  if (job_) job_->cancel = true;  // superseded: its result is dropped
+  auto job = std::make_shared<Job>();
+  job->path = path;
+  job->stage = tr("Opening %1").arg(QFileInfo(path).fileName());
+  job_ = job;
+  status_->startFor(job_);
+  auto* watcher = new QFutureWatcher<void>(this);
+  connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
+    watcher->deleteLater();
+    if (job == job_) deliver(job);  // else cancelled or superseded
+  });
+  // The worker owns the job (not `this`), so a load may outlive the window.
+  watcher->setFuture(QtConcurrent::run([job] {
+    QElapsedTimer timer;
+    timer.start();
+    auto progress = [job](double fraction, std::string_view stage) {
+      {
+        const std::lock_guard<std::mutex> lock(job->mutex);
+        job->fraction = fraction;
+        job->stage = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
+      }
+      return !job->cancel.load();
+    };
+    try {
+      auto m = attn::models::Model::open(job->path.toStdString(), progress);
+      if (m)
+        job->model = std::move(m).value();
+      else
+        job->error = QString::fromStdString(m.error().message);
+    } catch (const std::bad_alloc&) {
+      job->error = tr("%1: not enough memory to open this model").arg(job->path);
+    }
+    job->ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+  }));
+}
+
+void ModelOpenController::cancel() {
+  if (!job_) return;
+  job_->cancel = true;
+  const QString path = job_->path;
+  job_.reset();
+  status_->stop();
+  window_->statusBar()->showMessage(tr("Stopped opening %1; the view is unchanged.").arg(QFileInfo(path).fileName()), 6000);
+  emit cancelled(path);
+}
+
+void ModelOpenController::waitForIdle() {
+  while (job_) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+}
+
+QProgressBar* ModelOpenController::progressBar() const { return status_->bar(); }
+QToolButton* ModelOpenController::cancelButton() const { return status_->cancelButton(); }
+
+void ModelOpenController::deliver(const std::shared_ptr<Job>& job) {
+  job_.reset();
+  status_->stop();
+  if (!job->model) {
+    // The core's message names the file and the fault; the view stays as it was.
+    emit failed(tr("Could not open the model %1: %2").arg(QFileInfo(job->path).fileName(), job->error));
+    return;
+  }
+  window_->model()->setModel(job->model);
+  recent_->remember(job->path);
+  const auto& info = job->model->info();
+  window_->statusBar()->showMessage(tr("Opened %1: %2, %3 parameters, in %4 ms")
+                                        .arg(QString::fromStdString(info.name), modelShapeText(info),
+                                             parameterCountText(info.parameters))
+                                        .arg(job->ms, 0, 'f', 0),
+                                    8000);
+  emit opened(job->path);
+}
+
+void ModelOpenController::openDialog() {
+  QSettings settings;
+  const QString path = QFileDialog::getExistingDirectory(window_, tr("Open Model Folder"),
+                                                         settings.value("paths/lastModelFolder").toString());
+  if (path.isEmpty()) return;
+  settings.setValue("paths/lastModelFolder", QFileInfo(path).absolutePath());
+  open(path);
+}
+
+void ModelOpenController::openRecent(const QString& path) {
+  if (!QFileInfo(path).isDir()) {
+    recent_->forget(path);
+    emit failed(tr("%1 no longer exists; it was removed from Recent Models.").arg(path));
+    return;
+  }
+  open(path);
+}
+
+QStringList ModelOpenController::recentModels() { return RecentPathsMenu::stored(kRecentKey); }
+
+QMenu* ModelOpenController::recentMenu() const { return recent_->menu(); }
+
+}  // namespace attn::ui

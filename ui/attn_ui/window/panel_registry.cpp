@@ -1,0 +1,41 @@
+// One line per contributed panel; see MainWindow::addPanel.
+#include <QDockWidget>
+
+#include "attn_ui/classroom/classroom_actions.h"
+#include "attn_ui/window/main_window.h"
+#include "attn_ui/metrics/metrics_panel.h"
+#include "attn_ui/pretrained/experiments_actions.h"
+#include "attn_ui/pretrained/prediction_panel.h"
+#include "attn_ui/spatial/graph_panel.h"
+#include "attn_ui/spatial/image_panel.h"
+#include "attn_ui/spatial/qk_geometry_panel.h"
+#include "attn_ui/window/status_summary.h"
+#include "attn_ui/classroom/tiling_panel.h"
+#include "attn_ui/training/training_window.h"
+#include "attn_ui/variants/variants_panel.h"
+
+namespace attn::ui {
+
+void installExtraPanels(MainWindow& window) {
+  auto* metrics = new MetricsPanel(window.model());
+  window.addPanel(QObject::tr("Metrics"), metrics, Qt::RightDockWidgetArea);
+  QObject::connect(metrics, &MetricsPanel::analysisChanged, window.statusSummary(), [metrics, &window] {
+    const auto* a = metrics->analysis();
+    window.statusSummary()->setExtraWarnings(a ? collapseWarnings(*a) : QStringList{});
+  });
+  window.addPanel(QObject::tr("Predictions"), new PredictionPanel(window.model()), Qt::RightDockWidgetArea);
+  window.addPanel(QObject::tr("Tiling and approximation"), new TilingPanel(window.model()), Qt::BottomDockWidgetArea)
+      ->hide();  // a teaching view: opened from the View menu
+  window.addPanel(QObject::tr("Image attention"), new ImagePanel(window.model()), Qt::RightDockWidgetArea)
+      ->hide();  // issue 19: opened from View > Panels
+  window.addPanel(QObject::tr("Graph attention"), new GraphPanel, Qt::RightDockWidgetArea)->hide();
+  window.addPanel(QObject::tr("Query–key geometry"), new QkGeometryPanel(window.model()), Qt::RightDockWidgetArea)
+      ->hide();
+  window.addPanel(QObject::tr("Attention variants"), new VariantsPanel(window.model()), Qt::BottomDockWidgetArea)
+      ->hide();  // issue 19: Transformer-XL, adaptive span, dynamic conv, multi-hop, precision
+  new ClassroomActions(window);  // step-through, token lines, compare, toy input; export; presentation
+  new ExperimentsActions(window);    // interventions, head importance (issue 16)
+  new TrainingWindowAction(window);  // View > Training… (issue 20)
+}
+
+}  // namespace attn::ui
