@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CUDA backend on a GPU (issue 18): the CPU/CUDA agreement suite, the
+# The CUDA backend on a GPU: the CPU/CUDA agreement suite, the
 # compute-sanitizer checks and the CPU-vs-CUDA table (tests/bench/gpu_bench.cpp).
 #
 #   scripts/gpu-check.sh               build (preset gpu) and run, on a machine with

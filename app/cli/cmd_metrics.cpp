@@ -155,7 +155,7 @@ Mask restrictingTerms(const Mask& mask) {
   return out;
 }
 
-// Against exact attention (issue 7): an approximate path's own comparison with
+// Against exact attention: an approximate path's own comparison with
 // exact softmax (the engine computes it), or a sparse pattern mask's weights
 // against the dense attention under the mask's causal/padding terms.
 void addVsExact(const AttentionInput& input, const AttentionSpec& spec, const AttentionResult& res,
@@ -493,7 +493,7 @@ Action addMetricsCommand(CLI::App& app) {
     // 'v' is checked but not kept: the streamed analysis never reads the values (a third of a
     // q/k/v file); the materialized path reads the file again (runOnEngine). Nor is 'q' when
     // the streamed analysis can read it back a block of rows at a time (scores straight from
-    // q, on the CPU): then only k is held whole (issue 17).
+    // q, on the CPU): then only k is held whole.
     const bool queriesFromFile = o->analysisPath != "materialized" &&
                                  (common->mechanism == "scaled_dot" || common->mechanism == "dot") &&
                                  common->pos != "rope" && common->backend == "cpu";

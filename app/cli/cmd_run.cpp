@@ -222,7 +222,7 @@ Action addRunCommand(CLI::App& app) {
     releaseIdleWorkers();  // writing the archive is serial
 
     // Each member streams to disk straight from the heads: no stacked copies,
-    // no archive in memory (issue 17).
+    // no archive in memory.
     const NpyFloat mapType = *dtype == "f16" ? NpyFloat::F16 : NpyFloat::F32;
     const int nh = res->numHeads();
     NpzStreamWriter npz;

@@ -1,4 +1,4 @@
-// attnscope-cli train: train the tiny attention model of a toy task (issue 20)
+// attnscope-cli train: train the tiny attention model of a toy task
 // and write the curves (loss, accuracy, entropy per head, gradient norms per step)
 // as CSV or JSON and snapshots of the fixed example's maps every k steps as .npz.
 // `--demo NAME` runs a built-in demonstration (its runs one after the other).

@@ -1,4 +1,4 @@
-// run --variant: the attention variants of issue 19, headless.
+// run --variant: the attention variants, headless.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -43,7 +43,7 @@ bool VariantCliOptions::active() const {
 
 void addVariantOptions(CLI::App& cmd, VariantCliOptions& o) {
   o.cmd = &cmd;
-  const std::string group = "Attention variants (issue 19)";
+  const std::string group = "Attention variants";
   std::string names;
   for (auto v : variants::allVariants()) names += (names.empty() ? "" : ", ") + std::string(v);
   cmd.add_option("--variant", o.variant,

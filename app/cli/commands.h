@@ -19,11 +19,11 @@ Action addInfoCommand(CLI::App& app);
 /// `corpus` and `corpus-merge` (one action serves both).
 Action addCorpusCommand(CLI::App& app);
 Action addImportanceCommand(CLI::App& app);
-/// `train`: a tiny attention model on a toy task, or a built-in demonstration (issue 20).
+/// `train`: a tiny attention model on a toy task, or a built-in demonstration.
 Action addTrainCommand(CLI::App& app);
-/// `graph`: graph attention (GAT) over a graph file or the bundled example (issue 19).
+/// `graph`: graph attention (GAT) over a graph file or the bundled example.
 Action addGraphCommand(CLI::App& app, int argc, char** argv);
-/// `geometry`: one head's query-key PCA (AttentionViz; issue 19).
+/// `geometry`: one head's query-key PCA (AttentionViz).
 Action addGeometryCommand(CLI::App& app, int argc, char** argv);
 
 /// Sets up the version flag and registers every command on `app`; main()

@@ -1,6 +1,6 @@
 #pragma once
 // attnscope-cli is built without Qt, so that the commands which draw nothing
-// start without loading it (issue 17). A command that draws a figure, or reads
+// start without loading it. A command that draws a figure, or reads
 // an image only Qt decodes, hands its whole command line over to
 // attnscope-cli-figures: the same commands built with the renderer, installed
 // next to the engine libraries (app/cli/CMakeLists.txt).

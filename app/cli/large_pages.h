@@ -1,5 +1,5 @@
 #pragma once
-// Transparent huge pages for the CLI's heap (issue 17: end-to-end speed).
+// Transparent huge pages for the CLI's heap (end-to-end speed).
 //
 // A `metrics` run first-touches tens of MB (keys, their packed copy, the
 // per-thread weight blocks); in 4 KiB pages that is thousands of page faults,

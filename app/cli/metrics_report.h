@@ -18,7 +18,7 @@ void addAnalysisSummaryJson(nlohmann::json& doc, const Analysis& an);
 /// Prints `doc` (from addAnalysisSummaryJson) with the heads of `an`, byte for
 /// byte as doc.dump(2) and a newline would print the whole document, building
 /// one head's JSON at a time: the per-row arrays of every head at once were
-/// most of `metrics --json`'s memory at long N (issue 17).
+/// most of `metrics --json`'s memory at long N.
 void printAnalysisJson(std::FILE* out, const nlohmann::json& doc, const Analysis& an);
 /// Which divergence ran: {"method": "exact"|"sampled", "rows_used", "rows_total", "bound", "confidence"}.
 nlohmann::json divergenceJson(const DivergenceInfo& d);

@@ -1,5 +1,5 @@
 #pragma once
-// --variant and its parameters, on run and export (issue 19): segment memory
+// --variant and its parameters, on run and export: segment memory
 // (xl), adaptive span (span), dynamic convolution (dynconv), multi-hop (hops),
 // reduced precision (precision). A variant parameter without --variant names
 // its variant (--hops 3 alone runs hops).

@@ -45,7 +45,7 @@ struct AttentionInput {
   ValueShape droppedV;
   // Queries read and checked but not kept (loadInputFile with keepQueries =
   // false): the streamed analysis reads them again from the file a block of
-  // rows at a time (issue 17: at N = 32768 q alone is 100 MB). q then holds one
+  // rows at a time (at N = 32768 q alone is 100 MB). q then holds one
   // 0 x d_k matrix per head, droppedQ the shape they had and queryFile where
   // their little-endian float32 values lie, [heads, rows, d_k] in C order.
   // Only analyzeAttentionStreamed runs on such an input.

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The engine built once per x86-64 level (glibc-hwcaps) against one -march=native
-engine, benchmark by benchmark, in one run (issue 21): scripts/bench-levels.sh
+engine, benchmark by benchmark, in one run: scripts/bench-levels.sh
 builds the two trees and calls this.
 
 Every configuration runs the same Google Benchmark filter, in rounds with the

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""End-to-end comparison of issue 17: the whole `attnscope-cli metrics` process
+"""End-to-end comparison of the whole `attnscope-cli metrics` process
 (every measure, 12 heads x 64, q/k/v from an .npz) against the kernel's
 metrics-only time of the same run (attn_bench BM_MetricsOnlyAllHeads) and
 against PyTorch with OpenBLAS computing attention + row entropy only.

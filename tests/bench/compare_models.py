@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Model benchmarks of issue 15: AttnScope's C++ forward pass against the plain-PyTorch
+"""Model benchmarks of AttnScope's C++ forward pass against the plain-PyTorch
 reference forward on the same random GPT-2-small-sized model, and the Llama-1B-sized
 model's time and peak memory.
 
@@ -186,7 +186,7 @@ def fmt(x, unit="s"):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="AttnScope model benchmarks against PyTorch (issue 15)")
+    ap = argparse.ArgumentParser(description="AttnScope model benchmarks against PyTorch")
     ap.add_argument("--bench", default=os.path.join(REPO, "build", "release", "tests", "bench", "model_bench"))
     ap.add_argument("--models", default="gpt2,llama1b")
     ap.add_argument("--tokens", type=int, default=128)

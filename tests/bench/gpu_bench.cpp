@@ -1,4 +1,4 @@
-// CPU against CUDA on metrics-only attention (issue 18): 12 heads x 64,
+// CPU against CUDA on metrics-only attention: 12 heads x 64,
 // scaled dot, the tiled path without weights (what `metrics` and long maps
 // run), N = 512 .. 65536. Prints one table row per N: wall time of
 // runAttention on each backend (median of --runs), the CUDA rate in TFLOP/s

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 17's GUI targets, measured in a real window. Run it under an X server,
+"""The explorer's speed targets, measured in a real window. Run it under an X server,
 normally through tests/bench/gui_timing.sh (xvfb-run); needs xdotool, and
 ImageMagick's import for the screenshots.
 

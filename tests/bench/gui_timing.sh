@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 17's GUI targets in a real (virtual) window: runs gui_timing.py under
+# The explorer's speed targets in a real (virtual) window: runs gui_timing.py under
 # xvfb-run at 1920x1080. Usage: tests/bench/gui_timing.sh [build dir] [gui_timing.py options]
 # Needs: apt-get install -y xvfb xauth xdotool imagemagick x11-utils
 set -eu

@@ -1,4 +1,4 @@
-// Model forward pass speed (issue 15). Two modes:
+// Model forward pass speed. Two modes:
 //  - `model_bench --model DIR --tokens N [--runs R]`: opens a Hugging Face folder
 //    (timed), runs the full forward (every layer's attention maps, q/k/v,
 //    next-token top-5 from lm_head) R times on N token ids and prints the

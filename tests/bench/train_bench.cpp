@@ -1,4 +1,4 @@
-// Training speed (issue 20): the copy task of length 8 with d_model 32 should
+// Training speed: the copy task of length 8 with d_model 32 should
 // reach 99% accuracy within 3,000 Adam steps and run those steps in under 10 s
 // on the 2-core machine. Prints steps per second per mechanism, and for the
 // target config the step at which accuracy first reached 99% and the time for

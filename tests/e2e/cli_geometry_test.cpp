@@ -1,4 +1,4 @@
-// End-to-end: `attnscope-cli geometry` (AttentionViz, issue 19): a file's q and
+// End-to-end: `attnscope-cli geometry` (AttentionViz): a file's q and
 // k projected as numpy's SVD does (tests/scripts/gen_spatial_fixtures.py), text
 // input, the figure, and errors.
 #include <gtest/gtest.h>

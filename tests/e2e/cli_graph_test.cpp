@@ -1,4 +1,4 @@
-// End-to-end: `attnscope-cli graph` (GAT, issue 19) from an edge list with the
+// End-to-end: `attnscope-cli graph` (GAT) from an edge list with the
 // PyTorch fixture's features and parameters (tests/scripts/gen_spatial_fixtures.py),
 // the bundled example, the figure, and one-line errors that write nothing.
 #include <gtest/gtest.h>

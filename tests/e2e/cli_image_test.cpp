@@ -1,4 +1,4 @@
-// End-to-end: attention over an image's patches (issue 19): `run --image` with
+// End-to-end: attention over an image's patches: `run --image` with
 // the window2d mask and sinusoidal2d positions, the image figure, and one-line
 // errors for bad images and options. The expected cells come from the grid
 // geometry written here, not from core.

@@ -1,4 +1,4 @@
-// The CLI's heap marked for transparent huge pages (issue 17: a `metrics` run
+// The CLI's heap marked for transparent huge pages (a `metrics` run
 // first-touched thousands of 4 KiB pages at ~14 us each here). Checked through
 // the kernel's own account of the mappings (VmFlags "hg": MADV_HUGEPAGE in
 // /proc/self/smaps), not by timing; whether the kernel then finds free 2 MiB

@@ -1,4 +1,4 @@
-// attnscope-cli metrics --json prints its heads one at a time (issue 17: the
+// attnscope-cli metrics --json prints its heads one at a time (the
 // whole document in memory was most of the process' resident memory at long
 // N); the text must stay exactly what nlohmann's dump(2) of the whole
 // document printed before, on every path that prints heads.

@@ -210,7 +210,7 @@ TEST(CliMetrics, SparseMaskAndApproximationAreMeasuredAgainstExact) {
 namespace attn::test {
 namespace {
 
-// Issue 17: the streamed analysis (no N x N array) reports what the
+// the streamed analysis (no N x N array) reports what the
 // materialized one does, every measure, to 1e-6; run's streamed .npz reads
 // back; f16 weights are the f32 ones within half precision.
 TEST(CliMetricsStreamed, SameReportAsMaterializedAndRunFilesAgree) {

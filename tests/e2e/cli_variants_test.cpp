@@ -1,4 +1,4 @@
-// End-to-end: run --variant (issue 19) through attnscope-cli. Expected cells
+// End-to-end: run --variant through attnscope-cli. Expected cells
 // come from the definitions (which keys a segment sees, a span of 0, hop 1 =
 // plain attention, the fp32 map = plain run), not from core.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes the model reference fixtures the C++ loader, tokenizer and forward pass are
-checked against (issue 15): small random GPT-2, BERT (two checkpoint forms), Llama 2
+checked against: small random GPT-2, BERT (two checkpoint forms), Llama 2
 (GQA, BF16, SentencePiece BPE), Llama 3.2 (byte-level BPE, rope_scaling "llama3", tied)
 and Qwen2 (q/k/v biases, tied, padded vocabulary, sharded) models as Hugging Face folders,
 with the token ids Hugging Face's own tokenizer gives and the attentions, hidden

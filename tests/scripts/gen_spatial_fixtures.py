@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference results for the spatial systems of issue 19, computed with PyTorch
+"""Reference results for the spatial systems, computed with PyTorch
 (and numpy) independently of AttnScope's code, so the C++ tests compare the
 engine against another implementation.
 Run: /usr/bin/python3 tests/scripts/gen_spatial_fixtures.py

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference results for the attention variants of issue 19, computed with
+"""Reference results for the attention variants, computed with
 PyTorch along the papers' own code paths, so core/attn/variants is checked
 against an independent implementation.
 Run: /usr/bin/python3 tests/scripts/gen_variant_fixtures.py   (torch 1.13)

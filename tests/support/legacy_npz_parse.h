@@ -1,5 +1,5 @@
 #pragma once
-// The whole-buffer .npy/.npz parser as it was before issue 17 (the file's bytes
+// The whole-buffer .npy/.npz parser as it was before the streaming reader (the file's bytes
 // and the decoded arrays held together), kept as the reference the streaming
 // reader (core/attn/io/npz_reader.cpp) must match: the same arrays, byte for
 // byte, and the same error for every malformed file.

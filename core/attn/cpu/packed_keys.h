@@ -1,5 +1,5 @@
 #pragma once
-// Scores of query rows against keys packed once per head (issue 17): the
+// Scores of query rows against keys packed once per head: the
 // streamed analysis scores every head's keys for 48-96 query rows at a time,
 // and Eigen's GEMM packed the whole key matrix again for every such block (a
 // third of the kernel's rate at N = 4096). Here the keys are laid out once in

@@ -1,7 +1,7 @@
 #pragma once
 // Random access to the bytes of an untrusted file or buffer. The .npz reader
 // decodes each member from the file straight into its final array instead of
-// holding the whole file first (issue 17). Callers check every range against
+// holding the whole file first. Callers check every range against
 // size() before they read it.
 #include <cstdint>
 #include <fstream>

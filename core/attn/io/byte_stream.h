@@ -2,7 +2,7 @@
 // The bytes of one zip member (or of a whole .npy) read in order from a
 // ByteSource: stored bytes straight from the source, deflated ones through
 // zlib in 64 KiB input chunks, so a member is decoded into its destination
-// without a copy of the file or of the member (issue 17). Reads never go past
+// without a copy of the file or of the member. Reads never go past
 // the declared size; finish() checks the member really is that size.
 #include <cstdint>
 #include <memory>

@@ -2,7 +2,7 @@
 // Rows of a [planes, rows, cols] float32 array stored as it is in a file (an
 // uncompressed .npz member in the machine's byte order), read again on demand:
 // the streamed analysis reads its queries a block of rows at a time instead of
-// holding them (issue 17: at N = 32768, 12 heads x 64, q alone is 100 MB).
+// holding them (at N = 32768, 12 heads x 64, q alone is 100 MB).
 // Reads are positional (pread), so threads share one open file.
 #include <cstdint>
 #include <memory>

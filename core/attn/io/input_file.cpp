@@ -27,7 +27,7 @@ std::string shapeOf(const NpyArray& a) { return a.shapeString(); }
 
 // Whether every value is finite, as a vectorized sum of x * 0 (0 for finite x,
 // NaN otherwise): Eigen's allFinite() took 5 ns a value here, 5% of `metrics`
-// at N = 4096 (issue 17). Callers search for the first bad value only when false.
+// at N = 4096. Callers search for the first bad value only when false.
 bool finiteEverywhere(const Mat& m) {
   const Eigen::Map<const Eigen::ArrayXf> a(m.data(), m.size());
   return std::isfinite((a * 0.0f).sum());
@@ -112,7 +112,7 @@ Status Mapper::checkNumeric(const NpyArray& a, int minRank, int maxRank) const {
 }
 
 // [H, R, C] -> H matrices; [R, C] -> one head. Planes the reader decoded move
-// over as they are (issue 17: no second copy of q/k/v).
+// over as they are (no second copy of q/k/v).
 Result<std::vector<Mat>> Mapper::perHead(NpyArray& a) const {
   if (auto st = checkNumeric(a, 2, 3); !st) return st.error();
   if (a.dropped) return std::vector<Mat>{};  // checked, not kept: its shape says the rest

@@ -40,14 +40,14 @@ struct LoadedInput {
 struct LoadOptions {
   /// false: an .npz's 'v' is read and checked (shape, finite values, the same
   /// errors) but not kept, for commands that never read the values (`metrics`
-  /// on the streamed path: issue 17, a third less memory); input.v is then
+  /// on the streamed path: a third less memory); input.v is then
   /// empty and input.droppedV holds its shape. Other formats keep 'v'.
   bool keepValues = true;
   /// false: an .npz's 'q', when it is stored as it is (no compression,
   /// little-endian float32), is read and checked but not kept either, and
   /// input.queryFile says where to read its rows again (input.droppedQ its
   /// shape, input.q holds 0 x d_k matrices): for `metrics` on the streamed
-  /// path, which then holds only k whole (issue 17). Kept otherwise.
+  /// path, which then holds only k whole. Kept otherwise.
   bool keepQueries = true;
 };
 

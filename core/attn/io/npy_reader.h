@@ -3,7 +3,7 @@
 // Every number comes from an untrusted file: sizes are checked against the
 // bytes actually present and against a limit before anything is allocated.
 // Files are read member by member into the arrays (byte_stream.h), never
-// whole (issue 17).
+// whole.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -33,7 +33,7 @@ struct NpyArray {
   // Of a dropped array whose data is stored in the file as it is (an npz
   // member without compression, little-endian float32, C order): the file
   // offset of its first value, so that a reader can read rows of it again
-  // (the streamed analysis' queries, issue 17); 0 otherwise.
+  // (the streamed analysis' queries); 0 otherwise.
   uint64_t rereadOffset = 0;
 
   std::string shapeString() const;
@@ -44,7 +44,7 @@ struct ReadLimits {
   int64_t maxBytes = int64_t{8} << 30;     // per array, decoded
 };
 
-/// An array read plane by plane into `sink` and not kept (issue 17: `metrics`
+/// An array read plane by plane into `sink` and not kept (`metrics`
 /// checks 'v' but never reads it). The sink gets each [R, C] plane of a
 /// numeric array of rank >= 2 in C order, in one buffer reused between calls;
 /// an array of another rank or kind is decoded and kept as usual.

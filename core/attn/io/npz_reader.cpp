@@ -1,6 +1,6 @@
 // .npz (a zip of .npy members, stored or deflated) read from a ByteSource:
 // the zip directory first, then each member decoded from the source into its
-// array, so a file is never held in memory next to its arrays (issue 17).
+// array, so a file is never held in memory next to its arrays.
 #include <fmt/format.h>
 
 #include <algorithm>

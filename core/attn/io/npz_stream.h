@@ -1,5 +1,5 @@
 #pragma once
-// An .npz written member by member straight to disk (issue 17: `run` built the
+// An .npz written member by member straight to disk (`run` built the
 // whole archive in memory, about three times the arrays). Each member's size is
 // known from its shape, so the zip local header is written first with the
 // final sizes and only its CRC-32 is patched once the data has streamed past.

@@ -1,5 +1,5 @@
 #pragma once
-// The masked-language-model head of BERT-style checkpoints (issue 16):
+// The masked-language-model head of BERT-style checkpoints:
 // BertForMaskedLM's cls.predictions (BertLMPredictionHead) and
 // RobertaForMaskedLM's lm_head. For each row h of the last layer's output:
 //   t = LayerNorm(act(h W_t^T + b_t)),  logits = t E^T + bias,

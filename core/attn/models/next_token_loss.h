@@ -1,6 +1,6 @@
 #pragma once
 // The mean next-token cross-entropy of a causal model computed straight from the
-// final hidden states (issue 16, head importance): the lm_head product a panel of
+// final hidden states (head importance): the lm_head product a panel of
 // vocabulary rows at a time, each panel folded into a running log-sum-exp per row,
 // so no [N, vocab] logits are stored or read back.
 #include <vector>

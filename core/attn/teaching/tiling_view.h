@@ -1,5 +1,5 @@
 #pragma once
-// Teaching view of tiled execution (issue 8): which query x key tiles a tiled
+// Teaching view of tiled execution: which query x key tiles a tiled
 // pass computes, skips or tests cell by cell under the mask, and how one query
 // row's online softmax evolves tile by tile (running max m, normalizer l,
 // rescale e^(m_old - m_new), entropy so far; Milakov & Gimelshein 2018,

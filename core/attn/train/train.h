@@ -1,5 +1,5 @@
 #pragma once
-// Umbrella header of the training engine (issue 20).
+// Umbrella header of the training engine.
 #include "attn/train/demonstrations.h"
 #include "attn/train/tasks.h"
 #include "attn/train/tiny_model.h"

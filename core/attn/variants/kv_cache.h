@@ -1,5 +1,5 @@
 #pragma once
-// A causal model's key/value cache as it grows token by token (issue 19, the
+// A causal model's key/value cache as it grows token by token (the
 // segment-memory view on a real decoder). Generating token t, an incremental
 // decoder keeps the keys and values of tokens 0..t-1 (the cache) and computes
 // only q_t, k_t, v_t; q_t attends over [cached keys; k_t]. Those weights are row

@@ -1,5 +1,5 @@
 #pragma once
-// The attention variants of issue 19 beside the engine: segment memory
+// The attention variants beside the engine: segment memory
 // (Transformer-XL), adaptive span and dynamic convolution, multi-hop attention,
 // reduced precision and INT8 quantization. Each takes plain Eigen inputs (or an
 // engine result) and returns every number its view draws.

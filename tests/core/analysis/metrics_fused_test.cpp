@@ -1,5 +1,5 @@
 // The fused row kernel, the parallel head divergence and the streamed analysis
-// (issue 17) against the separate reference functions (row_measures.h,
+// against the separate reference functions (row_measures.h,
 // entropy.h, headJensenShannon), whose own values are hand-checked in
 // metrics_rows_test.cpp and metrics_heads_test.cpp.
 #include <gtest/gtest.h>

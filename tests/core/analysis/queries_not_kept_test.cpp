@@ -1,5 +1,5 @@
 // An .npz's 'q' read and checked but not kept (LoadOptions::keepQueries =
-// false, issue 17: at N = 32768 q alone is 100 MB): the streamed analysis reads
+// false, at N = 32768 q alone is 100 MB): the streamed analysis reads
 // its rows back from the file a block at a time and gives exactly the analysis
 // of the input held in memory; a file load gives the same errors; only stored
 // float32 queries are dropped; what cannot use them as they are refuses.

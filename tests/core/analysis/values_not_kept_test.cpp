@@ -1,5 +1,5 @@
 // An .npz's 'v' read and checked but not kept (LoadOptions::keepValues = false,
-// issue 17: `metrics` never reads the values, a third of a q/k/v file): the
+// `metrics` never reads the values, a third of a q/k/v file): the
 // same q and k, v's shape kept, the same error as a full load for every bad or
 // truncated file, and the same streamed analysis; runAttention refuses it.
 #include <gtest/gtest.h>

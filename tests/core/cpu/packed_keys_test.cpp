@@ -1,4 +1,4 @@
-// Scores against pre-packed keys (issue 17): every score is the fused
+// Scores against pre-packed keys: every score is the fused
 // multiply-add chain over the depth in order, whatever block of rows and range
 // of keys is asked for (so the tiled kernel's tiles and the streamed
 // analysis' row blocks give the same bits), and within float rounding of a

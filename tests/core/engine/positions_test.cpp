@@ -16,7 +16,7 @@ TEST(Positions, ParseEveryName) {
     ASSERT_EQ(parsePositional(info.name), info.kind);
     EXPECT_EQ(positionalName(info.kind), info.name);
   }
-  EXPECT_EQ(positionalEncodings().size(), 7u);  // sinusoidal2d joined for image patches (issue 19)
+  EXPECT_EQ(positionalEncodings().size(), 7u);  // sinusoidal2d joined for image patches
   EXPECT_FALSE(parsePositional("rotary").has_value());
 }
 

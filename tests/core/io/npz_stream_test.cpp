@@ -1,4 +1,4 @@
-// The streamed .npz writer (issue 17) against the in-memory NpzWriter (same
+// The streamed .npz writer against the in-memory NpzWriter (same
 // bytes), and float16 conversion against hand-encoded values.
 #include <gtest/gtest.h>
 

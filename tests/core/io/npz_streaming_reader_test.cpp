@@ -1,4 +1,4 @@
-// The streaming .npz/.npy reader (issue 17: members decoded from the file into
+// The streaming .npz/.npy reader (members decoded from the file into
 // their arrays) against the whole-buffer parser it replaced
 // (tests/support/legacy_npz_parse.h): the same arrays byte for byte, stored
 // and deflated, as flat values or as planes, and the same error message for

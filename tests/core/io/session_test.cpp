@@ -172,7 +172,7 @@ namespace attn {
 namespace {
 
 // A custom mask's bitmap survives save and load: spec text alone ("custom")
-// would lose it (issue 4: custom masks from a file or painted in the GUI).
+// would lose it (custom masks from a file or painted in the GUI).
 TEST(Session, RoundTripsACustomMaskBitmap) {
   Session s;
   s.input.text = "a b c";

@@ -1,4 +1,4 @@
-// Query-key geometry (AttentionViz, issue 19): the PCA against numpy's SVD
+// Query-key geometry (AttentionViz): the PCA against numpy's SVD
 // (tests/scripts/gen_spatial_fixtures.py), the normalization leaving every
 // attention weight unchanged, a hand-made case, and top keys.
 #include <gtest/gtest.h>

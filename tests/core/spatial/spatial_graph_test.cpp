@@ -1,4 +1,4 @@
-// Graph attention (issue 19): GAT against hand-computed cases and against the
+// Graph attention: GAT against hand-computed cases and against the
 // paper's equations written in PyTorch (tests/scripts/gen_spatial_fixtures.py),
 // the neighbourhood mask, the readers' errors, and the force-directed layout.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// 2-D attention over an image (issue 19): the window2d mask family, the 2-D
+// 2-D attention over an image: the window2d mask family, the 2-D
 // sinusoidal table, the PNM/NumPy pixel readers, patch cutting, and the whole
 // path against PyTorch's nn.MultiheadAttention
 // (tests/scripts/gen_spatial_fixtures.py).

@@ -1,4 +1,4 @@
-// Toy tasks and config validation of the training engine (issue 20), against
+// Toy tasks and config validation of the training engine, against
 // hand-worked examples.
 #include <gtest/gtest.h>
 

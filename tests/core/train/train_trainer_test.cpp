@@ -158,7 +158,7 @@ TEST(Trainer, LearnsToCopyAndReverse) {
   c.mapEvery = 1000;
   Trainer copy = make(c);
   ASSERT_TRUE(copy.run(400).ok());
-  // "Reaches 99%" within the budget (issue 20's measure): accuracy is read on a fresh batch of 96
+  // "Reaches 99%" within the budget: accuracy is read on a fresh batch of 96
   // tokens each step, so one miss (95/96) may follow; the last step must still be near it.
   double best = 0.0;
   for (const auto& s : copy.history().steps) best = std::max(best, s.accuracy);

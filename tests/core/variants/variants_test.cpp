@@ -1,4 +1,4 @@
-// The attention variants of issue 19 against independent references: PyTorch
+// The attention variants against independent references: PyTorch
 // along the papers' code paths (tests/scripts/gen_variant_fixtures.py) and
 // small cases worked out by hand in the comments.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Exporting over an existing file asks first (issue 10): File > Export figure
+// Exporting over an existing file asks first: File > Export figure
 // asks before replacing, keeps the old file when the answer is no, and does
 // not ask for a new file.
 #include <gtest/gtest.h>

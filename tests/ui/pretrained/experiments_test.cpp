@@ -1,4 +1,4 @@
-// Experiments in the window (issue 16), offscreen, on the small reference
+// Experiments in the window, offscreen, on the small reference
 // fixtures: a head intervention applied through the controller shows exactly
 // the maps core's intervened forward pass computes (the layers before it
 // unchanged), undo gives back the original maps bit for bit, a mask

@@ -1,4 +1,4 @@
-// Model mode (issue 15), offscreen: the reference fixture folders written by
+// Model mode, offscreen: the reference fixture folders written by
 // tests/scripts (GPT-2, BERT, Llama with GQA, Qwen2 sharded) open in the window;
 // the head grid shows layers x heads, the heatmap holds the run's weights and
 // matches the plain-PyTorch reference (reference.npz), the Predictions panel

@@ -1,4 +1,4 @@
-// The spatial panels of issue 19 (offscreen): the image panel feeds the
+// The spatial panels (offscreen): the image panel feeds the
 // explorer patches (window2d and sinusoidal2d take the grid from them) and
 // draws/export the overlay; the graph panel runs GAT and draws a 2,000-node
 // graph; the query-key geometry panel follows the explorer's head; Qt's image

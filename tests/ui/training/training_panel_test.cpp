@@ -1,4 +1,4 @@
-// The Training panel (issue 20), offscreen: it drives the core trainer on a
+// The Training panel, offscreen: it drives the core trainer on a
 // worker, and what it draws — every head's map, the expected pattern, the
 // loss / accuracy / entropy / gradient curves, the scrubbed step — equals
 // the snapshots of an independent attn::train::Trainer run with the same

@@ -1,4 +1,4 @@
-// Work for a panel nobody can see waits until it is shown (issue 17); without
+// Work for a panel nobody can see waits until it is shown; without
 // a window on screen (tests, start-up) it runs at once, as before.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The "Tiling and approximation" panel (issue 8): which execution path ran (and
+// The "Tiling and approximation" panel: which execution path ran (and
 // what `auto` picked), the approximation error of performer / linear_elu /
 // linformer against exact softmax attention, and a teaching view of tiled
 // execution: the block schedule under the mask (computed, tested cell by cell,

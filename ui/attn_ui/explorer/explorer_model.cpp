@@ -514,7 +514,7 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
   inFlight_ = false;
   if (job->cache) inputCache_ = job->cache;
   const bool newest = job->generation == generation_;
-  // The newest request starts before the panels redraw this result (issue 17: a
+  // The newest request starts before the panels redraw this result (a
   // slider drag then computes on the workers while the GUI thread paints, rather
   // than the two taking turns).
   if (!newest) launch();

@@ -47,7 +47,7 @@ class ExplorerModel : public QObject {
   const attn::LoadedInput* loadedFile() const { return file_.get(); }
   std::shared_ptr<const attn::LoadedInput> loadedFilePtr() const { return file_; }
 
-  // --- a pretrained model (issue 15) ----------------------------------------
+  // --- a pretrained model ----------------------------------------
   /// Runs the text through `model` on the worker: Model::encode (the key text is
   /// BERT's second segment) then Model::run with q/k/v kept. The shown result is
   /// the current layer of that run, so choosing another layer or head needs no
@@ -61,7 +61,7 @@ class ExplorerModel : public QObject {
   /// The run the shown result is a layer of (encoding, every layer, next-token
   /// predictions); null without a model or before its first run.
   std::shared_ptr<const attn::models::ModelRun> modelRun() const { return run_; }
-  /// Interventions (issue 16): shows `run`, the same encoding through the model with some
+  /// Interventions: shows `run`, the same encoding through the model with some
   /// heads changed, in place of the model's own run (every view follows), until the text
   /// or the model changes; null shows the model's own run again.
   void setIntervenedRun(std::shared_ptr<const attn::models::ModelRun> run);
@@ -99,7 +99,7 @@ class ExplorerModel : public QObject {
   void setCausal(bool causal);
   void setTemperature(float t);
   const attn::AttentionSpec& spec() const { return spec_; }
-  /// Sequences longer than this are not materialized as N x N (see issue 6).
+  /// Sequences longer than this are not materialized as N x N.
   void setMaxMaterializedTokens(int n) { maxTokens_ = n; }
   int maxMaterializedTokens() const { return maxTokens_; }
   /// Lets sequences over the limit run on the tiled path without weights

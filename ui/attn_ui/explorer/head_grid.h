@@ -35,7 +35,7 @@ class HeadGrid : public QWidget {
   /// Mean row entropy (nats) of each tile, as shown under the tiles.
   const QVector<double>& meanEntropies() const { return entropy_; }
   QSize sizeHint() const override { return {280, 320}; }
-  /// Marked tiles (issue 16: heads with an intervention): outlined, with a badge, and
+  /// Marked tiles (heads with an intervention): outlined, with a badge, and
   /// the text added to their tooltip. Keys are tile indices as headAt() gives them.
   void setTileMarks(const QMap<int, QString>& marks);
   const QMap<int, QString>& tileMarks() const { return marks_; }

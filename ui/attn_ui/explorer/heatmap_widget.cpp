@@ -127,7 +127,7 @@ void HeatmapWidget::setMatrix(attn::Mat values, const QStringList& rowLabels,
   setPinnedRow(pinnedRow_ < values_.rows() ? pinnedRow_ : -1);
   applyLabels();
   // Queued, so that the overlay and pin changes around a new matrix make one
-  // replot, not three (issue 17: each was a full replot during a slider drag).
+  // replot, not three (each was a full replot during a slider drag).
   replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The per-head analysis panel (issue 7): a bar per head for a chosen measure
+// The per-head analysis panel: a bar per head for a chosen measure
 // (mean entropy by default, with the uniform bound log N), the selected head's
 // per-row curve, collapse flags as visible warnings with their thresholds, the
 // head-similarity matrix, and rollout / flow when the input has layers. Every

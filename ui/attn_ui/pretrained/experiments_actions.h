@@ -1,5 +1,5 @@
 #pragma once
-// Experiments on a loaded model (issue 16), wired into the window in one
+// Experiments on a loaded model, wired into the window in one
 // place: the Experiments menu (Compute Head Importance, Undo / Redo / Clear
 // Interventions), the right-click intervention menu on the head grid and the
 // heatmap, the intervened tiles' marks, and the Interventions, Intervention

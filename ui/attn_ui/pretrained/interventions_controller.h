@@ -1,5 +1,5 @@
 #pragma once
-// Per-head interventions on the loaded model (issue 16): the list of what is
+// Per-head interventions on the loaded model: the list of what is
 // active (ablate, uniform, temperature, mask per head), undo/redo of every
 // change, and the intervened forward pass on a worker (progress bar and Cancel
 // in the status bar; a newer change supersedes a pass still running, as

@@ -27,7 +27,7 @@ class PredictionPanel : public QWidget {
   /// The sentence above the bars (what is predicted, or why nothing is).
   QString heading() const;
   QSize sizeHint() const override { return {300, 220}; }
-  /// Lines under the bars on what head interventions changed (issue 16); empty hides them.
+  /// Lines under the bars on what head interventions changed; empty hides them.
   void setEffect(const QString& text);
   QString effect() const;
 

@@ -1,5 +1,5 @@
 #pragma once
-// Graph attention drawn for one node and head (issue 19): the graph at its
+// Graph attention drawn for one node and head: the graph at its
 // force-directed layout (computed in core), each edge into the selected node
 // drawn with opacity = its attention weight (and width), the other edges faint,
 // the selected node ringed; beside it the N x N heatmap with non-edges in grey.

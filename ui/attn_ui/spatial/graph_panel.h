@@ -1,5 +1,5 @@
 #pragma once
-// The "Graph attention" panel (issue 19): a graph from an edge-list CSV, an
+// The "Graph attention" panel: a graph from an edge-list CSV, an
 // .npz ('adj' and/or 'x') or the bundled example; one GAT layer computed in
 // core (attn::graph::runGat) with the panel's heads, F', head combination and
 // seed; the force-directed layout from core; the selected node's attention

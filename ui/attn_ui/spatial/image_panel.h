@@ -1,5 +1,5 @@
 #pragma once
-// The "Image attention" panel (issue 19): opens an image (PNG/JPEG through Qt,
+// The "Image attention" panel: opens an image (PNG/JPEG through Qt,
 // or .ppm/.pgm/.npy/.npz) or the bundled example, cuts it into P x P patches
 // (core: attn::vision::cutPatches) and makes the patches the explorer's input,
 // so every mechanism, mask (window2d:R) and position (sinusoidal2d) of the

@@ -1,5 +1,5 @@
 #pragma once
-// The "Query–key geometry" panel (issue 19, AttentionViz): the current head's
+// The "Query–key geometry" panel (AttentionViz): the current head's
 // queries and keys projected together by core (attn::qkGeometry) and drawn as
 // a scatter; hovering a query joins it to its top keys. Follows the explorer's
 // result, head and layer, so it works on a model's heads too (their q and k

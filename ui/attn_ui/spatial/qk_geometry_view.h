@@ -1,5 +1,5 @@
 #pragma once
-// Query-key geometry drawn (AttentionViz, issue 19): the head's queries and keys
+// Query-key geometry drawn (AttentionViz): the head's queries and keys
 // at their joint 2-D PCA positions (core: attn::qkGeometry), queries in blue
 // and keys in orange with token labels; the hovered (or chosen) query is
 // joined to its top keys by lines whose width follows the weight. The same

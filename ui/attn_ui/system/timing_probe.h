@@ -1,5 +1,5 @@
 #pragma once
-// Opt-in timing lines for measuring the explorer in a real window (issue 17's
+// Opt-in timing lines for measuring the explorer in a real window (the explorer's
 // GUI targets; tests/bench/gui_timing.sh drives the window and reads them).
 // Off unless the environment has ATTNSCOPE_TIMING=1: then installTimingProbe
 // returns at once and nothing is connected or filtered. On, it prints to

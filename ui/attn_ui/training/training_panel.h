@@ -1,5 +1,5 @@
 #pragma once
-// The "Training" view (issue 20): a teacher sets up a toy task and a tiny
+// The "Training" view: a teacher sets up a toy task and a tiny
 // attention model, presses Train and watches the fixed example's attention
 // form — per head, beside the pattern that solves the task — with the loss,
 // accuracy, per-head entropy and W_Q/W_K gradient-norm curves; pauses, steps,

@@ -1,5 +1,5 @@
 #pragma once
-// The "Attention variants" panel (issue 19): segment memory (Transformer-XL),
+// The "Attention variants" panel: segment memory (Transformer-XL),
 // adaptive span, dynamic convolution, multi-hop attention and reduced
 // precision, run on the explorer's current input and configuration. It shows
 // the variant's maps side by side (memory columns set apart), a per-head chart

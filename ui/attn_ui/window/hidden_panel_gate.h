@@ -1,6 +1,6 @@
 #pragma once
 // Work that only a visible panel needs, deferred while nobody can see it
-// (issue 17: the closed Compare dock re-ran every change of the explorer a
+// (the closed Compare dock re-ran every change of the explorer a
 // second time, and the closed geometry and tiling docks recomputed on the GUI
 // thread, while the user dragged the temperature slider). A panel counts as
 // unseen when its window is on screen and the panel is not (a closed dock, a

@@ -27,15 +27,15 @@ void installExtraPanels(MainWindow& window) {
   window.addPanel(QObject::tr("Tiling and approximation"), new TilingPanel(window.model()), Qt::BottomDockWidgetArea)
       ->hide();  // a teaching view: opened from the View menu
   window.addPanel(QObject::tr("Image attention"), new ImagePanel(window.model()), Qt::RightDockWidgetArea)
-      ->hide();  // issue 19: opened from View > Panels
+      ->hide();  // opened from View > Panels
   window.addPanel(QObject::tr("Graph attention"), new GraphPanel, Qt::RightDockWidgetArea)->hide();
   window.addPanel(QObject::tr("Query–key geometry"), new QkGeometryPanel(window.model()), Qt::RightDockWidgetArea)
       ->hide();
   window.addPanel(QObject::tr("Attention variants"), new VariantsPanel(window.model()), Qt::BottomDockWidgetArea)
-      ->hide();  // issue 19: Transformer-XL, adaptive span, dynamic conv, multi-hop, precision
+      ->hide();  // Transformer-XL, adaptive span, dynamic conv, multi-hop, precision
   new ClassroomActions(window);  // step-through, token lines, compare, toy input; export; presentation
-  new ExperimentsActions(window);    // interventions, head importance (issue 16)
-  new TrainingWindowAction(window);  // View > Training… (issue 20)
+  new ExperimentsActions(window);    // interventions, head importance
+  new TrainingWindowAction(window);  // View > Training…
 }
 
 }  // namespace attn::ui

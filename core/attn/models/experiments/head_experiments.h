@@ -1,5 +1,5 @@
 #pragma once
-// What an intervention changed (issue 16), and head importance by ablation:
+// What an intervention changed, and head importance by ablation:
 // every head alone zeroed, the increase of the text's mean next-token loss
 // (causal models) or the relative change of the final hidden states
 // (encoders). There is no backward pass, so this is the ablation estimate,

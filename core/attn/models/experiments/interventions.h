@@ -1,5 +1,5 @@
 #pragma once
-// Per-head interventions on a loaded model (issue 16): zero a head's output
+// Per-head interventions on a loaded model: zero a head's output
 // (ablation, as Hugging Face's head_mask = 0 on that head), replace its
 // weights by uniform attention over its allowed keys, divide its logits by a
 // temperature, or add a mask term of the mask grammar. Several at once, given
