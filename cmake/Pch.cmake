@@ -1,7 +1,6 @@
 # Precompiled headers: most of a translation unit's compile time here is parsing
-# Eigen, Qt + QCustomPlot and GoogleTest (measured on this 2-core machine: a
-# typical UI file spends ~14 of 15 CPU-seconds in headers, a core file ~4 of 7,
-# a test file ~6 of 20). Each target precompiles the third-party headers it
+# Eigen, Qt + QCustomPlot and GoogleTest (a typical UI file spends nearly all
+# of its compile time in those headers, a core or test file about half). Each target precompiles the third-party headers it
 # uses once; our own headers stay out so that editing them rebuilds as before.
 # ATTNSCOPE_PCH=OFF (the dev preset: ccache hits are worth more there) turns it off.
 option(ATTNSCOPE_PCH "Precompile the third-party headers (Eigen, Qt, QCustomPlot, GoogleTest)" ON)

@@ -1,7 +1,7 @@
 # Unity (jumbo) builds: each target's sources are compiled in batches of
 # ATTNSCOPE_UNITY_BATCH files, so Eigen's, Qt's and GoogleTest's templates are
 # instantiated and optimised once per batch instead of once per file, and each
-# precompiled header (190-470 MB here) is loaded once per batch. A clean build
+# precompiled header (hundreds of MB) is loaded once per batch. A clean build
 # is what CI and a first run pay for. The dev preset turns it off: there one
 # edited file should recompile alone.
 option(ATTNSCOPE_UNITY "Compile each target's sources in unity batches (faster clean builds)" ON)

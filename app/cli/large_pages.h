@@ -3,8 +3,7 @@
 //
 // A `metrics` run first-touches tens of MB (keys, their packed copy, the
 // per-thread weight blocks); in 4 KiB pages that is thousands of page faults,
-// and on the VMs these sessions measure on each one costs about 14 µs (17% of
-// the process's CPU at N = 2048). Linux backs a region marked MADV_HUGEPAGE
+// and on virtual machines each fault is expensive (docs/performance.md). Linux backs a region marked MADV_HUGEPAGE
 // with 2 MiB pages where it can (THP "madvise" mode, Debian's default), so one
 // fault covers 512 pages. Large allocations from glibc are separate mmap
 // regions that cannot be marked before use; so the heap serves them instead,

@@ -108,12 +108,11 @@ void appendNumber(std::string& buf, float x) {
 
 // `dumped` one level deeper: nlohmann puts every element on its own line, and
 // a newline inside a string is escaped, so each raw newline is a line break.
-// Written 64 KB at a time (two fwrite calls a line were 3% of `metrics` at
-// N = 2048). A head dumped with its `vectors` as placeholders has
+// Written 64 KB at a time (two fwrite calls a line showed in `metrics`'
+// profile). A head dumped with its `vectors` as placeholders has
 // each placeholder replaced by its vector, laid out as dump(2) lays out an
 // array: byte for byte the text of the head's full JSON (MetricsJsonWriter
-// tests it), without building N JSON values per vector (the report was 8% of
-// `metrics` at N = 2048).
+// tests it), without building N JSON values per vector.
 void writeIndented(std::FILE* out, std::string_view dumped, std::string_view indent,
                    const std::vector<RowVector>& vectors = {}) {
   constexpr size_t kChunk = 64 << 10;

@@ -4,7 +4,7 @@ torch.nn.MultiheadAttention (attn_mask, key_padding_mask), so the engine's
 masks are checked against an independent implementation.
 Run: /usr/bin/python3 tests/scripts/gen_mask_fixtures.py
 
-Layout of each .npz (our conventions, see DESIGN.md):
+Layout of each .npz (our conventions, see docs/files.md):
   x [Nq, E], x_kv [Nk, E] (cross only), w_q, w_k, w_v, w_o [E, E] as used in
   x @ W (nn.MultiheadAttention stores [out, in], so these are its transposes),
   weights [H, Nq, Nk] per head (average_attn_weights=False), output [Nq, E],

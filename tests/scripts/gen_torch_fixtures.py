@@ -6,7 +6,7 @@
 
 Each case is one small .npz under tests/fixtures/torch/ holding
   - the configuration: `mechanism` (text), `heads`, `temperature`, `causal`;
-  - the inputs in the engine's contract (docs: DESIGN.md, "Input arrays"):
+  - the inputs in the engine's contract (docs/files.md, "Input arrays"):
     either `x` (+ `x_kv`) with `w_q`, `w_k`, `w_v`, `w_o` in [d_in, d_out]
     layout and optional `b_q`, `b_k`, `b_v`, `b_o`; or per-head `q`, `k`, `v`
     [H, N, d]; plus `w_bilinear` / `w_add_q`, `w_add_k`, `v_add`, `b_add`;

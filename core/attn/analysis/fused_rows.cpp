@@ -96,7 +96,7 @@ inline Packet log2Positive(const Packet& x) {
 #endif
 
 // x log2 x where x > 0, else 0 (the 0 log 0 = 0 convention); with AVX-512 the
-// zeroing is the multiply's own mask (8% of the head divergence's time).
+// zeroing is the multiply's own mask (no separate blend).
 inline Packet plog2pPacket(const Packet& x) {
 #if defined(EIGEN_VECTORIZE_AVX512)
   return _mm512_maskz_mul_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ), x, log2Positive(x));

@@ -1,8 +1,8 @@
 #pragma once
 // Every per-row measure of row_measures.h / entropy.h for one row, from one
 // visit of the row while it is in cache (separate full passes over
-// N x N weights, a sort per row and a scalar log per cell made the analysis 80x
-// slower than the attention). The definitions stay those of the separate
+// N x N weights, a sort per row and a scalar log per cell made the analysis far
+// slower than the attention itself). The definitions stay those of the separate
 // functions; tests/core/analysis/metrics_fused_test.cpp checks that both agree.
 #include <Eigen/Core>
 #include <vector>

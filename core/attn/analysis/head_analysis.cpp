@@ -18,7 +18,7 @@ constexpr int kListedRows = 5;  // rows named in one warning before "and N more"
 
 // Sum of n floats in double with eight independent accumulators: one
 // dependency chain (Eigen's cast<double>().sum()) is latency-bound, and in the
-// engine's shared library GCC kept that one accumulator in memory (2.5x slower
+// engine's shared library GCC kept that one accumulator in memory (much slower
 // than the same line in a static build).
 double sumInDouble(const float* p, Eigen::Index n) {
   double acc[8] = {};

@@ -51,7 +51,7 @@ constexpr std::array<const char*, kStages> kStageNames = {
 // Rows per block: the packed-key scores (packed_keys.h) run at full rate from
 // 8 rows on, so a block's rows of all its heads are kept to about 2 MB (a
 // multiple of 8 rows, 8 to 96): the per-thread buffers are first touched once
-// (fresh pages cost about 11 us each here, PERFORMANCE.md), a block's rows stay
+// (first touch of fresh pages is expensive, docs/performance.md), a block's rows stay
 // near the caches while they are measured, and at N = 32768 the buffers of the
 // sampled divergence (every head's rows) hold 12 MB per thread, not 63.
 int blockRows(int nk, int headsPerItem) {
@@ -297,7 +297,7 @@ Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<P
   {
 #ifdef _OPENMP
     // (master, not single: no barrier, so the first thread starts on the items
-    // while the others are still being created, about 3 ms here)
+    // while the others are still being created)
 #pragma omp master
     threads = omp_get_num_threads();
 #endif

@@ -1,6 +1,5 @@
 #pragma once
-// The whole analysis of softmax attention without any Nq x Nk array (issue
-// 17): query rows are scored, normalized and measured a block at a time, all
+// The whole analysis of softmax attention without any Nq x Nk array: query rows are scored, normalized and measured a block at a time, all
 // heads of a block together, while the block is in cache; the heads'
 // Jensen-Shannon divergence is taken from the same rows. Memory: the inputs
 // plus a few H x B x Nk row blocks per thread, whatever N is. The results are

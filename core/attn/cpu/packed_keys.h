@@ -5,7 +5,7 @@
 // third of the kernel's rate at N = 4096). Here the keys are laid out once in
 // panels of three SIMD vectors of keys, depth-major, and a micro-kernel (8
 // query rows x one panel in registers with AVX-512, 4 with AVX2 or SSE) reads
-// them as they are: about 1.6x Eigen's rate on these shapes here (AVX2: 1.2x).
+// them as they are, faster than Eigen on these shapes (docs/performance.md).
 //
 // Each score is one fused multiply-add per depth index, in order, from zero,
 // whatever the block of rows or the range of keys asked for, so the tiled
@@ -27,7 +27,7 @@ class PackedKeys {
   /// Packs k, reusing this object's storage.
   void pack(const Eigen::Ref<const Mat>& k);
   /// Packs k in its own memory (each panel's rows transposed in place; the
-  /// last panel padded): no fresh pages, which cost about 11 us each here.
+  /// last panel padded): no fresh pages, whose first touch is expensive.
   void pack(Mat&& k);
 
   int keys() const { return keys_; }

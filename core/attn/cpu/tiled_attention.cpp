@@ -143,7 +143,7 @@ void blockedAttentionWithWeights(const HeadView& in, const TileConfig& cfg, Mat&
   const int numBlocks = (nq + bq - 1) / bq;
   // The scores of the weights' path come from the same packed-key kernel as
   // the streamed analysis' (streamed_analysis.h), so both see the same bits.
-  // Per calling thread and reused (fresh pages cost about 11 us each here);
+  // Per calling thread and reused (first touch of fresh pages is expensive);
   // the region's threads below read the caller's through this reference.
   static thread_local PackedKeys callerKeys;
   PackedKeys& keys = callerKeys;

@@ -19,7 +19,7 @@ namespace attn {
 BlockState tileState(const Mask* mask, int i0, int i1, int j0, int j1);
 
 struct TileConfig {
-  int queryBlock = 256;  // PERFORMANCE.md: 256 x 512 keeps the tile in L2
+  int queryBlock = 256;  // docs/performance.md: 256 x 512 keeps the tile in L2
   int keyBlock = 512;
 };
 
@@ -35,7 +35,7 @@ struct HeadView {
 };
 
 /// Per-thread buffers, grown on demand and reused across calls (first touch of
-/// fresh pages is expensive on this machine; see PERFORMANCE.md).
+/// fresh pages is expensive; see docs/performance.md).
 struct TileScratch {
   Mat qs;                     // scaled query block
   Mat s;                      // score tile, exponentiated in place

@@ -18,7 +18,7 @@ bool isApproximate(ExecPath p);
 
 /// Auto runs the naive path (every intermediate kept, for the step-through
 /// view) while Nq * Nk is at most this, and the tiled path above it, where the
-/// naive path's four Nq x Nk arrays per head leave the cache (PERFORMANCE.md).
+/// naive path's four Nq x Nk arrays per head leave the cache (docs/performance.md).
 inline constexpr long long kAutoNaiveMaxCells = 512LL * 512LL;
 
 /// Whether the tiled/sparse kernels cover the mechanism (its score must be a

@@ -1,6 +1,6 @@
 #pragma once
 // A large dense product split by rows over the OpenMP threads. The engine is
-// built with EIGEN_DONT_PARALLELIZE (one level of parallelism, PERFORMANCE.md),
+// built with EIGEN_DONT_PARALLELIZE (one level of parallelism, docs/performance.md),
 // so without this the W_Q/W_K/W_V/W_O projections (4 x 2 N d^2 flops: 2.4
 // GFLOP at N = 512, d = 768, three times the attention itself) ran on one core
 // while the other idled. Called outside any parallel region.

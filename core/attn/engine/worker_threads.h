@@ -1,9 +1,8 @@
 #pragma once
 // The OpenMP worker threads between parallel regions. libgomp's idle workers
-// busy-wait (spin) for a while after each region before they sleep (about 8 ms
-// of CPU here, GOMP_SPINCOUNT; LLVM's libomp spins up to 200 ms, KMP_BLOCKTIME),
-// which burns a core while the caller goes on alone: attnscope-cli metrics at
-// N = 2048 spent 4% of its CPU time spinning while it wrote its report.
+// busy-wait (spin) for a while after each region before they sleep (GOMP_SPINCOUNT; LLVM's libomp spins up to 200 ms, KMP_BLOCKTIME),
+// which burns a core while the caller goes on alone (for instance while
+// attnscope-cli metrics writes its report).
 
 namespace attn {
 

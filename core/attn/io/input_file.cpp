@@ -26,8 +26,8 @@ const std::map<std::string, int> kMaxRank{
 std::string shapeOf(const NpyArray& a) { return a.shapeString(); }
 
 // Whether every value is finite, as a vectorized sum of x * 0 (0 for finite x,
-// NaN otherwise): Eigen's allFinite() took 5 ns a value here, 5% of `metrics`
-// at N = 4096. Callers search for the first bad value only when false.
+// NaN otherwise), several times faster than Eigen's allFinite(), which showed in
+// `metrics` at long N. Callers search for the first bad value only when false.
 bool finiteEverywhere(const Mat& m) {
   const Eigen::Map<const Eigen::ArrayXf> a(m.data(), m.size());
   return std::isfinite((a * 0.0f).sum());

@@ -1,6 +1,6 @@
 #pragma once
 // Opens the files researchers already have (.npz, .npy, .safetensors, .csv)
-// and maps the contract's array names (docs: shared DESIGN.md, "Input arrays")
+// and maps the contract's array names (docs/files.md, "Input arrays")
 // onto the engine input, precomputed weights, a custom mask and token labels.
 // Shapes that disagree give one error naming both arrays and their shapes.
 #include <cstdint>

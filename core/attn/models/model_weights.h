@@ -60,7 +60,7 @@ struct LayerWeights {
 };
 
 /// Converted weights: 2 MB aligned and backed by transparent huge pages where the
-/// kernel allows (first touch of 4 KB pages costs ~11 us each here: 13 s for a 1B model).
+/// kernel allows (first touch of 4 KB pages is expensive: seconds for a 1B model).
 struct FreeDeleter {
   void operator()(float* p) const noexcept;
 };

@@ -33,7 +33,7 @@ void linearBf16(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
       panels, threadsFor(2.0 * static_cast<double>(n) * static_cast<double>(K) * static_cast<double>(out))));
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    // Per-thread scratch kept across calls: fresh pages cost ~11 us each here (PERFORMANCE.md).
+    // Per-thread scratch kept across calls: first touch of fresh pages is expensive (docs/performance.md).
     thread_local std::vector<float> scratch;
     if (scratch.size() < static_cast<size_t>(kBf16Panel * K)) scratch.resize(static_cast<size_t>(kBf16Panel * K));
 #pragma omp for schedule(dynamic, 1)

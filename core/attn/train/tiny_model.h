@@ -76,7 +76,7 @@ struct PassResult {
 
 /// Buffers reused by repeated passes (a training loop): every intermediate keeps
 /// its storage between steps, since fresh memory is slow to touch on these
-/// machines (PERFORMANCE.md). One workspace per thread; any config and shapes.
+/// machines (docs/performance.md). One workspace per thread; any config and shapes.
 template <class S>
 class ModelWorkspace {
  public:

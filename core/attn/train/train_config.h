@@ -71,7 +71,7 @@ struct TrainConfig {
                                // head and layer; > 0 pulls heads toward focus
   double gradClipNorm = 0.0;   // > 0: rescale the gradient to this global L2 norm when above
                                // it (as torch.nn.utils.clip_grad_norm_); 0 = off
-  double temperature = 1.0;    // logits are divided by it after scaling (DESIGN.md)
+  double temperature = 1.0;    // logits are divided by it after scaling (docs/architecture.md, numerical conventions)
   int mapEvery = 1;            // keep the fixed example's maps in the history every k steps
                                // (curves are kept for every step)
 };

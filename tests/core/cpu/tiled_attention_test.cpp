@@ -36,7 +36,7 @@ AttentionInput projectedInput(int heads, int nq, int nk, int dk, uint64_t seed) 
   return in;
 }
 
-// Every mask spec of DESIGN.md that this build parses; families not yet
+// Every mask spec of docs/masks-and-positions.md that this build parses; families not yet
 // implemented are skipped rather than failed.
 std::vector<Mask> maskFamilies() {
   std::vector<Mask> masks;

@@ -26,7 +26,7 @@
 namespace attn::ui {
 namespace {
 
-// Head similarity costs H^2/2 * Nq * Nk (about 10 ns each here); past this
+// Head similarity costs H^2/2 * Nq * Nk pair cells; past this
 // the panel skips it and says so (12 heads of N = 1024 are still compared).
 constexpr double kMaxSimilarityWork = 1e8;
 

@@ -1,6 +1,6 @@
 #pragma once
 // The explorer window. It only builds panels over the shared view-model and
-// wires menus; panels live in their own classes (STYLE.md: no god object).
+// wires menus; panels live in their own classes (no god object).
 //
 // Adding a panel (other features): construct it over model() and call
 //   window.addPanel(tr("Metrics"), new MetricsPanel(window.model()), Qt::RightDockWidgetArea);
