@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build g++ pkg-config
-  clang libomp-dev libclang-rt-14-dev
+  clang clang-format libomp-dev libclang-rt-14-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-l10n-tools qt6-tools-dev libgl-dev qt6-translations-l10n
   libqcustomplot-dev libeigen3-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libicu-dev libicu72
