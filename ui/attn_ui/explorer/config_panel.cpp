@@ -24,7 +24,6 @@ namespace {
 constexpr double kTMin = 0.05, kTMax = 20.0;
 constexpr int kSliderSteps = 400;
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 void selectData(QComboBox* box, const QString& data) {
   const int i = box->findData(data);

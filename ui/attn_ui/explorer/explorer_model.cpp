@@ -3,13 +3,12 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <new>
 
 #include "attn/models/model.h"
 #include "attn/tokenizers/tokenizer.h"
+#include "attn_ui/common/background_job.h"
 #include "attn_ui/common/core_text.h"
 #include "attn_ui/pretrained/model_spec.h"
 
@@ -502,12 +501,7 @@ void ExplorerModel::launch() {
   job->metricsOnly = metricsOnly_;
   job->cache = inputCache_;
   inFlight_ = true;
-  auto* watcher = new QFutureWatcher<void>(this);
-  connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
-    watcher->deleteLater();
-    deliver(job);
-  });
-  watcher->setFuture(QtConcurrent::run([job] { runJob(job); }));
+  runOnWorker(this, [job] { runJob(job); }, [this, job] { deliver(job); });
 }
 
 void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {

@@ -12,7 +12,6 @@
 namespace attn::ui {
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // Core's one-line descriptions as tooltips: a sentence with a capital and a stop.
 QString sentence(QString s) {

@@ -4,18 +4,17 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDoubleSpinBox>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 #include <numbers>
 
 #include "attn/engine/precomputed.h"
+#include "attn_ui/common/background_job.h"
 #include "attn_ui/common/core_text.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_widget.h"
@@ -42,7 +41,6 @@ QStringList toLabels(const std::vector<std::string>& tokens) {
 }  // namespace
 
 struct MetricsPanel::Job {
-  quint64 generation = 0;
   attn::AnalysisOptions options;
   std::shared_ptr<const attn::AttentionResult> result;
   std::shared_ptr<const attn::LayeredWeights> layers;
@@ -68,7 +66,8 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
       flags_(new QLabel(this)),
       thresholds_(new QLabel(this)),
       similarityNote_(new QLabel(this)),
-      layerBox_(new QWidget(this)) {
+      layerBox_(new QWidget(this)),
+      jobs_(std::make_unique<NewestJob>(this)) {
   for (const auto& m : attn::headMeasures())
     measure_->addItem(coreText(m.label),
                       QString::fromUtf8(m.key.data(), static_cast<qsizetype>(m.key.size())));
@@ -243,12 +242,13 @@ void MetricsPanel::setLayers(attn::LayeredWeights layers, std::vector<std::strin
 
 void MetricsPanel::launch() {
   auto job = std::make_shared<Job>();
-  job->generation = ++generation_;
   job->options = options();
   job->result = result_;
   job->layers = layers_;
   for (const auto& t : tokens_) job->tokens.push_back(t.toStdString());
   if (!job->result && !job->layers) {
+    jobs_->cancel();  // a running analysis is of the input just closed
+    rerun_ = false;
     analysis_.reset();
     layered_.reset();
     redraw();
@@ -266,34 +266,30 @@ void MetricsPanel::launch() {
   job->options.headSimilarity = heads * (heads - 1) / 2 * cells <= kMaxSimilarityWork;
   // One analysis at a time: requests made meanwhile collapse into one rerun
   // with the newest input when the running one finishes.
-  if (pending_ > 0) {
+  if (jobs_->busy()) {
     rerun_ = true;
     return;
   }
-  ++pending_;
-  auto* watcher = new QFutureWatcher<void>(this);
-  connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
-    watcher->deleteLater();
-    --pending_;
-    if (rerun_) {
-      rerun_ = false;
-      launch();  // the newest input; this job's result is stale
-      return;
-    }
-    deliver(job);
-  });
   // The worker owns the job (not `this`), so it may outlive the panel.
-  watcher->setFuture(QtConcurrent::run([job] {
-    if (job->result) {
-      job->analysis = std::make_shared<attn::Analysis>(attn::analyzeResult(*job->result, job->options));
-    } else {
-      job->layered = std::make_shared<attn::LayeredAnalysis>(attn::analyzeLayers(*job->layers, job->tokens, job->options));
-    }
-  }));
+  jobs_->start(
+      [job] {
+        if (job->result)
+          job->analysis = std::make_shared<attn::Analysis>(attn::analyzeResult(*job->result, job->options));
+        else
+          job->layered =
+              std::make_shared<attn::LayeredAnalysis>(attn::analyzeLayers(*job->layers, job->tokens, job->options));
+      },
+      [this, job] {
+        if (rerun_) {
+          rerun_ = false;
+          launch();  // the newest input; this job's result is stale
+          return;
+        }
+        deliver(job);
+      });
 }
 
 void MetricsPanel::deliver(const std::shared_ptr<Job>& job) {
-  if (job->generation != generation_) return;  // a newer request is on its way
   analysis_ = job->analysis;
   layered_ = job->layered;
   const int layers = layered_ ? static_cast<int>(layered_->layers.size()) : 1;
@@ -312,7 +308,7 @@ void MetricsPanel::deliver(const std::shared_ptr<Job>& job) {
 }
 
 void MetricsPanel::waitForIdle() {
-  while (pending_ > 0 || rerun_) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  while (jobs_->busy() || rerun_) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
 }
 
 const attn::Analysis* MetricsPanel::analysis() const {

@@ -28,6 +28,7 @@ class ExplorerModel;
 class HeatmapWidget;
 class MetricsBarChart;
 class MetricsRowChart;
+class NewestJob;
 
 class MetricsPanel : public QWidget {
   Q_OBJECT
@@ -110,8 +111,7 @@ class MetricsPanel : public QWidget {
   // The model's loaded file whose layers are analyzed (rollout, flow); null
   // when following the model's engine result.
   std::shared_ptr<const attn::PrecomputedAttention> layeredFrom_;
-  quint64 generation_ = 0;  // newest request; older results are dropped
-  int pending_ = 0;
+  std::unique_ptr<NewestJob> jobs_;  // one analysis at a time; a closed input's is dropped
   bool rerun_ = false;  // input changed while an analysis ran
 };
 

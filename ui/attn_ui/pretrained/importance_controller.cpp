@@ -4,12 +4,9 @@
 
 #include <QAction>
 #include <QCoreApplication>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
-#include <atomic>
-#include <mutex>
 
 #include "attn/models/model.h"
+#include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/explorer_model.h"
 
 namespace attn::ui {
@@ -31,16 +28,15 @@ struct ImportanceController::Job {
   std::shared_ptr<const attn::models::Model> model;
   std::shared_ptr<const attn::models::ModelRun> run;  // its encoding is measured
   QStringList tokens;
-  std::atomic<bool> cancel{false};
-  mutable std::mutex mutex;
-  double fraction = 0.0;  // guarded by mutex
-  QString stage;          // guarded by mutex
   std::shared_ptr<const attn::models::HeadImportance> result;
   QString error;
 };
 
 ImportanceController::ImportanceController(ExplorerModel* model, QObject* parent)
-    : QObject(parent), model_(model), compute_(new QAction(tr("Compute Head &Importance"), this)) {
+    : QObject(parent),
+      model_(model),
+      compute_(new QAction(tr("Compute Head &Importance"), this)),
+      job_(std::make_unique<NewestJob>(this)) {
   compute_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I));
   compute_->setToolTip(tr("Ablate every head alone and measure how much the model's output changes "
                           "(the text's mean next-token loss, or the final hidden states for encoders); "
@@ -58,9 +54,8 @@ ImportanceController::ImportanceController(ExplorerModel* model, QObject* parent
   });
 }
 
-ImportanceController::~ImportanceController() {
-  if (job_) job_->cancel = true;
-}
+// The worker stops at its next progress report (~NewestJob cancels it).
+ImportanceController::~ImportanceController() = default;
 
 bool ImportanceController::compute() {
   const auto m = model_->modelPtr();
@@ -70,57 +65,46 @@ bool ImportanceController::compute() {
                    : tr("Open a model (File > Open Model…) to compute the importance of its heads."));
     return false;
   }
-  if (job_) job_->cancel = true;
   auto job = std::make_shared<Job>();
   job->model = m;
   job->run = run;
   job->tokens = model_->queryLabels();
-  job->stage = tr("Head importance");
-  job_ = job;
+  // A second compute() supersedes the first: it is cancelled and its result dropped.
+  job_->start(
+      [job](JobControl& control) {
+        auto progress = [&control](double fraction, std::string_view stage) { return control.report(fraction, stage); };
+        try {
+          auto r = attn::models::headImportance(*job->model, job->run->encoding, {}, progress);
+          if (r)
+            job->result = std::make_shared<const attn::models::HeadImportance>(std::move(r).value());
+          else
+            job->error = QString::fromStdString(r.error().message);
+        } catch (const std::bad_alloc&) {
+          job->error = ImportanceController::tr("not enough memory; use a shorter text");
+        }
+      },
+      [this, job] { deliver(job); }, tr("Head importance"));
   emit started();
-  auto* watcher = new QFutureWatcher<void>(this);
-  connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
-    watcher->deleteLater();
-    if (job == job_) deliver(job);
-  });
-  watcher->setFuture(QtConcurrent::run([job] {
-    auto progress = [job](double fraction, std::string_view stage) {
-      {
-        const std::lock_guard<std::mutex> lock(job->mutex);
-        job->fraction = fraction;
-        job->stage = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
-      }
-      return !job->cancel.load();
-    };
-    try {
-      auto r = attn::models::headImportance(*job->model, job->run->encoding, {}, progress);
-      if (r)
-        job->result = std::make_shared<const attn::models::HeadImportance>(std::move(r).value());
-      else
-        job->error = QString::fromStdString(r.error().message);
-    } catch (const std::bad_alloc&) {
-      job->error = ImportanceController::tr("not enough memory; use a shorter text");
-    }
-  }));
   return true;
 }
 
 void ImportanceController::cancel() {
-  if (!job_) return;
-  job_->cancel = true;
-  job_.reset();
+  if (!job_->busy()) return;
+  job_->cancel();
   emit finished();
 }
 
+bool ImportanceController::busy() const { return job_->busy(); }
+
 void ImportanceController::waitForIdle() {
-  while (job_) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  while (job_->busy()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
 }
 
 double ImportanceController::progress(QString* stage) const {
-  if (!job_) return 0.0;
-  const std::lock_guard<std::mutex> lock(job_->mutex);
-  if (stage) *stage = job_->stage;
-  return job_->fraction;
+  if (!job_->busy()) return 0.0;
+  const auto [text, fraction] = job_->current()->progress();
+  if (stage) *stage = text;
+  return fraction;
 }
 
 bool ImportanceController::stale() const {
@@ -129,7 +113,6 @@ bool ImportanceController::stale() const {
 }
 
 void ImportanceController::deliver(const std::shared_ptr<Job>& job) {
-  job_.reset();
   if (!job->result) {
     emit message(tr("Head importance could not be computed: %1").arg(job->error));
     emit finished();

@@ -14,6 +14,7 @@ class QAction;
 namespace attn::ui {
 
 class ExplorerModel;
+class NewestJob;
 
 class ImportanceController : public QObject {
   Q_OBJECT
@@ -24,7 +25,7 @@ class ImportanceController : public QObject {
   /// Starts on the model's own run of the shown text; false (with message()) without one.
   bool compute();
   void cancel();
-  bool busy() const { return job_ != nullptr; }
+  bool busy() const;
   /// Blocks until the computation in progress has been delivered (tests).
   void waitForIdle();
   /// Progress of the computation in progress, 0..1, and its stage.
@@ -48,7 +49,7 @@ class ImportanceController : public QObject {
 
   ExplorerModel* model_;
   QAction* compute_;
-  std::shared_ptr<Job> job_;
+  std::unique_ptr<NewestJob> job_;  // the computation in progress
   std::shared_ptr<const attn::models::HeadImportance> result_;
   std::vector<int> ids_;  // the encoding the result is of
   QStringList tokens_;

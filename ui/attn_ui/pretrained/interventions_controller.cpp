@@ -2,16 +2,13 @@
 
 #include <QAction>
 #include <QCoreApplication>
-#include <QFutureWatcher>
 #include <QStatusBar>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <mutex>
 
 #include "attn/masks/mask.h"
 #include "attn/models/model.h"
+#include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/window/main_window.h"
 #include "attn_ui/pretrained/status_progress.h"
@@ -52,17 +49,13 @@ QString interventionText(const HeadIntervention& iv) {
   return InterventionsController::tr("L%1 H%2: %3").arg(iv.layer + 1).arg(iv.head + 1).arg(interventionKindText(iv));
 }
 
-// Shared by the worker and the GUI thread (see ModelOpenController::Job).
+// Filled in by the worker; read on the GUI thread once it has finished.
 struct InterventionsController::Job {
   std::shared_ptr<const attn::models::Model> model;
   std::shared_ptr<const attn::models::ModelRun> base;  // the explorer's own run: encoding and options
   std::shared_ptr<const attn::models::ModelRun> original, intervened;  // reused when still valid
   std::vector<HeadIntervention> list;
   int position = -1;
-  std::atomic<bool> cancel{false};
-  std::mutex mutex;
-  double fraction = 0.0;  // guarded by mutex
-  QString stage;          // guarded by mutex
   std::shared_ptr<const attn::models::RunComparison> comparison;
   QString error, comparisonError;
 };
@@ -74,7 +67,8 @@ InterventionsController::InterventionsController(ExplorerModel* model, MainWindo
       undoAction_(new QAction(tr("&Undo Intervention"), this)),
       redoAction_(new QAction(tr("&Redo Intervention"), this)),
       clearAction_(new QAction(tr("&Clear Interventions"), this)),
-      status_(nullptr) {
+      status_(nullptr),
+      job_(std::make_unique<NewestJob>(this)) {
   undoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
   redoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
   undoAction_->setToolTip(tr("Take back the last change to the head interventions."));
@@ -97,8 +91,7 @@ InterventionsController::InterventionsController(ExplorerModel* model, MainWindo
   });
   connect(model_, &ExplorerModel::modelChanged, this, [this] {
     // Another model (or none): the interventions named this one's heads.
-    if (job_) job_->cancel = true;
-    job_.reset();
+    job_->cancel();
     endProgress();
     active_.clear();
     shown_.clear();
@@ -114,9 +107,10 @@ InterventionsController::InterventionsController(ExplorerModel* model, MainWindo
   });
 }
 
-InterventionsController::~InterventionsController() {
-  if (job_) job_->cancel = true;  // the worker stops at its next progress report
-}
+// The worker stops at its next progress report (~NewestJob cancels it).
+InterventionsController::~InterventionsController() = default;
+
+bool InterventionsController::busy() const { return job_->busy(); }
 
 std::vector<HeadIntervention> InterventionsController::on(int layer, int head) const {
   std::vector<HeadIntervention> out;
@@ -229,8 +223,7 @@ void InterventionsController::followModelRun() {
 }
 
 void InterventionsController::launch() {
-  if (job_) job_->cancel = true;  // superseded: its result is dropped
-  job_.reset();
+  job_->cancel();  // superseded: its result is dropped
   if (active_.empty()) {  // nothing to run: the model's own run again
     endProgress();
     shown_.clear();
@@ -250,83 +243,68 @@ void InterventionsController::launch() {
   if (sameList(active_, shown_)) job->intervened = intervened_;  // only the pinned position changed
   job->list = active_;
   job->position = model_->pinnedRow();
-  job->stage = tr("Running the intervened model");
-  job_ = job;
-  if (status_) status_->startFor(job_);
-  auto* watcher = new QFutureWatcher<void>(this);
-  connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
-    watcher->deleteLater();
-    if (job == job_) deliver(job);  // else cancelled or superseded
-  });
-  watcher->setFuture(QtConcurrent::run([job] {
-    const auto& info = job->model->info();
-    const auto& base = *job->base;
-    const int n = base.encoding.size();
-    // The options the explorer ran with, so the views see the same kind of run.
-    attn::models::RunOptions options;
-    const attn::HeadResult* first = base.layers.empty() || base.layers[0].heads.empty() ? nullptr : &base.layers[0].heads[0];
-    options.keepQkv = first && first->q.size() > 0;
-    options.keepLogits = first && first->rawLogits.size() > 0;
-    options.topK = base.nextTokens.empty() ? 0 : static_cast<int>(base.nextTokens[0].size());
-    options.keepFullLogits = info.causal && static_cast<double>(n) * info.vocabSize <= kMaxFullLogits;
-    const bool runOriginal = !job->original, runIntervened = !job->intervened;
-    const double passes = (runOriginal ? 1.0 : 0.0) + (runIntervened ? 1.0 : 0.0);
-    double done = 0.0;
-    auto progress = [job, &done, passes](double fraction, std::string_view) {
-      {
-        const std::lock_guard<std::mutex> lock(job->mutex);
-        job->fraction = passes > 0 ? (done + fraction) / passes : 1.0;
+  const auto& control = job_->start([job](JobControl& c) { runPasses(*job, c); },
+                                    [this, job] { deliver(job); }, tr("Running the intervened model"));
+  if (status_) status_->startFor(control);
+}
+
+void InterventionsController::runPasses(Job& job, JobControl& control) {
+  const auto& info = job.model->info();
+  const auto& base = *job.base;
+  const int n = base.encoding.size();
+  // The options the explorer ran with, so the views see the same kind of run.
+  attn::models::RunOptions options;
+  const attn::HeadResult* first = base.layers.empty() || base.layers[0].heads.empty() ? nullptr : &base.layers[0].heads[0];
+  options.keepQkv = first && first->q.size() > 0;
+  options.keepLogits = first && first->rawLogits.size() > 0;
+  options.topK = base.nextTokens.empty() ? 0 : static_cast<int>(base.nextTokens[0].size());
+  options.keepFullLogits = info.causal && static_cast<double>(n) * info.vocabSize <= kMaxFullLogits;
+  const bool runOriginal = !job.original, runIntervened = !job.intervened;
+  const double passes = (runOriginal ? 1.0 : 0.0) + (runIntervened ? 1.0 : 0.0);
+  double done = 0.0;
+  auto progress = [&control, &done, passes](double fraction, std::string_view) {
+    return control.report(passes > 0 ? (done + fraction) / passes : 1.0);
+  };
+  try {
+    if (runOriginal) {
+      control.setStage(InterventionsController::tr("Running the original model"));
+      auto r = job.model->run(base.encoding, options, progress);
+      if (!r) {
+        job.error = QString::fromStdString(r.error().message);
+        return;
       }
-      return !job->cancel.load();
-    };
-    try {
-      if (runOriginal) {
-        {
-          const std::lock_guard<std::mutex> lock(job->mutex);
-          job->stage = InterventionsController::tr("Running the original model");
-        }
-        auto r = job->model->run(base.encoding, options, progress);
-        if (!r) {
-          job->error = QString::fromStdString(r.error().message);
-          return;
-        }
-        job->original = std::make_shared<const attn::models::ModelRun>(std::move(r).value());
-        done += 1.0;
-      }
-      if (runIntervened) {
-        {
-          const std::lock_guard<std::mutex> lock(job->mutex);
-          job->stage = InterventionsController::tr("Running the intervened model");
-        }
-        options.interventions = job->list;
-        auto r = job->model->run(base.encoding, options, progress);
-        if (!r) {
-          job->error = QString::fromStdString(r.error().message);
-          return;
-        }
-        job->intervened = std::make_shared<const attn::models::ModelRun>(std::move(r).value());
-      }
-      int position = job->position;
-      if (position >= n) position = -1;
-      auto c = attn::models::compareRuns(*job->model, *job->original, *job->intervened, position);
-      if (c)
-        job->comparison = std::make_shared<const attn::models::RunComparison>(std::move(c).value());
-      else if (info.causal && !options.keepFullLogits)
-        job->comparisonError = InterventionsController::tr(
-            "The text is too long to keep both runs' next-token logits; the maps still show the change.");
-      else
-        job->comparisonError = QString::fromStdString(c.error().message);
-    } catch (const std::bad_alloc&) {
-      job->error = InterventionsController::tr("Out of memory: the intervened run needs more memory than is available. "
-                               "Use a shorter text.");
+      job.original = std::make_shared<const attn::models::ModelRun>(std::move(r).value());
+      done += 1.0;
     }
-  }));
+    if (runIntervened) {
+      control.setStage(InterventionsController::tr("Running the intervened model"));
+      options.interventions = job.list;
+      auto r = job.model->run(base.encoding, options, progress);
+      if (!r) {
+        job.error = QString::fromStdString(r.error().message);
+        return;
+      }
+      job.intervened = std::make_shared<const attn::models::ModelRun>(std::move(r).value());
+    }
+    int position = job.position;
+    if (position >= n) position = -1;
+    auto c = attn::models::compareRuns(*job.model, *job.original, *job.intervened, position);
+    if (c)
+      job.comparison = std::make_shared<const attn::models::RunComparison>(std::move(c).value());
+    else if (info.causal && !options.keepFullLogits)
+      job.comparisonError = InterventionsController::tr(
+          "The text is too long to keep both runs' next-token logits; the maps still show the change.");
+    else
+      job.comparisonError = QString::fromStdString(c.error().message);
+  } catch (const std::bad_alloc&) {
+    job.error = InterventionsController::tr("Out of memory: the intervened run needs more memory than is available. "
+                             "Use a shorter text.");
+  }
 }
 
 void InterventionsController::cancel() {
-  if (!job_) return;
-  job_->cancel = true;
-  job_.reset();
+  if (!job_->busy()) return;
+  job_->cancel();
   endProgress();
   if (!sameList(active_, shown_)) {
     active_ = shown_;
@@ -337,11 +315,10 @@ void InterventionsController::cancel() {
 }
 
 void InterventionsController::waitForIdle() {
-  while (job_) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  while (job_->busy()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
 }
 
 void InterventionsController::deliver(const std::shared_ptr<Job>& job) {
-  job_.reset();
   endProgress();
   if (!job->intervened || !job->original) {
     // Nothing changes on screen; the list goes back to the one shown.

@@ -22,6 +22,8 @@ class QProgressBar;
 namespace attn::ui {
 
 class ExplorerModel;
+class JobControl;
+class NewestJob;
 class StatusProgress;
 class MainWindow;
 
@@ -49,7 +51,7 @@ class InterventionsController : public QObject {
   const std::vector<Intervention>& active() const { return active_; }
   /// The entries on head (layer, head), 0-based.
   std::vector<Intervention> on(int layer, int head) const;
-  bool busy() const { return job_ != nullptr; }
+  bool busy() const;
   /// Stops the pass in progress; the list goes back to what is shown.
   void cancel();
   /// Blocks until the pass in progress has been delivered (tests).
@@ -82,6 +84,7 @@ class InterventionsController : public QObject {
   struct Job;
   void setActive(std::vector<Intervention> list, bool record);
   void launch();
+  static void runPasses(Job& job, JobControl& control);  // on a worker thread
   void deliver(const std::shared_ptr<Job>& job);
   void followModelRun();
   void endProgress();
@@ -96,9 +99,9 @@ class InterventionsController : public QObject {
   std::shared_ptr<const attn::models::ModelRun> original_, intervened_;
   std::shared_ptr<const attn::models::RunComparison> comparison_;
   QString comparisonError_;
-  std::shared_ptr<Job> job_;
   QAction *undoAction_, *redoAction_, *clearAction_;
   StatusProgress* status_ = nullptr;  // in the window's status bar (none without a window)
+  std::unique_ptr<NewestJob> job_;    // the intervened run in progress
 };
 
 /// "L3 H2: ablated", "L1 H4: temperature 2", "L2 H1: mask window:2" (1-based).

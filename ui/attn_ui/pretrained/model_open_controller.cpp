@@ -6,15 +6,12 @@
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QMenu>
 #include <QSettings>
 #include <QStatusBar>
-#include <QtConcurrent/QtConcurrentRun>
-#include <atomic>
-#include <mutex>
 
 #include "attn/models/model.h"
+#include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/window/file_open_controller.h"
 #include "attn_ui/window/main_window.h"
@@ -27,14 +24,9 @@ namespace {
 const char* const kRecentKey = "recent/models";
 }
 
-// Shared by the worker (which writes progress and reads the cancel flag) and the
-// GUI thread (which polls progress); owned by both, so either may finish first.
+// Owned by the worker and the GUI thread, so either may finish first.
 struct ModelOpenController::Job {
   QString path;
-  std::atomic<bool> cancel{false};
-  std::mutex mutex;
-  double fraction = 0.0;  // guarded by mutex
-  QString stage;          // guarded by mutex
   std::shared_ptr<const attn::models::Model> model;
   QString error;
   double ms = 0.0;
@@ -46,7 +38,8 @@ ModelOpenController::ModelOpenController(MainWindow* window)
       open_(new QAction(tr("Open &Model…"), this)),
       recent_(new RecentPathsMenu(tr("Recent &Models"), kRecentKey, kMaxRecent, window,
                                   [this](const QString& p) { openRecent(p); })),
-      status_(new StatusProgress(window, tr("Stop loading the model; the current view stays as it is."), this)) {
+      status_(new StatusProgress(window, tr("Stop loading the model; the current view stays as it is."), this)),
+      job_(std::make_unique<NewestJob>(this)) {
   open_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   open_->setToolTip(tr("Open a Hugging Face model folder (config.json, safetensors weights, tokenizer files) "
                        "or its cache directory models--org--name, and run the text through it."));
@@ -64,70 +57,59 @@ ModelOpenController::ModelOpenController(MainWindow* window)
   connect(this, &ModelOpenController::failed, window_->model(), &ExplorerModel::reportError);
 }
 
-ModelOpenController::~ModelOpenController() {
-  if (job_) job_->cancel = true;  // the worker stops at its next progress report
-}
+// The worker stops at its next progress report (~NewestJob cancels it).
+ModelOpenController::~ModelOpenController() = default;
+
+bool ModelOpenController::busy() const { return job_->busy(); }
 
 bool ModelOpenController::canOpen(const QString& path) {
   return QFileInfo(path).isDir() && attn::models::isModelFolder(QDir::toNativeSeparators(path).toStdString());
 }
 
 void ModelOpenController::open(const QString& path) {
-  if (job_) job_->cancel = true;  // superseded: its result is dropped
   auto job = std::make_shared<Job>();
   job->path = path;
-  job->stage = tr("Opening %1").arg(QFileInfo(path).fileName());
-  job_ = job;
-  status_->startFor(job_);
-  auto* watcher = new QFutureWatcher<void>(this);
-  connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
-    watcher->deleteLater();
-    if (job == job_) deliver(job);  // else cancelled or superseded
-  });
+  loadingPath_ = path;
+  // A newer open() supersedes this one: it is cancelled and its result dropped.
   // The worker owns the job (not `this`), so a load may outlive the window.
-  watcher->setFuture(QtConcurrent::run([job] {
-    QElapsedTimer timer;
-    timer.start();
-    auto progress = [job](double fraction, std::string_view stage) {
-      {
-        const std::lock_guard<std::mutex> lock(job->mutex);
-        job->fraction = fraction;
-        job->stage = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
-      }
-      return !job->cancel.load();
-    };
-    try {
-      auto m = attn::models::Model::open(job->path.toStdString(), progress);
-      if (m)
-        job->model = std::move(m).value();
-      else
-        job->error = QString::fromStdString(m.error().message);
-    } catch (const std::bad_alloc&) {
-      job->error = tr("%1: not enough memory to open this model").arg(job->path);
-    }
-    job->ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-  }));
+  const auto& control = job_->start([job](JobControl& c) { load(*job, c); },
+                                    [this, job] { deliver(job); }, tr("Opening %1").arg(QFileInfo(path).fileName()));
+  status_->startFor(control);
+}
+
+void ModelOpenController::load(Job& job, JobControl& control) {
+  QElapsedTimer timer;
+  timer.start();
+  auto progress = [&control](double fraction, std::string_view stage) { return control.report(fraction, stage); };
+  try {
+    auto m = attn::models::Model::open(job.path.toStdString(), progress);
+    if (m)
+      job.model = std::move(m).value();
+    else
+      job.error = QString::fromStdString(m.error().message);
+  } catch (const std::bad_alloc&) {
+    job.error = tr("%1: not enough memory to open this model").arg(job.path);
+  }
+  job.ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 
 void ModelOpenController::cancel() {
-  if (!job_) return;
-  job_->cancel = true;
-  const QString path = job_->path;
-  job_.reset();
+  if (!job_->busy()) return;
+  job_->cancel();
+  const QString path = loadingPath_;
   status_->stop();
   window_->statusBar()->showMessage(tr("Stopped opening %1; the view is unchanged.").arg(QFileInfo(path).fileName()), 6000);
   emit cancelled(path);
 }
 
 void ModelOpenController::waitForIdle() {
-  while (job_) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  while (job_->busy()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
 }
 
 QProgressBar* ModelOpenController::progressBar() const { return status_->bar(); }
 QToolButton* ModelOpenController::cancelButton() const { return status_->cancelButton(); }
 
 void ModelOpenController::deliver(const std::shared_ptr<Job>& job) {
-  job_.reset();
   status_->stop();
   if (!job->model) {
     // The core's message names the file and the fault; the view stays as it was.

@@ -18,6 +18,8 @@ namespace attn::ui {
 
 class MainWindow;
 class RecentPathsMenu;
+class JobControl;
+class NewestJob;
 class StatusProgress;
 
 class ModelOpenController : public QObject {
@@ -35,7 +37,7 @@ class ModelOpenController : public QObject {
   void open(const QString& path);
   /// Stops the load in progress; the view stays as it was.
   void cancel();
-  bool busy() const { return job_ != nullptr; }
+  bool busy() const;
   /// Blocks until the load in progress has been delivered (tests).
   void waitForIdle();
 
@@ -56,13 +58,15 @@ class ModelOpenController : public QObject {
   struct Job;
   void openDialog();
   void openRecent(const QString& path);
+  static void load(Job& job, JobControl& control);  // on a worker thread
   void deliver(const std::shared_ptr<Job>& job);
 
   MainWindow* window_;
   QAction* open_;
   RecentPathsMenu* recent_;
   StatusProgress* status_;
-  std::shared_ptr<Job> job_;  // the load in progress, or null
+  std::unique_ptr<NewestJob> job_;  // the load in progress
+  QString loadingPath_;             // its folder
 };
 
 }  // namespace attn::ui

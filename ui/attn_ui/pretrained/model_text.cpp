@@ -1,4 +1,5 @@
 #include "attn_ui/pretrained/model_text.h"
+#include "attn_ui/common/core_text.h"
 
 #include <QCoreApplication>
 
@@ -10,7 +11,6 @@ class ModelText {
   Q_DECLARE_TR_FUNCTIONS(ModelText)
 };
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 }  // namespace
 

@@ -2,14 +2,15 @@
 // A stage label, a progress bar and a Cancel button at the right of a window's
 // status bar, hidden until a worker starts: the controllers that run long work
 // on a worker (opening a model, the intervened forward pass) each own one and
-// give it a function that reads their job's stage and fraction.
+// give it their job's control (stage and fraction).
 #include <QObject>
 #include <QString>
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <utility>
+
+#include "attn_ui/common/background_job.h"
 
 class QLabel;
 class QMainWindow;
@@ -30,15 +31,12 @@ class StatusProgress : public QObject {
 
   /// Shows the widgets and polls `read` every 50 ms until stop().
   void start(Reader read);
-  /// start() on a worker job with `mutex`, `stage` (QString) and `fraction` (double) members;
-  /// the job is held weakly (a finished or superseded job reads as empty).
-  template <typename Job>
-  void startFor(const std::shared_ptr<Job>& job) {
-    start([weak = std::weak_ptr<Job>(job)] {
+  /// start() on a worker job's progress; the job is held weakly (a finished
+  /// or superseded job reads as empty).
+  void startFor(const std::shared_ptr<JobControl>& job) {
+    start([weak = std::weak_ptr<JobControl>(job)] {
       const auto j = weak.lock();
-      if (!j) return std::pair<QString, double>{};
-      const std::lock_guard<std::mutex> lock(j->mutex);
-      return std::pair<QString, double>{j->stage, j->fraction};
+      return j ? j->progress() : std::pair<QString, double>{};
     });
   }
   void stop();

@@ -5,13 +5,13 @@
 #include <QStandardItemModel>
 
 #include "attn/backend.h"
+#include "attn_ui/common/core_text.h"
 
 namespace attn::ui {
 namespace {
 
 QString tr(const char* s) { return QCoreApplication::translate("BackendChoices", s); }
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 }  // namespace
 

@@ -1,11 +1,11 @@
 #include "attn_ui/training/training_controller.h"
 
 #include <QDateTime>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "attn_ui/common/background_job.h"
 
 namespace attn::ui {
 
@@ -20,8 +20,9 @@ TrainingController::TrainingController(QObject* parent)
 }
 
 TrainingController::~TrainingController() {
-  cancel_ = true;
-  if (watcher_) watcher_->waitForFinished();  // the worker holds raw pointers to the trainers
+  if (!worker_) return;
+  worker_->cancel();
+  worker_->wait();  // the worker holds raw pointers to the trainers
 }
 
 int TrainingController::mapEveryFor(const TrainConfig& c) {
@@ -34,7 +35,7 @@ int TrainingController::mapEveryFor(const TrainConfig& c) {
 attn::Status TrainingController::configure(const std::vector<std::pair<QString, TrainConfig>>& runs,
                                            int stepLimit) {
   if (runs.empty()) return attn::Error{"no run to train"};
-  cancel_ = true;
+  if (worker_) worker_->cancel();
   waitForIdle();
   std::vector<std::unique_ptr<Trainer>> trainers;
   std::vector<TrainingRunView> views;
@@ -75,7 +76,7 @@ void TrainingController::train() {
 void TrainingController::setStepLimit(int steps) { stepLimit_ = std::max(0, steps); }
 
 void TrainingController::pause() {
-  if (busy_) cancel_ = true;
+  if (busy_ && worker_) worker_->cancel();
 }
 
 void TrainingController::step() {
@@ -84,7 +85,7 @@ void TrainingController::step() {
 }
 
 void TrainingController::reset() {
-  cancel_ = true;
+  if (worker_) worker_->cancel();
   waitForIdle();
   for (size_t r = 0; r < trainers_.size(); ++r) {
     trainers_[r]->reset();
@@ -117,10 +118,32 @@ StepSnapshot TrainingController::snapshotAt(int r, int step) const {
   return s;
 }
 
+bool TrainingController::stepAll(const std::vector<Trainer*>& trainers, const std::vector<int>& mapEvery,
+                                 Pending& pending) {
+  bool any = false;
+  for (size_t r = 0; r < trainers.size(); ++r) {
+    Trainer& t = *trainers[r];
+    if (t.diverged()) continue;
+    const int before = t.stepCount();
+    const attn::Status st = t.step();
+    std::lock_guard lock(pending.mutex);
+    if (t.stepCount() > before) {  // a step that diverges is still recorded; a refused one is not
+      StepSnapshot s = t.latest();
+      // Keep maps only where the trainer's history keeps them; scrubbing takes the nearest.
+      if (s.step % mapEvery[r] != 0) s.maps.clear();
+      pending.steps[r].push_back(std::move(s));
+    }
+    if (!st)
+      pending.errors[r] = QString::fromStdString(st.error().message);
+    else
+      any = true;
+  }
+  return any;
+}
+
 void TrainingController::startWorker(int maxSteps) {
   if (maxSteps <= 0) return;
   busy_ = true;
-  cancel_ = false;
   stretchStartMs_ = QDateTime::currentMSecsSinceEpoch();
   stretchStartStep_ = latestStep();
   std::vector<Trainer*> trainers;
@@ -130,38 +153,16 @@ void TrainingController::startWorker(int maxSteps) {
     mapEvery.push_back(runs_[r].mapEvery);
   }
   auto pending = pending_;
-  std::atomic<bool>* cancel = &cancel_;
-  auto* watcher = new QFutureWatcher<void>(this);
-  watcher_ = watcher;
-  connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher] {
-    watcher->deleteLater();
-    if (watcher != watcher_) return;  // waitForIdle already took it
-    watcher_ = nullptr;
-    onWorkerFinished();
-  });
-  watcher->setFuture(QtConcurrent::run([trainers, mapEvery, pending, cancel, maxSteps] {
-    for (int k = 0; k < maxSteps && !cancel->load(); ++k) {
-      bool any = false;
-      for (size_t r = 0; r < trainers.size(); ++r) {
-        Trainer& t = *trainers[r];
-        if (t.diverged()) continue;
-        const int before = t.stepCount();
-        const attn::Status st = t.step();
-        std::lock_guard lock(pending->mutex);
-        if (t.stepCount() > before) {  // a step that diverges is still recorded; a refused one is not
-          StepSnapshot s = t.latest();
-          // Keep maps only where the trainer's history keeps them; scrubbing takes the nearest.
-          if (s.step % mapEvery[r] != 0) s.maps.clear();
-          pending->steps[r].push_back(std::move(s));
-        }
-        if (!st)
-          pending->errors[r] = QString::fromStdString(st.error().message);
-        else
-          any = true;
-      }
-      if (!any) break;  // every run diverged
-    }
-  }));
+  worker_ = runOnWorker(
+      this,
+      [trainers, mapEvery, pending, maxSteps](JobControl& control) {
+        for (int k = 0; k < maxSteps && !control.cancelled(); ++k)
+          if (!stepAll(trainers, mapEvery, *pending)) break;  // every run diverged
+      },
+      [this] {
+        worker_.reset();
+        onWorkerFinished();
+      });
   drainTimer_.start();
   emit stateChanged();
 }
@@ -200,9 +201,10 @@ void TrainingController::onWorkerFinished() {
 }
 
 void TrainingController::waitForIdle() {
-  if (!watcher_) return;
-  watcher_->waitForFinished();
-  watcher_ = nullptr;  // its queued `finished` is ignored (see startWorker)
+  if (!worker_) return;
+  worker_->wait();
+  worker_->drop();  // its queued delivery is not needed any more
+  worker_.reset();
   onWorkerFinished();
 }
 

@@ -11,17 +11,15 @@
 #include <QObject>
 #include <QString>
 #include <QTimer>
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "attn/train/trainer.h"
 
-template <class T>
-class QFutureWatcher;
-
 namespace attn::ui {
+
+class JobControl;
 
 /// One trained configuration: its config, fixed example and recorded steps.
 struct TrainingRunView {
@@ -87,6 +85,10 @@ class TrainingController : public QObject {
 
  private:
   void startWorker(int maxSteps);
+  struct Pending;
+  /// One step of every run that has not diverged; false when none could step.
+  static bool stepAll(const std::vector<attn::train::Trainer*>& trainers, const std::vector<int>& mapEvery,
+                      Pending& pending);
   void drain();
   void onWorkerFinished();
 
@@ -98,8 +100,7 @@ class TrainingController : public QObject {
   std::vector<TrainingRunView> runs_;
   std::vector<std::unique_ptr<attn::train::Trainer>> trainers_;  // touched by the worker while busy_
   std::shared_ptr<Pending> pending_;
-  std::atomic<bool> cancel_{false};
-  QFutureWatcher<void>* watcher_ = nullptr;
+  std::shared_ptr<JobControl> worker_;  // the training stretch on a worker, or null
   QTimer drainTimer_;
   bool busy_ = false;
   bool resetWhenIdle_ = false;

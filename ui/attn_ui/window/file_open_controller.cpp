@@ -4,15 +4,14 @@
 #include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QMenu>
 #include <QSettings>
 #include <QStatusBar>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "attn/io/input_file.h"
 #include "attn/io/text_file.h"
 #include "attn/io/session.h"
+#include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/config_panel.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/input_panel.h"
@@ -38,7 +37,6 @@ const char* const kRecentKey = "recent/files";
 }  // namespace
 
 struct FileOpenController::Job {
-  quint64 generation = 0;
   QString path;
   Kind kind = Kind::Unknown;
   std::shared_ptr<attn::LoadedInput> file;  // Data
@@ -49,7 +47,8 @@ struct FileOpenController::Job {
 FileOpenController::FileOpenController(MainWindow* window)
     : QObject(window), window_(window), open_(new QAction(tr("&Open…"), this)),
       recent_(new RecentPathsMenu(tr("Recent &Files"), kRecentKey, kMaxRecent, window,
-                                  [this](const QString& p) { openRecent(p); })) {
+                                  [this](const QString& p) { openRecent(p); })),
+      reads_(std::make_unique<NewestJob>(this)) {
   open_->setShortcut(QKeySequence::Open);
   open_->setToolTip(tr("Open tensors (.npz, .npy, .safetensors, .csv), text (.txt) or a session (.json)."));
   connect(open_, &QAction::triggered, this, &FileOpenController::openDialog);
@@ -63,11 +62,12 @@ FileOpenController::FileOpenController(MainWindow* window)
 
 FileOpenController::~FileOpenController() = default;
 
+bool FileOpenController::busy() const { return reads_->running() > 0; }
+
 bool FileOpenController::canOpen(const QString& path) { return kindOf(path) != Kind::Unknown; }
 
 void FileOpenController::open(const QString& path) {
   auto job = std::make_shared<Job>();
-  job->generation = ++generation_;
   job->path = path;
   job->kind = kindOf(path);
   if (job->kind == Kind::Unknown) {
@@ -75,45 +75,41 @@ void FileOpenController::open(const QString& path) {
              .arg(path, QFileInfo(path).suffix()));
     return;
   }
-  ++pending_;
-  auto* watcher = new QFutureWatcher<void>(this);
-  connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher, job] {
-    watcher->deleteLater();
-    --pending_;
-    if (job->generation == generation_) deliver(job);  // else a newer open() replaced it
-  });
-  // The worker owns the job (not `this`), so a read may outlive the window.
-  watcher->setFuture(QtConcurrent::run([job] {
-    const std::string p = job->path.toStdString();
-    switch (job->kind) {
-      case Kind::Data: {
-        auto in = attn::loadInputFile(p);
-        if (in)
-          job->file = std::make_shared<attn::LoadedInput>(std::move(in).value());
-        else
-          job->error = QString::fromStdString(in.error().message);
-        break;
-      }
-      case Kind::Text: {
-        auto t = attn::readUtf8TextFile(p);
-        if (t)
-          job->text = QString::fromStdString(*t).trimmed();
-        else
-          job->error = QString::fromStdString(t.error().message);
-        break;
-      }
-      case Kind::Session: {  // checked here; SessionController applies it
-        auto s = attn::loadSession(p);
-        if (!s) job->error = QString::fromStdString(s.error().message);
-        break;
-      }
-      case Kind::Unknown: break;
+  // A newer open() replaces this one: its result is dropped. The worker owns
+  // the job (not `this`), so a read may outlive the window.
+  reads_->start([job] { readFile(*job); }, [this, job] { deliver(job); });
+}
+
+void FileOpenController::readFile(Job& job) {
+  const std::string p = job.path.toStdString();
+  switch (job.kind) {
+    case Kind::Data: {
+      auto in = attn::loadInputFile(p);
+      if (in)
+        job.file = std::make_shared<attn::LoadedInput>(std::move(in).value());
+      else
+        job.error = QString::fromStdString(in.error().message);
+      break;
     }
-  }));
+    case Kind::Text: {
+      auto t = attn::readUtf8TextFile(p);
+      if (t)
+        job.text = QString::fromStdString(*t).trimmed();
+      else
+        job.error = QString::fromStdString(t.error().message);
+      break;
+    }
+    case Kind::Session: {  // checked here; SessionController applies it
+      auto s = attn::loadSession(p);
+      if (!s) job.error = QString::fromStdString(s.error().message);
+      break;
+    }
+    case Kind::Unknown: break;
+  }
 }
 
 void FileOpenController::waitForIdle() {
-  while (pending_ > 0) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  while (reads_->running() > 0) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
 }
 
 void FileOpenController::deliver(const std::shared_ptr<Job>& job) {

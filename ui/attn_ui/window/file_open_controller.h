@@ -14,6 +14,7 @@ class QMenu;
 
 namespace attn::ui {
 
+class NewestJob;
 class RecentPathsMenu;
 
 class MainWindow;
@@ -30,7 +31,7 @@ class FileOpenController : public QObject {
   /// Starts opening `path`; opened() or failed() follows (failed() at once
   /// for an unknown type). A newer open() supersedes one still reading.
   void open(const QString& path);
-  bool busy() const { return pending_ > 0; }
+  bool busy() const;
   /// Blocks until every read has been delivered (tests).
   void waitForIdle();
 
@@ -50,6 +51,7 @@ class FileOpenController : public QObject {
  private:
   struct Job;
   void openDialog();
+  static void readFile(Job& job);  // on a worker thread
   void deliver(const std::shared_ptr<Job>& job);
   void applyData(const Job& job);
   void fail(const QString& message);
@@ -57,8 +59,7 @@ class FileOpenController : public QObject {
   MainWindow* window_;
   QAction* open_;
   RecentPathsMenu* recent_;
-  quint64 generation_ = 0;  // newest request; older reads are dropped
-  int pending_ = 0;
+  std::unique_ptr<NewestJob> reads_;  // newest request wins; older reads are dropped
 };
 
 }  // namespace attn::ui
