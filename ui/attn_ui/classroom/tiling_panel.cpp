@@ -18,7 +18,7 @@
 namespace attn::ui {
 namespace {
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
+QString tilingText(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
 
 QString num(double v, int digits = 4) { return numberText(v, digits, QStringLiteral("—")); }
 
@@ -53,7 +53,7 @@ QString executionPathText(const attn::AttentionResult& r, const attn::AttentionS
                      .arg(used).arg(cells);
   if (r.execUsed != attn::execPathName(spec.exec))
     return QObject::tr("Execution: %1 (asked for %2, which does not cover mechanism %3)")
-        .arg(used, qs(attn::execPathName(spec.exec)), qs(attn::mechanismName(spec.mechanism)));
+        .arg(used, tilingText(attn::execPathName(spec.exec)), tilingText(attn::mechanismName(spec.mechanism)));
   return QObject::tr("Execution: %1 (chosen)").arg(used);
 }
 
