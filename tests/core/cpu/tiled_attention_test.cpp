@@ -17,7 +17,7 @@
 namespace attn {
 namespace {
 
-Mat gaussian(int rows, int cols, uint64_t seed, double sd = 1.0) {
+Mat tiledGaussian(int rows, int cols, uint64_t seed, double sd = 1.0) {
   SeededRng rng(seed);
   Mat m(rows, cols);
   for (int i = 0; i < rows; ++i)
@@ -29,9 +29,9 @@ AttentionInput projectedInput(int heads, int nq, int nk, int dk, uint64_t seed) 
   AttentionInput in;
   for (int h = 0; h < heads; ++h) {
     // sd 2 gives peaked rows, so the online max really moves between tiles.
-    in.q.push_back(gaussian(nq, dk, seed + 10 * h + 1, 2.0));
-    in.k.push_back(gaussian(nk, dk, seed + 10 * h + 2, 2.0));
-    in.v.push_back(gaussian(nk, dk + 1, seed + 10 * h + 3));
+    in.q.push_back(tiledGaussian(nq, dk, seed + 10 * h + 1, 2.0));
+    in.k.push_back(tiledGaussian(nk, dk, seed + 10 * h + 2, 2.0));
+    in.v.push_back(tiledGaussian(nk, dk + 1, seed + 10 * h + 3));
   }
   return in;
 }
@@ -134,7 +134,7 @@ TEST(TiledAttention, CustomBitmapMaskEqualsNaive) {
 // causal mask whose tiles are all-masked, all-allowed and mixed.
 TEST(TiledAttention, SmallTilesMetricsOnlyPathMatchesNaive) {
   const int n = 37, dk = 5;
-  const Mat q = gaussian(n, dk, 1, 2.0), k = gaussian(n, dk, 2, 2.0), v = gaussian(n, 3, 3);
+  const Mat q = tiledGaussian(n, dk, 1, 2.0), k = tiledGaussian(n, dk, 2, 2.0), v = tiledGaussian(n, 3, 3);
   for (const auto& mask : maskFamilies()) {
     SCOPED_TRACE(mask.spec());
     AttentionInput in;
@@ -164,7 +164,7 @@ TEST(TiledAttention, SmallTilesMetricsOnlyPathMatchesNaive) {
 TEST(TiledAttention, FullyMaskedRowsGiveZerosNotNaN) {
   // A logit bias of -inf on every key of row 0 masks the whole row: zero
   // weights, zero output, entropy 0, flagged; the other rows are untouched.
-  const Mat q = gaussian(5, 3, 1), k = gaussian(5, 3, 2), v = gaussian(5, 2, 3);
+  const Mat q = tiledGaussian(5, 3, 1), k = tiledGaussian(5, 3, 2), v = tiledGaussian(5, 2, 3);
   Mat bias = Mat::Zero(5, 5);
   bias.row(0).setConstant(-std::numeric_limits<float>::infinity());
   HeadView view{&q, &k, &v, 0.5f, &bias, nullptr};

@@ -14,19 +14,19 @@
 namespace attn {
 namespace {
 
-struct Case {
+struct MechanismCase {
   Mechanism mechanism;
   bool causal;
   bool cross;  // projected q/k/v of other lengths (and widths where allowed)
 };
 
-std::string caseName(const ::testing::TestParamInfo<Case>& info) {
+std::string caseName(const ::testing::TestParamInfo<MechanismCase>& info) {
   return std::string(mechanismName(info.param.mechanism)) + (info.param.causal ? "_causal" : "_nomask") +
          (info.param.cross ? "_cross" : "_self");
 }
 
-std::vector<Case> allCases() {
-  std::vector<Case> cases;
+std::vector<MechanismCase> allCases() {
+  std::vector<MechanismCase> cases;
   for (auto name : allMechanisms())
     for (bool causal : {false, true})
       for (bool cross : {false, true}) cases.push_back({*parseMechanism(name), causal, cross});
@@ -34,16 +34,16 @@ std::vector<Case> allCases() {
 }
 
 /// Without a mask: a causal mask is tied to key positions, so permuting keys changes it.
-std::vector<Case> unmaskedCases() {
-  std::vector<Case> cases;
+std::vector<MechanismCase> unmaskedCases() {
+  std::vector<MechanismCase> cases;
   for (const auto& c : allCases())
     if (!c.causal) cases.push_back(c);
   return cases;
 }
 
 /// Mechanisms whose logits are linear in the key (dot, scaled_dot, general), projected keys.
-std::vector<Case> keyLinearCases() {
-  std::vector<Case> cases;
+std::vector<MechanismCase> keyLinearCases() {
+  std::vector<MechanismCase> cases;
   for (const auto& c : allCases())
     if (c.cross && (c.mechanism == Mechanism::Dot || c.mechanism == Mechanism::ScaledDot ||
                     c.mechanism == Mechanism::General))
@@ -51,7 +51,7 @@ std::vector<Case> keyLinearCases() {
   return cases;
 }
 
-class MechanismProperty : public ::testing::TestWithParam<Case> {
+class MechanismProperty : public ::testing::TestWithParam<MechanismCase> {
  protected:
   AttentionSpec spec() const {
     AttentionSpec s;
