@@ -7,8 +7,9 @@ include(GNUInstallDirs)
 set(ATTNSCOPE_APP_ID org.attnscope.AttnScope)
 set(ATTNSCOPE_HOMEPAGE "https://github.com/attnscope/attnscope" CACHE STRING
     "Project home page (AppStream metainfo, Debian package)")
-set(ATTNSCOPE_LICENSE "LicenseRef-proprietary" CACHE STRING
-    "SPDX licence of the project (AppStream project_license, Debian copyright)")
+# The project's licence (LICENSE, .reuse/dep5), not a build option: a plain variable,
+# so no value cached in a build tree can override it.
+set(ATTNSCOPE_LICENSE "GPL-3.0-or-later")  # SPDX: AppStream project_license, Debian copyright
 set(ATTNSCOPE_MAINTAINER "AttnScope developers <attnscope@example.org>" CACHE STRING
     "Maintainer field of the Debian package")
 set(ATTNSCOPE_RES ${PROJECT_SOURCE_DIR}/resources)

@@ -92,6 +92,30 @@ for f in "applications/$id.desktop" "metainfo/$id.metainfo.xml" "icons/hicolor/s
          "doc/attnscope/copyright" "doc/attnscope/changelog.gz"; do
   [ -s "$share/$f" ] || fail "missing /usr/share/$f"
 done
+# The licence: GPL-3.0-or-later in the metainfo (SPDX) and in a machine-readable
+# (DEP-5) copyright file that also names the licences of the libraries it links.
+metainfo="$(cat "$share/metainfo/$id.metainfo.xml")"
+grep -q '<project_license>GPL-3.0-or-later</project_license>' <<<"$metainfo" || fail "metainfo project_license is not GPL-3.0-or-later"
+grep -q '<metadata_license>CC0-1.0</metadata_license>' <<<"$metainfo" || fail "metainfo metadata_license is not CC0-1.0"
+copyright="$(cat "$share/doc/attnscope/copyright")"
+[ "$(head -1 <<<"$copyright")" = "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" ] \
+  || fail "copyright is not a DEP-5 file: $(head -1 <<<"$copyright")"
+! grep -qi 'proprietary\|all rights reserved' <<<"$copyright" || fail "copyright still reserves all rights"
+# The Files: * paragraph is AttnScope's own and says GPL-3.0+.
+[ "$(awk '/^Files: \*$/ { f = 1; next } f && /^License:/ { print; exit }' <<<"$copyright")" = "License: GPL-3.0+" ] \
+  || fail "copyright's 'Files: *' paragraph is not License: GPL-3.0+"
+grep -q 'GNU General Public License as published by the Free Software' <<<"$copyright" || fail "copyright lacks the GPL notice"
+grep -q '/usr/share/common-licenses/GPL-3' <<<"$copyright" || fail "copyright does not point to the GPL-3 text"
+for dep in 'Qt 6 (.*): LGPL-3 or GPL-2' 'QCustomPlot (.*): GPL-3+' 'Eigen 3 (.*): MPL-2.0' 'fmt (.*): Expat' \
+           'nlohmann-json (.*): Expat' 'CLI11 (.*): BSD-3-clause' 'zlib (.*): Zlib' 'ICU (.*): .*Unicode'; do
+  grep -q "^  $dep" <<<"$copyright" || fail "copyright does not list '$dep'"
+done
+# Every licence a Files paragraph names has its own License paragraph with the text or a pointer to it.
+for name in $(awk '/^Files:/ { f = 1 } /^$/ { f = 0 } f && /^License:/ { sub(/^License: /, ""); gsub(/ and /, "\n"); print }' <<<"$copyright" | sort -u); do
+  awk -v n="$name" '/^$/ { p = 0 } p && /^ / { body = 1 } /^License: / && !/^Files/ { p = ($0 == "License: " n) } END { exit !body }' \
+    <<<"$(awk 'BEGIN { RS = ""; ORS = "\n\n" } !/^Files:/ && !/^Format:/' <<<"$copyright")" || fail "copyright has no License paragraph for $name"
+done
+echo "package: licence GPL-3.0-or-later (metainfo), GPL-3.0+ (DEP-5 copyright)"
 if command -v desktop-file-validate >/dev/null; then desktop-file-validate "$share/applications/$id.desktop"; fi
 if command -v appstreamcli >/dev/null; then appstreamcli validate --no-net --pedantic "$share/metainfo/$id.metainfo.xml" >/dev/null \
   || { appstreamcli validate --no-net --pedantic "$share/metainfo/$id.metainfo.xml"; fail "metainfo does not validate"; }; fi
