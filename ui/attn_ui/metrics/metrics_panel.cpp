@@ -68,6 +68,15 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
       similarityNote_(new QLabel(this)),
       layerBox_(new QWidget(this)),
       jobs_(std::make_unique<NewestJob>(this)) {
+  setUpSelectors();
+  setUpCharts();
+  buildLayout();
+  connectControls();
+  if (model_) connectModel();
+}
+
+// The measure pickers and the options that change what is computed.
+void MetricsPanel::setUpSelectors() {
   for (const auto& m : attn::headMeasures())
     measure_->addItem(coreText(m.label),
                       QString::fromUtf8(m.key.data(), static_cast<qsizetype>(m.key.size())));
@@ -96,6 +105,10 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   rolloutKind_->addItem(tr("Attention flow"));
   rolloutKind_->setToolTip(tr("How attention composes through the layers (Abnar & Zuidema 2020): rollout "
                               "multiplies the layers' head-averaged attention with the residual; flow is a max-flow."));
+}
+
+// The warning and threshold lines and the two heatmaps' axes.
+void MetricsPanel::setUpCharts() {
   flags_->setWordWrap(true);
   flags_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   flags_->setStyleSheet(QStringLiteral("QLabel { background: #fff1d6; color: #7a3f00; border: 1px solid #e0a040;"
@@ -112,7 +125,10 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   similarity_->yAxis->setLabel(tr("head"));
   rollout_->xAxis->setLabel(tr("input token"));
   rollout_->yAxis->setLabel(tr("token after the last layer"));
+}
 
+// Controls above the chart each one drives, in one scrolling column.
+void MetricsPanel::buildLayout() {
   auto* content = new QWidget(this);
   auto* v = new QVBoxLayout(content);
   auto* controls = new QHBoxLayout;
@@ -156,7 +172,9 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   layer_->setVisible(false);
   flags_->setVisible(false);
   setMinimumWidth(340);
+}
 
+void MetricsPanel::connectControls() {
   bars_->setToolTipProvider([this](int h) { return headToolTip(h); });
   connect(bars_, &MetricsBarChart::headClicked, this, [this](int h) {
     setCurrentHead(h);
@@ -176,20 +194,21 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   connect(rolloutKind_, &QComboBox::currentIndexChanged, this, [this] { drawLayers(); });
   connect(bits_, &QCheckBox::toggled, this, [this] { launch(); });
   connect(coverage_, &QDoubleSpinBox::valueChanged, this, [this] { launch(); });
+}
 
-  if (model_) {
-    connect(model_, &ExplorerModel::resultChanged, this, &MetricsPanel::followModel);
-    connect(model_, &ExplorerModel::currentHeadChanged, this, &MetricsPanel::setCurrentHead);
-    connect(this, &MetricsPanel::headActivated, model_, &ExplorerModel::setCurrentHead);
-    // The layer shown here and in the heatmap is one choice.
-    connect(model_, &ExplorerModel::currentLayerChanged, this, [this](int l) {
-      if (layeredFrom_) layer_->setValue(l + 1);
-    });
-    connect(layer_, &QSpinBox::valueChanged, this, [this](int l) {
-      if (layeredFrom_) model_->setCurrentLayer(l - 1);
-    });
-    if (model_->hasResult()) followModel();
-  }
+// Follows the explorer: its result, head and layer.
+void MetricsPanel::connectModel() {
+  connect(model_, &ExplorerModel::resultChanged, this, &MetricsPanel::followModel);
+  connect(model_, &ExplorerModel::currentHeadChanged, this, &MetricsPanel::setCurrentHead);
+  connect(this, &MetricsPanel::headActivated, model_, &ExplorerModel::setCurrentHead);
+  // The layer shown here and in the heatmap is one choice.
+  connect(model_, &ExplorerModel::currentLayerChanged, this, [this](int l) {
+    if (layeredFrom_) layer_->setValue(l + 1);
+  });
+  connect(layer_, &QSpinBox::valueChanged, this, [this](int l) {
+    if (layeredFrom_) model_->setCurrentLayer(l - 1);
+  });
+  if (model_->hasResult()) followModel();
 }
 
 MetricsPanel::~MetricsPanel() = default;
