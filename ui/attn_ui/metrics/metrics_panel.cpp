@@ -7,9 +7,11 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -150,7 +152,9 @@ void MetricsPanel::buildLayout() {
   rowControls->addWidget(rowMeasure_, 1);
   v->addLayout(rowControls);
   v->addWidget(rows_, 3);
-  v->addWidget(new QLabel(tr("Head similarity (Jensen–Shannon divergence, similar heads adjacent):"), content));
+  auto* similarityTitle = new QLabel(tr("Head similarity (Jensen–Shannon divergence, similar heads adjacent):"), content);
+  similarityTitle->setWordWrap(true);
+  v->addWidget(similarityTitle);
   v->addWidget(similarityNote_);
   v->addWidget(similarity_, 3);
   auto* lv = new QVBoxLayout(layerBox_);
@@ -171,7 +175,16 @@ void MetricsPanel::buildLayout() {
   layerLabel_->setVisible(false);
   layer_->setVisible(false);
   flags_->setVisible(false);
-  setMinimumWidth(340);
+  fitWidth();
+}
+
+// As wide as the widest row of shown controls plus the scroll bar, so the
+// dock never clips "k covers" (the layer row appears with layered input).
+void MetricsPanel::fitWidth() {
+  auto* scroll = findChild<QScrollArea*>();
+  if (!scroll || !scroll->widget()) return;
+  const int need = scroll->widget()->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width();
+  setMinimumWidth(std::max(340, need));
 }
 
 void MetricsPanel::connectControls() {
@@ -315,6 +328,7 @@ void MetricsPanel::deliver(const std::shared_ptr<Job>& job) {
   layer_->setRange(1, std::max(1, layers));
   layer_->setVisible(layered_ != nullptr);
   layerLabel_->setVisible(layered_ != nullptr);
+  fitWidth();
   similarityNote_->setVisible(!job->options.headSimilarity);
   similarityNote_->setText(tr("Too many heads × tokens to compare every pair here; use attnscope-cli metrics."));
   similarity_->setVisible(job->options.headSimilarity);

@@ -77,6 +77,7 @@ class MetricsPanel : public QWidget {
   void setUpCharts();
   void buildLayout();
   void connectControls();
+  void fitWidth();
   void connectModel();
   void launch();
   void deliver(const std::shared_ptr<Job>& job);
