@@ -2826,4 +2826,15 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
+<context>
+    <name>attn::ui::DockLayout</name>
+    <message>
+        <source>Hide &amp;Configuration While a Model Is Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A pretrained model fixes every configuration control; its card in the Input panel says what it is, and the maps get the room.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
 </TS>

@@ -4195,4 +4195,15 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>键/值缓存 — 第 %1 层，头 %2</translation>
     </message>
 </context>
+<context>
+    <name>attn::ui::DockLayout</name>
+    <message>
+        <source>Hide &amp;Configuration While a Model Is Open</source>
+        <translation>打开模型时隐藏配置(&amp;C)</translation>
+    </message>
+    <message>
+        <source>A pretrained model fixes every configuration control; its card in the Input panel says what it is, and the maps get the room.</source>
+        <translation>预训练模型固定了所有配置控件；输入面板中的模型卡片说明了模型是什么，注意力图因此获得更多空间。</translation>
+    </message>
+</context>
 </TS>

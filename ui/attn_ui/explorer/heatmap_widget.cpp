@@ -261,8 +261,10 @@ void HeatmapWidget::resizeEvent(QResizeEvent* event) {
 void HeatmapWidget::applyTitle() {
   // On screen a narrow central widget would clip a long title on both sides,
   // so it is elided; figures drawn off screen keep every word (title()).
+  // The title sits above the map's column only, not above the colour scale.
   const QFontMetrics fm(title_->font());
-  title_->setText(isVisible() ? fm.elidedText(fullTitle_, Qt::ElideRight, std::max(40, width() - 16)) : fullTitle_);
+  const int column = axisRect()->outerRect().width() > 0 ? axisRect()->outerRect().width() : width() - 90;
+  title_->setText(isVisible() ? fm.elidedText(fullTitle_, Qt::ElideRight, std::max(40, column - 40)) : fullTitle_);
 }
 
 void HeatmapWidget::showEvent(QShowEvent* event) {

@@ -7,9 +7,11 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -68,6 +70,15 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
       similarityNote_(new QLabel(this)),
       layerBox_(new QWidget(this)),
       jobs_(std::make_unique<NewestJob>(this)) {
+  setUpSelectors();
+  setUpCharts();
+  buildLayout();
+  connectControls();
+  if (model_) connectModel();
+}
+
+// The measure pickers and the options that change what is computed.
+void MetricsPanel::setUpSelectors() {
   for (const auto& m : attn::headMeasures())
     measure_->addItem(coreText(m.label),
                       QString::fromUtf8(m.key.data(), static_cast<qsizetype>(m.key.size())));
@@ -96,6 +107,10 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   rolloutKind_->addItem(tr("Attention flow"));
   rolloutKind_->setToolTip(tr("How attention composes through the layers (Abnar & Zuidema 2020): rollout "
                               "multiplies the layers' head-averaged attention with the residual; flow is a max-flow."));
+}
+
+// The warning and threshold lines and the two heatmaps' axes.
+void MetricsPanel::setUpCharts() {
   flags_->setWordWrap(true);
   flags_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   flags_->setStyleSheet(QStringLiteral("QLabel { background: #fff1d6; color: #7a3f00; border: 1px solid #e0a040;"
@@ -112,7 +127,10 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   similarity_->yAxis->setLabel(tr("head"));
   rollout_->xAxis->setLabel(tr("input token"));
   rollout_->yAxis->setLabel(tr("token after the last layer"));
+}
 
+// Controls above the chart each one drives, in one scrolling column.
+void MetricsPanel::buildLayout() {
   auto* content = new QWidget(this);
   auto* v = new QVBoxLayout(content);
   auto* controls = new QHBoxLayout;
@@ -134,7 +152,9 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   rowControls->addWidget(rowMeasure_, 1);
   v->addLayout(rowControls);
   v->addWidget(rows_, 3);
-  v->addWidget(new QLabel(tr("Head similarity (Jensen–Shannon divergence, similar heads adjacent):"), content));
+  auto* similarityTitle = new QLabel(tr("Head similarity (Jensen–Shannon divergence, similar heads adjacent):"), content);
+  similarityTitle->setWordWrap(true);
+  v->addWidget(similarityTitle);
   v->addWidget(similarityNote_);
   v->addWidget(similarity_, 3);
   auto* lv = new QVBoxLayout(layerBox_);
@@ -155,8 +175,19 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   layerLabel_->setVisible(false);
   layer_->setVisible(false);
   flags_->setVisible(false);
-  setMinimumWidth(340);
+  fitWidth();
+}
 
+// As wide as the widest row of shown controls plus the scroll bar, so the
+// dock never clips "k covers" (the layer row appears with layered input).
+void MetricsPanel::fitWidth() {
+  auto* scroll = findChild<QScrollArea*>();
+  if (!scroll || !scroll->widget()) return;
+  const int need = scroll->widget()->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width();
+  setMinimumWidth(std::max(340, need));
+}
+
+void MetricsPanel::connectControls() {
   bars_->setToolTipProvider([this](int h) { return headToolTip(h); });
   connect(bars_, &MetricsBarChart::headClicked, this, [this](int h) {
     setCurrentHead(h);
@@ -176,20 +207,21 @@ MetricsPanel::MetricsPanel(ExplorerModel* model, QWidget* parent)
   connect(rolloutKind_, &QComboBox::currentIndexChanged, this, [this] { drawLayers(); });
   connect(bits_, &QCheckBox::toggled, this, [this] { launch(); });
   connect(coverage_, &QDoubleSpinBox::valueChanged, this, [this] { launch(); });
+}
 
-  if (model_) {
-    connect(model_, &ExplorerModel::resultChanged, this, &MetricsPanel::followModel);
-    connect(model_, &ExplorerModel::currentHeadChanged, this, &MetricsPanel::setCurrentHead);
-    connect(this, &MetricsPanel::headActivated, model_, &ExplorerModel::setCurrentHead);
-    // The layer shown here and in the heatmap is one choice.
-    connect(model_, &ExplorerModel::currentLayerChanged, this, [this](int l) {
-      if (layeredFrom_) layer_->setValue(l + 1);
-    });
-    connect(layer_, &QSpinBox::valueChanged, this, [this](int l) {
-      if (layeredFrom_) model_->setCurrentLayer(l - 1);
-    });
-    if (model_->hasResult()) followModel();
-  }
+// Follows the explorer: its result, head and layer.
+void MetricsPanel::connectModel() {
+  connect(model_, &ExplorerModel::resultChanged, this, &MetricsPanel::followModel);
+  connect(model_, &ExplorerModel::currentHeadChanged, this, &MetricsPanel::setCurrentHead);
+  connect(this, &MetricsPanel::headActivated, model_, &ExplorerModel::setCurrentHead);
+  // The layer shown here and in the heatmap is one choice.
+  connect(model_, &ExplorerModel::currentLayerChanged, this, [this](int l) {
+    if (layeredFrom_) layer_->setValue(l + 1);
+  });
+  connect(layer_, &QSpinBox::valueChanged, this, [this](int l) {
+    if (layeredFrom_) model_->setCurrentLayer(l - 1);
+  });
+  if (model_->hasResult()) followModel();
 }
 
 MetricsPanel::~MetricsPanel() = default;
@@ -296,6 +328,7 @@ void MetricsPanel::deliver(const std::shared_ptr<Job>& job) {
   layer_->setRange(1, std::max(1, layers));
   layer_->setVisible(layered_ != nullptr);
   layerLabel_->setVisible(layered_ != nullptr);
+  fitWidth();
   similarityNote_->setVisible(!job->options.headSimilarity);
   similarityNote_->setText(tr("Too many heads × tokens to compare every pair here; use attnscope-cli metrics."));
   similarity_->setVisible(job->options.headSimilarity);

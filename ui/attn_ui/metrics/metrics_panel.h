@@ -73,6 +73,12 @@ class MetricsPanel : public QWidget {
 
  private:
   struct Job;
+  void setUpSelectors();
+  void setUpCharts();
+  void buildLayout();
+  void connectControls();
+  void fitWidth();
+  void connectModel();
   void launch();
   void deliver(const std::shared_ptr<Job>& job);
   void redraw();

@@ -21,6 +21,7 @@ ModelInfoBox::ModelInfoBox(ExplorerModel* model, QWidget* parent)
   summary_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   close_->setToolTip(tr("Close the model and attend over the text with the configured mechanism again."));
+  setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);  // a card: the text below gets the height
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(6, 2, 6, 4);
   row->addWidget(summary_, 1);

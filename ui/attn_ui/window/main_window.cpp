@@ -18,6 +18,7 @@
 #include <algorithm>
 
 #include "attn_ui/explorer/config_panel.h"
+#include "attn_ui/window/dock_layout.h"
 #include "attn_ui/window/examples.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/window/file_open_controller.h"
@@ -50,18 +51,19 @@ MainWindow::MainWindow(QWidget* parent)
   models_ = new ModelOpenController(this);  // File > Open Model… and Recent Models, after them
   new PreferencesMenu(this);
   setAcceptDrops(true);
-  QDockWidget* inputDock = addPanel(tr("Input"), inputPanel_, Qt::LeftDockWidgetArea);
-  addPanel(tr("Configuration"), configPanel_, Qt::LeftDockWidgetArea);
+  addPanel(tr("Input"), inputPanel_, Qt::LeftDockWidgetArea);
+  // Taller than a 768-pixel screen with every mask row: it scrolls.
+  QDockWidget* configDock = addPanel(tr("Configuration"), DockLayout::scrollable(configPanel_), Qt::LeftDockWidgetArea);
   auto* grid = new HeadGrid(model_, this);
   grid->setColormap(heatmapPanel_->colormapSelector()->currentData().toString());
   connect(heatmapPanel_, &HeatmapPanel::colormapChanged, grid, &HeadGrid::setColormap);
-  QDockWidget* headsDock = addPanel(tr("Heads"), grid, Qt::RightDockWidgetArea);
+  addPanel(tr("Heads"), grid, Qt::RightDockWidgetArea);
   status_ = new StatusSummary(model_, this);
   statusBar()->addWidget(status_, 1);
 
   installExtraPanels(*this);
-  // Default side widths (a saved layout replaces them): the heatmap gets the rest.
-  resizeDocks({inputDock, headsDock}, {width() / 5, width() / 4}, Qt::Horizontal);
+  docks_ = new DockLayout(this, model_, configDock, viewMenu());
+  docks_->applyDefaultSizes();
   restoreLayout();
   configPanel_->applyToModel();
   inputPanel_->setQueryText(exampleSentence());
@@ -115,6 +117,7 @@ void MainWindow::restoreLayout() {
   QSettings s;
   restoreGeometry(s.value("window/geometry").toByteArray());
   restoreState(s.value("window/state").toByteArray());
+  docks_->restore(s);
 }
 
 bool MainWindow::openFile(const QString& path) {
@@ -148,6 +151,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   QSettings s;
   s.setValue("window/geometry", saveGeometry());
   s.setValue("window/state", saveState());
+  docks_->save(s);
   QMainWindow::closeEvent(event);
 }
 

@@ -16,6 +16,7 @@ class QMenu;
 namespace attn::ui {
 
 class ConfigPanel;
+class DockLayout;
 class ExplorerModel;
 class FileOpenController;
 class HeatmapPanel;
@@ -40,6 +41,7 @@ class MainWindow : public QMainWindow {
   FileOpenController* fileOpener() const { return files_; }
   ModelOpenController* modelOpener() const { return models_; }
   StatusSummary* statusSummary() const { return status_; }
+  DockLayout* dockLayout() const { return docks_; }
 
   /// Puts `panel` in a dock titled `title`, lists it in the View menu, and
   /// returns the dock. The dock's object name (for the saved layout) is the
@@ -71,6 +73,7 @@ class MainWindow : public QMainWindow {
   FileOpenController* files_ = nullptr;
   ModelOpenController* models_ = nullptr;
   StatusSummary* status_ = nullptr;
+  DockLayout* docks_ = nullptr;
   QMenu* helpMenu_ = nullptr;
   QMenu* panelsMenu_ = nullptr;
 };
