@@ -2,14 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <cctype>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "attn/io/utf8.h"
 #include "attn/models/hf_json.h"
 #include "attn/models/hf_tokenizer_impl.h"
 #include "attn/quote.h"
+#include "attn/models/hf_unicode.h"
 
 namespace attn::models {
 namespace {
@@ -161,10 +162,14 @@ Result<Encoding> HfTokenizer::encode(std::string_view text, std::optional<std::s
   if (pair)
     if (const int64_t bad = firstInvalidUtf8(*pair); bad >= 0)
       return Error{fmt::format("{}: the second text is not valid UTF-8 (byte offset {})", source, bad)};
-  Encoding a = impl_->encodeOne(text);
-  std::optional<Encoding> b;
-  if (pair) b = impl_->encodeOne(*pair);
-  return impl_->post.process(std::move(a), std::move(b), addSpecialTokens);
+  try {
+    Encoding a = impl_->encodeOne(text);
+    std::optional<Encoding> b;
+    if (pair) b = impl_->encodeOne(*pair);
+    return impl_->post.process(std::move(a), std::move(b), addSpecialTokens);
+  } catch (const uni::RegexFailure& e) {
+    return Error{uni::regexFailureMessage(e, source)};
+  }
 }
 
 std::string HfTokenizer::kindName() const {

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
 #include "attn/models/hf_tokenizer.h"
 #include "attn/quote.h"
 #include "attn/tokenizer.h"
+#include "attn/models/hf_unicode.h"
 #include "attn/tokenizers/bpe.h"
 #include "attn/tokenizers/char_tokenizer.h"
 #include "attn/tokenizers/wordpiece.h"
@@ -35,7 +37,8 @@ Result<std::function<std::vector<std::string>(std::string_view)>> tokenizerFromJ
     auto shared = std::make_shared<const models::HfTokenizer>(std::move(hf).value());
     return std::function<std::vector<std::string>(std::string_view)>([shared](std::string_view s) {
       auto e = shared->encode(s, std::nullopt, false, "text");
-      return e ? std::move(e->tokens) : std::vector<std::string>();
+      if (!e) throw std::runtime_error(e.error().message);  // tokenize() reports it: no partial tokens
+      return std::move(e->tokens);
     });
   }
   return Error{fmt::format("{}: holds a {} model, not what --tokenizer {} needs", path, quoteForMessage(type),
@@ -120,7 +123,14 @@ Result<TextTokenizer> TextTokenizer::fromTokenizerJson(std::string_view json, co
 Result<std::vector<std::string>> TextTokenizer::tokenize(std::string_view text, const std::string& source) const {
   if (const int64_t bad = firstInvalidUtf8(text); bad >= 0)
     return Error{fmt::format("{}: not valid UTF-8 text (byte offset {})", source, bad)};
-  auto tokens = fn_(text);
+  std::vector<std::string> tokens;
+  try {
+    tokens = fn_(text);
+  } catch (const models::uni::RegexFailure& e) {  // no partial tokens: the pattern's engine gave up
+    return Error{models::uni::regexFailureMessage(e, source)};
+  } catch (const std::runtime_error& e) {  // a tokenizer.json pipeline's own error, already one line
+    return Error{e.what()};
+  }
   if (tokens.empty()) return Error{source + ": the text has no tokens"};
   return tokens;
 }
