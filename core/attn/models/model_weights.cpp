@@ -38,6 +38,30 @@ void convertF16(const uint16_t* src, float* dst, int64_t n) {
 }
 
 struct Located {
+// NaN or Inf by the exponent bits: the engine is built with fast-math flags,
+// under which std::isfinite may be folded to true.
+int64_t countNonFiniteF32(const float* p, int64_t n) {
+  int64_t bad = 0;
+#pragma omp parallel for simd reduction(+ : bad) schedule(static) if (n > (int64_t{1} << 20))
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t b;
+    std::memcpy(&b, p + i, 4);
+    bad += (b & 0x7F800000u) == 0x7F800000u;
+  }
+  return bad;
+}
+
+int64_t countNonFiniteBf16(const char* p, int64_t n) {
+  int64_t bad = 0;
+#pragma omp parallel for simd reduction(+ : bad) schedule(static) if (n > (int64_t{1} << 20))
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t b;
+    std::memcpy(&b, p + 2 * i, 2);  // the mapping may not be 2-byte aligned
+    bad += (b & 0x7F80u) == 0x7F80u;
+  }
+  return bad;
+}
+
   const SafetensorsFile* file = nullptr;
   const SafetensorsEntry* entry = nullptr;
 };
@@ -174,6 +198,12 @@ class Loader {
         out_.converted.push_back(std::move(buf));
       }
       seen.emplace(&e, p.dest);
+      // A NaN or Inf weight would spread through every later layer (or, clamped, look
+      // like a fully masked row): refused here, with the tensor named.
+      if (const int64_t bad =
+              p.dest->bf16 ? countNonFiniteBf16(p.dest->bf16, n) : countNonFiniteF32(p.dest->data, n))
+        return Error{fmt::format("{}: tensor {} has {} non-finite values (NaN or Inf) among its {}",
+                                 p.at.file->path(), quoteForMessage(e.name), bad, n)};
       done += e.end - e.begin;
       if (progress && !progress(total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0,
                                 "converting weights"))
