@@ -6,11 +6,12 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "attn/io/json_document.h"
 #include "attn/io/utf8.h"
 #include "attn/models/hf_json.h"
 #include "attn/models/hf_tokenizer_impl.h"
-#include "attn/quote.h"
 #include "attn/models/hf_unicode.h"
+#include "attn/quote.h"
 
 namespace attn::models {
 namespace {
@@ -26,8 +27,9 @@ bool hasType(const nlohmann::json& j, const std::string& type, const char* listK
 }
 
 Result<HfTokenizer> parseTokenizerJson(std::string_view json, const std::string& source) {
-  const auto doc = nlohmann::json::parse(json, nullptr, false);
-  if (doc.is_discarded()) return Error{source + ": not valid JSON"};
+  auto parsed = parseJsonText(json, source);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& doc = *parsed;
   if (!doc.is_object()) return Error{source + ": not a JSON object (is this a tokenizer.json?)"};
   if (!doc.contains("model")) return Error{source + ": no \"model\" (is this a tokenizer.json?)"};
   auto impl = std::make_shared<HfTokenizer::Impl>();

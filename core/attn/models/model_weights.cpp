@@ -4,13 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 
 #include "attn/io/float_convert.h"
+#include "attn/io/json_document.h"
+#include "attn/io/regular_file.h"
 #include "attn/quote.h"
 
 #if defined(__F16C__) || defined(__AVX2__) || defined(__AVX512F__)
@@ -37,7 +37,6 @@ void convertF16(const uint16_t* src, float* dst, int64_t n) {
   for (; i < n; ++i) dst[i] = halfToFloat(src[i]);
 }
 
-struct Located {
 // NaN or Inf by the exponent bits: the engine is built with fast-math flags,
 // under which std::isfinite may be folded to true.
 int64_t countNonFiniteF32(const float* p, int64_t n) {
@@ -62,6 +61,7 @@ int64_t countNonFiniteBf16(const char* p, int64_t n) {
   return bad;
 }
 
+struct Located {
   const SafetensorsFile* file = nullptr;
   const SafetensorsEntry* entry = nullptr;
 };
@@ -197,13 +197,13 @@ class Loader {
         p.dest->data = dst;
         out_.converted.push_back(std::move(buf));
       }
-      seen.emplace(&e, p.dest);
       // A NaN or Inf weight would spread through every later layer (or, clamped, look
       // like a fully masked row): refused here, with the tensor named.
       if (const int64_t bad =
               p.dest->bf16 ? countNonFiniteBf16(p.dest->bf16, n) : countNonFiniteF32(p.dest->data, n))
         return Error{fmt::format("{}: tensor {} has {} non-finite values (NaN or Inf) among its {}",
                                  p.at.file->path(), quoteForMessage(e.name), bad, n)};
+      seen.emplace(&e, p.dest);
       done += e.end - e.begin;
       if (progress && !progress(total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0,
                                 "converting weights"))
@@ -321,13 +321,6 @@ Status queueLlama(Loader& l, const ModelConfig& c, ModelWeights& w) {
   return l.need(w.lmHead, "lm_head.weight", {c.vocabSize, d}, /*bare=*/true, /*keepBf16=*/true);
 }
 
-std::string readText(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 void bf16ToFloat(const char* src, float* dst, int64_t n) {
@@ -373,8 +366,9 @@ FloatBuffer allocateWeightBuffer(int64_t elements) {
 }
 
 Result<std::vector<std::string>> parseSafetensorsIndex(std::string_view text, const std::string& src) {
-  auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Error{src + ": not valid JSON"};
+  auto parsed = parseJsonText(text, src);
+  if (!parsed) return parsed.error();
+  nlohmann::json& doc = *parsed;
   if (!doc.is_object() || !doc.contains("weight_map") || !doc["weight_map"].is_object())
     return Error{src + ": expected an object with a 'weight_map' object"};
   std::vector<std::string> shards;
@@ -405,10 +399,12 @@ Result<ModelWeights> loadModelWeights(const std::string& dir, const ModelConfig&
     source = single.string();
   } else if (fs::exists(index, ec)) {
     source = index.string();
-    auto shards = parseSafetensorsIndex(readText(index), source);
+    auto text = readRegularFile(source, file_limit::kShardIndex);
+    if (!text) return text.error();
+    auto shards = parseSafetensorsIndex(*text, source);
     if (!shards) return shards.error();
     for (const auto& s : *shards) {
-      if (!fs::is_regular_file(d / s, ec))
+      if (!fs::exists(fs::symlink_status(d / s, ec)))  // a FIFO or device is refused when opened
         return Error{fmt::format("{}: shard {} is missing ({} not found)", source, quoteForMessage(s),
                                  (d / s).string())};
       files.push_back((d / s).string());

@@ -7,12 +7,14 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "attn/io/json_document.h"
+#include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
 #include "attn/models/hf_tokenizer.h"
+#include "attn/models/hf_unicode.h"
 #include "attn/quote.h"
 #include "attn/tokenizer.h"
-#include "attn/models/hf_unicode.h"
 #include "attn/tokenizers/bpe.h"
 #include "attn/tokenizers/char_tokenizer.h"
 #include "attn/tokenizers/wordpiece.h"
@@ -23,8 +25,10 @@ namespace {
 Result<std::function<std::vector<std::string>(std::string_view)>> tokenizerFromJson(std::string_view text,
                                                                                     const std::string& path,
                                                                                     TokenizerKind want) {
-  const auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("model") || !doc["model"].is_object())
+  auto parsed = parseJsonText(text, path);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& doc = *parsed;
+  if (!doc.is_object() || !doc.contains("model") || !doc["model"].is_object())
     return Error{path + ": not a Hugging Face tokenizer.json (no \"model\" object)"};
   const auto& model = doc["model"];
   const std::string type = model.value("type", "");
@@ -78,7 +82,7 @@ Result<TextTokenizer> TextTokenizer::create(const TokenizerConfig& c) {
     case TokenizerKind::WordPiece:
     case TokenizerKind::Bpe: {
       if (!c.tokenizerJsonFile.empty()) {
-        auto text = readUtf8TextFile(c.tokenizerJsonFile, int64_t{512} << 20);
+        auto text = readUtf8TextFile(c.tokenizerJsonFile, file_limit::kTokenizerJson);
         if (!text) return text.error();
         return fromTokenizerJson(*text, c.tokenizerJsonFile, c.kind);
       }
