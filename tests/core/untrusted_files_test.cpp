@@ -116,8 +116,10 @@ TEST_F(UntrustedFiles, CacheRefsMainFifoOrDevZeroIsRefusedUnread) {
 
   fs::remove(cache / "refs" / "main");
   fs::create_symlink("/dev/zero", cache / "refs" / "main");
-  EXPECT_EQ(openError(cache),
-            (cache / "refs" / "main").string() + ": is a character device, not a regular file");
+  // Outside the cache folder: the path rule refuses it before it is opened.
+  EXPECT_TRUE(
+      openError(cache).starts_with((cache / "refs" / "main").string() + ": leads to /dev/zero, outside"))
+      << openError(cache);
 
   fs::remove(cache / "refs" / "main");
   std::ofstream(cache / "refs" / "main") << std::string(10000, 'a');

@@ -13,6 +13,7 @@
 #include "attn/models/hf_json.h"
 #include "attn/models/hf_tokenizer.h"
 #include "attn/models/hf_tokenizer_impl.h"
+#include "attn/models/model_paths.h"
 #include "attn/quote.h"
 #include "attn/tokenizers/bpe.h"
 
@@ -34,6 +35,7 @@ Result<nlohmann::json> readConfig(const std::string& dir) {
   for (const char* name : {"special_tokens_map.json", "tokenizer_config.json"}) {
     const std::string path = (fs::path(dir) / name).string();
     if (!exists(path)) continue;
+    if (auto st = checkModelFilePath(dir, path); !st) return st.error();
     auto doc = readJsonFile(path, file_limit::kTokenizerConfig);
     if (!doc) return doc.error();
     if (!doc->is_object()) return Error{path + ": not a JSON object"};
@@ -166,17 +168,21 @@ Result<HfTokenizer> HfTokenizer::fromFolder(const std::string& dir, const std::s
   try {
     const std::string json = (fs::path(dir) / "tokenizer.json").string();
     if (exists(json)) {
+      if (auto st = checkModelFilePath(dir, json); !st) return st.error();
       auto text = readUtf8TextFile(json, file_limit::kTokenizerJson);
       if (!text) return text.error();
       return fromTokenizerJson(*text, json);
     }
     const std::string vocabTxt = (fs::path(dir) / "vocab.txt").string();
     if (exists(vocabTxt)) {
+      if (auto st = checkModelFilePath(dir, vocabTxt); !st) return st.error();
       return fromVocabTxt(dir, vocabTxt);
     }
     const std::string vocabJson = (fs::path(dir) / "vocab.json").string();
     const std::string merges = (fs::path(dir) / "merges.txt").string();
     if (exists(vocabJson) && exists(merges)) {
+      for (const auto& f : {vocabJson, merges})
+        if (auto st = checkModelFilePath(dir, f); !st) return st.error();
       return fromVocabJson(dir, vocabJson, merges, modelType);
     }
     if (exists(vocabJson)) return Error{merges + ": missing (vocab.json needs merges.txt beside it)"};

@@ -7,6 +7,7 @@
 #include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/models/model_config.h"
+#include "attn/models/model_paths.h"
 #include "attn/models/model_weights.h"
 #include "attn/models/transformer_forward.h"
 
@@ -49,6 +50,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
   auto impl = std::make_unique<Impl>();
   impl->configPath = (fs::path(folder->dir) / "config.json").string();
   if (progress && !progress(0.0, "reading config.json")) return Error{impl->configPath + ": cancelled"};
+  if (auto st = checkModelFilePath(folder->dir, impl->configPath); !st) return st.error();
   auto text = readUtf8TextFile(impl->configPath, file_limit::kModelConfig);
   if (!text) return text.error();
   auto cfg = parseModelConfig(*text, impl->configPath);

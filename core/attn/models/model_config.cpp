@@ -7,6 +7,7 @@
 
 #include "attn/io/json_document.h"
 #include "attn/io/regular_file.h"
+#include "attn/models/model_paths.h"
 #include "attn/quote.h"
 
 namespace attn::models {
@@ -266,6 +267,7 @@ Result<ModelFolder> resolveModelFolder(const std::string& path) {
   }
   if (fs::is_directory(p / "snapshots", ec)) {
     fs::path snap;
+    if (auto st = checkModelFilePath(p.string(), (p / "refs" / "main").string()); !st) return st.error();
     auto ref = readRefsMain(p / "refs" / "main");
     if (!ref) return ref.error();
     const std::string& hash = *ref;

@@ -11,6 +11,7 @@
 #include "attn/io/float_convert.h"
 #include "attn/io/json_document.h"
 #include "attn/io/regular_file.h"
+#include "attn/models/model_paths.h"
 #include "attn/quote.h"
 
 #if defined(__F16C__) || defined(__AVX2__) || defined(__AVX512F__)
@@ -395,10 +396,12 @@ Result<ModelWeights> loadModelWeights(const std::string& dir, const ModelConfig&
   std::vector<std::string> files;
   std::string source;
   if (fs::exists(single, ec)) {
+    if (auto st = checkModelFilePath(dir, single.string()); !st) return st.error();
     files.push_back(single.string());
     source = single.string();
   } else if (fs::exists(index, ec)) {
     source = index.string();
+    if (auto st = checkModelFilePath(dir, source); !st) return st.error();
     auto text = readRegularFile(source, file_limit::kShardIndex);
     if (!text) return text.error();
     auto shards = parseSafetensorsIndex(*text, source);
@@ -407,6 +410,7 @@ Result<ModelWeights> loadModelWeights(const std::string& dir, const ModelConfig&
       if (!fs::exists(fs::symlink_status(d / s, ec)))  // a FIFO or device is refused when opened
         return Error{fmt::format("{}: shard {} is missing ({} not found)", source, quoteForMessage(s),
                                  (d / s).string())};
+      if (auto st = checkModelFilePath(dir, (d / s).string()); !st) return st.error();
       files.push_back((d / s).string());
     }
   } else {
