@@ -14,11 +14,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "attn/io/atomic_file.h"
+#include "attn/io/json_document.h"
+#include "attn/io/regular_file.h"
 #include "attn/models/experiments/corpus_stats.h"
 #include "attn/models/model.h"
 #include "commands.h"
@@ -68,6 +71,9 @@ struct StateLine {
 };
 
 Result<std::optional<StateLine>> lastStateLine(const std::string& path) {
+  // The state file is ours, but whatever sits at the path is not: a FIFO or a device is refused unread.
+  if (auto f = RegularFile::open(path, std::numeric_limits<int64_t>::max(), /*allowEmpty=*/true); !f)
+    return f.error();
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{fmt::format("{}: cannot open for reading", path)};
   std::optional<StateLine> last;
@@ -77,9 +83,13 @@ Result<std::optional<StateLine>> lastStateLine(const std::string& path) {
     const bool terminated = !in.eof();  // a last line without '\n' was cut off mid-write
     pos += line.size() + (terminated ? 1 : 0);
     if (!terminated) break;
-    json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || j.value("type", "") != "corpus_stats") continue;
-    last = StateLine{std::move(j), line, pos};
+    if (line.size() > static_cast<size_t>(file_limit::kCorpusState)) continue;
+    auto j = parseJsonText(line, path);
+    if (!j || !j->is_object()) continue;
+    const auto type = j->find("type");  // value() would throw for a non-string type
+    if (type == j->end() || !type->is_string() || type->get_ref<const std::string&>() != "corpus_stats")
+      continue;
+    last = StateLine{std::move(*j), line, pos};
   }
   return last;
 }

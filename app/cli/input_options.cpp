@@ -54,6 +54,12 @@ void addInputOptions(CLI::App& cmd, InputOptions& o) {
   cmd.add_option("--patch", o.patch, "With --image: patch side in pixels")->capture_default_str()->needs(image);
 }
 
+Status checkLayerOption(int layer, int layers) {
+  if (layer < 0 || layer > layers)
+    return Error{fmt::format("--layer: {} is out of range (1..{})", layer, layers)};
+  return okStatus();
+}
+
 namespace {
 
 Result<vision::ImagePixels> readImage(const std::string& path) {
@@ -133,9 +139,7 @@ Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec) {
     if (!loaded) return loaded.error();
     if (auto st = fitSpecToInput(loaded->input, spec); !st) return Error{o.inputFile + ": " + st.error().message};
     if (loaded->hasAttention()) {
-      const int layers = loaded->attention.numLayers();
-      if (o.layer < 0 || o.layer > layers)
-        return Error{fmt::format("--layer: {} is out of range (1..{})", o.layer, layers)};
+      if (auto st = checkLayerOption(o.layer, loaded->attention.numLayers()); !st) return st.error();
     }
     // The file's 'mask' is the custom term of the mask (added when --mask names none).
     auto mask = maskWithFileMask(spec.mask, *loaded);

@@ -43,6 +43,10 @@ struct InputOptions {
 
 void addInputOptions(CLI::App& cmd, InputOptions& o);
 
+/// The one check of --layer (1-based, 0 = the last) against an input of `layers`
+/// layers, for every command: the same message whichever command was given.
+Status checkLayerOption(int layer, int layers);
+
 /// The engine input the options describe; adapts `spec` sizes to loaded
 /// tensors. Errors name the option or the file and the fault.
 Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec);

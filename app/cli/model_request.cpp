@@ -59,6 +59,8 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
   auto& [model, enc] = *opened;
   models::RunOptions options = runOptions;
   const int layers = model->info().layers;
+  // Every command with --model (metrics analyses all layers, but a wrong --layer is still wrong).
+  if (auto st = checkLayerOption(o.layer, layers); !st) return st.error();
   if (options.onlyLayer == kLastLayer) options.onlyLayer = layers - 1;
   if (options.onlyLayer >= layers)
     return Error{fmt::format("--layer: {} is out of range (1..{})", options.onlyLayer + 1, layers)};
@@ -103,8 +105,7 @@ AttentionSpec modelSpec(const models::ModelInfo& info, const models::Encoding& e
 
 Result<int> modelLayerIndex(const ModelRequest& req, int layerOption) {
   const int layers = req.model->info().layers;
-  if (layerOption < 0 || layerOption > layers)
-    return Error{fmt::format("--layer: {} is out of range (1..{})", layerOption, layers)};
+  if (auto st = checkLayerOption(layerOption, layers); !st) return st.error();
   const int wanted = layerOption == 0 ? layers - 1 : layerOption - 1;
   const int index = wanted - req.run.firstLayer;
   if (index < 0 || index >= static_cast<int>(req.run.layers.size()))

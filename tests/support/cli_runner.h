@@ -60,6 +60,26 @@ inline CliResult runCliUnder(const std::string& prefix, const std::vector<std::s
 
 inline CliResult runCli(const std::vector<std::string>& args) { return runCliUnder("", args); }
 
+/// runCli that fails instead of hanging: the CLI is killed after `seconds`
+/// (status 124, as timeout(1) reports it).
+inline CliResult runCliWithin(int seconds, const std::vector<std::string>& args) {
+  std::vector<std::string> wrapped{"-k", "5", std::to_string(seconds), ATTN_CLI};
+  wrapped.insert(wrapped.end(), args.begin(), args.end());
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("attn_cli_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string cmd = "timeout";
+  for (const auto& a : wrapped) cmd += " " + shellQuote(a);
+  cmd +=
+      " >" + shellQuote((dir / "out").string()) + " 2>" + shellQuote((dir / "err").string()) + " </dev/null";
+  const int raw = std::system(cmd.c_str());
+  CliResult r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  r.out = readFile(dir / "out");
+  r.err = readFile(dir / "err");
+  return r;
+}
+
 /// A fresh empty folder for one test's outputs.
 inline std::filesystem::path scratchDir(const std::string& name) {
   auto d = std::filesystem::temp_directory_path() / ("attn_e2e_" + std::to_string(::getpid())) / name;

@@ -33,20 +33,13 @@ void MemoryByteSource::read(uint64_t offset, size_t n, char* dst) {
 }
 
 Result<std::unique_ptr<FileByteSource>> FileByteSource::open(const std::string& path, int64_t maxBytes) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  if (!f) return Error{path + ": cannot open file"};
-  const auto size = static_cast<int64_t>(f.tellg());
-  if (size < 0) return Error{path + ": cannot read file"};
-  if (size == 0) return Error{path + ": file is empty"};
-  if (size > maxBytes)
-    return Error{fmt::format("{}: file of {} bytes is larger than the {} byte limit", path, size, maxBytes)};
-  return std::unique_ptr<FileByteSource>(new FileByteSource(std::move(f), static_cast<uint64_t>(size), path));
+  auto f = RegularFile::open(path, maxBytes);
+  if (!f) return f.error();
+  return std::unique_ptr<FileByteSource>(new FileByteSource(std::move(*f), path));
 }
 
 void FileByteSource::readDirect(uint64_t offset, size_t n, char* dst) {
-  file_.clear();
-  file_.seekg(static_cast<std::streamoff>(offset));
-  if (!file_.read(dst, static_cast<std::streamsize>(n))) {
+  if (!file_.readAt(static_cast<int64_t>(offset), n, dst)) {
     std::memset(dst, 0, n);
     failed_ = true;
   }

@@ -4,12 +4,12 @@
 // holding the whole file first. Callers check every range against
 // size() before they read it.
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "attn/io/regular_file.h"
 #include "attn/status.h"
 
 namespace attn {
@@ -58,11 +58,11 @@ class FileByteSource final : public ByteSource {
   void read(uint64_t offset, size_t n, char* dst) override;
 
  private:
-  FileByteSource(std::ifstream file, uint64_t size, std::string path)
-      : ByteSource(std::move(path)), file_(std::move(file)), size_(size) {}
+  FileByteSource(RegularFile file, std::string path)
+      : ByteSource(std::move(path)), file_(std::move(file)), size_(static_cast<uint64_t>(file_.size())) {}
   void readDirect(uint64_t offset, size_t n, char* dst);
 
-  std::ifstream file_;
+  RegularFile file_;
   uint64_t size_ = 0;
   std::string window_;
   uint64_t windowOffset_ = 0;

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "attn/io/float_convert.h"
+#include "attn/io/regular_file.h"
 #include "attn/io/utf8.h"
 #include "attn/io/quote.h"
 
@@ -265,16 +266,7 @@ Result<NpyArray> parseNpy(std::string_view b, const std::string& src, const Read
 }
 
 Result<std::string> readFileBytes(const std::string& path, int64_t maxBytes) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  if (!f) return Error{path + ": cannot open file"};
-  const auto size = static_cast<int64_t>(f.tellg());
-  if (size < 0) return Error{path + ": cannot read file"};
-  if (size == 0) return Error{path + ": file is empty"};
-  if (size > maxBytes) return Error{fmt::format("{}: file of {} bytes is larger than the {} byte limit", path, size, maxBytes)};
-  std::string bytes(static_cast<size_t>(size), '\0');
-  f.seekg(0);
-  if (!f.read(bytes.data(), size)) return Error{path + ": read failed"};
-  return bytes;
+  return readRegularFile(path, maxBytes);
 }
 
 Result<NpyArray> readNpyFile(const std::string& path, const ReadLimits& limits) {

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "attn/io/float_convert.h"
+#include "attn/io/json_document.h"
+#include "attn/io/regular_file.h"
 #include "attn/io/quote.h"
 
 namespace attn {
@@ -84,8 +86,10 @@ Result<std::vector<SafetensorsEntry>> parseSafetensorsHeader(std::string_view js
   // the header to start with '{' (trailing spaces are its padding).
   if (json.empty() || json.front() != '{')
     return Error{src + ": safetensors header is not a JSON object (bad magic or corrupt file)"};
-  nlohmann::json doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object())
+  auto parsed = parseJsonText(json, src + " (safetensors header)");
+  if (!parsed) return parsed.error();
+  const nlohmann::json& doc = *parsed;
+  if (!doc.is_object())
     return Error{src + ": safetensors header is not a JSON object (bad magic or corrupt file)"};
   std::vector<SafetensorsEntry> out;
   for (const auto& [name, v] : doc.items()) {
@@ -181,18 +185,16 @@ Result<std::vector<NpyArray>> parseSafetensors(std::string_view bytes, const std
 }
 
 Result<std::vector<NpyArray>> readSafetensorsFile(const std::string& path, const ReadLimits& limits) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  if (!f) return Error{path + ": cannot open file"};
-  const auto size = static_cast<int64_t>(f.tellg());
-  if (size == 0) return Error{path + ": file is empty"};
+  auto f = RegularFile::open(path, std::numeric_limits<int64_t>::max());
+  if (!f) return f.error();
+  const int64_t size = f->size();
   if (size < 8) return Error{path + ": too short for a safetensors file (truncated?)"};
-  f.seekg(0);
   char first8[8];
-  if (!f.read(first8, 8)) return Error{path + ": read failed"};
+  if (!f->readAt(0, 8, first8)) return Error{path + ": read failed"};
   const uint64_t len = headerLength(std::string_view(first8, 8));
   if (auto st = checkSafetensorsHeaderLength(len, static_cast<uint64_t>(size), path); !st) return st.error();
   std::string header(len, '\0');
-  if (!f.read(header.data(), static_cast<std::streamsize>(len))) return Error{path + ": read failed"};
+  if (!f->readAt(8, header.size(), header.data())) return Error{path + ": read failed"};
   const int64_t dataStart = 8 + static_cast<int64_t>(len);
   auto entries = parseSafetensorsHeader(header, size - dataStart, path, limits);
   if (!entries) return entries.error();
@@ -200,8 +202,7 @@ Result<std::vector<NpyArray>> readSafetensorsFile(const std::string& path, const
   std::string buf;
   for (const auto& e : *entries) {
     buf.resize(static_cast<size_t>(e.end - e.begin));
-    f.seekg(dataStart + e.begin);
-    if (!f.read(buf.data(), static_cast<std::streamsize>(buf.size())))
+    if (!f->readAt(dataStart + e.begin, buf.size(), buf.data()))
       return Error{fmt::format("{}: tensor {}: read failed", path, quoteForMessage(e.name))};
     out.push_back(convertTensor(e, buf));
   }

@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "attn/io/atomic_file.h"
+#include "attn/io/json_document.h"
+#include "attn/io/regular_file.h"
 #include "attn/io/quote.h"
 
 namespace attn {
@@ -31,7 +31,7 @@ class FieldReader {
   Status string(const char* key, std::string& out) const {
     if (!obj_.contains(key)) return okStatus();
     const json& v = obj_[key];
-    if (!v.is_string()) return fail(key, fmt::format("must be a string (got {})", v.dump()));
+    if (!v.is_string()) return fail(key, fmt::format("must be a string (got {})", jsonExcerpt(v)));
     out = v.get<std::string>();
     return okStatus();
   }
@@ -39,11 +39,12 @@ class FieldReader {
   Status integer(const char* key, long long lo, long long hi, long long& out) const {
     if (!obj_.contains(key)) return okStatus();
     const json& v = obj_[key];
-    if (!v.is_number_integer()) return fail(key, fmt::format("must be an integer (got {})", v.dump()));
+    if (!v.is_number_integer()) return fail(key, fmt::format("must be an integer (got {})", jsonExcerpt(v)));
     const long long x = v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(hi)
                             ? hi + 1
                             : v.get<long long>();
-    if (x < lo || x > hi) return fail(key, fmt::format("must be in [{}, {}] (got {})", lo, hi, v.dump()));
+    if (x < lo || x > hi)
+      return fail(key, fmt::format("must be in [{}, {}] (got {})", lo, hi, jsonExcerpt(v)));
     out = x;
     return okStatus();
   }
@@ -51,7 +52,7 @@ class FieldReader {
   Status number(const char* key, double& out) const {
     if (!obj_.contains(key)) return okStatus();
     const json& v = obj_[key];
-    if (!v.is_number()) return fail(key, fmt::format("must be a number (got {})", v.dump()));
+    if (!v.is_number()) return fail(key, fmt::format("must be a number (got {})", jsonExcerpt(v)));
     out = v.get<double>();
     return okStatus();
   }
@@ -158,15 +159,9 @@ std::string sessionToJson(const Session& s) {
 }
 
 Result<Session> sessionFromJson(std::string_view text, std::string_view source) {
-  json j;
-  try {
-    j = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    return Error{fmt::format("{}: not valid JSON (byte {}): {}", source, e.byte,
-                             std::string_view(e.what()).substr(std::string_view(e.what()).rfind(':') + 2))};
-  } catch (const json::exception&) {  // out_of_range: a number such as 1e400 overflows a double
-    return Error{fmt::format("{}: not valid JSON (a number is out of range)", source)};
-  }
+  auto parsed = parseJsonText(text, source);
+  if (!parsed) return parsed.error();
+  json& j = *parsed;
   if (!j.is_object()) return Error{fmt::format("{}: a session must be a JSON object", source)};
   // j.value() would throw type_error for a non-string 'format' (fuzz finding).
   if (!j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != "attnscope-session")
@@ -175,7 +170,7 @@ Result<Session> sessionFromJson(std::string_view text, std::string_view source) 
     return Error{fmt::format("{}: field 'version' is missing or not an integer", source)};
   if (j["version"].get<long long>() > kSessionVersion || j["version"].get<long long>() < 1)
     return Error{fmt::format("{}: session version {} is not supported (this build reads 1..{})", source,
-                             j["version"].dump(), kSessionVersion)};
+                             j["version"].dump(), kSessionVersion)};  // an integer: checked above
   for (const char* sec : {"input", "config", "view"})
     if (j.contains(sec) && !j[sec].is_object())
       return Error{fmt::format("{}: field '{}' must be an object", source, sec)};
@@ -261,15 +256,9 @@ Status saveSession(const std::string& path, const Session& s) {
 }
 
 Result<Session> loadSession(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Error{fmt::format("{}: cannot open the session file", path)};
-  f.seekg(0, std::ios::end);
-  const auto size = static_cast<long long>(f.tellg());
-  if (size > (64LL << 20)) return Error{fmt::format("{}: {} bytes is too large for a session file", path, size)};
-  f.seekg(0);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return sessionFromJson(ss.str(), path);
+  auto text = readRegularFile(path, file_limit::kSession);
+  if (!text) return text.error();
+  return sessionFromJson(*text, path);
 }
 
 }  // namespace attn

@@ -4,8 +4,10 @@
 
 #include <filesystem>
 
+#include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/models/model_config.h"
+#include "attn/models/model_paths.h"
 #include "attn/models/model_weights.h"
 #include "attn/models/transformer_forward.h"
 
@@ -48,7 +50,8 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
   auto impl = std::make_unique<Impl>();
   impl->configPath = (fs::path(folder->dir) / "config.json").string();
   if (progress && !progress(0.0, "reading config.json")) return Error{impl->configPath + ": cancelled"};
-  auto text = readUtf8TextFile(impl->configPath);
+  if (auto st = checkModelFilePath(folder->dir, impl->configPath); !st) return st.error();
+  auto text = readUtf8TextFile(impl->configPath, file_limit::kModelConfig);
   if (!text) return text.error();
   auto cfg = parseModelConfig(*text, impl->configPath);
   if (!cfg) return cfg.error();
@@ -101,6 +104,13 @@ const HfTokenizer& Model::tokenizer() const { return impl_->tokenizer; }
 Result<Encoding> Model::encode(std::string_view text, std::optional<std::string_view> pair, const std::string& source,
                                int padTo) const {
   const ModelConfig& c = impl_->config;
+  // Compared with the context before anything is tokenized or allocated: 2e9 pad
+  // tokens would take gigabytes first. A config without max_position_embeddings
+  // still has the config reader's bound on positions.
+  const int64_t context = c.maxSequence() > 0 ? c.maxSequence() : int64_t{1} << 24;
+  if (padTo < 0 || padTo > context)
+    return Error{fmt::format("{}: cannot pad to {} tokens: the model takes {} positions at most ({})", source,
+                             padTo, context, impl_->configPath)};
   std::string first, second;
   // "A [SEP] B" typed into one box is BERT's sentence pair (token_type_ids 1 for B).
   if (c.modelType == "bert" && !pair) {

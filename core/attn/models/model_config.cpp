@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "attn/io/json_document.h"
+#include "attn/io/regular_file.h"
+#include "attn/models/model_paths.h"
 #include "attn/io/quote.h"
 
 namespace attn::models {
@@ -35,7 +36,7 @@ struct Reader {
       return Error{fmt::format("{}: missing '{}'", src, key)};
     }
     if (!v->is_number_integer())
-      return Error{fmt::format("{}: '{}' must be an integer, not {}", src, key, quoteForMessage(v->dump()))};
+      return Error{fmt::format("{}: '{}' must be an integer, not {}", src, key, jsonExcerpt(*v))};
     const auto x = v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)
                        ? INT64_MAX : v->get<int64_t>();
     if (x < lo || x > hi)
@@ -46,7 +47,7 @@ struct Reader {
     const json* v = find(key);
     if (!v) return fallback;
     if (!v->is_number())
-      return Error{fmt::format("{}: '{}' must be a number, not {}", src, key, quoteForMessage(v->dump()))};
+      return Error{fmt::format("{}: '{}' must be a number, not {}", src, key, jsonExcerpt(*v))};
     const double x = v->get<double>();
     if (!(x >= lo && x <= hi)) return Error{fmt::format("{}: '{}' is {}, expected {} to {}", src, key, x, lo, hi)};
     return x;
@@ -195,18 +196,23 @@ Status readLlama(const Reader& r, ModelConfig& c) {
   return okStatus();
 }
 
-std::string readSmallFile(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+/// The snapshot hash in a cache's refs/main: "" when there is no such file
+/// (the newest snapshot is used instead); a FIFO, a device or an oversized
+/// file in its place is an error.
+Result<std::string> readRefsMain(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(p, ec))) return std::string();
+  auto ref = readRegularFile(p.string(), file_limit::kRefsMain, /*allowEmpty=*/true);
+  if (!ref) return ref.error();
+  return ref->substr(0, ref->find_first_of(" \r\n"));
 }
 
 }  // namespace
 
 Result<ModelConfig> parseModelConfig(std::string_view text, const std::string& src) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Error{src + ": not valid JSON"};
+  auto parsed = parseJsonText(text, src);
+  if (!parsed) return parsed.error();
+  const json& doc = *parsed;
   if (!doc.is_object()) return Error{src + ": expected a JSON object"};
   const Reader r{doc, src};
   ModelConfig c;
@@ -250,7 +256,8 @@ Result<ModelFolder> resolveModelFolder(const std::string& path) {
     }
     return n;
   };
-  if (fs::is_regular_file(p / "config.json", ec)) {
+  // Present in any form (a FIFO too): reading it then says what is wrong with it.
+  if (fs::exists(fs::symlink_status(p / "config.json", ec))) {
     std::string name = p.filename().string();
     // models--org--name/snapshots/<hash>
     const fs::path snaps = p.parent_path(), cache = snaps.parent_path();
@@ -260,8 +267,10 @@ Result<ModelFolder> resolveModelFolder(const std::string& path) {
   }
   if (fs::is_directory(p / "snapshots", ec)) {
     fs::path snap;
-    const std::string ref = readSmallFile(p / "refs" / "main");
-    std::string hash = ref.substr(0, ref.find_first_of(" \r\n"));
+    if (auto st = checkModelFilePath(p.string(), (p / "refs" / "main").string()); !st) return st.error();
+    auto ref = readRefsMain(p / "refs" / "main");
+    if (!ref) return ref.error();
+    const std::string& hash = *ref;
     if (!hash.empty() && hash.find('/') == std::string::npos && hash != ".." &&
         fs::is_regular_file(p / "snapshots" / hash / "config.json", ec)) {
       snap = p / "snapshots" / hash;

@@ -4,13 +4,14 @@
 #include <fmt/ranges.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 
 #include "attn/io/float_convert.h"
+#include "attn/io/json_document.h"
+#include "attn/io/regular_file.h"
+#include "attn/models/model_paths.h"
 #include "attn/io/quote.h"
 
 #if defined(__F16C__) || defined(__AVX2__) || defined(__AVX512F__)
@@ -35,6 +36,30 @@ void convertF16(const uint16_t* src, float* dst, int64_t n) {
     _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
 #endif
   for (; i < n; ++i) dst[i] = halfToFloat(src[i]);
+}
+
+// NaN or Inf by the exponent bits: the engine is built with fast-math flags,
+// under which std::isfinite may be folded to true.
+int64_t countNonFiniteF32(const float* p, int64_t n) {
+  int64_t bad = 0;
+#pragma omp parallel for simd reduction(+ : bad) schedule(static) if (n > (int64_t{1} << 20))
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t b;
+    std::memcpy(&b, p + i, 4);
+    bad += (b & 0x7F800000u) == 0x7F800000u;
+  }
+  return bad;
+}
+
+int64_t countNonFiniteBf16(const char* p, int64_t n) {
+  int64_t bad = 0;
+#pragma omp parallel for simd reduction(+ : bad) schedule(static) if (n > (int64_t{1} << 20))
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t b;
+    std::memcpy(&b, p + 2 * i, 2);  // the mapping may not be 2-byte aligned
+    bad += (b & 0x7F80u) == 0x7F80u;
+  }
+  return bad;
 }
 
 struct Located {
@@ -173,6 +198,12 @@ class Loader {
         p.dest->data = dst;
         out_.converted.push_back(std::move(buf));
       }
+      // A NaN or Inf weight would spread through every later layer (or, clamped, look
+      // like a fully masked row): refused here, with the tensor named.
+      if (const int64_t bad =
+              p.dest->bf16 ? countNonFiniteBf16(p.dest->bf16, n) : countNonFiniteF32(p.dest->data, n))
+        return Error{fmt::format("{}: tensor {} has {} non-finite values (NaN or Inf) among its {}",
+                                 p.at.file->path(), quoteForMessage(e.name), bad, n)};
       seen.emplace(&e, p.dest);
       done += e.end - e.begin;
       if (progress && !progress(total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0,
@@ -291,13 +322,6 @@ Status queueLlama(Loader& l, const ModelConfig& c, ModelWeights& w) {
   return l.need(w.lmHead, "lm_head.weight", {c.vocabSize, d}, /*bare=*/true, /*keepBf16=*/true);
 }
 
-std::string readText(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 void bf16ToFloat(const char* src, float* dst, int64_t n) {
@@ -343,8 +367,9 @@ FloatBuffer allocateWeightBuffer(int64_t elements) {
 }
 
 Result<std::vector<std::string>> parseSafetensorsIndex(std::string_view text, const std::string& src) {
-  auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Error{src + ": not valid JSON"};
+  auto parsed = parseJsonText(text, src);
+  if (!parsed) return parsed.error();
+  nlohmann::json& doc = *parsed;
   if (!doc.is_object() || !doc.contains("weight_map") || !doc["weight_map"].is_object())
     return Error{src + ": expected an object with a 'weight_map' object"};
   std::vector<std::string> shards;
@@ -371,16 +396,21 @@ Result<ModelWeights> loadModelWeights(const std::string& dir, const ModelConfig&
   std::vector<std::string> files;
   std::string source;
   if (fs::exists(single, ec)) {
+    if (auto st = checkModelFilePath(dir, single.string()); !st) return st.error();
     files.push_back(single.string());
     source = single.string();
   } else if (fs::exists(index, ec)) {
     source = index.string();
-    auto shards = parseSafetensorsIndex(readText(index), source);
+    if (auto st = checkModelFilePath(dir, source); !st) return st.error();
+    auto text = readRegularFile(source, file_limit::kShardIndex);
+    if (!text) return text.error();
+    auto shards = parseSafetensorsIndex(*text, source);
     if (!shards) return shards.error();
     for (const auto& s : *shards) {
-      if (!fs::is_regular_file(d / s, ec))
+      if (!fs::exists(fs::symlink_status(d / s, ec)))  // a FIFO or device is refused when opened
         return Error{fmt::format("{}: shard {} is missing ({} not found)", source, quoteForMessage(s),
                                  (d / s).string())};
+      if (auto st = checkModelFilePath(dir, (d / s).string()); !st) return st.error();
       files.push_back((d / s).string());
     }
   } else {

@@ -8,33 +8,19 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
+
+#include "attn/io/regular_file.h"
 
 namespace attn::models {
 
 Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    return Error{fmt::format("{}: cannot open file ({})", path, err == ENOENT ? "no such file" : std::strerror(err))};
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Error{fmt::format("{}: cannot read file size ({})", path, std::strerror(err))};
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return Error{path + ": is a folder, not a file"};
-  }
-  if (st.st_size <= 0) {
-    ::close(fd);
-    return Error{path + ": file is empty"};
-  }
-  const auto size = static_cast<size_t>(st.st_size);
-  void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  auto f = RegularFile::open(path, std::numeric_limits<int64_t>::max());
+  if (!f) return f.error();
+  const auto size = static_cast<size_t>(f->size());
+  void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, f->fd(), 0);
   const int err = errno;
-  ::close(fd);  // the mapping keeps the file alive
+  // Closing the descriptor (f's destructor) is fine: the mapping keeps the file alive.
   if (addr == MAP_FAILED) return Error{fmt::format("{}: cannot map file ({})", path, std::strerror(err))};
   return std::unique_ptr<MappedFile>(new MappedFile(addr, size));
 }

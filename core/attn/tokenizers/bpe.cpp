@@ -4,11 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attn/io/json_document.h"
+#include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
-#include "attn/io/quote.h"
 #include "attn/tokenizers/hf/hf_json.h"
 #include "attn/tokenizers/hf/hf_pre_tokenizers.h"
+#include "attn/io/quote.h"
 
 namespace attn {
 namespace {
@@ -84,16 +86,18 @@ Result<BpeTokenizer> BpeTokenizer::fromMerges(std::vector<std::pair<std::string,
 }
 
 Result<BpeTokenizer> BpeTokenizer::fromFiles(const std::string& vocabJson, const std::string& mergesTxt) {
-  auto vtext = readUtf8TextFile(vocabJson);
+  auto vtext = readUtf8TextFile(vocabJson, file_limit::kVocabulary);
   if (!vtext) return vtext.error();
-  auto mtext = readUtf8TextFile(mergesTxt);
+  auto mtext = readUtf8TextFile(mergesTxt, file_limit::kVocabulary);
   if (!mtext) return mtext.error();
   return fromTexts(*vtext, *mtext, vocabJson, mergesTxt);
 }
 
 Result<std::unordered_map<std::string, int>> parseVocabJson(std::string_view text, const std::string& source) {
-  const auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object())
+  auto parsed = parseJsonText(text, source);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& doc = *parsed;
+  if (!doc.is_object())
     return Error{source + ": not a JSON object of {token: id} (is this a GPT-2 vocab.json?)"};
   std::unordered_map<std::string, int> vocab;
   for (const auto& [tok, id] : doc.items()) {

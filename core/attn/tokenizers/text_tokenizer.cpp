@@ -5,10 +5,14 @@
 #include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
+#include "attn/io/json_document.h"
+#include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
 #include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/tokenizers/hf/hf_unicode.h"
 #include "attn/io/quote.h"
 #include "attn/tokenizers/tokenizer.h"
 #include "attn/tokenizers/bpe.h"
@@ -21,8 +25,10 @@ namespace {
 Result<std::function<std::vector<std::string>(std::string_view)>> tokenizerFromJson(std::string_view text,
                                                                                     const std::string& path,
                                                                                     TokenizerKind want) {
-  const auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("model") || !doc["model"].is_object())
+  auto parsed = parseJsonText(text, path);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& doc = *parsed;
+  if (!doc.is_object() || !doc.contains("model") || !doc["model"].is_object())
     return Error{path + ": not a Hugging Face tokenizer.json (no \"model\" object)"};
   const auto& model = doc["model"];
   const std::string type = model.value("type", "");
@@ -35,7 +41,8 @@ Result<std::function<std::vector<std::string>(std::string_view)>> tokenizerFromJ
     auto shared = std::make_shared<const models::HfTokenizer>(std::move(hf).value());
     return std::function<std::vector<std::string>(std::string_view)>([shared](std::string_view s) {
       auto e = shared->encode(s, std::nullopt, false, "text");
-      return e ? std::move(e->tokens) : std::vector<std::string>();
+      if (!e) throw std::runtime_error(e.error().message);  // tokenize() reports it: no partial tokens
+      return std::move(e->tokens);
     });
   }
   return Error{fmt::format("{}: holds a {} model, not what --tokenizer {} needs", path, quoteForMessage(type),
@@ -75,7 +82,7 @@ Result<TextTokenizer> TextTokenizer::create(const TokenizerConfig& c) {
     case TokenizerKind::WordPiece:
     case TokenizerKind::Bpe: {
       if (!c.tokenizerJsonFile.empty()) {
-        auto text = readUtf8TextFile(c.tokenizerJsonFile, int64_t{512} << 20);
+        auto text = readUtf8TextFile(c.tokenizerJsonFile, file_limit::kTokenizerJson);
         if (!text) return text.error();
         return fromTokenizerJson(*text, c.tokenizerJsonFile, c.kind);
       }
@@ -120,7 +127,14 @@ Result<TextTokenizer> TextTokenizer::fromTokenizerJson(std::string_view json, co
 Result<std::vector<std::string>> TextTokenizer::tokenize(std::string_view text, const std::string& source) const {
   if (const int64_t bad = firstInvalidUtf8(text); bad >= 0)
     return Error{fmt::format("{}: not valid UTF-8 text (byte offset {})", source, bad)};
-  auto tokens = fn_(text);
+  std::vector<std::string> tokens;
+  try {
+    tokens = fn_(text);
+  } catch (const models::uni::RegexFailure& e) {  // no partial tokens: the pattern's engine gave up
+    return Error{models::uni::regexFailureMessage(e, source)};
+  } catch (const std::runtime_error& e) {  // a tokenizer.json pipeline's own error, already one line
+    return Error{e.what()};
+  }
   if (tokens.empty()) return Error{source + ": the text has no tokens"};
   return tokens;
 }

@@ -262,7 +262,9 @@ TEST(ModelConfigParse, FamiliesDefaultsAndRopeScaling) {
   ASSERT_FALSE(gqa.ok());
   EXPECT_EQ(gqa.error().message, "l.json: num_attention_heads 4 is not a multiple of num_key_value_heads 3");
   EXPECT_FALSE(parseModelConfig("[1]", "a.json").ok());
-  EXPECT_EQ(parseModelConfig("{", "a.json").error().message, "a.json: not valid JSON");
+  EXPECT_TRUE(
+      parseModelConfig("{", "a.json").error().message.starts_with("a.json: not valid JSON (byte 2): "))
+      << parseModelConfig("{", "a.json").error().message;
 }
 
 TEST(ModelLayers, RopeRotatesPairsHalfADimensionApart) {

@@ -479,6 +479,7 @@ void ExplorerModel::runModelJob(Job& job) {
 
 void ExplorerModel::recompute() {
   ++generation_;
+  emit recomputeRequested();
   if (!busySignalled_) {
     busySignalled_ = true;
     emit busyChanged(true);

@@ -154,6 +154,8 @@ class ExplorerModel : public QObject {
   void pinnedRowChanged(int row);
   void errorOccurred(const QString& message);
   void busyChanged(bool busy);
+  /// recompute() was called: a result asked for from now on (the view's error banner stays until then).
+  void recomputeRequested();
   /// A model was set or cleared (the configuration's meaning changes with it).
   void modelChanged();
 

@@ -137,6 +137,7 @@ HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
   connect(head_, &QSpinBox::valueChanged, this, [this](int h) { model_->setCurrentHead(h - 1); });
   connect(model_, &ExplorerModel::resultChanged, this, &HeatmapPanel::redraw);
   connect(model_, &ExplorerModel::errorOccurred, this, &HeatmapPanel::showError);
+  connect(model_, &ExplorerModel::recomputeRequested, this, [this] { bannerSticky_ = false; });
   connect(model_, &ExplorerModel::pinnedRowChanged, heatmap_, &HeatmapWidget::setPinnedRow);
   connect(heatmap_, &HeatmapWidget::cellClicked, this, [this](int row, int) {
     model_->setPinnedRow(row == model_->pinnedRow() ? -1 : row);
@@ -204,7 +205,7 @@ QString HeatmapPanel::hoverText(int row, int col) const {
 }
 
 void HeatmapPanel::redraw() {
-  banner_->hide();
+  if (!bannerSticky_) banner_->hide();
   const auto* h = model_->currentHeadResult();
   if (!h) return;
   const auto& r = model_->result();
@@ -281,9 +282,11 @@ void HeatmapPanel::showError(const QString& message) {
     text += QStringLiteral(" <a href=\"metrics-only\">%1</a>").arg(tr("Compute metrics only"));
   banner_->setText(text);
   banner_->show();
+  bannerSticky_ = true;
 }
 
 void HeatmapPanel::showNotice(const QString& message) {
+  if (bannerSticky_) return;  // an error the user has not acted on yet outranks a notice
   banner_->setStyleSheet("QLabel { background: #e3eefc; color: #123a6b; padding: 6px; border-radius: 3px; }");
   banner_->setText(message.toHtmlEscaped());
   banner_->show();

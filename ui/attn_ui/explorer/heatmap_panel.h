@@ -69,6 +69,10 @@ class HeatmapPanel : public QWidget {
   QComboBox* quantity_;
   QComboBox* colormap_;
   QLabel* banner_;
+  // An error stays until a new result is asked for (input, spec or model changed,
+  // metrics-only accepted): a result asked for before it (the start-up example,
+  // while `attnscope DIR` fails to open DIR) must not clear it.
+  bool bannerSticky_ = false;
   QAction* maskOverlay_ = nullptr;
   QList<QAction*> actions_;
 };

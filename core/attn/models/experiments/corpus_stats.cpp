@@ -9,6 +9,7 @@
 #include "attn/analysis/entropy.h"
 #include "attn/analysis/head_analysis.h"
 #include "attn/analysis/row_measures.h"
+#include "attn/io/json_document.h"
 
 namespace attn::models {
 namespace {
@@ -231,8 +232,10 @@ std::string CorpusStats::toJsonLine() const {
 
 Result<CorpusStats> CorpusStats::fromJsonLine(std::string_view line, const std::string& source) {
   using nlohmann::json;
+  auto parsed = parseJsonText(line, source);
+  if (!parsed) return parsed.error();
   try {
-    const json j = json::parse(line);
+    const json& j = *parsed;
     CorpusConfig c;
     c.model = j.at("model").get<std::string>();
     c.layers = j.at("layers").get<int>();

@@ -12,6 +12,11 @@ namespace attn::models::hfjson {
 /// one past it must still fit.
 inline constexpr int64_t kMaxTokenId = 0x7FFFFFFE;
 
+/// Deepest nesting of Sequence normalizers, pre-tokenizers or post-processors
+/// accepted: the library's own files nest one level; each level is a stack frame
+/// of the loader here and of every call at encode time.
+inline constexpr int kMaxSequenceDepth = 8;
+
 inline std::string str(const nlohmann::json& j, const char* key, std::string fallback = {}) {
   if (!j.is_object()) return fallback;
   const auto it = j.find(key);

@@ -79,7 +79,7 @@ Normalizer bertNormalizer(bool cleanText, bool handleChineseChars, bool strip, b
   };
 }
 
-Result<Normalizer> parseNormalizer(const nlohmann::json& j, const std::string& source) {
+Result<Normalizer> parseNormalizer(const nlohmann::json& j, const std::string& source, int depth) {
   if (j.is_null()) return Normalizer{};
   if (!j.is_object()) return Error{source + ": \"normalizer\" is not an object"};
   const std::string type = hfjson::str(j, "type");
@@ -140,9 +140,12 @@ Result<Normalizer> parseNormalizer(const nlohmann::json& j, const std::string& s
   if (type == "Sequence") {
     const auto list = j.find("normalizers");
     if (list == j.end() || !list->is_array()) return Error{source + ": Sequence normalizer without \"normalizers\""};
+    if (depth >= hfjson::kMaxSequenceDepth)
+      return Error{fmt::format("{}: Sequence normalizers nested deeper than {} levels", source,
+                               hfjson::kMaxSequenceDepth)};
     std::vector<Normalizer> parts;
     for (const auto& item : *list) {
-      auto n = parseNormalizer(item, source);
+      auto n = parseNormalizer(item, source, depth + 1);
       if (!n) return n.error();
       if (*n) parts.push_back(std::move(*n));
     }

@@ -16,7 +16,7 @@ namespace attn::models {
 using Normalizer = std::function<std::string(std::string_view)>;
 
 /// A null JSON value gives an empty Normalizer. Errors name `source` and the fault.
-Result<Normalizer> parseNormalizer(const nlohmann::json& j, const std::string& source);
+Result<Normalizer> parseNormalizer(const nlohmann::json& j, const std::string& source, int depth = 0);
 
 /// BERT's normalizer (Devlin et al. 2019; the library's BertNormalizer): clean text,
 /// space around CJK ideographs, NFD + drop Mn marks, per-character lowercase.

@@ -52,7 +52,7 @@ PostProcessor PostProcessor::roberta(std::string cls, int clsId, std::string sep
   return p;
 }
 
-Result<PostProcessor> PostProcessor::parse(const nlohmann::json& j, const std::string& source) {
+Result<PostProcessor> PostProcessor::parse(const nlohmann::json& j, const std::string& source, int depth) {
   PostProcessor p;
   if (j.is_null()) return p;
   if (!j.is_object()) return Error{source + ": \"post_processor\" is not an object"};
@@ -70,8 +70,11 @@ Result<PostProcessor> PostProcessor::parse(const nlohmann::json& j, const std::s
     // ByteLevel entries only trim offsets; the last processor that adds tokens decides.
     const auto list = j.find("processors");
     if (list == j.end() || !list->is_array()) return Error{source + ": Sequence post_processor without \"processors\""};
+    if (depth >= hfjson::kMaxSequenceDepth)
+      return Error{fmt::format("{}: Sequence post_processors nested deeper than {} levels", source,
+                               hfjson::kMaxSequenceDepth)};
     for (const auto& item : *list) {
-      auto q = parse(item, source);
+      auto q = parse(item, source, depth + 1);
       if (!q) return q.error();
       if (q->kind_ != Kind::None) p = std::move(*q);
     }

@@ -18,7 +18,7 @@ class PostProcessor {
   enum class Kind { None, Template, Bert, Roberta };
 
   /// A null JSON value gives Kind::None. Errors name `source` and the fault.
-  static Result<PostProcessor> parse(const nlohmann::json& j, const std::string& source);
+  static Result<PostProcessor> parse(const nlohmann::json& j, const std::string& source, int depth = 0);
   /// BERT's "[CLS] $A [SEP]" / "[CLS] $A [SEP] $B [SEP]" (type ids 1 for B).
   static PostProcessor bert(std::string cls, int clsId, std::string sep, int sepId);
   /// RoBERTa's "<s> $A </s>" / "<s> $A </s> </s> $B </s>" (type ids all 0).

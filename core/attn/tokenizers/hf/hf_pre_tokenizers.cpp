@@ -179,7 +179,7 @@ PreTokenizer byteLevelPreTokenizer(bool addPrefixSpace, bool useRegex) {
   };
 }
 
-Result<PreTokenizer> parsePreTokenizer(const nlohmann::json& j, const std::string& source) {
+Result<PreTokenizer> parsePreTokenizer(const nlohmann::json& j, const std::string& source, int depth) {
   if (j.is_null()) return PreTokenizer{};
   if (!j.is_object()) return Error{source + ": \"pre_tokenizer\" is not an object"};
   const std::string type = hfjson::str(j, "type");
@@ -282,9 +282,12 @@ Result<PreTokenizer> parsePreTokenizer(const nlohmann::json& j, const std::strin
     const auto list = j.find("pretokenizers");
     if (list == j.end() || !list->is_array())
       return Error{source + ": Sequence pre-tokenizer without \"pretokenizers\""};
+    if (depth >= hfjson::kMaxSequenceDepth)
+      return Error{fmt::format("{}: Sequence pre-tokenizers nested deeper than {} levels", source,
+                               hfjson::kMaxSequenceDepth)};
     std::vector<PreTokenizer> parts;
     for (const auto& item : *list) {
-      auto p = parsePreTokenizer(item, source);
+      auto p = parsePreTokenizer(item, source, depth + 1);
       if (!p) return p.error();
       if (*p) parts.push_back(std::move(*p));
     }

@@ -25,7 +25,7 @@ struct PreToken {
 using PreTokenizer = std::function<std::vector<PreToken>(const PreToken&)>;
 
 /// A null JSON value gives an empty PreTokenizer. Errors name `source` and the fault.
-Result<PreTokenizer> parsePreTokenizer(const nlohmann::json& j, const std::string& source);
+Result<PreTokenizer> parsePreTokenizer(const nlohmann::json& j, const std::string& source, int depth = 0);
 
 /// BERT's pre-tokenizer: split on whitespace (removed) and punctuation (isolated).
 PreTokenizer bertPreTokenizer();

@@ -2,13 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <cctype>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
+#include "attn/io/json_document.h"
 #include "attn/io/utf8.h"
 #include "attn/tokenizers/hf/hf_json.h"
 #include "attn/tokenizers/hf/hf_tokenizer_impl.h"
+#include "attn/tokenizers/hf/hf_unicode.h"
 #include "attn/io/quote.h"
 
 namespace attn::models {
@@ -25,8 +27,9 @@ bool hasType(const nlohmann::json& j, const std::string& type, const char* listK
 }
 
 Result<HfTokenizer> parseTokenizerJson(std::string_view json, const std::string& source) {
-  const auto doc = nlohmann::json::parse(json, nullptr, false);
-  if (doc.is_discarded()) return Error{source + ": not valid JSON"};
+  auto parsed = parseJsonText(json, source);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& doc = *parsed;
   if (!doc.is_object()) return Error{source + ": not a JSON object (is this a tokenizer.json?)"};
   if (!doc.contains("model")) return Error{source + ": no \"model\" (is this a tokenizer.json?)"};
   auto impl = std::make_shared<HfTokenizer::Impl>();
@@ -161,10 +164,14 @@ Result<Encoding> HfTokenizer::encode(std::string_view text, std::optional<std::s
   if (pair)
     if (const int64_t bad = firstInvalidUtf8(*pair); bad >= 0)
       return Error{fmt::format("{}: the second text is not valid UTF-8 (byte offset {})", source, bad)};
-  Encoding a = impl_->encodeOne(text);
-  std::optional<Encoding> b;
-  if (pair) b = impl_->encodeOne(*pair);
-  return impl_->post.process(std::move(a), std::move(b), addSpecialTokens);
+  try {
+    Encoding a = impl_->encodeOne(text);
+    std::optional<Encoding> b;
+    if (pair) b = impl_->encodeOne(*pair);
+    return impl_->post.process(std::move(a), std::move(b), addSpecialTokens);
+  } catch (const uni::RegexFailure& e) {
+    return Error{uni::regexFailureMessage(e, source)};
+  }
 }
 
 std::string HfTokenizer::kindName() const {

@@ -7,10 +7,13 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "attn/io/json_document.h"
+#include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/tokenizers/hf/hf_json.h"
 #include "attn/tokenizers/hf/hf_tokenizer.h"
 #include "attn/tokenizers/hf/hf_tokenizer_impl.h"
+#include "attn/models/model_paths.h"
 #include "attn/io/quote.h"
 #include "attn/tokenizers/bpe.h"
 
@@ -19,9 +22,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// Whether the folder names `path` at all: a FIFO, a device or a dangling link in
+/// its place is then read, and refused with a message, instead of skipped.
 bool exists(const std::string& path) {
   std::error_code ec;
-  return fs::is_regular_file(path, ec);
+  return fs::exists(fs::symlink_status(path, ec));
 }
 
 /// tokenizer_config.json merged over special_tokens_map.json (both optional).
@@ -30,11 +35,11 @@ Result<nlohmann::json> readConfig(const std::string& dir) {
   for (const char* name : {"special_tokens_map.json", "tokenizer_config.json"}) {
     const std::string path = (fs::path(dir) / name).string();
     if (!exists(path)) continue;
-    auto text = readUtf8TextFile(path);
-    if (!text) return text.error();
-    const auto doc = nlohmann::json::parse(*text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) return Error{path + ": not a JSON object"};
-    for (const auto& [k, v] : doc.items()) merged[k] = v;
+    if (auto st = checkModelFilePath(dir, path); !st) return st.error();
+    auto doc = readJsonFile(path, file_limit::kTokenizerConfig);
+    if (!doc) return doc.error();
+    if (!doc->is_object()) return Error{path + ": not a JSON object"};
+    for (auto& [k, v] : doc->items()) merged[k] = std::move(v);
   }
   return merged;
 }
@@ -49,7 +54,7 @@ std::string tokenName(const nlohmann::json& config, const char* key, const std::
 }
 
 Result<std::unordered_map<std::string, int>> readVocabTxt(const std::string& path) {
-  auto text = readUtf8TextFile(path);
+  auto text = readUtf8TextFile(path, file_limit::kVocabulary);
   if (!text) return text.error();
   std::unordered_map<std::string, int> vocab;
   std::string_view t = *text;
@@ -89,12 +94,12 @@ Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& voc
                                   const std::string& modelType) {
   auto config = readConfig(dir);
   if (!config) return config.error();
-  auto vtext = readUtf8TextFile(vocabPath);
+  auto vtext = readUtf8TextFile(vocabPath, file_limit::kVocabulary);
   if (!vtext) return vtext.error();
   auto vocabResult = parseVocabJson(*vtext, vocabPath);
   if (!vocabResult) return vocabResult.error();
   const std::unordered_map<std::string, int>& vocab = *vocabResult;
-  auto mtext = readUtf8TextFile(mergesPath);
+  auto mtext = readUtf8TextFile(mergesPath, file_limit::kVocabulary);
   if (!mtext) return mtext.error();
   auto merges = parseMergesTxt(*mtext, mergesPath);
   if (!merges) return merges.error();
@@ -163,15 +168,23 @@ Result<HfTokenizer> HfTokenizer::fromFolder(const std::string& dir, const std::s
   try {
     const std::string json = (fs::path(dir) / "tokenizer.json").string();
     if (exists(json)) {
-      auto text = readUtf8TextFile(json);
+      if (auto st = checkModelFilePath(dir, json); !st) return st.error();
+      auto text = readUtf8TextFile(json, file_limit::kTokenizerJson);
       if (!text) return text.error();
       return fromTokenizerJson(*text, json);
     }
     const std::string vocabTxt = (fs::path(dir) / "vocab.txt").string();
-    if (exists(vocabTxt)) return fromVocabTxt(dir, vocabTxt);
+    if (exists(vocabTxt)) {
+      if (auto st = checkModelFilePath(dir, vocabTxt); !st) return st.error();
+      return fromVocabTxt(dir, vocabTxt);
+    }
     const std::string vocabJson = (fs::path(dir) / "vocab.json").string();
     const std::string merges = (fs::path(dir) / "merges.txt").string();
-    if (exists(vocabJson) && exists(merges)) return fromVocabJson(dir, vocabJson, merges, modelType);
+    if (exists(vocabJson) && exists(merges)) {
+      for (const auto& f : {vocabJson, merges})
+        if (auto st = checkModelFilePath(dir, f); !st) return st.error();
+      return fromVocabJson(dir, vocabJson, merges, modelType);
+    }
     if (exists(vocabJson)) return Error{merges + ": missing (vocab.json needs merges.txt beside it)"};
     return Error{dir + ": no tokenizer.json, vocab.txt or vocab.json + merges.txt in the folder"};
   } catch (const std::exception& ex) {

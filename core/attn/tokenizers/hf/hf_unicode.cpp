@@ -98,9 +98,18 @@ std::string lowercase(std::string_view text) {
   return out;
 }
 
+// ICU's steps (about a millisecond each) one find() may take before it gives up.
+constexpr int32_t kRegexTimeLimit = 2000;
+
 struct Regex::Impl {
   std::unique_ptr<icu::RegexPattern> pattern;
+  std::string source, text;  // for RegexFailure's message
 };
+
+std::string regexFailureMessage(const RegexFailure& e, std::string_view textSource) {
+  return fmt::format("{} on {}: no tokens, as the matches so far are not what the pattern defines", e.what(),
+                     textSource);
+}
 
 Result<Regex> Regex::compile(std::string_view pattern, const std::string& source) {
   std::string rewritten;
@@ -126,6 +135,8 @@ Result<Regex> Regex::compile(std::string_view pattern, const std::string& source
                              u_errorName(st))};
   auto impl = std::make_shared<Impl>();
   impl->pattern = std::move(p);
+  impl->source = source;
+  impl->text = std::string(pattern);
   Regex r;
   r.impl_ = std::move(impl);
   return r;
@@ -136,15 +147,17 @@ std::vector<std::pair<size_t, size_t>> Regex::findAll(std::string_view text) con
   if (!impl_ || text.empty()) return out;
   UErrorCode st = U_ZERO_ERROR;
   UText* ut = utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(text.size()), &st);
-  if (U_FAILURE(st)) return out;
-  std::unique_ptr<icu::RegexMatcher> m(impl_->pattern->matcher(st));
+  std::unique_ptr<icu::RegexMatcher> m(U_SUCCESS(st) ? impl_->pattern->matcher(st) : nullptr);
   if (U_FAILURE(st) || !m) {
     utext_close(ut);
-    return out;
+    throw RegexFailure(fmt::format("{}: the regex {} cannot run ({})", impl_->source,
+                                   quoteForMessage(impl_->text), u_errorName(st)));
   }
   m->reset(ut);
-  // An untrusted pattern must not hang the program on catastrophic backtracking.
-  m->setTimeLimit(20000, st);
+  // An untrusted pattern must not hang the program on catastrophic backtracking:
+  // ICU's limit is per find(), in steps of roughly a millisecond; a Hugging Face
+  // pattern needs microseconds per match.
+  m->setTimeLimit(kRegexTimeLimit, st);
   while (U_SUCCESS(st) && m->find(st)) {
     const int64_t s = m->start64(st);
     const int64_t e = m->end64(st);
@@ -152,6 +165,13 @@ std::vector<std::pair<size_t, size_t>> Regex::findAll(std::string_view text) con
     out.emplace_back(static_cast<size_t>(s), static_cast<size_t>(e));
   }
   utext_close(ut);
+  if (U_FAILURE(st)) {
+    const char* why = st == U_REGEX_TIME_OUT         ? "the regex engine's time limit"
+                      : st == U_REGEX_STACK_OVERFLOW ? "the regex engine's backtracking stack limit"
+                                                     : "a regex engine error";
+    throw RegexFailure(fmt::format("{}: the regex {} hit {} ({}) after {} matches", impl_->source,
+                                   quoteForMessage(impl_->text), why, u_errorName(st), out.size()));
+  }
   return out;
 }
 

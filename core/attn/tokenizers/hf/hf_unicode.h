@@ -4,6 +4,7 @@
 // Oniguruma regexes with \p{..} classes; ICU gives all three from Debian's
 // well-kept tables instead of hand-written ones.
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,11 +35,25 @@ std::string lowercase(std::string_view text);
 /// A regex in the syntax tokenizer.json carries (Oniguruma's, as the library
 /// compiles it), run with ICU. \s and \S are rewritten to the White_Space
 /// property, which is what Oniguruma's Unicode \s means (ICU's omits U+000B, U+0085).
+/// Thrown by Regex::findAll when ICU gives up on a text (its time limit on
+/// catastrophic backtracking, or its backtracking stack): the matches found so
+/// far are not what the pattern defines, so there are no tokens to return. The
+/// message names the tokenizer file and the pattern; HfTokenizer::encode turns it
+/// into an Error that also names the text (regexFailureMessage).
+class RegexFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The one-line error for a RegexFailure on the text called `textSource`.
+std::string regexFailureMessage(const RegexFailure& e, std::string_view textSource);
+
 class Regex {
  public:
   /// Errors name `source` and the pattern.
   static Result<Regex> compile(std::string_view pattern, const std::string& source);
-  /// Byte ranges [start, end) of the successive non-overlapping matches in `text` (valid UTF-8).
+  /// Byte ranges [start, end) of the successive non-overlapping matches in `text`
+  /// (valid UTF-8). Throws RegexFailure when the engine gives up.
   std::vector<std::pair<size_t, size_t>> findAll(std::string_view text) const;
 
  private:
