@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "attn/cpu/tiled_attention.h"
 #include "attn/models/mlm_head.h"
@@ -92,27 +91,13 @@ void attendHeads(ForwardPass& f, float scale, bool store, AttentionResult& res, 
   }
 }
 
+/// The top k next tokens of every row of the lm_head logits.
 void topTokens(const Mat& logits, int k, const std::function<std::string(int)>& display,
                std::vector<std::vector<TopToken>>& out) {
   const int n = static_cast<int>(logits.rows()), V = static_cast<int>(logits.cols());
-  k = std::min(k, V);
   out.assign(static_cast<size_t>(n), {});
 #pragma omp parallel for schedule(static)
-  for (int i = 0; i < n; ++i) {
-    const float* l = &logits(i, 0);
-    const float m = *std::max_element(l, l + V);
-    double sum = 0;
-    for (int j = 0; j < V; ++j) sum += std::exp(static_cast<double>(l[j]) - m);
-    std::vector<int> idx(static_cast<size_t>(V));
-    std::iota(idx.begin(), idx.end(), 0);
-    std::partial_sort(idx.begin(), idx.begin() + k, idx.end(),
-                      [l](int a, int b) { return l[a] != l[b] ? l[a] > l[b] : a < b; });
-    auto& row = out[static_cast<size_t>(i)];
-    for (int r = 0; r < k; ++r) {
-      const int id = idx[static_cast<size_t>(r)];
-      row.push_back(TopToken{id, {}, static_cast<float>(std::exp(static_cast<double>(l[id]) - m) / sum)});
-    }
-  }
+  for (int i = 0; i < n; ++i) out[static_cast<size_t>(i)] = softmaxTopK(&logits(i, 0), V, k);
   if (display)
     for (auto& row : out)
       for (auto& t : row) t.token = display(t.id);
@@ -190,7 +175,7 @@ void maskedLmOutputs(ForwardPass& f, ModelRun& run) {
   }
   if (f.opt.maskTopK > 0)
     for (Eigen::Index m = 0; m < run.maskLogits.rows(); ++m) {
-      auto top = topOfRow(&run.maskLogits(m, 0), static_cast<int>(run.maskLogits.cols()), f.opt.maskTopK);
+      auto top = softmaxTopK(&run.maskLogits(m, 0), static_cast<int>(run.maskLogits.cols()), f.opt.maskTopK);
       if (f.display)
         for (auto& t : top) t.token = f.display(t.id);
       run.maskPredictions.push_back(std::move(top));
