@@ -17,8 +17,7 @@
 #include "variant_options.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
-#include <QApplication>
-
+#include "headless_figures.h"
 #include "attn/analysis/head_analysis.h"
 #include "attn/analysis/measure_table.h"
 #include "attn/teaching/compare.h"
@@ -340,46 +339,39 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
     if (!attn::ui::isColormapNameStd(ex->colormap))
       return fail(fmt::format("--colormap: unknown colormap '{}'", ex->colormap));
 
-    // Headless: draw with the offscreen platform, whatever the display. Qt's
-    // chatter about the platform (XDG_RUNTIME_DIR, fonts) is not the user's
-    // business on a command line whose errors are one line; criticals pass.
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
-      if (type == QtCriticalMsg || type == QtFatalMsg) fmt::print(stderr, "qt: {}\n", msg.toStdString());
+    return drawHeadless(argv, [&]() -> int {
+      attn::ui::FigureOptions fo;
+      fo.size = QSize(w, hgt);
+      fo.dpi = ex->dpi;
+      fo.colormap = QString::fromStdString(ex->colormap);
+      fo.sharedScale = ex->sharedScale;
+      const int h0 = heads->front();
+      const std::string modelTitle =
+          opts->model ? fmt::format("{} — layer {} of {}", opts->model->model->info().name,
+                                    (opts->layer > 0 ? opts->layer : opts->model->model->info().layers),
+                                    opts->model->model->info().layers)
+                      : std::string();
+      fo.title = opts->model ? (heads->size() > 1 ? QString::fromStdString(modelTitle) + QString(" — %1 heads").arg(res->numHeads())
+                                                  : QString::fromStdString(modelTitle) +
+                                                        QString(" — head %1 of %2").arg(h0 + 1).arg(res->numHeads()))
+               : heads->size() > 1 ? QString("%1 heads — %2 — mask: %3")
+                                         .arg(res->numHeads())
+                                         .arg(QString::fromStdString(opts->mechanism),
+                                              QString::fromStdString(req->second.mask.spec()))
+                                   : QString("Head %1 of %2 — %3 — mask: %4")
+                                         .arg(h0 + 1)
+                                         .arg(res->numHeads())
+                                         .arg(QString::fromStdString(opts->mechanism),
+                                              QString::fromStdString(req->second.mask.spec()));
+      if (auto st = attn::ui::checkFigureOptions(QString::fromStdString(ex->out), fo); !st)
+        return fail(st.error().message);
+      if (variant->active()) {
+        if (ex->view != "heatmap" && ex->view != "step-through")
+          return fail(fmt::format("--view {}: a variant draws its maps (heatmap) or its step-through", ex->view));
+        return exportVariant(*ex, *opts, *variant, h0, fo);
+      }
+      return exportFigure(*ex, *opts, req->first, req->second, *res, *heads, fo);
     });
-    int qargc = 1;
-    QApplication qapp(qargc, argv);
-    attn::ui::FigureOptions fo;
-    fo.size = QSize(w, hgt);
-    fo.dpi = ex->dpi;
-    fo.colormap = QString::fromStdString(ex->colormap);
-    fo.sharedScale = ex->sharedScale;
-    const int h0 = heads->front();
-    const std::string modelTitle =
-        opts->model ? fmt::format("{} — layer {} of {}", opts->model->model->info().name,
-                                  (opts->layer > 0 ? opts->layer : opts->model->model->info().layers),
-                                  opts->model->model->info().layers)
-                    : std::string();
-    fo.title = opts->model ? (heads->size() > 1 ? QString::fromStdString(modelTitle) + QString(" — %1 heads").arg(res->numHeads())
-                                                : QString::fromStdString(modelTitle) +
-                                                      QString(" — head %1 of %2").arg(h0 + 1).arg(res->numHeads()))
-             : heads->size() > 1 ? QString("%1 heads — %2 — mask: %3")
-                                       .arg(res->numHeads())
-                                       .arg(QString::fromStdString(opts->mechanism),
-                                            QString::fromStdString(req->second.mask.spec()))
-                                 : QString("Head %1 of %2 — %3 — mask: %4")
-                                       .arg(h0 + 1)
-                                       .arg(res->numHeads())
-                                       .arg(QString::fromStdString(opts->mechanism),
-                                            QString::fromStdString(req->second.mask.spec()));
-    if (auto st = attn::ui::checkFigureOptions(QString::fromStdString(ex->out), fo); !st)
-      return fail(st.error().message);
-    if (variant->active()) {
-      if (ex->view != "heatmap" && ex->view != "step-through")
-        return fail(fmt::format("--view {}: a variant draws its maps (heatmap) or its step-through", ex->view));
-      return exportVariant(*ex, *opts, *variant, h0, fo);
-    }
-    return exportFigure(*ex, *opts, req->first, req->second, *res, *heads, fo);
 #endif
   };
 }

@@ -17,8 +17,7 @@
 #include "options.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
-#include <QApplication>
-
+#include "headless_figures.h"
 #include "attn_ui/export/figure_export.h"
 #include "attn_ui/spatial/qk_geometry_view.h"
 #include <qcustomplot.h>
@@ -126,33 +125,28 @@ Action addGeometryCommand(CLI::App& app, int argc, char** argv) {
     (void)argv;
     return handOverToFigures("geometry", "; write .csv");
 #else
-    unsigned w = 0, hh = 0;
-    if (std::sscanf(g->size.c_str(), "%ux%u", &w, &hh) != 2 || w < 16 || hh < 16 || w > 20000 || hh > 20000)
-      return fail(fmt::format("--size: expected WxH in pixels, e.g. 800x760 (got '{}')", g->size));
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
-      if (type == QtCriticalMsg || type == QtFatalMsg) fmt::print(stderr, "qt: {}\n", msg.toStdString());
+    auto size = parseFigureSize(g->size, "800x760");
+    if (!size) return fail(size.error().message);
+    return drawHeadless(argv, [&]() -> int {
+      ui::FigureOptions fo;
+      fo.size = *size;
+      fo.dpi = g->dpi;
+      if (auto st = ui::checkFigureOptions(QString::fromStdString(g->out), fo); !st) return fail(st.error().message);
+      ui::QkGeometryFigure f;
+      f.geometry = std::move(geo).value();
+      for (const auto& t : res->queryTokens) f.queryLabels << QString::fromStdString(t);
+      for (const auto& t : res->keyTokens) f.keyLabels << QString::fromStdString(t);
+      f.weights = h.weights;
+      f.query = g->query;
+      f.topK = g->topK;
+      f.title = QString("Query–key geometry, head %1 of %2").arg(g->head).arg(res->numHeads());
+      if (auto st = ui::writeFigure(QString::fromStdString(g->out), fo,
+                                    [&f](QCPPainter& p, const QRect& r) { ui::paintQkGeometry(p, r, f); });
+          !st)
+        return fail(st.error().message);
+      fmt::print("wrote {} ({}x{} px, head {})\n", g->out, size->width(), size->height(), g->head);
+      return 0;
     });
-    int qargc = 1;
-    QApplication qapp(qargc, argv);
-    ui::FigureOptions fo;
-    fo.size = QSize(static_cast<int>(w), static_cast<int>(hh));
-    fo.dpi = g->dpi;
-    if (auto st = ui::checkFigureOptions(QString::fromStdString(g->out), fo); !st) return fail(st.error().message);
-    ui::QkGeometryFigure f;
-    f.geometry = std::move(geo).value();
-    for (const auto& t : res->queryTokens) f.queryLabels << QString::fromStdString(t);
-    for (const auto& t : res->keyTokens) f.keyLabels << QString::fromStdString(t);
-    f.weights = h.weights;
-    f.query = g->query;
-    f.topK = g->topK;
-    f.title = QString("Query–key geometry, head %1 of %2").arg(g->head).arg(res->numHeads());
-    if (auto st = ui::writeFigure(QString::fromStdString(g->out), fo,
-                                  [&f](QCPPainter& p, const QRect& r) { ui::paintQkGeometry(p, r, f); });
-        !st)
-      return fail(st.error().message);
-    fmt::print("wrote {} ({}x{} px, head {})\n", g->out, w, hh, g->head);
-    return 0;
 #endif
   };
 }
