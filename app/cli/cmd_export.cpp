@@ -242,6 +242,150 @@ int exportVariant(const ExportOptions& ex, const CommonOptions& opts, const Vari
 }
 #endif
 
+void addExportOptions(CLI::App& cmd, ExportOptions& ex) {
+  cmd.add_option("--out", ex.out, "Output file: figure .png/.svg/.pdf or data .npy/.npz/.csv/.json")->required();
+  cmd.add_option("--what", ex.what,
+                 "figure, weights, logits (scaled, before the mask), outputs, metrics "
+                 "(default: figure for .png/.svg/.pdf, weights for data files, metrics for .json)");
+  cmd.add_option("--view", ex.view, "Figure view: heatmap, token-lines, step-through, compare, metrics, image (with --image)")
+      ->capture_default_str();
+  cmd.add_option("--head", ex.head, "Head, 1-based, or 'all' (heatmap: a grid of heads)")->capture_default_str();
+  cmd.add_option("--size", ex.size, "Pixel size WxH, or 'a4' (A4 width at --dpi, 4:3)")->capture_default_str();
+  cmd.add_option("--dpi", ex.dpi, "Resolution (fonts keep their printed size)")->capture_default_str();
+  cmd.add_option("--colormap", ex.colormap, "viridis, magma, cividis, grayscale, diverging")
+      ->capture_default_str();
+  cmd.add_flag("--shared-scale", ex.sharedScale, "One colour range for every head of a grid");
+  cmd.add_option("--query", ex.query, "Step-through: the query row, 0-based; image view: the query patch")->capture_default_str();
+  cmd.add_option("--step", ex.step, "Step-through: the step, 1-based")->capture_default_str();
+  cmd.add_option("--compare-head", ex.compareHead, "Compare: B's head (default: A's)");
+  cmd.add_option("--compare-mask", ex.compareMask, "Compare: B's mask (default: A's)");
+  cmd.add_option("--compare-temperature", ex.compareTemperature, "Compare: B's temperature (default: A's)");
+  cmd.add_option("--compare-exec", ex.compareExec, "Compare: B's execution path, e.g. performer (default: A's)");
+  cmd.add_option("--measure", ex.measure, "Metrics view: the per-head measure drawn (a `metrics --csv` column)")
+      ->capture_default_str();
+  cmd.add_flag("--force", ex.force, "Overwrite an existing output file");
+}
+
+/// What --out gets: "figure" or a data kind, from --what or the extension, checked
+/// against the extension.
+Result<std::string> exportKind(const ExportOptions& ex, bool data) {
+  const std::string ext = std::filesystem::path(ex.out).extension().string();
+  std::string what = ex.what.empty() ? (data ? (ext == ".json" ? "metrics" : "weights") : "figure") : ex.what;
+  if (what != "figure" && !parseDataKind(what))
+    return Error{fmt::format("--what: unknown '{}' (figure, weights, logits, outputs, metrics)", what)};
+  if (what == "figure" && data)
+    return Error{fmt::format("{}: a figure needs .png, .svg or .pdf (or give --what weights)", ex.out)};
+  if (what != "figure" && !data) return Error{fmt::format("{}: {} are written as .npy, .npz, .csv or .json", ex.out, what)};
+  return what;
+}
+
+#ifdef ATTNSCOPE_HAVE_UI
+/// The figure's pixel size from --size (WxH or a4 at --dpi), after --view, --dpi and
+/// --colormap are checked.
+Result<QSize> figureRequestSize(const ExportOptions& ex) {
+  static const std::vector<std::string> views{"heatmap", "token-lines", "step-through", "compare", "metrics", "image"};
+  if (std::find(views.begin(), views.end(), ex.view) == views.end())
+    return Error{fmt::format("--view: unknown view '{}' (heatmap, token-lines, step-through, compare, metrics, image)",
+                             ex.view)};
+  if (ex.dpi < 10 || ex.dpi > 2400) return Error{fmt::format("--dpi: {} is out of range (10..2400)", ex.dpi)};
+  int w = 0, hgt = 0;
+  std::smatch m;
+  static const std::regex sizeRe(R"((\d{1,5})x(\d{1,5}))");
+  if (ex.size == "a4" || ex.size == "A4") {
+    w = attn::ui::a4WidthPixels(ex.dpi);
+    hgt = w * 3 / 4;
+  } else if (std::regex_match(ex.size, m, sizeRe)) {
+    w = std::stoi(m[1]);
+    hgt = std::stoi(m[2]);
+  } else {
+    return Error{fmt::format("--size: expected WxH in pixels, e.g. 800x600, or a4 (got '{}')", ex.size)};
+  }
+  if (!attn::ui::isColormapNameStd(ex.colormap))
+    return Error{fmt::format("--colormap: unknown colormap '{}'", ex.colormap)};
+  return QSize(w, hgt);
+}
+
+/// "gpt2 — layer 2 of 2 — head 1 of 4", or the mechanism and mask of a computed input.
+QString figureTitle(const CommonOptions& opts, const AttentionSpec& spec, int numHeads, const std::vector<int>& heads) {
+  const int h0 = heads.front();
+  if (opts.model) {
+    const auto& info = opts.model->model->info();
+    const QString model = QString::fromStdString(
+        fmt::format("{} — layer {} of {}", info.name, (opts.layer > 0 ? opts.layer : info.layers), info.layers));
+    return heads.size() > 1 ? model + QString(" — %1 heads").arg(numHeads)
+                            : model + QString(" — head %1 of %2").arg(h0 + 1).arg(numHeads);
+  }
+  const QString mechanism = QString::fromStdString(opts.mechanism), mask = QString::fromStdString(spec.mask.spec());
+  return heads.size() > 1 ? QString("%1 heads — %2 — mask: %3").arg(numHeads).arg(mechanism, mask)
+                          : QString("Head %1 of %2 — %3 — mask: %4").arg(h0 + 1).arg(numHeads).arg(mechanism, mask);
+}
+
+/// The figure of the run (or of its variant), under drawHeadless.
+int drawExportFigure(const ExportOptions& ex, const CommonOptions& opts, const VariantCliOptions& variant,
+                     const std::pair<AttentionInput, AttentionSpec>& req, const AttentionResult& res,
+                     const std::vector<int>& heads, QSize size) {
+  attn::ui::FigureOptions fo;
+  fo.size = size;
+  fo.dpi = ex.dpi;
+  fo.colormap = QString::fromStdString(ex.colormap);
+  fo.sharedScale = ex.sharedScale;
+  fo.title = figureTitle(opts, req.second, res.numHeads(), heads);
+  if (auto st = attn::ui::checkFigureOptions(QString::fromStdString(ex.out), fo); !st) return fail(st.error().message);
+  if (variant.active()) {
+    if (ex.view != "heatmap" && ex.view != "step-through")
+      return fail(fmt::format("--view {}: a variant draws its maps (heatmap) or its step-through", ex.view));
+    return exportVariant(ex, opts, variant, heads.front(), fo);
+  }
+  return exportFigure(ex, opts, req.first, req.second, res, heads, fo);
+}
+#endif
+
+/// export's action once the command line is parsed.
+int runExport(const CLI::App& cmd, CommonOptions& opts, const ExportOptions& ex, const VariantCliOptions& variant,
+              char** argv) {
+  if (auto st = checkOverwrite(ex.out, ex.force); !st) return fail(st.error().message);
+  const bool data = isDataExtension(std::filesystem::path(ex.out).extension().string());
+  auto what = exportKind(ex, data);
+  if (!what) return fail(what.error().message);
+#ifndef ATTNSCOPE_HAVE_UI
+  // Before any work: attnscope-cli-figures runs the whole command.
+  if (*what == "figure" && figuresProgramFound()) return handOverToFigures("export");
+#endif
+  if (!opts.modelDir.empty()) {
+    // One layer's heads, with what the step-through and logits exports read.
+    opts.modelRunOptions.keepQkv = true;
+    opts.modelRunOptions.keepLogits = true;
+    opts.modelRunOptions.topK = 0;
+    opts.modelRunOptions.onlyLayer = opts.layer > 0 ? opts.layer - 1 : kLastLayer;
+  }
+  auto req = buildRequest(opts);
+  if (!req) return fail(req.error().message);
+  auto res = runRequest(opts, req->first, req->second);
+  if (!res) return fail(res.error().message);
+  // Data defaults to every head; a figure to head 1.
+  const std::string headText = (data && cmd.count("--head") == 0) ? std::string("all") : ex.head;
+  auto heads = parseHeads(headText, res->numHeads());
+  if (!heads) return fail(heads.error().message);
+  for (const auto& w : res->warnings) fmt::print(stderr, "warning: {}\n", w);
+
+  if (*what != "figure" && variant.active())
+    return fail("--variant: export draws its figure; its data comes from `run --variant ... --out FILE.npz`");
+  if (*what != "figure") {
+    DataExportRequest dr{*parseDataKind(*what), headText == "all" ? std::vector<int>{} : *heads};
+    if (auto st = writeResultData(*res, dr, ex.out); !st) return fail(st.error().message);
+    fmt::print("wrote {} ({}, {} head(s))\n", ex.out, *what, dr.heads.empty() ? res->numHeads() : 1);
+    return 0;
+  }
+#ifndef ATTNSCOPE_HAVE_UI
+  (void)argv;
+  return handOverToFigures("export");
+#else
+  auto size = figureRequestSize(ex);
+  if (!size) return fail(size.error().message);
+  return drawHeadless(argv, [&]() -> int { return drawExportFigure(ex, opts, variant, *req, *res, *heads, *size); });
+#endif
+}
+
 }  // namespace
 
 Action addExportCommand(CLI::App& app, int argc, char** argv) {
@@ -252,127 +396,10 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
   auto variant = std::make_shared<VariantCliOptions>();
   addCommonOptions(*cmd, *opts);
   addVariantOptions(*cmd, *variant);
-  cmd->add_option("--out", ex->out, "Output file: figure .png/.svg/.pdf or data .npy/.npz/.csv/.json")->required();
-  cmd->add_option("--what", ex->what,
-                  "figure, weights, logits (scaled, before the mask), outputs, metrics "
-                  "(default: figure for .png/.svg/.pdf, weights for data files, metrics for .json)");
-  cmd->add_option("--view", ex->view, "Figure view: heatmap, token-lines, step-through, compare, metrics, image (with --image)")
-      ->capture_default_str();
-  cmd->add_option("--head", ex->head, "Head, 1-based, or 'all' (heatmap: a grid of heads)")->capture_default_str();
-  cmd->add_option("--size", ex->size, "Pixel size WxH, or 'a4' (A4 width at --dpi, 4:3)")->capture_default_str();
-  cmd->add_option("--dpi", ex->dpi, "Resolution (fonts keep their printed size)")->capture_default_str();
-  cmd->add_option("--colormap", ex->colormap, "viridis, magma, cividis, grayscale, diverging")
-      ->capture_default_str();
-  cmd->add_flag("--shared-scale", ex->sharedScale, "One colour range for every head of a grid");
-  cmd->add_option("--query", ex->query, "Step-through: the query row, 0-based; image view: the query patch")->capture_default_str();
-  cmd->add_option("--step", ex->step, "Step-through: the step, 1-based")->capture_default_str();
-  cmd->add_option("--compare-head", ex->compareHead, "Compare: B's head (default: A's)");
-  cmd->add_option("--compare-mask", ex->compareMask, "Compare: B's mask (default: A's)");
-  cmd->add_option("--compare-temperature", ex->compareTemperature, "Compare: B's temperature (default: A's)");
-  cmd->add_option("--compare-exec", ex->compareExec, "Compare: B's execution path, e.g. performer (default: A's)");
-  cmd->add_option("--measure", ex->measure, "Metrics view: the per-head measure drawn (a `metrics --csv` column)")
-      ->capture_default_str();
-  cmd->add_flag("--force", ex->force, "Overwrite an existing output file");
+  addExportOptions(*cmd, *ex);
   return [cmd, opts, ex, variant, argv]() -> int {
     if (!cmd->parsed()) return -1;
-    if (auto st = checkOverwrite(ex->out, ex->force); !st) return fail(st.error().message);
-    const std::string ext = std::filesystem::path(ex->out).extension().string();
-    const bool data = isDataExtension(ext);
-    std::string what = ex->what.empty() ? (data ? (ext == ".json" ? "metrics" : "weights") : "figure") : ex->what;
-    if (what != "figure" && !parseDataKind(what))
-      return fail(fmt::format("--what: unknown '{}' (figure, weights, logits, outputs, metrics)", what));
-    if (what == "figure" && data)
-      return fail(fmt::format("{}: a figure needs .png, .svg or .pdf (or give --what weights)", ex->out));
-    if (what != "figure" && !data)
-      return fail(fmt::format("{}: {} are written as .npy, .npz, .csv or .json", ex->out, what));
-#ifndef ATTNSCOPE_HAVE_UI
-    // Before any work: attnscope-cli-figures runs the whole command.
-    if (what == "figure" && figuresProgramFound()) return handOverToFigures("export");
-#endif
-
-    if (!opts->modelDir.empty()) {
-      // One layer's heads, with what the step-through and logits exports read.
-      opts->modelRunOptions.keepQkv = true;
-      opts->modelRunOptions.keepLogits = true;
-      opts->modelRunOptions.topK = 0;
-      opts->modelRunOptions.onlyLayer = opts->layer > 0 ? opts->layer - 1 : kLastLayer;
-    }
-    auto req = buildRequest(*opts);
-    if (!req) return fail(req.error().message);
-    auto res = runRequest(*opts, req->first, req->second);
-    if (!res) return fail(res.error().message);
-    // Data defaults to every head; a figure to head 1.
-    const std::string headText = (data && cmd->count("--head") == 0) ? std::string("all") : ex->head;
-    auto heads = parseHeads(headText, res->numHeads());
-    if (!heads) return fail(heads.error().message);
-    for (const auto& w : res->warnings) fmt::print(stderr, "warning: {}\n", w);
-
-    if (what != "figure" && variant->active())
-      return fail("--variant: export draws its figure; its data comes from `run --variant ... --out FILE.npz`");
-    if (what != "figure") {
-      DataExportRequest dr{*parseDataKind(what), headText == "all" ? std::vector<int>{} : *heads};
-      if (auto st = writeResultData(*res, dr, ex->out); !st) return fail(st.error().message);
-      fmt::print("wrote {} ({}, {} head(s))\n", ex->out, what, dr.heads.empty() ? res->numHeads() : 1);
-      return 0;
-    }
-#ifndef ATTNSCOPE_HAVE_UI
-    (void)argv;
-    return handOverToFigures("export");
-#else
-    static const std::vector<std::string> views{"heatmap", "token-lines", "step-through", "compare", "metrics", "image"};
-    if (std::find(views.begin(), views.end(), ex->view) == views.end())
-      return fail(fmt::format("--view: unknown view '{}' (heatmap, token-lines, step-through, compare, metrics, image)",
-                              ex->view));
-    if (ex->dpi < 10 || ex->dpi > 2400) return fail(fmt::format("--dpi: {} is out of range (10..2400)", ex->dpi));
-    int w = 0, hgt = 0;
-    std::smatch m;
-    static const std::regex sizeRe(R"((\d{1,5})x(\d{1,5}))");
-    if (ex->size == "a4" || ex->size == "A4") {
-      w = attn::ui::a4WidthPixels(ex->dpi);
-      hgt = w * 3 / 4;
-    } else if (std::regex_match(ex->size, m, sizeRe)) {
-      w = std::stoi(m[1]);
-      hgt = std::stoi(m[2]);
-    } else {
-      return fail(fmt::format("--size: expected WxH in pixels, e.g. 800x600, or a4 (got '{}')", ex->size));
-    }
-    if (!attn::ui::isColormapNameStd(ex->colormap))
-      return fail(fmt::format("--colormap: unknown colormap '{}'", ex->colormap));
-
-    return drawHeadless(argv, [&]() -> int {
-      attn::ui::FigureOptions fo;
-      fo.size = QSize(w, hgt);
-      fo.dpi = ex->dpi;
-      fo.colormap = QString::fromStdString(ex->colormap);
-      fo.sharedScale = ex->sharedScale;
-      const int h0 = heads->front();
-      const std::string modelTitle =
-          opts->model ? fmt::format("{} — layer {} of {}", opts->model->model->info().name,
-                                    (opts->layer > 0 ? opts->layer : opts->model->model->info().layers),
-                                    opts->model->model->info().layers)
-                      : std::string();
-      fo.title = opts->model ? (heads->size() > 1 ? QString::fromStdString(modelTitle) + QString(" — %1 heads").arg(res->numHeads())
-                                                  : QString::fromStdString(modelTitle) +
-                                                        QString(" — head %1 of %2").arg(h0 + 1).arg(res->numHeads()))
-               : heads->size() > 1 ? QString("%1 heads — %2 — mask: %3")
-                                         .arg(res->numHeads())
-                                         .arg(QString::fromStdString(opts->mechanism),
-                                              QString::fromStdString(req->second.mask.spec()))
-                                   : QString("Head %1 of %2 — %3 — mask: %4")
-                                         .arg(h0 + 1)
-                                         .arg(res->numHeads())
-                                         .arg(QString::fromStdString(opts->mechanism),
-                                              QString::fromStdString(req->second.mask.spec()));
-      if (auto st = attn::ui::checkFigureOptions(QString::fromStdString(ex->out), fo); !st)
-        return fail(st.error().message);
-      if (variant->active()) {
-        if (ex->view != "heatmap" && ex->view != "step-through")
-          return fail(fmt::format("--view {}: a variant draws its maps (heatmap) or its step-through", ex->view));
-        return exportVariant(*ex, *opts, *variant, h0, fo);
-      }
-      return exportFigure(*ex, *opts, req->first, req->second, *res, *heads, fo);
-    });
-#endif
+    return runExport(*cmd, *opts, *ex, *variant, argv);
   };
 }
 
