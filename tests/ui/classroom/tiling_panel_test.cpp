@@ -17,7 +17,7 @@ namespace {
 
 const char* kTilingPanelText = "the cat sat on the mat and then it slept for a while";  // 13 tokens
 
-AttentionSpec smallSpec() {
+AttentionSpec tilingSpec() {
   AttentionSpec s;
   s.heads = 2;
   s.dModel = 16;
@@ -26,7 +26,7 @@ AttentionSpec smallSpec() {
 
 TEST(TilingPanel, CausalScheduleAndRowTraceMatchTheEngine) {
   ExplorerModel m;
-  auto spec = smallSpec();
+  auto spec = tilingSpec();
   spec.mask = Mask::causal();
   m.setSpec(spec);
   m.setText(kTilingPanelText);
@@ -75,7 +75,7 @@ TEST(TilingPanel, CausalScheduleAndRowTraceMatchTheEngine) {
 
 TEST(TilingPanel, ShowsTheApproximationErrorOfPerformer) {
   ExplorerModel m;
-  auto spec = smallSpec();
+  auto spec = tilingSpec();
   spec.exec = ExecPath::Performer;
   m.setSpec(spec);
   m.setText(kTilingPanelText);
@@ -95,7 +95,7 @@ TEST(TilingPanel, ShowsTheApproximationErrorOfPerformer) {
 
 TEST(TilingPanel, AdditiveMechanismSaysWhyThereIsNoTiledView) {
   ExplorerModel m;
-  auto spec = smallSpec();
+  auto spec = tilingSpec();
   spec.mechanism = Mechanism::Additive;
   spec.exec = ExecPath::Tiled;
   m.setSpec(spec);

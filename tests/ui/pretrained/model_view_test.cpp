@@ -52,7 +52,7 @@
 namespace attn::ui {
 namespace {
 
-QString fixture(const QString& name) { return QStringLiteral(ATTN_FIXTURE_DIR "/models/") + name; }
+QString modelFolder(const QString& name) { return QStringLiteral(ATTN_FIXTURE_DIR "/models/") + name; }
 
 const QStringList kFixtures = {"gpt2", "bert", "llama", "qwen2"};
 
@@ -64,7 +64,7 @@ QJsonObject readJson(const QString& path) {
 
 // Layers and heads as config.json states them (GPT-2 and the others name them differently).
 std::pair<int, int> layersAndHeads(const QString& name) {
-  const QJsonObject c = readJson(fixture(name) + "/config.json");
+  const QJsonObject c = readJson(modelFolder(name) + "/config.json");
   if (c.contains("n_layer")) return {c["n_layer"].toInt(), c["n_head"].toInt()};
   return {c["num_hidden_layers"].toInt(), c["num_attention_heads"].toInt()};
 }
@@ -77,10 +77,10 @@ struct ReferenceCase {
 
 ReferenceCase referenceCase(const QString& name, int i) {
   ReferenceCase rc;
-  const QJsonObject c = readJson(fixture(name) + "/reference_tokens.json")["cases"].toArray()[i].toObject();
+  const QJsonObject c = readJson(modelFolder(name) + "/reference_tokens.json")["cases"].toArray()[i].toObject();
   rc.text = c["text"].toString();
   rc.pair = c["pair"].isString() ? c["pair"].toString() : QString();
-  auto arrays = attn::readNpzFile((fixture(name) + "/reference.npz").toStdString());
+  auto arrays = attn::readNpzFile((modelFolder(name) + "/reference.npz").toStdString());
   EXPECT_TRUE(arrays.ok());
   for (auto& a : *arrays) {
     if (a.name == "attn_" + std::to_string(i)) rc.attn = std::move(a.values);
@@ -129,8 +129,8 @@ TEST(ModelView, EveryFixtureShowsLayersTimesHeadsInTheHeadGrid) {
     SCOPED_TRACE(name.toStdString());
     MainWindow w;
     settleModelView(w);
-    EXPECT_TRUE(ModelOpenController::canOpen(fixture(name)));
-    openModel(w, fixture(name));
+    EXPECT_TRUE(ModelOpenController::canOpen(modelFolder(name)));
+    openModel(w, modelFolder(name));
     const auto [layers, heads] = layersAndHeads(name);
     auto* grid = w.findChild<HeadGrid*>();
     ASSERT_NE(grid, nullptr);
@@ -156,7 +156,7 @@ TEST(ModelView, HeatmapHoldsTheRunsWeightsAndMatchesThePyTorchReference) {
     SCOPED_TRACE(name.toStdString());
     MainWindow w;
     settleModelView(w);
-    openModel(w, fixture(name));
+    openModel(w, modelFolder(name));
     const ReferenceCase ref = referenceCase(name, 0);
     typeText(w, ref.text, ref.pair);
     ASSERT_EQ(ref.attn.shape.size(), 4u);
@@ -189,7 +189,7 @@ TEST(ModelView, StepThroughWalksAModelHeadToItsWeights) {
     SCOPED_TRACE(name.toStdString());
     MainWindow w;
     settleModelView(w);
-    openModel(w, fixture(name));
+    openModel(w, modelFolder(name));
     w.model()->setCurrentLayerHead(1, 2);
     w.model()->setPinnedRow(4);
     QCoreApplication::processEvents();
@@ -207,7 +207,7 @@ TEST(ModelView, StepThroughWalksAModelHeadToItsWeights) {
 TEST(ModelView, PredictionsAreTheReferenceTopFiveForCausalModels) {
   MainWindow w;
   settleModelView(w);
-  openModel(w, fixture("gpt2"));
+  openModel(w, modelFolder("gpt2"));
   const ReferenceCase ref = referenceCase("gpt2", 0);
   typeText(w, ref.text);
   auto* panel = w.findChild<PredictionPanel*>();
@@ -249,7 +249,7 @@ TEST(ModelView, PredictionsAreTheReferenceTopFiveForCausalModels) {
   check(3);
   EXPECT_TRUE(panel->heading().contains("pinned"));
 
-  openModel(w, fixture("bert"));  // bidirectional: no next token
+  openModel(w, modelFolder("bert"));  // bidirectional: no next token
   EXPECT_TRUE(panel->entries().empty());
   EXPECT_TRUE(panel->heading().contains("causal models")) << panel->heading().toStdString();
 }
@@ -259,8 +259,8 @@ TEST(ModelView, ADamagedFolderShowsTheErrorAndKeepsThePreviousView) {
   ASSERT_TRUE(tmp.isValid());
   const QString bad = tmp.filePath("gpt2_damaged");
   ASSERT_TRUE(QDir().mkpath(bad));
-  for (const QString& f : QDir(fixture("gpt2")).entryList(QDir::Files))
-    ASSERT_TRUE(QFile::copy(fixture("gpt2") + "/" + f, bad + "/" + f));
+  for (const QString& f : QDir(modelFolder("gpt2")).entryList(QDir::Files))
+    ASSERT_TRUE(QFile::copy(modelFolder("gpt2") + "/" + f, bad + "/" + f));
   {  // cut the weights short: the header promises more bytes than the file has
     QFile weights(bad + "/model.safetensors");
     ASSERT_TRUE(weights.open(QIODevice::ReadWrite));
@@ -285,7 +285,7 @@ TEST(ModelView, ADamagedFolderShowsTheErrorAndKeepsThePreviousView) {
               !ModelOpenController::recentModels().contains(QFileInfo(bad).absoluteFilePath()));
 
   // 2. From a model: the open model, its run, layer and head stay.
-  openModel(w, fixture("gpt2"));
+  openModel(w, modelFolder("gpt2"));
   w.model()->setCurrentLayerHead(1, 3);
   QCoreApplication::processEvents();
   const auto model = w.model()->modelPtr();
@@ -314,7 +314,7 @@ TEST(ModelView, ConfigurationControlsAreFixedByTheModelAndComeBack) {
     tips << c->toolTip();
   }
   const attn::AttentionSpec spec = w.model()->spec();
-  openModel(w, fixture("gpt2"));
+  openModel(w, modelFolder("gpt2"));
   for (QWidget* c : controls) {
     EXPECT_FALSE(c->isEnabled()) << c->metaObject()->className();
     EXPECT_TRUE(c->toolTip().startsWith("Fixed by the model")) << c->toolTip().toStdString();
@@ -338,7 +338,7 @@ TEST(ModelView, ConfigurationControlsAreFixedByTheModelAndComeBack) {
   EXPECT_EQ(w.model()->result().numHeads(), spec.heads);
   EXPECT_FALSE(w.findChild<HeadGrid*>()->showsLayers());
 
-  openModel(w, fixture("bert"));
+  openModel(w, modelFolder("bert"));
   EXPECT_TRUE(w.inputPanel()->keyEdit()->isEnabled());  // BERT's second segment
   EXPECT_TRUE(w.configPanel()->maskSelector()->toolTip().contains("bidirectional"));
 }
@@ -346,8 +346,8 @@ TEST(ModelView, ConfigurationControlsAreFixedByTheModelAndComeBack) {
 TEST(ModelView, EditingTheTextReRunsTheModel) {
   MainWindow w;
   settleModelView(w);
-  openModel(w, fixture("gpt2"));
-  auto direct = attn::models::Model::open(fixture("gpt2").toStdString());
+  openModel(w, modelFolder("gpt2"));
+  auto direct = attn::models::Model::open(modelFolder("gpt2").toStdString());
   ASSERT_TRUE(direct.ok()) << direct.error().message;
   for (const char* text : {"The cat sat on the mat.", "it was too tired"}) {
     SCOPED_TRACE(text);
@@ -385,12 +385,12 @@ TEST(ModelView, ASessionStoresTheModelFolderAndRestoresIt) {
   {
     MainWindow w;
     settleModelView(w);
-    openModel(w, fixture("llama"));
+    openModel(w, modelFolder("llama"));
     typeText(w, "Café déjà vu");
     w.model()->setCurrentLayerHead(1, 2);
     QCoreApplication::processEvents();
     saved = w.sessions()->capture();
-    EXPECT_EQ(QDir(QString::fromStdString(saved.input.model)).canonicalPath(), QDir(fixture("llama")).canonicalPath());
+    EXPECT_EQ(QDir(QString::fromStdString(saved.input.model)).canonicalPath(), QDir(modelFolder("llama")).canonicalPath());
     EXPECT_EQ(saved.view.layer, 1);
     EXPECT_EQ(saved.view.head, 2);
   }
@@ -412,7 +412,7 @@ TEST(ModelView, DroppingAModelFolderOpensItAndRecentModelsRemembersIt) {
   MainWindow w;
   settleModelView(w);
   QMimeData mime;
-  mime.setUrls({QUrl::fromLocalFile(fixture("qwen2"))});
+  mime.setUrls({QUrl::fromLocalFile(modelFolder("qwen2"))});
   QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QApplication::sendEvent(&w, &enter);
   EXPECT_TRUE(enter.isAccepted());
@@ -421,7 +421,7 @@ TEST(ModelView, DroppingAModelFolderOpensItAndRecentModelsRemembersIt) {
   settleModelView(w);
   ASSERT_TRUE(w.model()->hasModel()) << w.model()->lastError().toStdString();
   EXPECT_EQ(w.model()->modelPtr()->info().modelType, "qwen2");
-  EXPECT_EQ(ModelOpenController::recentModels().value(0), QFileInfo(fixture("qwen2")).absoluteFilePath());
+  EXPECT_EQ(ModelOpenController::recentModels().value(0), QFileInfo(modelFolder("qwen2")).absoluteFilePath());
   EXPECT_FALSE(ModelOpenController::canOpen(QStringLiteral(ATTN_FIXTURE_DIR "/io")));  // no config.json
 }
 
@@ -429,7 +429,7 @@ TEST(ModelView, CancellingALoadKeepsTheView) {
   MainWindow w;
   settleModelView(w);
   const auto before = w.model()->resultPtr();
-  w.openFile(fixture("gpt2"));
+  w.openFile(modelFolder("gpt2"));
   ASSERT_TRUE(w.modelOpener()->busy());
   EXPECT_FALSE(w.modelOpener()->progressBar()->isHidden());
   w.modelOpener()->cancel();
@@ -444,7 +444,7 @@ TEST(ModelView, CancellingALoadKeepsTheView) {
 }
 
 TEST(ModelView, CompareShowsAnotherLayerOfTheSameModel) {
-  auto m = attn::models::Model::open(fixture("gpt2").toStdString());
+  auto m = attn::models::Model::open(modelFolder("gpt2").toStdString());
   ASSERT_TRUE(m.ok()) << m.error().message;
   ExplorerModel a;
   a.setModel(*m);
