@@ -62,12 +62,27 @@ QString stepTitle(StepKind kind) {
   return {};
 }
 
-StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList& keys, const QString& query) {
-  StepTable t;
-  t.title = stepTitle(kind);
-  const auto nk = w.k.rows();
-  auto label = [&](Eigen::Index j) { return j < keys.size() ? keys[static_cast<int>(j)] : QString::number(j); };
-  auto addScalarRows = [&](const attn::Vec& a, const attn::Vec* b = nullptr) {
+namespace {
+
+/// The rows of one step's table, one per key: numbers, and bars where they help.
+struct StepRows {
+  StepTable& t;
+  const QStringList& keys;
+  Eigen::Index nk;
+
+  QString label(Eigen::Index j) const { return j < keys.size() ? keys[static_cast<int>(j)] : QString::number(j); }
+  /// Key j's row of `cells` with one bar.
+  void add(Eigen::Index j, const QStringList& cells, double bar, bool dimmed = false) {
+    StepTable::Row r;
+    r.label = label(j);
+    r.cells = cells;
+    r.hasBar = true;
+    r.bar = bar;
+    r.dimmed = dimmed;
+    t.rows.push_back(r);
+  }
+  /// a_j (and b_j), the bar showing the last column.
+  void scalars(const attn::Vec& a, const attn::Vec* b = nullptr) {
     for (Eigen::Index j = 0; j < nk; ++j) {
       StepTable::Row r;
       r.label = label(j);
@@ -78,10 +93,10 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       r.bar = r.hasBar ? shown : 0.0;
       t.rows.push_back(r);
     }
-  };
-  // One row per key: an optional scalar column `lead`, then row j of `m` as
-  // numbers and as small bars; `dimZeroLead` greys keys whose lead is 0 (weights).
-  auto addVectorRows = [&](const attn::Mat& m, const attn::Vec* lead = nullptr, bool dimZeroLead = false) {
+  }
+  /// An optional scalar column `lead`, then row j of `m` as numbers and as small bars;
+  /// `dimZeroLead` greys keys whose lead is 0 (weights).
+  void vectors(const attn::Mat& m, const attn::Vec* lead = nullptr, bool dimZeroLead = false) {
     for (Eigen::Index j = 0; j < nk; ++j) {
       StepTable::Row r;
       r.label = label(j);
@@ -91,7 +106,12 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       r.dimmed = dimZeroLead && lead && (*lead)(j) == 0.0f;
       t.rows.push_back(r);
     }
-  };
+  }
+};
+
+/// The steps that make q and the keys: projections, normalization, additive's tanh.
+void projectionStep(const attn::StepThrough& w, StepKind kind, const QString& query, StepRows& rows) {
+  StepTable& t = rows.t;
   switch (kind) {
     case StepKind::QueryAndKeys:
       t.formula = StepThroughPanel::tr("query “%1”: q = x W_Q;  every key j: k_j = x_j W_K   (d_k = %2)")
@@ -100,14 +120,14 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       t.topLabel = "q";
       t.topBars = w.q;
       t.headers << "k_j";
-      addVectorRows(w.k);
+      rows.vectors(w.k);
       break;
     case StepKind::BilinearProjection:
       t.formula = StepThroughPanel::tr("u = qᵀ W,  W is d_q × d_k = %1 × %2").arg(w.q.size()).arg(w.qW.size());
       t.topLabel = "u";
       t.topBars = w.qW;
       t.headers << "k_j";
-      addVectorRows(w.k);
+      rows.vectors(w.k);
       break;
     case StepKind::CosineNormalize:
       t.formula = StepThroughPanel::tr("q̂ = q / |q|,  k̂_j = k_j / |k_j|,   |q| = %1").arg(fixed3(w.qNorm));
@@ -115,38 +135,46 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       t.topLabel = "q̂";
       t.topBars = w.qUnit;
       t.headers << "|k_j|" << "k̂_j";
-      addVectorRows(w.kUnit, &w.kNorms);
-      break;
-    case StepKind::RawScores:
-      t.formula = w.general  ? StepThroughPanel::tr("s_j = u · k_j = qᵀ W k_j")
-                  : w.cosine ? StepThroughPanel::tr("s_j = q̂ · k̂_j = cos(q, k_j)")
-                             : StepThroughPanel::tr("s_j = q · k_j = Σ_d q_d k_j,d");
-      t.headers << "s_j";
-      addScalarRows(w.rawScores);
+      rows.vectors(w.kUnit, &w.kNorms);
       break;
     case StepKind::AdditiveProjections:
       t.formula = StepThroughPanel::tr("W_qᵀ q (above) and W_kᵀ k_j (per key), hidden size %1").arg(w.wqQ.size());
       t.topLabel = "W_qᵀq";
       t.topBars = w.wqQ;
       t.headers << "W_kᵀk_j";
-      addVectorRows(w.wkK);
+      rows.vectors(w.wkK);
       break;
     case StepKind::AdditiveTanh:
       t.formula = StepThroughPanel::tr("h_j = tanh(W_qᵀ q + W_kᵀ k_j)");
       t.headers << "h_j";
-      addVectorRows(w.tanhSum);
+      rows.vectors(w.tanhSum);
+      break;
+    default: break;
+  }
+}
+
+/// The steps on the scores s_j: raw, scaled, tempered, biased, masked.
+void scoreStep(const attn::StepThrough& w, StepKind kind, StepRows& rows) {
+  StepTable& t = rows.t;
+  switch (kind) {
+    case StepKind::RawScores:
+      t.formula = w.general  ? StepThroughPanel::tr("s_j = u · k_j = qᵀ W k_j")
+                  : w.cosine ? StepThroughPanel::tr("s_j = q̂ · k̂_j = cos(q, k_j)")
+                             : StepThroughPanel::tr("s_j = q · k_j = Σ_d q_d k_j,d");
+      t.headers << "s_j";
+      rows.scalars(w.rawScores);
       break;
     case StepKind::AdditiveScores:
       t.formula = StepThroughPanel::tr("s_j = vᵀ h_j");
       t.topLabel = "v";
       t.topBars = w.vAdd;
       t.headers << "s_j";
-      addScalarRows(w.rawScores);
+      rows.scalars(w.rawScores);
       break;
     case StepKind::Scale:
       t.formula = StepThroughPanel::tr("s_j / √d_k = s_j / √%1 = s_j × %2").arg(w.q.size()).arg(fixed3(w.scale));
       t.headers << "s_j" << "s_j / √d_k";
-      addScalarRows(w.rawScores, &w.scaledScores);
+      rows.scalars(w.rawScores, &w.scaledScores);
       break;
     case StepKind::Temperature:
       t.formula = StepThroughPanel::tr("s_j / T,  T = %1").arg(fixed3(w.temperature));
@@ -154,29 +182,31 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
                                                             "T < 1 sharpens the softmax.")
                                      : QString();
       t.headers << StepThroughPanel::tr("before") << StepThroughPanel::tr("after");
-      addScalarRows(w.scaledScores, &w.temperedScores);
+      rows.scalars(w.scaledScores, &w.temperedScores);
       break;
     case StepKind::PositionalBias:
       t.formula = StepThroughPanel::tr("s_j + b_j  (positional bias)");
       t.headers << "s_j" << "b_j" << StepThroughPanel::tr("sum");
-      for (Eigen::Index j = 0; j < nk; ++j) {
-        StepTable::Row r;
-        r.label = label(j);
-        r.cells = {fixed3(w.temperedScores(j)), fixed3(w.bias(j)), fixed3(w.biasedScores(j))};
-        r.hasBar = true;
-        r.bar = w.biasedScores(j);
-        t.rows.push_back(r);
-      }
+      for (Eigen::Index j = 0; j < rows.nk; ++j)
+        rows.add(j, {fixed3(w.temperedScores(j)), fixed3(w.bias(j)), fixed3(w.biasedScores(j))}, w.biasedScores(j));
       break;
     case StepKind::Mask: {
       const auto hidden = std::count(w.allowed.begin(), w.allowed.end(), uint8_t{0});
       t.formula = StepThroughPanel::tr("s_j stays where key j is visible, −∞ where the mask hides it");
       t.note = StepThroughPanel::tr("%n key(s) hidden", "", static_cast<int>(hidden));
       t.headers << "s_j";
-      addScalarRows(w.maskedScores);
-      for (Eigen::Index j = 0; j < nk; ++j) t.rows[static_cast<size_t>(j)].dimmed = !w.allowed[static_cast<size_t>(j)];
+      rows.scalars(w.maskedScores);
+      for (Eigen::Index j = 0; j < rows.nk; ++j) t.rows[static_cast<size_t>(j)].dimmed = !w.allowed[static_cast<size_t>(j)];
       break;
     }
+    default: break;
+  }
+}
+
+/// The steps from the scores to the output: softmax, weighted values, their sum.
+void weightStep(const attn::StepThrough& w, StepKind kind, StepRows& rows) {
+  StepTable& t = rows.t;
+  switch (kind) {
     case StepKind::Softmax:
       t.formula = StepThroughPanel::tr("a_j = e^(s_j − m) / Σ e^(s − m),   m = %1,   Σ = %2")
                       .arg(fixed3(w.rowMax))
@@ -184,29 +214,49 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       t.note = w.fullyMasked ? StepThroughPanel::tr("Every key is hidden: all weights are 0.")
                              : StepThroughPanel::tr("Subtracting the maximum m keeps e^x from overflowing.");
       t.headers << "s_j − m" << "e^(s_j − m)" << "a_j";
-      for (Eigen::Index j = 0; j < nk; ++j) {
+      for (Eigen::Index j = 0; j < rows.nk; ++j) {
         const bool ok = w.allowed[static_cast<size_t>(j)];
-        StepTable::Row r;
-        r.label = label(j);
-        r.cells = {ok ? fixed3(w.maskedScores(j) - w.rowMax) : fixed3(-INFINITY), fixed3(w.exps(j)), fixed3(w.weights(j))};
-        r.hasBar = true;
-        r.bar = w.weights(j);
-        r.dimmed = !ok;
-        t.rows.push_back(r);
+        rows.add(j, {ok ? fixed3(w.maskedScores(j) - w.rowMax) : fixed3(-INFINITY), fixed3(w.exps(j)), fixed3(w.weights(j))},
+                 w.weights(j), !ok);
       }
       break;
     case StepKind::WeightedSum:
       t.formula = StepThroughPanel::tr("every value v_j is multiplied by its weight a_j");
       t.headers << "a_j" << "a_j v_j";
-      addVectorRows(w.weightedValues, &w.weights, /*dimZeroLead=*/true);
+      rows.vectors(w.weightedValues, &w.weights, /*dimZeroLead=*/true);
       break;
     case StepKind::Output:
       t.formula = StepThroughPanel::tr("o = Σ_j a_j v_j = %1").arg(vecText(w.output, 6));
       t.topLabel = "o";
       t.topBars = w.output;
       t.headers << "a_j" << "v_j";
-      addVectorRows(w.v, &w.weights, /*dimZeroLead=*/true);
+      rows.vectors(w.v, &w.weights, /*dimZeroLead=*/true);
       break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList& keys, const QString& query) {
+  StepTable t;
+  t.title = stepTitle(kind);
+  StepRows rows{t, keys, w.k.rows()};
+  switch (kind) {
+    case StepKind::QueryAndKeys:
+    case StepKind::BilinearProjection:
+    case StepKind::CosineNormalize:
+    case StepKind::AdditiveProjections:
+    case StepKind::AdditiveTanh: projectionStep(w, kind, query, rows); break;
+    case StepKind::RawScores:
+    case StepKind::AdditiveScores:
+    case StepKind::Scale:
+    case StepKind::Temperature:
+    case StepKind::PositionalBias:
+    case StepKind::Mask: scoreStep(w, kind, rows); break;
+    case StepKind::Softmax:
+    case StepKind::WeightedSum:
+    case StepKind::Output: weightStep(w, kind, rows); break;
   }
   return t;
 }
