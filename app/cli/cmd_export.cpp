@@ -87,99 +87,85 @@ QStringList toQ(const std::vector<std::string>& v) {
   return out;
 }
 
-int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const AttentionInput& input,
-                 const AttentionSpec& spec, const AttentionResult& res, const std::vector<int>& heads,
-                 const attn::ui::FigureOptions& fo) {
+/// The figure's one line on success, or its error.
+int reportFigure(const attn::Status& st, const ExportOptions& ex, const attn::ui::FigureOptions& fo) {
+  if (!st) return fail(st.error().message);
+  fmt::print("wrote {} ({}x{} px at {} DPI, {} view)\n", ex.out, fo.size.width(), fo.size.height(), fo.dpi, ex.view);
+  return 0;
+}
+
+/// One query patch's weights over the image (--image; --query is the patch, row-major).
+int exportImageView(const ExportOptions& ex, const CommonOptions& opts, const AttentionResult& res, int h0,
+                    const attn::ui::FigureOptions& fo) {
   using namespace attn::ui;
-  const QString out = QString::fromStdString(ex.out);
-  const QStringList rows = toQ(res.queryTokens), cols = toQ(res.keyTokens);
-  const auto done = [&](const attn::Status& st) {
-    if (!st) return fail(st.error().message);
-    fmt::print("wrote {} ({}x{} px at {} DPI, {} view)\n", ex.out, fo.size.width(), fo.size.height(), fo.dpi, ex.view);
-    return 0;
-  };
-  const int h0 = heads.front();
-  if (ex.view == "heatmap") {
-    if (heads.size() > 1) {
-      std::vector<Mat> mats;
-      for (int h : heads) mats.push_back(res.heads[static_cast<size_t>(h)].weights);
-      return done(exportHeadGrid(mats, rows, cols, out, fo));
-    }
-    return done(exportHeatmap(res.heads[static_cast<size_t>(h0)].weights, rows, cols, out, fo));
-  }
-  if (ex.view == "image") {
-    // One query patch's weights over the image (--image; --query is the patch, row-major).
-    if (!opts.patchGrid) return fail("--view image: needs --image FILE");
-    const auto& g = *opts.patchGrid;
-    if (ex.query < 0 || ex.query >= g.count())
-      return fail(fmt::format("--query: patch {} is out of range (0..{})", ex.query, g.count() - 1));
-    ImageAttentionFigure f;
-    f.image = imageFromPixels(*opts.imagePixels);
-    f.patch = g.patch;
-    f.rows = g.rows;
-    f.cols = g.cols;
-    f.weights = res.heads[static_cast<size_t>(h0)].weights;
-    f.query = ex.query;
-    f.colormap = fo.colormap;
-    f.title = QString("Patch %1 (%2), head %3 — mask %4")
-                  .arg(ex.query)
-                  .arg(QString::fromStdString(g.tokens[static_cast<size_t>(ex.query)]))
-                  .arg(h0 + 1)
-                  .arg(QString::fromStdString(res.mask.spec()));
-    return done(writeFigure(out, fo, [&f](QCPPainter& p, const QRect& r) { paintImageAttention(p, r, f); }));
-  }
-  if (ex.view == "token-lines") {
-    TokenLinesWidget w;
-    std::vector<Mat> mats;
-    QList<int> ids;
-    for (int h : heads) {
-      mats.push_back(res.heads[static_cast<size_t>(h)].weights);
-      ids << h;
-    }
-    w.setData(rows, cols, mats, ids);
-    return done(writeFigure(out, fo, [&](QCPPainter& p, const QRect& r) { w.paintLines(p, r); }));
-  }
-  if (ex.view == "metrics") {
-    // One bar per head for --measure, as the GUI's metrics panel draws it.
-    const auto* m = findHeadMeasure(ex.measure);
-    if (!m) return fail(fmt::format("--measure: unknown measure '{}' (see `attnscope-cli metrics --csv` columns)", ex.measure));
-    const Analysis an = analyzeResult(res);
-    MetricsBarChart chart;
-    useFigureTheme(&chart);
-    layoutOffscreen(chart, logicalFigureSize(fo));
-    showHeadMeasure(chart, an, *m, -1);
-    return done(writeFigure(out, fo, plotPainter(chart)));
-  }
-  if (ex.view == "step-through") {
-    if (ex.query < 0 || ex.query >= res.nq())
-      return fail(fmt::format("--query: {} is out of range (0..{})", ex.query, res.nq() - 1));
-    auto walk = stepThrough(res.heads[static_cast<size_t>(h0)], spec, ex.query);
-    if (!walk) return fail(walk.error().message);
-    StepThroughPanel panel;
-    panel.setWalk(*walk, cols, rows.value(ex.query));
-    if (ex.step < 1 || ex.step > panel.stepCount())
-      return fail(fmt::format("--step: {} is out of range (1..{})", ex.step, panel.stepCount()));
-    panel.setStep(ex.step - 1);
-    return done(writeFigure(out, fo, [&](QCPPainter& p, const QRect& r) { panel.paintStep(p, r); }));
-  }
-  // compare: B = the same input with another head, mask or temperature.
+  if (!opts.patchGrid) return fail("--view image: needs --image FILE");
+  const auto& g = *opts.patchGrid;
+  if (ex.query < 0 || ex.query >= g.count())
+    return fail(fmt::format("--query: patch {} is out of range (0..{})", ex.query, g.count() - 1));
+  ImageAttentionFigure f;
+  f.image = imageFromPixels(*opts.imagePixels);
+  f.patch = g.patch;
+  f.rows = g.rows;
+  f.cols = g.cols;
+  f.weights = res.heads[static_cast<size_t>(h0)].weights;
+  f.query = ex.query;
+  f.colormap = fo.colormap;
+  f.title = QString("Patch %1 (%2), head %3 — mask %4")
+                .arg(ex.query)
+                .arg(QString::fromStdString(g.tokens[static_cast<size_t>(ex.query)]))
+                .arg(h0 + 1)
+                .arg(QString::fromStdString(res.mask.spec()));
+  return reportFigure(writeFigure(QString::fromStdString(ex.out), fo,
+                                  [&f](QCPPainter& p, const QRect& r) { paintImageAttention(p, r, f); }),
+                      ex, fo);
+}
+
+/// One step of the query row's walk through the head (core: attn::stepThrough).
+int exportStepThrough(const ExportOptions& ex, const AttentionSpec& spec, const AttentionResult& res, int h0,
+                      const attn::ui::FigureOptions& fo) {
+  using namespace attn::ui;
+  if (ex.query < 0 || ex.query >= res.nq())
+    return fail(fmt::format("--query: {} is out of range (0..{})", ex.query, res.nq() - 1));
+  auto walk = stepThrough(res.heads[static_cast<size_t>(h0)], spec, ex.query);
+  if (!walk) return fail(walk.error().message);
+  StepThroughPanel panel;
+  panel.setWalk(*walk, toQ(res.keyTokens), toQ(res.queryTokens).value(ex.query));
+  if (ex.step < 1 || ex.step > panel.stepCount())
+    return fail(fmt::format("--step: {} is out of range (1..{})", ex.step, panel.stepCount()));
+  panel.setStep(ex.step - 1);
+  return reportFigure(writeFigure(QString::fromStdString(ex.out), fo,
+                                  [&](QCPPainter& p, const QRect& r) { panel.paintStep(p, r); }),
+                      ex, fo);
+}
+
+/// Compare's B: the same input with another mask, temperature or execution path.
+Result<AttentionSpec> compareSpec(const ExportOptions& ex, const CommonOptions& opts, const AttentionSpec& spec) {
   AttentionSpec specB = spec;
   if (!ex.compareMask.empty()) {
     auto m = Mask::parse(ex.compareMask);
-    if (!m) return fail("--compare-mask: " + m.error().message);
+    if (!m) return Error{"--compare-mask: " + m.error().message};
     specB.mask = std::move(m).value();
   }
   if (ex.compareTemperature > 0.0f) specB.temperature = ex.compareTemperature;
   if (!ex.compareExec.empty()) {
     auto path = parseExecPath(ex.compareExec);
-    if (!path) return fail(fmt::format("--compare-exec: unknown path '{}'", ex.compareExec));
+    if (!path) return Error{fmt::format("--compare-exec: unknown path '{}'", ex.compareExec)};
     specB.exec = *path;
   }
   if (opts.model && (!ex.compareMask.empty() || ex.compareTemperature > 0.0f || !ex.compareExec.empty()))
-    return fail("--compare-mask/--compare-temperature/--compare-exec: a model's attention is fixed by its weights; "
-                "compare two of its heads with --compare-head");
-  // A model's B is another head of the same layer.
-  auto resB = opts.model ? Result<AttentionResult>(res) : runAttention(input, specB);
+    return Error{"--compare-mask/--compare-temperature/--compare-exec: a model's attention is fixed by its weights; "
+                 "compare two of its heads with --compare-head"};
+  return specB;
+}
+
+/// compare: head A of the run beside head B of the run with compareSpec (a model's B is
+/// another head of the same layer).
+int exportCompare(const ExportOptions& ex, const CommonOptions& opts, const AttentionInput& input,
+                  const AttentionSpec& spec, const AttentionResult& res, int h0, const attn::ui::FigureOptions& fo) {
+  using namespace attn::ui;
+  auto specB = compareSpec(ex, opts, spec);
+  if (!specB) return fail(specB.error().message);
+  auto resB = opts.model ? Result<AttentionResult>(res) : runAttention(input, *specB);
   if (!resB) return fail(resB.error().message);
   auto hb = parseHeads(ex.compareHead.empty() ? std::to_string(h0 + 1) : ex.compareHead, resB->numHeads());
   if (!hb || hb->size() != 1)
@@ -198,8 +184,51 @@ int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const Atten
         .arg(s.temperature)
         .arg(QString::fromStdString(std::string(execPathName(s.exec))));
   };
-  view.setComparison(a.weights, b.weights, *summary, rows, cols, title(spec, h0), title(specB, hb->front()));
-  return done(writeFigure(out, fo, view.figurePainter()));
+  view.setComparison(a.weights, b.weights, *summary, toQ(res.queryTokens), toQ(res.keyTokens), title(spec, h0),
+                     title(*specB, hb->front()));
+  return reportFigure(writeFigure(QString::fromStdString(ex.out), fo, view.figurePainter()), ex, fo);
+}
+
+int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const AttentionInput& input,
+                 const AttentionSpec& spec, const AttentionResult& res, const std::vector<int>& heads,
+                 const attn::ui::FigureOptions& fo) {
+  using namespace attn::ui;
+  const QString out = QString::fromStdString(ex.out);
+  const QStringList rows = toQ(res.queryTokens), cols = toQ(res.keyTokens);
+  const int h0 = heads.front();
+  if (ex.view == "heatmap") {
+    if (heads.size() > 1) {
+      std::vector<Mat> mats;
+      for (int h : heads) mats.push_back(res.heads[static_cast<size_t>(h)].weights);
+      return reportFigure(exportHeadGrid(mats, rows, cols, out, fo), ex, fo);
+    }
+    return reportFigure(exportHeatmap(res.heads[static_cast<size_t>(h0)].weights, rows, cols, out, fo), ex, fo);
+  }
+  if (ex.view == "image") return exportImageView(ex, opts, res, h0, fo);
+  if (ex.view == "token-lines") {
+    TokenLinesWidget w;
+    std::vector<Mat> mats;
+    QList<int> ids;
+    for (int h : heads) {
+      mats.push_back(res.heads[static_cast<size_t>(h)].weights);
+      ids << h;
+    }
+    w.setData(rows, cols, mats, ids);
+    return reportFigure(writeFigure(out, fo, [&](QCPPainter& p, const QRect& r) { w.paintLines(p, r); }), ex, fo);
+  }
+  if (ex.view == "metrics") {
+    // One bar per head for --measure, as the GUI's metrics panel draws it.
+    const auto* m = findHeadMeasure(ex.measure);
+    if (!m) return fail(fmt::format("--measure: unknown measure '{}' (see `attnscope-cli metrics --csv` columns)", ex.measure));
+    const Analysis an = analyzeResult(res);
+    MetricsBarChart chart;
+    useFigureTheme(&chart);
+    layoutOffscreen(chart, logicalFigureSize(fo));
+    showHeadMeasure(chart, an, *m, -1);
+    return reportFigure(writeFigure(out, fo, plotPainter(chart)), ex, fo);
+  }
+  if (ex.view == "step-through") return exportStepThrough(ex, spec, res, h0, fo);
+  return exportCompare(ex, opts, input, spec, res, h0, fo);
 }
 
 // export --variant: the variant's maps and chart, or (--view step-through) one
