@@ -318,6 +318,105 @@ void StepThroughPanel::paintEvent(QPaintEvent*) {
   paintStep(p, rect());
 }
 
+namespace {
+
+/// The bars of one step are scaled together so they compare.
+struct BarScale {
+  double maxAbs = 0.0;  // vector bars
+  double maxBar = 0.0;  // single bars
+  bool anyNegative = false;
+};
+
+BarScale barScale(const StepTable& t) {
+  BarScale sc;
+  sc.maxAbs = t.topBars.size() ? t.topBars.cwiseAbs().maxCoeff() : 0.0;
+  for (const auto& row : t.rows) {
+    if (row.bars.size()) sc.maxAbs = std::max<double>(sc.maxAbs, row.bars.cwiseAbs().maxCoeff());
+    if (row.hasBar) {
+      sc.maxBar = std::max(sc.maxBar, std::abs(row.bar));
+      sc.anyNegative |= row.bar < 0;
+    }
+  }
+  return sc;
+}
+
+/// Columns: token | cells... | bars.
+struct StepColumns {
+  int nCells, tokenW, barW, cellW;
+};
+
+/// The vector above the table (q, u, o ...) as numbers and bars; r starts below it.
+void paintTopVector(QPainter& p, QRect& r, const StepTable& t, const BarScale& sc, const TeachingTheme& th,
+                    const QFontMetrics& fm, int rowH, double s) {
+  p.setPen(th.text);
+  const QRect lab(r.left(), r.top(), r.width() / 5, rowH);
+  p.drawText(lab, Qt::AlignVCenter | Qt::AlignLeft, t.topLabel + " = ");
+  const QRect vec(lab.right(), r.top(), static_cast<int>(r.width() * 0.62) - lab.width() - 6, rowH);
+  p.drawText(vec, Qt::AlignVCenter, fm.elidedText(vecText(t.topBars), Qt::ElideRight, vec.width()));
+  drawBars(p, QRectF(r.left() + r.width() * 0.62, r.top() + 2, r.width() * 0.38, rowH - 4), t.topBars, sc.maxAbs, th);
+  r.setTop(r.top() + rowH + static_cast<int>(4 * s));
+}
+
+/// The header row and its rule; r starts below them.
+void paintHeaders(QPainter& p, QRect& r, const StepTable& t, const StepColumns& col, const TeachingTheme& th, int rowH) {
+  QFont headerFont = th.font(10, true);
+  p.setFont(headerFont);
+  int widest = 0;
+  for (const QString& h : t.headers) widest = std::max(widest, p.fontMetrics().horizontalAdvance(h));
+  if (col.cellW > 12 && widest > col.cellW - 8) {  // large presentation fonts: headers shrink rather than overlap
+    headerFont.setPointSizeF(std::max(6.0, headerFont.pointSizeF() * (col.cellW - 8) / widest));
+    p.setFont(headerFont);
+  }
+  p.setPen(th.dim);
+  p.drawText(QRect(r.left(), r.top(), col.tokenW, rowH), Qt::AlignVCenter, StepThroughPanel::tr("key"));
+  for (int c = 0; c < col.nCells; ++c)
+    p.drawText(QRect(r.left() + col.tokenW + c * col.cellW, r.top(), col.cellW, rowH), Qt::AlignVCenter | Qt::AlignRight,
+               t.headers[c]);
+  r.setTop(r.top() + rowH);
+  p.setPen(QPen(th.grid, 0));
+  p.drawLine(r.topLeft(), r.topRight());
+}
+
+/// A scalar column's bar: from the middle when some are negative, else from the left.
+void paintSingleBar(QPainter& p, const QRectF& box, const StepTable::Row& row, const BarScale& sc,
+                    const TeachingTheme& th) {
+  p.setPen(Qt::NoPen);
+  p.setBrush(row.dimmed ? th.dim : (row.bar >= 0 ? th.positive : th.negative));
+  const double frac = row.bar / sc.maxBar;
+  const double x0 = sc.anyNegative ? box.center().x() : box.left();
+  const double len = (sc.anyNegative ? box.width() / 2 : box.width()) * frac;
+  p.drawRect(QRectF(std::min(x0, x0 + len), box.top(), std::abs(len), box.height()));
+}
+
+/// The rows that fit in r, the last one saying how many more keys there are.
+void paintRows(QPainter& p, const QRect& r, const StepTable& t, const StepColumns& col, const BarScale& sc,
+               const TeachingTheme& th, const QFontMetrics& fm, int rowH, double s) {
+  p.setFont(th.font(10));
+  const int fit = std::max(1, r.height() / rowH);
+  const int shown = std::min<int>(fit, static_cast<int>(t.rows.size()));
+  for (int i = 0; i < shown; ++i) {
+    const auto& row = t.rows[static_cast<size_t>(i)];
+    const int y = r.top() + i * rowH;
+    const bool last = i == shown - 1 && shown < static_cast<int>(t.rows.size());
+    p.setPen(row.dimmed ? th.dim : th.text);
+    if (last) {
+      p.drawText(QRect(r.left(), y, r.width(), rowH), Qt::AlignVCenter,
+                 StepThroughPanel::tr("… %n more key(s)", "", static_cast<int>(t.rows.size()) - i));
+      break;
+    }
+    p.drawText(QRect(r.left(), y, col.tokenW - 4, rowH), Qt::AlignVCenter | Qt::AlignLeft,
+               fm.elidedText(row.label, Qt::ElideRight, col.tokenW - 4));
+    for (int c = 0; c < std::min<int>(col.nCells, static_cast<int>(row.cells.size())); ++c)
+      p.drawText(QRect(r.left() + col.tokenW + c * col.cellW, y, col.cellW, rowH), Qt::AlignVCenter | Qt::AlignRight,
+                 fm.elidedText(row.cells[c], Qt::ElideRight, col.cellW));  // keep signs and leading digits
+    const QRectF barBox(r.right() - col.barW + 8 * s, y + 3, col.barW - 8 * s, rowH - 6);
+    if (row.bars.size()) drawBars(p, barBox, row.bars, sc.maxAbs, th);
+    else if (row.hasBar && sc.maxBar > 0) paintSingleBar(p, barBox, row, sc, th);
+  }
+}
+
+}  // namespace
+
 void StepThroughPanel::paintStep(QPainter& p, const QRect& target) const {
   const TeachingTheme& th = theme_;
   p.save();
@@ -346,79 +445,16 @@ void StepThroughPanel::paintStep(QPainter& p, const QRect& target) const {
   line(t.formula, th.font(11), th.text);
   if (!t.note.isEmpty()) line(t.note, th.font(9), th.dim);
 
-  // Scale the bars of one step together so they compare.
-  double maxAbs = t.topBars.size() ? t.topBars.cwiseAbs().maxCoeff() : 0.0, maxBar = 0.0;
-  bool anyNegative = false;
-  for (const auto& row : t.rows) {
-    if (row.bars.size()) maxAbs = std::max<double>(maxAbs, row.bars.cwiseAbs().maxCoeff());
-    if (row.hasBar) {
-      maxBar = std::max(maxBar, std::abs(row.bar));
-      anyNegative |= row.bar < 0;
-    }
-  }
+  const BarScale sc = barScale(t);
   p.setFont(th.font(10));
   const QFontMetrics fm = p.fontMetrics();
   const int rowH = static_cast<int>(fm.height() * 1.45);
-  if (t.topBars.size()) {
-    p.setPen(th.text);
-    const QRect lab(r.left(), r.top(), r.width() / 5, rowH);
-    p.drawText(lab, Qt::AlignVCenter | Qt::AlignLeft, t.topLabel + " = ");
-    const QRect vec(lab.right(), r.top(), static_cast<int>(r.width() * 0.62) - lab.width() - 6, rowH);
-    p.drawText(vec, Qt::AlignVCenter, fm.elidedText(vecText(t.topBars), Qt::ElideRight, vec.width()));
-    drawBars(p, QRectF(r.left() + r.width() * 0.62, r.top() + 2, r.width() * 0.38, rowH - 4), t.topBars, maxAbs, th);
-    r.setTop(r.top() + rowH + static_cast<int>(4 * s));
-  }
-  // Columns: token | cells... | bars.
+  if (t.topBars.size()) paintTopVector(p, r, t, sc, th, fm, rowH, s);
   const int nCells = static_cast<int>(t.headers.size());
-  const int tokenW = r.width() / 5;
-  const int barW = r.width() / 4;
-  const int cellW = nCells > 0 ? (r.width() - tokenW - barW) / nCells : 0;
-  QFont headerFont = th.font(10, true);
-  p.setFont(headerFont);
-  int widest = 0;
-  for (const QString& h : t.headers) widest = std::max(widest, p.fontMetrics().horizontalAdvance(h));
-  if (cellW > 12 && widest > cellW - 8) {  // large presentation fonts: headers shrink rather than overlap
-    headerFont.setPointSizeF(std::max(6.0, headerFont.pointSizeF() * (cellW - 8) / widest));
-    p.setFont(headerFont);
-  }
-  p.setPen(th.dim);
-  p.drawText(QRect(r.left(), r.top(), tokenW, rowH), Qt::AlignVCenter, tr("key"));
-  for (int c = 0; c < nCells; ++c)
-    p.drawText(QRect(r.left() + tokenW + c * cellW, r.top(), cellW, rowH), Qt::AlignVCenter | Qt::AlignRight,
-               t.headers[c]);
-  r.setTop(r.top() + rowH);
-  p.setPen(QPen(th.grid, 0));
-  p.drawLine(r.topLeft(), r.topRight());
-  p.setFont(th.font(10));
-  const int fit = std::max(1, r.height() / rowH);
-  const int shown = std::min<int>(fit, static_cast<int>(t.rows.size()));
-  for (int i = 0; i < shown; ++i) {
-    const auto& row = t.rows[static_cast<size_t>(i)];
-    const int y = r.top() + i * rowH;
-    const bool last = i == shown - 1 && shown < static_cast<int>(t.rows.size());
-    p.setPen(row.dimmed ? th.dim : th.text);
-    if (last) {
-      p.drawText(QRect(r.left(), y, r.width(), rowH), Qt::AlignVCenter,
-                 tr("… %n more key(s)", "", static_cast<int>(t.rows.size()) - i));
-      break;
-    }
-    p.drawText(QRect(r.left(), y, tokenW - 4, rowH), Qt::AlignVCenter | Qt::AlignLeft,
-               fm.elidedText(row.label, Qt::ElideRight, tokenW - 4));
-    for (int c = 0; c < std::min<int>(nCells, static_cast<int>(row.cells.size())); ++c)
-      p.drawText(QRect(r.left() + tokenW + c * cellW, y, cellW, rowH), Qt::AlignVCenter | Qt::AlignRight,
-                 fm.elidedText(row.cells[c], Qt::ElideRight, cellW));  // keep signs and leading digits
-    const QRectF barBox(r.right() - barW + 8 * s, y + 3, barW - 8 * s, rowH - 6);
-    if (row.bars.size()) {
-      drawBars(p, barBox, row.bars, maxAbs, th);
-    } else if (row.hasBar && maxBar > 0) {
-      p.setPen(Qt::NoPen);
-      p.setBrush(row.dimmed ? th.dim : (row.bar >= 0 ? th.positive : th.negative));
-      const double frac = row.bar / maxBar;
-      const double x0 = anyNegative ? barBox.center().x() : barBox.left();
-      const double len = (anyNegative ? barBox.width() / 2 : barBox.width()) * frac;
-      p.drawRect(QRectF(std::min(x0, x0 + len), barBox.top(), std::abs(len), barBox.height()));
-    }
-  }
+  const int tokenW = r.width() / 5, barW = r.width() / 4;
+  const StepColumns col{nCells, tokenW, barW, nCells > 0 ? (r.width() - tokenW - barW) / nCells : 0};
+  paintHeaders(p, r, t, col, th, rowH);
+  paintRows(p, r, t, col, sc, th, fm, rowH, s);
   p.restore();
 }
 
