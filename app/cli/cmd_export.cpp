@@ -380,13 +380,8 @@ int runExport(const CLI::App& cmd, CommonOptions& opts, const ExportOptions& ex,
   // Before any work: attnscope-cli-figures runs the whole command.
   if (*what == "figure" && figuresProgramFound()) return handOverToFigures("export");
 #endif
-  if (!opts.modelDir.empty()) {
-    // One layer's heads, with what the step-through and logits exports read.
-    opts.modelRunOptions.keepQkv = true;
-    opts.modelRunOptions.keepLogits = true;
-    opts.modelRunOptions.topK = 0;
-    opts.modelRunOptions.onlyLayer = opts.layer > 0 ? opts.layer - 1 : kLastLayer;
-  }
+  keepOneLayer(opts);
+  if (!opts.modelDir.empty()) opts.modelRunOptions.keepLogits = true;  // the step-through and logits exports read them
   auto req = buildRequest(opts);
   if (!req) return fail(req.error().message);
   auto res = runRequest(opts, req->first, req->second);

@@ -105,11 +105,7 @@ int runGeometry(CommonOptions& opts, const GeometryOptions& g, int argc, char** 
 #ifndef ATTNSCOPE_HAVE_UI
   if (figure && figuresProgramFound()) return handOverToFigures("geometry");
 #endif
-  if (!opts.modelDir.empty()) {
-    opts.modelRunOptions.keepQkv = true;
-    opts.modelRunOptions.topK = 0;
-    opts.modelRunOptions.onlyLayer = opts.layer > 0 ? opts.layer - 1 : kLastLayer;
-  }
+  keepOneLayer(opts);
   auto req = buildRequest(opts);
   if (!req) return fail(req.error().message);
   auto res = runRequest(opts, req->first, req->second);
