@@ -17,8 +17,7 @@
 #include "variant_options.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
-#include <QApplication>
-
+#include "headless_figures.h"
 #include "attn/analysis/head_analysis.h"
 #include "attn/analysis/measure_table.h"
 #include "attn/teaching/compare.h"
@@ -88,99 +87,85 @@ QStringList toQ(const std::vector<std::string>& v) {
   return out;
 }
 
-int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const AttentionInput& input,
-                 const AttentionSpec& spec, const AttentionResult& res, const std::vector<int>& heads,
-                 const attn::ui::FigureOptions& fo) {
+/// The figure's one line on success, or its error.
+int reportFigure(const attn::Status& st, const ExportOptions& ex, const attn::ui::FigureOptions& fo) {
+  if (!st) return fail(st.error().message);
+  fmt::print("wrote {} ({}x{} px at {} DPI, {} view)\n", ex.out, fo.size.width(), fo.size.height(), fo.dpi, ex.view);
+  return 0;
+}
+
+/// One query patch's weights over the image (--image; --query is the patch, row-major).
+int exportImageView(const ExportOptions& ex, const CommonOptions& opts, const AttentionResult& res, int h0,
+                    const attn::ui::FigureOptions& fo) {
   using namespace attn::ui;
-  const QString out = QString::fromStdString(ex.out);
-  const QStringList rows = toQ(res.queryTokens), cols = toQ(res.keyTokens);
-  const auto done = [&](const attn::Status& st) {
-    if (!st) return fail(st.error().message);
-    fmt::print("wrote {} ({}x{} px at {} DPI, {} view)\n", ex.out, fo.size.width(), fo.size.height(), fo.dpi, ex.view);
-    return 0;
-  };
-  const int h0 = heads.front();
-  if (ex.view == "heatmap") {
-    if (heads.size() > 1) {
-      std::vector<Mat> mats;
-      for (int h : heads) mats.push_back(res.heads[static_cast<size_t>(h)].weights);
-      return done(exportHeadGrid(mats, rows, cols, out, fo));
-    }
-    return done(exportHeatmap(res.heads[static_cast<size_t>(h0)].weights, rows, cols, out, fo));
-  }
-  if (ex.view == "image") {
-    // One query patch's weights over the image (--image; --query is the patch, row-major).
-    if (!opts.patchGrid) return fail("--view image: needs --image FILE");
-    const auto& g = *opts.patchGrid;
-    if (ex.query < 0 || ex.query >= g.count())
-      return fail(fmt::format("--query: patch {} is out of range (0..{})", ex.query, g.count() - 1));
-    ImageAttentionFigure f;
-    f.image = imageFromPixels(*opts.imagePixels);
-    f.patch = g.patch;
-    f.rows = g.rows;
-    f.cols = g.cols;
-    f.weights = res.heads[static_cast<size_t>(h0)].weights;
-    f.query = ex.query;
-    f.colormap = fo.colormap;
-    f.title = QString("Patch %1 (%2), head %3 — mask %4")
-                  .arg(ex.query)
-                  .arg(QString::fromStdString(g.tokens[static_cast<size_t>(ex.query)]))
-                  .arg(h0 + 1)
-                  .arg(QString::fromStdString(res.mask.spec()));
-    return done(writeFigure(out, fo, [&f](QCPPainter& p, const QRect& r) { paintImageAttention(p, r, f); }));
-  }
-  if (ex.view == "token-lines") {
-    TokenLinesWidget w;
-    std::vector<Mat> mats;
-    QList<int> ids;
-    for (int h : heads) {
-      mats.push_back(res.heads[static_cast<size_t>(h)].weights);
-      ids << h;
-    }
-    w.setData(rows, cols, mats, ids);
-    return done(writeFigure(out, fo, [&](QCPPainter& p, const QRect& r) { w.paintLines(p, r); }));
-  }
-  if (ex.view == "metrics") {
-    // One bar per head for --measure, as the GUI's metrics panel draws it.
-    const auto* m = findHeadMeasure(ex.measure);
-    if (!m) return fail(fmt::format("--measure: unknown measure '{}' (see `attnscope-cli metrics --csv` columns)", ex.measure));
-    const Analysis an = analyzeResult(res);
-    MetricsBarChart chart;
-    useFigureTheme(&chart);
-    layoutOffscreen(chart, logicalFigureSize(fo));
-    showHeadMeasure(chart, an, *m, -1);
-    return done(writeFigure(out, fo, plotPainter(chart)));
-  }
-  if (ex.view == "step-through") {
-    if (ex.query < 0 || ex.query >= res.nq())
-      return fail(fmt::format("--query: {} is out of range (0..{})", ex.query, res.nq() - 1));
-    auto walk = stepThrough(res.heads[static_cast<size_t>(h0)], spec, ex.query);
-    if (!walk) return fail(walk.error().message);
-    StepThroughPanel panel;
-    panel.setWalk(*walk, cols, rows.value(ex.query));
-    if (ex.step < 1 || ex.step > panel.stepCount())
-      return fail(fmt::format("--step: {} is out of range (1..{})", ex.step, panel.stepCount()));
-    panel.setStep(ex.step - 1);
-    return done(writeFigure(out, fo, [&](QCPPainter& p, const QRect& r) { panel.paintStep(p, r); }));
-  }
-  // compare: B = the same input with another head, mask or temperature.
+  if (!opts.patchGrid) return fail("--view image: needs --image FILE");
+  const auto& g = *opts.patchGrid;
+  if (ex.query < 0 || ex.query >= g.count())
+    return fail(fmt::format("--query: patch {} is out of range (0..{})", ex.query, g.count() - 1));
+  ImageAttentionFigure f;
+  f.image = imageFromPixels(*opts.imagePixels);
+  f.patch = g.patch;
+  f.rows = g.rows;
+  f.cols = g.cols;
+  f.weights = res.heads[static_cast<size_t>(h0)].weights;
+  f.query = ex.query;
+  f.colormap = fo.colormap;
+  f.title = QString("Patch %1 (%2), head %3 — mask %4")
+                .arg(ex.query)
+                .arg(QString::fromStdString(g.tokens[static_cast<size_t>(ex.query)]))
+                .arg(h0 + 1)
+                .arg(QString::fromStdString(res.mask.spec()));
+  return reportFigure(writeFigure(QString::fromStdString(ex.out), fo,
+                                  [&f](QCPPainter& p, const QRect& r) { paintImageAttention(p, r, f); }),
+                      ex, fo);
+}
+
+/// One step of the query row's walk through the head (core: attn::stepThrough).
+int exportStepThrough(const ExportOptions& ex, const AttentionSpec& spec, const AttentionResult& res, int h0,
+                      const attn::ui::FigureOptions& fo) {
+  using namespace attn::ui;
+  if (ex.query < 0 || ex.query >= res.nq())
+    return fail(fmt::format("--query: {} is out of range (0..{})", ex.query, res.nq() - 1));
+  auto walk = stepThrough(res.heads[static_cast<size_t>(h0)], spec, ex.query);
+  if (!walk) return fail(walk.error().message);
+  StepThroughPanel panel;
+  panel.setWalk(*walk, toQ(res.keyTokens), toQ(res.queryTokens).value(ex.query));
+  if (ex.step < 1 || ex.step > panel.stepCount())
+    return fail(fmt::format("--step: {} is out of range (1..{})", ex.step, panel.stepCount()));
+  panel.setStep(ex.step - 1);
+  return reportFigure(writeFigure(QString::fromStdString(ex.out), fo,
+                                  [&](QCPPainter& p, const QRect& r) { panel.paintStep(p, r); }),
+                      ex, fo);
+}
+
+/// Compare's B: the same input with another mask, temperature or execution path.
+Result<AttentionSpec> compareSpec(const ExportOptions& ex, const CommonOptions& opts, const AttentionSpec& spec) {
   AttentionSpec specB = spec;
   if (!ex.compareMask.empty()) {
     auto m = Mask::parse(ex.compareMask);
-    if (!m) return fail("--compare-mask: " + m.error().message);
+    if (!m) return Error{"--compare-mask: " + m.error().message};
     specB.mask = std::move(m).value();
   }
   if (ex.compareTemperature > 0.0f) specB.temperature = ex.compareTemperature;
   if (!ex.compareExec.empty()) {
     auto path = parseExecPath(ex.compareExec);
-    if (!path) return fail(fmt::format("--compare-exec: unknown path '{}'", ex.compareExec));
+    if (!path) return Error{fmt::format("--compare-exec: unknown path '{}'", ex.compareExec)};
     specB.exec = *path;
   }
   if (opts.model && (!ex.compareMask.empty() || ex.compareTemperature > 0.0f || !ex.compareExec.empty()))
-    return fail("--compare-mask/--compare-temperature/--compare-exec: a model's attention is fixed by its weights; "
-                "compare two of its heads with --compare-head");
-  // A model's B is another head of the same layer.
-  auto resB = opts.model ? Result<AttentionResult>(res) : runAttention(input, specB);
+    return Error{"--compare-mask/--compare-temperature/--compare-exec: a model's attention is fixed by its weights; "
+                 "compare two of its heads with --compare-head"};
+  return specB;
+}
+
+/// compare: head A of the run beside head B of the run with compareSpec (a model's B is
+/// another head of the same layer).
+int exportCompare(const ExportOptions& ex, const CommonOptions& opts, const AttentionInput& input,
+                  const AttentionSpec& spec, const AttentionResult& res, int h0, const attn::ui::FigureOptions& fo) {
+  using namespace attn::ui;
+  auto specB = compareSpec(ex, opts, spec);
+  if (!specB) return fail(specB.error().message);
+  auto resB = opts.model ? Result<AttentionResult>(res) : runAttention(input, *specB);
   if (!resB) return fail(resB.error().message);
   auto hb = parseHeads(ex.compareHead.empty() ? std::to_string(h0 + 1) : ex.compareHead, resB->numHeads());
   if (!hb || hb->size() != 1)
@@ -199,8 +184,51 @@ int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const Atten
         .arg(s.temperature)
         .arg(QString::fromStdString(std::string(execPathName(s.exec))));
   };
-  view.setComparison(a.weights, b.weights, *summary, rows, cols, title(spec, h0), title(specB, hb->front()));
-  return done(writeFigure(out, fo, view.figurePainter()));
+  view.setComparison(a.weights, b.weights, *summary, toQ(res.queryTokens), toQ(res.keyTokens), title(spec, h0),
+                     title(*specB, hb->front()));
+  return reportFigure(writeFigure(QString::fromStdString(ex.out), fo, view.figurePainter()), ex, fo);
+}
+
+int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const AttentionInput& input,
+                 const AttentionSpec& spec, const AttentionResult& res, const std::vector<int>& heads,
+                 const attn::ui::FigureOptions& fo) {
+  using namespace attn::ui;
+  const QString out = QString::fromStdString(ex.out);
+  const QStringList rows = toQ(res.queryTokens), cols = toQ(res.keyTokens);
+  const int h0 = heads.front();
+  if (ex.view == "heatmap") {
+    if (heads.size() > 1) {
+      std::vector<Mat> mats;
+      for (int h : heads) mats.push_back(res.heads[static_cast<size_t>(h)].weights);
+      return reportFigure(exportHeadGrid(mats, rows, cols, out, fo), ex, fo);
+    }
+    return reportFigure(exportHeatmap(res.heads[static_cast<size_t>(h0)].weights, rows, cols, out, fo), ex, fo);
+  }
+  if (ex.view == "image") return exportImageView(ex, opts, res, h0, fo);
+  if (ex.view == "token-lines") {
+    TokenLinesWidget w;
+    std::vector<Mat> mats;
+    QList<int> ids;
+    for (int h : heads) {
+      mats.push_back(res.heads[static_cast<size_t>(h)].weights);
+      ids << h;
+    }
+    w.setData(rows, cols, mats, ids);
+    return reportFigure(writeFigure(out, fo, [&](QCPPainter& p, const QRect& r) { w.paintLines(p, r); }), ex, fo);
+  }
+  if (ex.view == "metrics") {
+    // One bar per head for --measure, as the GUI's metrics panel draws it.
+    const auto* m = findHeadMeasure(ex.measure);
+    if (!m) return fail(fmt::format("--measure: unknown measure '{}' (see `attnscope-cli metrics --csv` columns)", ex.measure));
+    const Analysis an = analyzeResult(res);
+    MetricsBarChart chart;
+    useFigureTheme(&chart);
+    layoutOffscreen(chart, logicalFigureSize(fo));
+    showHeadMeasure(chart, an, *m, -1);
+    return reportFigure(writeFigure(out, fo, plotPainter(chart)), ex, fo);
+  }
+  if (ex.view == "step-through") return exportStepThrough(ex, spec, res, h0, fo);
+  return exportCompare(ex, opts, input, spec, res, h0, fo);
 }
 
 // export --variant: the variant's maps and chart, or (--view step-through) one
@@ -243,6 +271,145 @@ int exportVariant(const ExportOptions& ex, const CommonOptions& opts, const Vari
 }
 #endif
 
+void addExportOptions(CLI::App& cmd, ExportOptions& ex) {
+  cmd.add_option("--out", ex.out, "Output file: figure .png/.svg/.pdf or data .npy/.npz/.csv/.json")->required();
+  cmd.add_option("--what", ex.what,
+                 "figure, weights, logits (scaled, before the mask), outputs, metrics "
+                 "(default: figure for .png/.svg/.pdf, weights for data files, metrics for .json)");
+  cmd.add_option("--view", ex.view, "Figure view: heatmap, token-lines, step-through, compare, metrics, image (with --image)")
+      ->capture_default_str();
+  cmd.add_option("--head", ex.head, "Head, 1-based, or 'all' (heatmap: a grid of heads)")->capture_default_str();
+  cmd.add_option("--size", ex.size, "Pixel size WxH, or 'a4' (A4 width at --dpi, 4:3)")->capture_default_str();
+  cmd.add_option("--dpi", ex.dpi, "Resolution (fonts keep their printed size)")->capture_default_str();
+  cmd.add_option("--colormap", ex.colormap, "viridis, magma, cividis, grayscale, diverging")
+      ->capture_default_str();
+  cmd.add_flag("--shared-scale", ex.sharedScale, "One colour range for every head of a grid");
+  cmd.add_option("--query", ex.query, "Step-through: the query row, 0-based; image view: the query patch")->capture_default_str();
+  cmd.add_option("--step", ex.step, "Step-through: the step, 1-based")->capture_default_str();
+  cmd.add_option("--compare-head", ex.compareHead, "Compare: B's head (default: A's)");
+  cmd.add_option("--compare-mask", ex.compareMask, "Compare: B's mask (default: A's)");
+  cmd.add_option("--compare-temperature", ex.compareTemperature, "Compare: B's temperature (default: A's)");
+  cmd.add_option("--compare-exec", ex.compareExec, "Compare: B's execution path, e.g. performer (default: A's)");
+  cmd.add_option("--measure", ex.measure, "Metrics view: the per-head measure drawn (a `metrics --csv` column)")
+      ->capture_default_str();
+  cmd.add_flag("--force", ex.force, "Overwrite an existing output file");
+}
+
+/// What --out gets: "figure" or a data kind, from --what or the extension, checked
+/// against the extension.
+Result<std::string> exportKind(const ExportOptions& ex, bool data) {
+  const std::string ext = std::filesystem::path(ex.out).extension().string();
+  std::string what = ex.what.empty() ? (data ? (ext == ".json" ? "metrics" : "weights") : "figure") : ex.what;
+  if (what != "figure" && !parseDataKind(what))
+    return Error{fmt::format("--what: unknown '{}' (figure, weights, logits, outputs, metrics)", what)};
+  if (what == "figure" && data)
+    return Error{fmt::format("{}: a figure needs .png, .svg or .pdf (or give --what weights)", ex.out)};
+  if (what != "figure" && !data) return Error{fmt::format("{}: {} are written as .npy, .npz, .csv or .json", ex.out, what)};
+  return what;
+}
+
+#ifdef ATTNSCOPE_HAVE_UI
+/// The figure's pixel size from --size (WxH or a4 at --dpi), after --view, --dpi and
+/// --colormap are checked.
+Result<QSize> figureRequestSize(const ExportOptions& ex) {
+  static const std::vector<std::string> views{"heatmap", "token-lines", "step-through", "compare", "metrics", "image"};
+  if (std::find(views.begin(), views.end(), ex.view) == views.end())
+    return Error{fmt::format("--view: unknown view '{}' (heatmap, token-lines, step-through, compare, metrics, image)",
+                             ex.view)};
+  if (ex.dpi < 10 || ex.dpi > 2400) return Error{fmt::format("--dpi: {} is out of range (10..2400)", ex.dpi)};
+  int w = 0, hgt = 0;
+  std::smatch m;
+  static const std::regex sizeRe(R"((\d{1,5})x(\d{1,5}))");
+  if (ex.size == "a4" || ex.size == "A4") {
+    w = attn::ui::a4WidthPixels(ex.dpi);
+    hgt = w * 3 / 4;
+  } else if (std::regex_match(ex.size, m, sizeRe)) {
+    w = std::stoi(m[1]);
+    hgt = std::stoi(m[2]);
+  } else {
+    return Error{fmt::format("--size: expected WxH in pixels, e.g. 800x600, or a4 (got '{}')", ex.size)};
+  }
+  if (!attn::ui::isColormapNameStd(ex.colormap))
+    return Error{fmt::format("--colormap: unknown colormap '{}'", ex.colormap)};
+  return QSize(w, hgt);
+}
+
+/// "gpt2 — layer 2 of 2 — head 1 of 4", or the mechanism and mask of a computed input.
+QString figureTitle(const CommonOptions& opts, const AttentionSpec& spec, int numHeads, const std::vector<int>& heads) {
+  const int h0 = heads.front();
+  if (opts.model) {
+    const auto& info = opts.model->model->info();
+    const QString model = QString::fromStdString(
+        fmt::format("{} — layer {} of {}", info.name, (opts.layer > 0 ? opts.layer : info.layers), info.layers));
+    return heads.size() > 1 ? model + QString(" — %1 heads").arg(numHeads)
+                            : model + QString(" — head %1 of %2").arg(h0 + 1).arg(numHeads);
+  }
+  const QString mechanism = QString::fromStdString(opts.mechanism), mask = QString::fromStdString(spec.mask.spec());
+  return heads.size() > 1 ? QString("%1 heads — %2 — mask: %3").arg(numHeads).arg(mechanism, mask)
+                          : QString("Head %1 of %2 — %3 — mask: %4").arg(h0 + 1).arg(numHeads).arg(mechanism, mask);
+}
+
+/// The figure of the run (or of its variant), under drawHeadless.
+int drawExportFigure(const ExportOptions& ex, const CommonOptions& opts, const VariantCliOptions& variant,
+                     const std::pair<AttentionInput, AttentionSpec>& req, const AttentionResult& res,
+                     const std::vector<int>& heads, QSize size) {
+  attn::ui::FigureOptions fo;
+  fo.size = size;
+  fo.dpi = ex.dpi;
+  fo.colormap = QString::fromStdString(ex.colormap);
+  fo.sharedScale = ex.sharedScale;
+  fo.title = figureTitle(opts, req.second, res.numHeads(), heads);
+  if (auto st = attn::ui::checkFigureOptions(QString::fromStdString(ex.out), fo); !st) return fail(st.error().message);
+  if (variant.active()) {
+    if (ex.view != "heatmap" && ex.view != "step-through")
+      return fail(fmt::format("--view {}: a variant draws its maps (heatmap) or its step-through", ex.view));
+    return exportVariant(ex, opts, variant, heads.front(), fo);
+  }
+  return exportFigure(ex, opts, req.first, req.second, res, heads, fo);
+}
+#endif
+
+/// export's action once the command line is parsed.
+int runExport(const CLI::App& cmd, CommonOptions& opts, const ExportOptions& ex, const VariantCliOptions& variant,
+              char** argv) {
+  if (auto st = checkOverwrite(ex.out, ex.force); !st) return fail(st.error().message);
+  const bool data = isDataExtension(std::filesystem::path(ex.out).extension().string());
+  auto what = exportKind(ex, data);
+  if (!what) return fail(what.error().message);
+#ifndef ATTNSCOPE_HAVE_UI
+  // Before any work: attnscope-cli-figures runs the whole command.
+  if (*what == "figure" && figuresProgramFound()) return handOverToFigures("export");
+#endif
+  keepOneLayer(opts);
+  if (!opts.modelDir.empty()) opts.modelRunOptions.keepLogits = true;  // the step-through and logits exports read them
+  auto req = buildRequest(opts);
+  if (!req) return fail(req.error().message);
+  auto res = runRequest(opts, req->first, req->second);
+  if (!res) return fail(res.error().message);
+  // Data defaults to every head; a figure to head 1.
+  const std::string headText = (data && cmd.count("--head") == 0) ? std::string("all") : ex.head;
+  auto heads = parseHeads(headText, res->numHeads());
+  if (!heads) return fail(heads.error().message);
+  for (const auto& w : res->warnings) fmt::print(stderr, "warning: {}\n", w);
+
+  if (*what != "figure" && variant.active())
+    return fail("--variant: export draws its figure; its data comes from `run --variant ... --out FILE.npz`");
+  if (*what != "figure") {
+    DataExportRequest dr{*parseDataKind(*what), headText == "all" ? std::vector<int>{} : *heads};
+    if (auto st = writeResultData(*res, dr, ex.out); !st) return fail(st.error().message);
+    fmt::print("wrote {} ({}, {} head(s))\n", ex.out, *what, dr.heads.empty() ? res->numHeads() : 1);
+    return 0;
+  }
+#ifndef ATTNSCOPE_HAVE_UI
+  (void)argv;
+  return handOverToFigures("export");
+#else
+  auto size = figureRequestSize(ex);
+  if (!size) return fail(size.error().message);
+  return drawHeadless(argv, [&]() -> int { return drawExportFigure(ex, opts, variant, *req, *res, *heads, *size); });
+#endif
+}
+
 }  // namespace
 
 Action addExportCommand(CLI::App& app, int argc, char** argv) {
@@ -253,134 +420,10 @@ Action addExportCommand(CLI::App& app, int argc, char** argv) {
   auto variant = std::make_shared<VariantCliOptions>();
   addCommonOptions(*cmd, *opts);
   addVariantOptions(*cmd, *variant);
-  cmd->add_option("--out", ex->out, "Output file: figure .png/.svg/.pdf or data .npy/.npz/.csv/.json")->required();
-  cmd->add_option("--what", ex->what,
-                  "figure, weights, logits (scaled, before the mask), outputs, metrics "
-                  "(default: figure for .png/.svg/.pdf, weights for data files, metrics for .json)");
-  cmd->add_option("--view", ex->view, "Figure view: heatmap, token-lines, step-through, compare, metrics, image (with --image)")
-      ->capture_default_str();
-  cmd->add_option("--head", ex->head, "Head, 1-based, or 'all' (heatmap: a grid of heads)")->capture_default_str();
-  cmd->add_option("--size", ex->size, "Pixel size WxH, or 'a4' (A4 width at --dpi, 4:3)")->capture_default_str();
-  cmd->add_option("--dpi", ex->dpi, "Resolution (fonts keep their printed size)")->capture_default_str();
-  cmd->add_option("--colormap", ex->colormap, "viridis, magma, cividis, grayscale, diverging")
-      ->capture_default_str();
-  cmd->add_flag("--shared-scale", ex->sharedScale, "One colour range for every head of a grid");
-  cmd->add_option("--query", ex->query, "Step-through: the query row, 0-based; image view: the query patch")->capture_default_str();
-  cmd->add_option("--step", ex->step, "Step-through: the step, 1-based")->capture_default_str();
-  cmd->add_option("--compare-head", ex->compareHead, "Compare: B's head (default: A's)");
-  cmd->add_option("--compare-mask", ex->compareMask, "Compare: B's mask (default: A's)");
-  cmd->add_option("--compare-temperature", ex->compareTemperature, "Compare: B's temperature (default: A's)");
-  cmd->add_option("--compare-exec", ex->compareExec, "Compare: B's execution path, e.g. performer (default: A's)");
-  cmd->add_option("--measure", ex->measure, "Metrics view: the per-head measure drawn (a `metrics --csv` column)")
-      ->capture_default_str();
-  cmd->add_flag("--force", ex->force, "Overwrite an existing output file");
+  addExportOptions(*cmd, *ex);
   return [cmd, opts, ex, variant, argv]() -> int {
     if (!cmd->parsed()) return -1;
-    if (auto st = checkOverwrite(ex->out, ex->force); !st) return fail(st.error().message);
-    const std::string ext = std::filesystem::path(ex->out).extension().string();
-    const bool data = isDataExtension(ext);
-    std::string what = ex->what.empty() ? (data ? (ext == ".json" ? "metrics" : "weights") : "figure") : ex->what;
-    if (what != "figure" && !parseDataKind(what))
-      return fail(fmt::format("--what: unknown '{}' (figure, weights, logits, outputs, metrics)", what));
-    if (what == "figure" && data)
-      return fail(fmt::format("{}: a figure needs .png, .svg or .pdf (or give --what weights)", ex->out));
-    if (what != "figure" && !data)
-      return fail(fmt::format("{}: {} are written as .npy, .npz, .csv or .json", ex->out, what));
-#ifndef ATTNSCOPE_HAVE_UI
-    // Before any work: attnscope-cli-figures runs the whole command.
-    if (what == "figure" && figuresProgramFound()) return handOverToFigures("export");
-#endif
-
-    if (!opts->modelDir.empty()) {
-      // One layer's heads, with what the step-through and logits exports read.
-      opts->modelRunOptions.keepQkv = true;
-      opts->modelRunOptions.keepLogits = true;
-      opts->modelRunOptions.topK = 0;
-      opts->modelRunOptions.onlyLayer = opts->layer > 0 ? opts->layer - 1 : kLastLayer;
-    }
-    auto req = buildRequest(*opts);
-    if (!req) return fail(req.error().message);
-    auto res = runRequest(*opts, req->first, req->second);
-    if (!res) return fail(res.error().message);
-    // Data defaults to every head; a figure to head 1.
-    const std::string headText = (data && cmd->count("--head") == 0) ? std::string("all") : ex->head;
-    auto heads = parseHeads(headText, res->numHeads());
-    if (!heads) return fail(heads.error().message);
-    for (const auto& w : res->warnings) fmt::print(stderr, "warning: {}\n", w);
-
-    if (what != "figure" && variant->active())
-      return fail("--variant: export draws its figure; its data comes from `run --variant ... --out FILE.npz`");
-    if (what != "figure") {
-      DataExportRequest dr{*parseDataKind(what), headText == "all" ? std::vector<int>{} : *heads};
-      if (auto st = writeResultData(*res, dr, ex->out); !st) return fail(st.error().message);
-      fmt::print("wrote {} ({}, {} head(s))\n", ex->out, what, dr.heads.empty() ? res->numHeads() : 1);
-      return 0;
-    }
-#ifndef ATTNSCOPE_HAVE_UI
-    (void)argv;
-    return handOverToFigures("export");
-#else
-    static const std::vector<std::string> views{"heatmap", "token-lines", "step-through", "compare", "metrics", "image"};
-    if (std::find(views.begin(), views.end(), ex->view) == views.end())
-      return fail(fmt::format("--view: unknown view '{}' (heatmap, token-lines, step-through, compare, metrics, image)",
-                              ex->view));
-    if (ex->dpi < 10 || ex->dpi > 2400) return fail(fmt::format("--dpi: {} is out of range (10..2400)", ex->dpi));
-    int w = 0, hgt = 0;
-    std::smatch m;
-    static const std::regex sizeRe(R"((\d{1,5})x(\d{1,5}))");
-    if (ex->size == "a4" || ex->size == "A4") {
-      w = attn::ui::a4WidthPixels(ex->dpi);
-      hgt = w * 3 / 4;
-    } else if (std::regex_match(ex->size, m, sizeRe)) {
-      w = std::stoi(m[1]);
-      hgt = std::stoi(m[2]);
-    } else {
-      return fail(fmt::format("--size: expected WxH in pixels, e.g. 800x600, or a4 (got '{}')", ex->size));
-    }
-    if (!attn::ui::isColormapNameStd(ex->colormap))
-      return fail(fmt::format("--colormap: unknown colormap '{}'", ex->colormap));
-
-    // Headless: draw with the offscreen platform, whatever the display. Qt's
-    // chatter about the platform (XDG_RUNTIME_DIR, fonts) is not the user's
-    // business on a command line whose errors are one line; criticals pass.
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
-      if (type == QtCriticalMsg || type == QtFatalMsg) fmt::print(stderr, "qt: {}\n", msg.toStdString());
-    });
-    int qargc = 1;
-    QApplication qapp(qargc, argv);
-    attn::ui::FigureOptions fo;
-    fo.size = QSize(w, hgt);
-    fo.dpi = ex->dpi;
-    fo.colormap = QString::fromStdString(ex->colormap);
-    fo.sharedScale = ex->sharedScale;
-    const int h0 = heads->front();
-    const std::string modelTitle =
-        opts->model ? fmt::format("{} — layer {} of {}", opts->model->model->info().name,
-                                  (opts->layer > 0 ? opts->layer : opts->model->model->info().layers),
-                                  opts->model->model->info().layers)
-                    : std::string();
-    fo.title = opts->model ? (heads->size() > 1 ? QString::fromStdString(modelTitle) + QString(" — %1 heads").arg(res->numHeads())
-                                                : QString::fromStdString(modelTitle) +
-                                                      QString(" — head %1 of %2").arg(h0 + 1).arg(res->numHeads()))
-             : heads->size() > 1 ? QString("%1 heads — %2 — mask: %3")
-                                       .arg(res->numHeads())
-                                       .arg(QString::fromStdString(opts->mechanism),
-                                            QString::fromStdString(req->second.mask.spec()))
-                                 : QString("Head %1 of %2 — %3 — mask: %4")
-                                       .arg(h0 + 1)
-                                       .arg(res->numHeads())
-                                       .arg(QString::fromStdString(opts->mechanism),
-                                            QString::fromStdString(req->second.mask.spec()));
-    if (auto st = attn::ui::checkFigureOptions(QString::fromStdString(ex->out), fo); !st)
-      return fail(st.error().message);
-    if (variant->active()) {
-      if (ex->view != "heatmap" && ex->view != "step-through")
-        return fail(fmt::format("--view {}: a variant draws its maps (heatmap) or its step-through", ex->view));
-      return exportVariant(*ex, *opts, *variant, h0, fo);
-    }
-    return exportFigure(*ex, *opts, req->first, req->second, *res, *heads, fo);
-#endif
+    return runExport(*cmd, *opts, *ex, *variant, argv);
   };
 }
 

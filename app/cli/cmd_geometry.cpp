@@ -17,8 +17,7 @@
 #include "options.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
-#include <QApplication>
-
+#include "headless_figures.h"
 #include "attn_ui/export/figure_export.h"
 #include "attn_ui/spatial/qk_geometry_view.h"
 #include <qcustomplot.h>
@@ -72,6 +71,71 @@ Status writePoints(const std::string& out, const QkGeometry& g, const AttentionR
   return npz.commit();
 }
 
+#ifdef ATTNSCOPE_HAVE_UI
+/// The scatter of one head's geometry (query `g.query` joined to its top keys), under drawHeadless.
+int drawGeometry(const GeometryOptions& g, QkGeometry geo, const AttentionResult& res, const HeadResult& h, QSize size) {
+  ui::FigureOptions fo;
+  fo.size = size;
+  fo.dpi = g.dpi;
+  if (auto st = ui::checkFigureOptions(QString::fromStdString(g.out), fo); !st) return fail(st.error().message);
+  ui::QkGeometryFigure f;
+  f.geometry = std::move(geo);
+  for (const auto& t : res.queryTokens) f.queryLabels << QString::fromStdString(t);
+  for (const auto& t : res.keyTokens) f.keyLabels << QString::fromStdString(t);
+  f.weights = h.weights;
+  f.query = g.query;
+  f.topK = g.topK;
+  f.title = QString("Query–key geometry, head %1 of %2").arg(g.head).arg(res.numHeads());
+  if (auto st = ui::writeFigure(QString::fromStdString(g.out), fo,
+                                [&f](QCPPainter& p, const QRect& r) { ui::paintQkGeometry(p, r, f); });
+      !st)
+    return fail(st.error().message);
+  fmt::print("wrote {} ({}x{} px, head {})\n", g.out, size.width(), size.height(), g.head);
+  return 0;
+}
+#endif
+
+/// geometry's action once the command line is parsed.
+int runGeometry(CommonOptions& opts, const GeometryOptions& g, int argc, char** argv) {
+  if (auto st = checkOverwrite(g.out, g.force); !st) return fail(st.error().message);
+  const std::string ext = std::filesystem::path(g.out).extension().string();
+  const bool figure = ext == ".png" || ext == ".svg" || ext == ".pdf";
+  if (!figure && ext != ".csv" && ext != ".npz")
+    return fail(fmt::format("{}: --out must be .csv, .npz or a figure .png/.svg/.pdf", g.out));
+#ifndef ATTNSCOPE_HAVE_UI
+  if (figure && figuresProgramFound()) return handOverToFigures("geometry");
+#endif
+  keepOneLayer(opts);
+  auto req = buildRequest(opts);
+  if (!req) return fail(req.error().message);
+  auto res = runRequest(opts, req->first, req->second);
+  if (!res) return fail(res.error().message);
+  if (g.head < 1 || g.head > res->numHeads())
+    return fail(fmt::format("--head: {} is out of range (1..{})", g.head, res->numHeads()));
+  const HeadResult& h = res->heads[static_cast<size_t>(g.head - 1)];
+  if (h.q.size() == 0 || h.k.size() == 0)
+    return fail("geometry: this input has precomputed weights only, no queries and keys to project");
+  auto geo = qkGeometry(h.q, h.k);
+  if (!geo) return fail(geo.error().message);
+  if (!figure) {
+    if (auto st = writePoints(g.out, *geo, *res); !st) return fail(st.error().message);
+    fmt::print("wrote {} ({} queries, {} keys; PC1 {:.1f}%, PC2 {:.1f}% of the variance)\n", g.out, geo->numQueries,
+               geo->numKeys, 100 * geo->explained[0], 100 * geo->explained[1]);
+    return 0;
+  }
+  if (g.query < -1 || g.query >= geo->numQueries)
+    return fail(fmt::format("--query: {} is out of range (-1..{})", g.query, geo->numQueries - 1));
+#ifndef ATTNSCOPE_HAVE_UI
+  (void)argc;
+  (void)argv;
+  return handOverToFigures("geometry", "; write .csv");
+#else
+  auto size = parseFigureSize(g.size, "800x760");
+  if (!size) return fail(size.error().message);
+  return drawHeadless(argv, [&]() -> int { return drawGeometry(g, std::move(geo).value(), *res, h, *size); });
+#endif
+}
+
 }  // namespace
 
 Action addGeometryCommand(CLI::App& app, int argc, char** argv) {
@@ -89,71 +153,7 @@ Action addGeometryCommand(CLI::App& app, int argc, char** argv) {
   cmd->add_flag("--force", g->force, "Overwrite an existing output file");
   return [cmd, opts, g, argc, argv]() -> int {
     if (!cmd->parsed()) return -1;
-    if (auto st = checkOverwrite(g->out, g->force); !st) return fail(st.error().message);
-    const std::string ext = std::filesystem::path(g->out).extension().string();
-    const bool figure = ext == ".png" || ext == ".svg" || ext == ".pdf";
-    if (!figure && ext != ".csv" && ext != ".npz")
-      return fail(fmt::format("{}: --out must be .csv, .npz or a figure .png/.svg/.pdf", g->out));
-#ifndef ATTNSCOPE_HAVE_UI
-    if (figure && figuresProgramFound()) return handOverToFigures("geometry");
-#endif
-    if (!opts->modelDir.empty()) {
-      opts->modelRunOptions.keepQkv = true;
-      opts->modelRunOptions.topK = 0;
-      opts->modelRunOptions.onlyLayer = opts->layer > 0 ? opts->layer - 1 : kLastLayer;
-    }
-    auto req = buildRequest(*opts);
-    if (!req) return fail(req.error().message);
-    auto res = runRequest(*opts, req->first, req->second);
-    if (!res) return fail(res.error().message);
-    if (g->head < 1 || g->head > res->numHeads())
-      return fail(fmt::format("--head: {} is out of range (1..{})", g->head, res->numHeads()));
-    const HeadResult& h = res->heads[static_cast<size_t>(g->head - 1)];
-    if (h.q.size() == 0 || h.k.size() == 0)
-      return fail("geometry: this input has precomputed weights only, no queries and keys to project");
-    auto geo = qkGeometry(h.q, h.k);
-    if (!geo) return fail(geo.error().message);
-    if (!figure) {
-      if (auto st = writePoints(g->out, *geo, *res); !st) return fail(st.error().message);
-      fmt::print("wrote {} ({} queries, {} keys; PC1 {:.1f}%, PC2 {:.1f}% of the variance)\n", g->out, geo->numQueries,
-                 geo->numKeys, 100 * geo->explained[0], 100 * geo->explained[1]);
-      return 0;
-    }
-    if (g->query < -1 || g->query >= geo->numQueries)
-      return fail(fmt::format("--query: {} is out of range (-1..{})", g->query, geo->numQueries - 1));
-#ifndef ATTNSCOPE_HAVE_UI
-    (void)argc;
-    (void)argv;
-    return handOverToFigures("geometry", "; write .csv");
-#else
-    unsigned w = 0, hh = 0;
-    if (std::sscanf(g->size.c_str(), "%ux%u", &w, &hh) != 2 || w < 16 || hh < 16 || w > 20000 || hh > 20000)
-      return fail(fmt::format("--size: expected WxH in pixels, e.g. 800x760 (got '{}')", g->size));
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
-      if (type == QtCriticalMsg || type == QtFatalMsg) fmt::print(stderr, "qt: {}\n", msg.toStdString());
-    });
-    int qargc = 1;
-    QApplication qapp(qargc, argv);
-    ui::FigureOptions fo;
-    fo.size = QSize(static_cast<int>(w), static_cast<int>(hh));
-    fo.dpi = g->dpi;
-    if (auto st = ui::checkFigureOptions(QString::fromStdString(g->out), fo); !st) return fail(st.error().message);
-    ui::QkGeometryFigure f;
-    f.geometry = std::move(geo).value();
-    for (const auto& t : res->queryTokens) f.queryLabels << QString::fromStdString(t);
-    for (const auto& t : res->keyTokens) f.keyLabels << QString::fromStdString(t);
-    f.weights = h.weights;
-    f.query = g->query;
-    f.topK = g->topK;
-    f.title = QString("Query–key geometry, head %1 of %2").arg(g->head).arg(res->numHeads());
-    if (auto st = ui::writeFigure(QString::fromStdString(g->out), fo,
-                                  [&f](QCPPainter& p, const QRect& r) { ui::paintQkGeometry(p, r, f); });
-        !st)
-      return fail(st.error().message);
-    fmt::print("wrote {} ({}x{} px, head {})\n", g->out, w, hh, g->head);
-    return 0;
-#endif
+    return runGeometry(*opts, *g, argc, argv);
   };
 }
 

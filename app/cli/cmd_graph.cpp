@@ -16,8 +16,7 @@
 #include "figures_program.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
-#include <QApplication>
-
+#include "headless_figures.h"
 #include "attn_ui/export/figure_export.h"
 #include "attn_ui/spatial/graph_attention_view.h"
 #include <qcustomplot.h>
@@ -167,39 +166,34 @@ int runGraph(const GraphCliOptions& o, int argc, char** argv) {
   (void)argv;
   return handOverToFigures("graph", "; write .npz");
 #else
-  unsigned w = 0, h = 0;
-  if (std::sscanf(o.size.c_str(), "%ux%u", &w, &h) != 2 || w < 16 || h < 16 || w > 20000 || h > 20000)
-    return fail(fmt::format("--size: expected WxH in pixels, e.g. 1000x560 (got '{}')", o.size));
-  qputenv("QT_QPA_PLATFORM", "offscreen");
-  qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
-    if (type == QtCriticalMsg || type == QtFatalMsg) fmt::print(stderr, "qt: {}\n", msg.toStdString());
+  auto size = parseFigureSize(o.size, "1000x560");
+  if (!size) return fail(size.error().message);
+  return drawHeadless(argv, [&]() -> int {
+    ui::FigureOptions fo;
+    fo.size = *size;
+    fo.dpi = o.dpi;
+    fo.colormap = QString::fromStdString(o.colormap);
+    if (auto st = ui::checkFigureOptions(QString::fromStdString(o.out), fo); !st) return fail(st.error().message);
+    ui::GraphAttentionFigure f;
+    f.layout = layout;
+    f.edges = g->edges;
+    f.weights = r->weights[static_cast<size_t>(o.head - 1)];
+    f.keep = r->keep;
+    for (const auto& l : g->labels) f.labels << QString::fromStdString(l);
+    f.groups = g->groups;
+    f.node = o.node;
+    f.colormap = fo.colormap;
+    f.title = QString("GAT head %1 of %2 — attention of node %3")
+                  .arg(o.head)
+                  .arg(r->numHeads())
+                  .arg(QString::fromStdString(g->labels[static_cast<size_t>(o.node)]));
+    if (auto st = ui::writeFigure(QString::fromStdString(o.out), fo,
+                                  [&f](QCPPainter& p, const QRect& rect) { ui::paintGraphAttention(p, rect, f); });
+        !st)
+      return fail(st.error().message);
+    fmt::print("wrote {} ({}x{} px, node {}, head {})\n", o.out, size->width(), size->height(), o.node, o.head);
+    return 0;
   });
-  int qargc = 1;
-  QApplication app(qargc, argv);
-  ui::FigureOptions fo;
-  fo.size = QSize(static_cast<int>(w), static_cast<int>(h));
-  fo.dpi = o.dpi;
-  fo.colormap = QString::fromStdString(o.colormap);
-  if (auto st = ui::checkFigureOptions(QString::fromStdString(o.out), fo); !st) return fail(st.error().message);
-  ui::GraphAttentionFigure f;
-  f.layout = layout;
-  f.edges = g->edges;
-  f.weights = r->weights[static_cast<size_t>(o.head - 1)];
-  f.keep = r->keep;
-  for (const auto& l : g->labels) f.labels << QString::fromStdString(l);
-  f.groups = g->groups;
-  f.node = o.node;
-  f.colormap = fo.colormap;
-  f.title = QString("GAT head %1 of %2 — attention of node %3")
-                .arg(o.head)
-                .arg(r->numHeads())
-                .arg(QString::fromStdString(g->labels[static_cast<size_t>(o.node)]));
-  if (auto st = ui::writeFigure(QString::fromStdString(o.out), fo,
-                                [&f](QCPPainter& p, const QRect& rect) { ui::paintGraphAttention(p, rect, f); });
-      !st)
-    return fail(st.error().message);
-  fmt::print("wrote {} ({}x{} px, node {}, head {})\n", o.out, w, h, o.node, o.head);
-  return 0;
 #endif
 }
 

@@ -10,6 +10,13 @@
 
 namespace attn::cli {
 
+void keepOneLayer(InputOptions& o) {
+  if (o.modelDir.empty()) return;
+  o.modelRunOptions.keepQkv = true;
+  o.modelRunOptions.topK = 0;
+  o.modelRunOptions.onlyLayer = o.layer > 0 ? o.layer - 1 : kLastLayer;
+}
+
 models::ProgressFn terminalProgress() {
   if (isatty(fileno(stderr)) == 0) return {};
   return [](double fraction, std::string_view stage) {

@@ -28,6 +28,10 @@ struct ModelRequest {
 /// RunOptions::onlyLayer for "the model's last layer", resolved once the model is open.
 inline constexpr int kLastLayer = -2;
 
+/// With --model, the run the figure commands (export, geometry) draw from: one layer's
+/// heads (--layer, else the last) with their q, k and v, no next-token predictions.
+void keepOneLayer(InputOptions& o);
+
 /// Progress on stderr when it is a terminal (empty otherwise).
 models::ProgressFn terminalProgress();
 

@@ -72,6 +72,32 @@ MassCount massAtLeastExact(const float* p, int n, float v, float below, float* b
   return r;
 }
 
+size_t countToCover(std::vector<float>& positive, double need) {
+  // Weighted quickselect (expected O(n); a full sort per row would dominate the
+  // analysis): take whole blocks of larger entries while they fall short.
+  size_t taken = 0;
+  auto lo = positive.begin(), hi = positive.end();
+  while (need > 0.0 && lo != hi) {
+    const float pivot = *(lo + (hi - lo) / 2);
+    const auto mid = std::partition(lo, hi, [pivot](float x) { return x > pivot; });
+    double above = 0.0;
+    for (auto it = lo; it != mid; ++it) above += *it;
+    if (above >= need) {  // the answer lies among the larger entries
+      hi = mid;
+      continue;
+    }
+    need -= above;
+    taken += static_cast<size_t>(mid - lo);
+    const auto eqEnd = std::partition(mid, hi, [pivot](float x) { return x == pivot; });
+    for (auto it = mid; it != eqEnd && need > 0.0; ++it) {
+      need -= pivot;
+      ++taken;
+    }
+    lo = eqEnd;
+  }
+  return taken;
+}
+
 namespace {
 
 // The same in float for K thresholds v[0..K) at once (a bisection step: only
@@ -128,33 +154,13 @@ inline void massAtLeastFast(const float* p, int n, const float (&v)[K], float (&
   }
 }
 
-// rowCoverageK's weighted quickselect on a copy: the fallback when float
-// rounding misled the bisection (never seen outside adversarial rows).
+// The fallback when float rounding misled the bisection (never seen outside
+// adversarial rows): the weighted selection on a copy of the positive entries.
 size_t coverageBySelection(const float* p, int n, double need, std::vector<float>& row) {
   row.clear();
   for (int j = 0; j < n; ++j)
     if (p[j] > 0.0f) row.push_back(p[j]);
-  size_t taken = 0;
-  auto lo = row.begin(), hi = row.end();
-  while (need > 0.0 && lo != hi) {
-    const float pivot = *(lo + (hi - lo) / 2);
-    const auto mid = std::partition(lo, hi, [pivot](float x) { return x > pivot; });
-    double above = 0.0;
-    for (auto it = lo; it != mid; ++it) above += *it;
-    if (above >= need) {
-      hi = mid;
-      continue;
-    }
-    need -= above;
-    taken += static_cast<size_t>(mid - lo);
-    const auto eqEnd = std::partition(mid, hi, [pivot](float x) { return x == pivot; });
-    for (auto it = mid; it != eqEnd && need > 0.0; ++it) {
-      need -= pivot;
-      ++taken;
-    }
-    lo = eqEnd;
-  }
-  return taken;
+  return countToCover(row, need);
 }
 
 constexpr int kListAt = 256;  // a bracket this small is listed and searched in the list

@@ -5,6 +5,9 @@
 // row's positive mass, without a sort: one exact pass over a bracket of values
 // around the cut sums the entries above it in double and lists those inside,
 // and the greedy finishes in the list.
+#include <cstddef>
+#include <vector>
+
 #include "attn/analysis/fused_rows.h"
 
 namespace attn::coverage {
@@ -21,6 +24,11 @@ struct MassCount {
 /// *bracketCount says how many.
 MassCount massAtLeastExact(const float* p, int n, float v, float below = 0.0f, float* bracket = nullptr,
                            int* bracketCount = nullptr);
+
+/// How many of the largest entries of `positive` (every one > 0; reordered in
+/// place) it takes for their sum, in double, to reach `need`: all of them when
+/// they fall short.
+size_t countToCover(std::vector<float>& positive, double need);
 
 /// Max of the row, min and count of its positive entries: one pass.
 struct MaxMinCount {

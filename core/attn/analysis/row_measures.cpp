@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "attn/analysis/coverage_search.h"
+
 namespace attn {
 namespace {
 
@@ -171,30 +173,8 @@ Vec rowCoverageK(const Eigen::Ref<const Mat>& weights, double level) {
     if (total <= 0.0) continue;
     // Relative slack so that a uniform row of n keys at level 0.9 gives
     // ceil(0.9 n) despite fp32 rounding of 1/n.
-    double need = level * total * (1.0 - 1e-6);
-    // Weighted quickselect (expected O(n), a full sort per row dominated the
-    // analysis): take whole blocks of larger weights while they fall short.
-    size_t taken = 0;
-    auto lo = row.begin(), hi = row.end();
-    while (need > 0.0 && lo != hi) {
-      const float pivot = *(lo + (hi - lo) / 2);
-      const auto mid = std::partition(lo, hi, [pivot](float x) { return x > pivot; });
-      double above = 0.0;
-      for (auto it = lo; it != mid; ++it) above += *it;
-      if (above >= need) {  // the answer lies among the larger weights
-        hi = mid;
-        continue;
-      }
-      need -= above;
-      taken += static_cast<size_t>(mid - lo);
-      const auto eqEnd = std::partition(mid, hi, [pivot](float x) { return x == pivot; });
-      for (auto it = mid; it != eqEnd && need > 0.0; ++it) {
-        need -= pivot;
-        ++taken;
-      }
-      lo = eqEnd;
-    }
-    k[i] = static_cast<float>(taken);
+    const double need = level * total * (1.0 - 1e-6);
+    k[i] = static_cast<float>(coverage::countToCover(row, need));
   }
   return k;
 }

@@ -19,8 +19,4 @@ void maskedLmLogits(const ConstMatRef& hidden, const MaskedLmHead& head, double 
 /// Positions i with ids[i] == maskId (none when maskId < 0).
 std::vector<int> maskPositions(const std::vector<int>& ids, int maskId);
 
-/// The `k` most probable tokens of one logits row (softmax in double; ties by the smaller id),
-/// without display text.
-std::vector<TopToken> topOfRow(const float* logits, int vocab, int k);
-
 }  // namespace attn::models

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <numeric>
 #include <vector>
 
 #ifdef _OPENMP
@@ -165,6 +166,24 @@ void applyRope(Mat& x, int headDim, const RopeTable& t) {
         v[i + half] = x2 * t.cos(p, i + half) + x1 * t.sin(p, i + half);
       }
     }
+}
+
+std::vector<TopToken> softmaxTopK(const float* l, int V, int k) {
+  k = std::max(0, std::min(k, V));
+  std::vector<TopToken> row;
+  if (k == 0) return row;
+  const float m = *std::max_element(l, l + V);
+  double sum = 0;
+  for (int j = 0; j < V; ++j) sum += std::exp(static_cast<double>(l[j]) - m);
+  std::vector<int> idx(static_cast<size_t>(V));
+  std::iota(idx.begin(), idx.end(), 0);
+  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(),
+                    [l](int a, int b) { return l[a] != l[b] ? l[a] > l[b] : a < b; });
+  for (int r = 0; r < k; ++r) {
+    const int id = idx[static_cast<size_t>(r)];
+    row.push_back(TopToken{id, {}, static_cast<float>(std::exp(static_cast<double>(l[id]) - m) / sum)});
+  }
+  return row;
 }
 
 }  // namespace attn::models

@@ -2,6 +2,7 @@
 // The layers a transformer forward pass is built from, over all tokens at once
 // (rows are tokens), in f32 as the Hugging Face modeling code runs on the CPU.
 #include <Eigen/Core>
+#include <vector>
 
 #include "attn/models/model_config.h"
 #include "attn/models/model_weights.h"
@@ -30,5 +31,9 @@ RopeTable ropeTable(int n, int headDim, double theta, const RopeScaling& scaling
 /// x * cos + rotate_half(x) * sin on every head of x [n, heads * headDim],
 /// rotate_half(x) = cat(-x[d/2:], x[:d/2]) (transformers' apply_rotary_pos_emb).
 void applyRope(Mat& x, int headDim, const RopeTable& t);
+
+/// The `k` most probable tokens of one logits row [vocab]: softmax in double (the max
+/// subtracted), ties by the smaller id; k is clamped to [0, vocab]; no display text.
+std::vector<TopToken> softmaxTopK(const float* logits, int vocab, int k);
 
 }  // namespace attn::models

@@ -62,12 +62,27 @@ QString stepTitle(StepKind kind) {
   return {};
 }
 
-StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList& keys, const QString& query) {
-  StepTable t;
-  t.title = stepTitle(kind);
-  const auto nk = w.k.rows();
-  auto label = [&](Eigen::Index j) { return j < keys.size() ? keys[static_cast<int>(j)] : QString::number(j); };
-  auto addScalarRows = [&](const attn::Vec& a, const attn::Vec* b = nullptr) {
+namespace {
+
+/// The rows of one step's table, one per key: numbers, and bars where they help.
+struct StepRows {
+  StepTable& t;
+  const QStringList& keys;
+  Eigen::Index nk;
+
+  QString label(Eigen::Index j) const { return j < keys.size() ? keys[static_cast<int>(j)] : QString::number(j); }
+  /// Key j's row of `cells` with one bar.
+  void add(Eigen::Index j, const QStringList& cells, double bar, bool dimmed = false) {
+    StepTable::Row r;
+    r.label = label(j);
+    r.cells = cells;
+    r.hasBar = true;
+    r.bar = bar;
+    r.dimmed = dimmed;
+    t.rows.push_back(r);
+  }
+  /// a_j (and b_j), the bar showing the last column.
+  void scalars(const attn::Vec& a, const attn::Vec* b = nullptr) {
     for (Eigen::Index j = 0; j < nk; ++j) {
       StepTable::Row r;
       r.label = label(j);
@@ -78,10 +93,10 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       r.bar = r.hasBar ? shown : 0.0;
       t.rows.push_back(r);
     }
-  };
-  // One row per key: an optional scalar column `lead`, then row j of `m` as
-  // numbers and as small bars; `dimZeroLead` greys keys whose lead is 0 (weights).
-  auto addVectorRows = [&](const attn::Mat& m, const attn::Vec* lead = nullptr, bool dimZeroLead = false) {
+  }
+  /// An optional scalar column `lead`, then row j of `m` as numbers and as small bars;
+  /// `dimZeroLead` greys keys whose lead is 0 (weights).
+  void vectors(const attn::Mat& m, const attn::Vec* lead = nullptr, bool dimZeroLead = false) {
     for (Eigen::Index j = 0; j < nk; ++j) {
       StepTable::Row r;
       r.label = label(j);
@@ -91,7 +106,12 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       r.dimmed = dimZeroLead && lead && (*lead)(j) == 0.0f;
       t.rows.push_back(r);
     }
-  };
+  }
+};
+
+/// The steps that make q and the keys: projections, normalization, additive's tanh.
+void projectionStep(const attn::StepThrough& w, StepKind kind, const QString& query, StepRows& rows) {
+  StepTable& t = rows.t;
   switch (kind) {
     case StepKind::QueryAndKeys:
       t.formula = StepThroughPanel::tr("query “%1”: q = x W_Q;  every key j: k_j = x_j W_K   (d_k = %2)")
@@ -100,14 +120,14 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       t.topLabel = "q";
       t.topBars = w.q;
       t.headers << "k_j";
-      addVectorRows(w.k);
+      rows.vectors(w.k);
       break;
     case StepKind::BilinearProjection:
       t.formula = StepThroughPanel::tr("u = qᵀ W,  W is d_q × d_k = %1 × %2").arg(w.q.size()).arg(w.qW.size());
       t.topLabel = "u";
       t.topBars = w.qW;
       t.headers << "k_j";
-      addVectorRows(w.k);
+      rows.vectors(w.k);
       break;
     case StepKind::CosineNormalize:
       t.formula = StepThroughPanel::tr("q̂ = q / |q|,  k̂_j = k_j / |k_j|,   |q| = %1").arg(fixed3(w.qNorm));
@@ -115,38 +135,46 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       t.topLabel = "q̂";
       t.topBars = w.qUnit;
       t.headers << "|k_j|" << "k̂_j";
-      addVectorRows(w.kUnit, &w.kNorms);
-      break;
-    case StepKind::RawScores:
-      t.formula = w.general  ? StepThroughPanel::tr("s_j = u · k_j = qᵀ W k_j")
-                  : w.cosine ? StepThroughPanel::tr("s_j = q̂ · k̂_j = cos(q, k_j)")
-                             : StepThroughPanel::tr("s_j = q · k_j = Σ_d q_d k_j,d");
-      t.headers << "s_j";
-      addScalarRows(w.rawScores);
+      rows.vectors(w.kUnit, &w.kNorms);
       break;
     case StepKind::AdditiveProjections:
       t.formula = StepThroughPanel::tr("W_qᵀ q (above) and W_kᵀ k_j (per key), hidden size %1").arg(w.wqQ.size());
       t.topLabel = "W_qᵀq";
       t.topBars = w.wqQ;
       t.headers << "W_kᵀk_j";
-      addVectorRows(w.wkK);
+      rows.vectors(w.wkK);
       break;
     case StepKind::AdditiveTanh:
       t.formula = StepThroughPanel::tr("h_j = tanh(W_qᵀ q + W_kᵀ k_j)");
       t.headers << "h_j";
-      addVectorRows(w.tanhSum);
+      rows.vectors(w.tanhSum);
+      break;
+    default: break;
+  }
+}
+
+/// The steps on the scores s_j: raw, scaled, tempered, biased, masked.
+void scoreStep(const attn::StepThrough& w, StepKind kind, StepRows& rows) {
+  StepTable& t = rows.t;
+  switch (kind) {
+    case StepKind::RawScores:
+      t.formula = w.general  ? StepThroughPanel::tr("s_j = u · k_j = qᵀ W k_j")
+                  : w.cosine ? StepThroughPanel::tr("s_j = q̂ · k̂_j = cos(q, k_j)")
+                             : StepThroughPanel::tr("s_j = q · k_j = Σ_d q_d k_j,d");
+      t.headers << "s_j";
+      rows.scalars(w.rawScores);
       break;
     case StepKind::AdditiveScores:
       t.formula = StepThroughPanel::tr("s_j = vᵀ h_j");
       t.topLabel = "v";
       t.topBars = w.vAdd;
       t.headers << "s_j";
-      addScalarRows(w.rawScores);
+      rows.scalars(w.rawScores);
       break;
     case StepKind::Scale:
       t.formula = StepThroughPanel::tr("s_j / √d_k = s_j / √%1 = s_j × %2").arg(w.q.size()).arg(fixed3(w.scale));
       t.headers << "s_j" << "s_j / √d_k";
-      addScalarRows(w.rawScores, &w.scaledScores);
+      rows.scalars(w.rawScores, &w.scaledScores);
       break;
     case StepKind::Temperature:
       t.formula = StepThroughPanel::tr("s_j / T,  T = %1").arg(fixed3(w.temperature));
@@ -154,29 +182,31 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
                                                             "T < 1 sharpens the softmax.")
                                      : QString();
       t.headers << StepThroughPanel::tr("before") << StepThroughPanel::tr("after");
-      addScalarRows(w.scaledScores, &w.temperedScores);
+      rows.scalars(w.scaledScores, &w.temperedScores);
       break;
     case StepKind::PositionalBias:
       t.formula = StepThroughPanel::tr("s_j + b_j  (positional bias)");
       t.headers << "s_j" << "b_j" << StepThroughPanel::tr("sum");
-      for (Eigen::Index j = 0; j < nk; ++j) {
-        StepTable::Row r;
-        r.label = label(j);
-        r.cells = {fixed3(w.temperedScores(j)), fixed3(w.bias(j)), fixed3(w.biasedScores(j))};
-        r.hasBar = true;
-        r.bar = w.biasedScores(j);
-        t.rows.push_back(r);
-      }
+      for (Eigen::Index j = 0; j < rows.nk; ++j)
+        rows.add(j, {fixed3(w.temperedScores(j)), fixed3(w.bias(j)), fixed3(w.biasedScores(j))}, w.biasedScores(j));
       break;
     case StepKind::Mask: {
       const auto hidden = std::count(w.allowed.begin(), w.allowed.end(), uint8_t{0});
       t.formula = StepThroughPanel::tr("s_j stays where key j is visible, −∞ where the mask hides it");
       t.note = StepThroughPanel::tr("%n key(s) hidden", "", static_cast<int>(hidden));
       t.headers << "s_j";
-      addScalarRows(w.maskedScores);
-      for (Eigen::Index j = 0; j < nk; ++j) t.rows[static_cast<size_t>(j)].dimmed = !w.allowed[static_cast<size_t>(j)];
+      rows.scalars(w.maskedScores);
+      for (Eigen::Index j = 0; j < rows.nk; ++j) t.rows[static_cast<size_t>(j)].dimmed = !w.allowed[static_cast<size_t>(j)];
       break;
     }
+    default: break;
+  }
+}
+
+/// The steps from the scores to the output: softmax, weighted values, their sum.
+void weightStep(const attn::StepThrough& w, StepKind kind, StepRows& rows) {
+  StepTable& t = rows.t;
+  switch (kind) {
     case StepKind::Softmax:
       t.formula = StepThroughPanel::tr("a_j = e^(s_j − m) / Σ e^(s − m),   m = %1,   Σ = %2")
                       .arg(fixed3(w.rowMax))
@@ -184,29 +214,49 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
       t.note = w.fullyMasked ? StepThroughPanel::tr("Every key is hidden: all weights are 0.")
                              : StepThroughPanel::tr("Subtracting the maximum m keeps e^x from overflowing.");
       t.headers << "s_j − m" << "e^(s_j − m)" << "a_j";
-      for (Eigen::Index j = 0; j < nk; ++j) {
+      for (Eigen::Index j = 0; j < rows.nk; ++j) {
         const bool ok = w.allowed[static_cast<size_t>(j)];
-        StepTable::Row r;
-        r.label = label(j);
-        r.cells = {ok ? fixed3(w.maskedScores(j) - w.rowMax) : fixed3(-INFINITY), fixed3(w.exps(j)), fixed3(w.weights(j))};
-        r.hasBar = true;
-        r.bar = w.weights(j);
-        r.dimmed = !ok;
-        t.rows.push_back(r);
+        rows.add(j, {ok ? fixed3(w.maskedScores(j) - w.rowMax) : fixed3(-INFINITY), fixed3(w.exps(j)), fixed3(w.weights(j))},
+                 w.weights(j), !ok);
       }
       break;
     case StepKind::WeightedSum:
       t.formula = StepThroughPanel::tr("every value v_j is multiplied by its weight a_j");
       t.headers << "a_j" << "a_j v_j";
-      addVectorRows(w.weightedValues, &w.weights, /*dimZeroLead=*/true);
+      rows.vectors(w.weightedValues, &w.weights, /*dimZeroLead=*/true);
       break;
     case StepKind::Output:
       t.formula = StepThroughPanel::tr("o = Σ_j a_j v_j = %1").arg(vecText(w.output, 6));
       t.topLabel = "o";
       t.topBars = w.output;
       t.headers << "a_j" << "v_j";
-      addVectorRows(w.v, &w.weights, /*dimZeroLead=*/true);
+      rows.vectors(w.v, &w.weights, /*dimZeroLead=*/true);
       break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList& keys, const QString& query) {
+  StepTable t;
+  t.title = stepTitle(kind);
+  StepRows rows{t, keys, w.k.rows()};
+  switch (kind) {
+    case StepKind::QueryAndKeys:
+    case StepKind::BilinearProjection:
+    case StepKind::CosineNormalize:
+    case StepKind::AdditiveProjections:
+    case StepKind::AdditiveTanh: projectionStep(w, kind, query, rows); break;
+    case StepKind::RawScores:
+    case StepKind::AdditiveScores:
+    case StepKind::Scale:
+    case StepKind::Temperature:
+    case StepKind::PositionalBias:
+    case StepKind::Mask: scoreStep(w, kind, rows); break;
+    case StepKind::Softmax:
+    case StepKind::WeightedSum:
+    case StepKind::Output: weightStep(w, kind, rows); break;
   }
   return t;
 }
@@ -268,6 +318,105 @@ void StepThroughPanel::paintEvent(QPaintEvent*) {
   paintStep(p, rect());
 }
 
+namespace {
+
+/// The bars of one step are scaled together so they compare.
+struct BarScale {
+  double maxAbs = 0.0;  // vector bars
+  double maxBar = 0.0;  // single bars
+  bool anyNegative = false;
+};
+
+BarScale barScale(const StepTable& t) {
+  BarScale sc;
+  sc.maxAbs = t.topBars.size() ? t.topBars.cwiseAbs().maxCoeff() : 0.0;
+  for (const auto& row : t.rows) {
+    if (row.bars.size()) sc.maxAbs = std::max<double>(sc.maxAbs, row.bars.cwiseAbs().maxCoeff());
+    if (row.hasBar) {
+      sc.maxBar = std::max(sc.maxBar, std::abs(row.bar));
+      sc.anyNegative |= row.bar < 0;
+    }
+  }
+  return sc;
+}
+
+/// Columns: token | cells... | bars.
+struct StepColumns {
+  int nCells, tokenW, barW, cellW;
+};
+
+/// The vector above the table (q, u, o ...) as numbers and bars; r starts below it.
+void paintTopVector(QPainter& p, QRect& r, const StepTable& t, const BarScale& sc, const TeachingTheme& th,
+                    const QFontMetrics& fm, int rowH, double s) {
+  p.setPen(th.text);
+  const QRect lab(r.left(), r.top(), r.width() / 5, rowH);
+  p.drawText(lab, Qt::AlignVCenter | Qt::AlignLeft, t.topLabel + " = ");
+  const QRect vec(lab.right(), r.top(), static_cast<int>(r.width() * 0.62) - lab.width() - 6, rowH);
+  p.drawText(vec, Qt::AlignVCenter, fm.elidedText(vecText(t.topBars), Qt::ElideRight, vec.width()));
+  drawBars(p, QRectF(r.left() + r.width() * 0.62, r.top() + 2, r.width() * 0.38, rowH - 4), t.topBars, sc.maxAbs, th);
+  r.setTop(r.top() + rowH + static_cast<int>(4 * s));
+}
+
+/// The header row and its rule; r starts below them.
+void paintHeaders(QPainter& p, QRect& r, const StepTable& t, const StepColumns& col, const TeachingTheme& th, int rowH) {
+  QFont headerFont = th.font(10, true);
+  p.setFont(headerFont);
+  int widest = 0;
+  for (const QString& h : t.headers) widest = std::max(widest, p.fontMetrics().horizontalAdvance(h));
+  if (col.cellW > 12 && widest > col.cellW - 8) {  // large presentation fonts: headers shrink rather than overlap
+    headerFont.setPointSizeF(std::max(6.0, headerFont.pointSizeF() * (col.cellW - 8) / widest));
+    p.setFont(headerFont);
+  }
+  p.setPen(th.dim);
+  p.drawText(QRect(r.left(), r.top(), col.tokenW, rowH), Qt::AlignVCenter, StepThroughPanel::tr("key"));
+  for (int c = 0; c < col.nCells; ++c)
+    p.drawText(QRect(r.left() + col.tokenW + c * col.cellW, r.top(), col.cellW, rowH), Qt::AlignVCenter | Qt::AlignRight,
+               t.headers[c]);
+  r.setTop(r.top() + rowH);
+  p.setPen(QPen(th.grid, 0));
+  p.drawLine(r.topLeft(), r.topRight());
+}
+
+/// A scalar column's bar: from the middle when some are negative, else from the left.
+void paintSingleBar(QPainter& p, const QRectF& box, const StepTable::Row& row, const BarScale& sc,
+                    const TeachingTheme& th) {
+  p.setPen(Qt::NoPen);
+  p.setBrush(row.dimmed ? th.dim : (row.bar >= 0 ? th.positive : th.negative));
+  const double frac = row.bar / sc.maxBar;
+  const double x0 = sc.anyNegative ? box.center().x() : box.left();
+  const double len = (sc.anyNegative ? box.width() / 2 : box.width()) * frac;
+  p.drawRect(QRectF(std::min(x0, x0 + len), box.top(), std::abs(len), box.height()));
+}
+
+/// The rows that fit in r, the last one saying how many more keys there are.
+void paintRows(QPainter& p, const QRect& r, const StepTable& t, const StepColumns& col, const BarScale& sc,
+               const TeachingTheme& th, const QFontMetrics& fm, int rowH, double s) {
+  p.setFont(th.font(10));
+  const int fit = std::max(1, r.height() / rowH);
+  const int shown = std::min<int>(fit, static_cast<int>(t.rows.size()));
+  for (int i = 0; i < shown; ++i) {
+    const auto& row = t.rows[static_cast<size_t>(i)];
+    const int y = r.top() + i * rowH;
+    const bool last = i == shown - 1 && shown < static_cast<int>(t.rows.size());
+    p.setPen(row.dimmed ? th.dim : th.text);
+    if (last) {
+      p.drawText(QRect(r.left(), y, r.width(), rowH), Qt::AlignVCenter,
+                 StepThroughPanel::tr("… %n more key(s)", "", static_cast<int>(t.rows.size()) - i));
+      break;
+    }
+    p.drawText(QRect(r.left(), y, col.tokenW - 4, rowH), Qt::AlignVCenter | Qt::AlignLeft,
+               fm.elidedText(row.label, Qt::ElideRight, col.tokenW - 4));
+    for (int c = 0; c < std::min<int>(col.nCells, static_cast<int>(row.cells.size())); ++c)
+      p.drawText(QRect(r.left() + col.tokenW + c * col.cellW, y, col.cellW, rowH), Qt::AlignVCenter | Qt::AlignRight,
+                 fm.elidedText(row.cells[c], Qt::ElideRight, col.cellW));  // keep signs and leading digits
+    const QRectF barBox(r.right() - col.barW + 8 * s, y + 3, col.barW - 8 * s, rowH - 6);
+    if (row.bars.size()) drawBars(p, barBox, row.bars, sc.maxAbs, th);
+    else if (row.hasBar && sc.maxBar > 0) paintSingleBar(p, barBox, row, sc, th);
+  }
+}
+
+}  // namespace
+
 void StepThroughPanel::paintStep(QPainter& p, const QRect& target) const {
   const TeachingTheme& th = theme_;
   p.save();
@@ -296,79 +445,16 @@ void StepThroughPanel::paintStep(QPainter& p, const QRect& target) const {
   line(t.formula, th.font(11), th.text);
   if (!t.note.isEmpty()) line(t.note, th.font(9), th.dim);
 
-  // Scale the bars of one step together so they compare.
-  double maxAbs = t.topBars.size() ? t.topBars.cwiseAbs().maxCoeff() : 0.0, maxBar = 0.0;
-  bool anyNegative = false;
-  for (const auto& row : t.rows) {
-    if (row.bars.size()) maxAbs = std::max<double>(maxAbs, row.bars.cwiseAbs().maxCoeff());
-    if (row.hasBar) {
-      maxBar = std::max(maxBar, std::abs(row.bar));
-      anyNegative |= row.bar < 0;
-    }
-  }
+  const BarScale sc = barScale(t);
   p.setFont(th.font(10));
   const QFontMetrics fm = p.fontMetrics();
   const int rowH = static_cast<int>(fm.height() * 1.45);
-  if (t.topBars.size()) {
-    p.setPen(th.text);
-    const QRect lab(r.left(), r.top(), r.width() / 5, rowH);
-    p.drawText(lab, Qt::AlignVCenter | Qt::AlignLeft, t.topLabel + " = ");
-    const QRect vec(lab.right(), r.top(), static_cast<int>(r.width() * 0.62) - lab.width() - 6, rowH);
-    p.drawText(vec, Qt::AlignVCenter, fm.elidedText(vecText(t.topBars), Qt::ElideRight, vec.width()));
-    drawBars(p, QRectF(r.left() + r.width() * 0.62, r.top() + 2, r.width() * 0.38, rowH - 4), t.topBars, maxAbs, th);
-    r.setTop(r.top() + rowH + static_cast<int>(4 * s));
-  }
-  // Columns: token | cells... | bars.
+  if (t.topBars.size()) paintTopVector(p, r, t, sc, th, fm, rowH, s);
   const int nCells = static_cast<int>(t.headers.size());
-  const int tokenW = r.width() / 5;
-  const int barW = r.width() / 4;
-  const int cellW = nCells > 0 ? (r.width() - tokenW - barW) / nCells : 0;
-  QFont headerFont = th.font(10, true);
-  p.setFont(headerFont);
-  int widest = 0;
-  for (const QString& h : t.headers) widest = std::max(widest, p.fontMetrics().horizontalAdvance(h));
-  if (cellW > 12 && widest > cellW - 8) {  // large presentation fonts: headers shrink rather than overlap
-    headerFont.setPointSizeF(std::max(6.0, headerFont.pointSizeF() * (cellW - 8) / widest));
-    p.setFont(headerFont);
-  }
-  p.setPen(th.dim);
-  p.drawText(QRect(r.left(), r.top(), tokenW, rowH), Qt::AlignVCenter, tr("key"));
-  for (int c = 0; c < nCells; ++c)
-    p.drawText(QRect(r.left() + tokenW + c * cellW, r.top(), cellW, rowH), Qt::AlignVCenter | Qt::AlignRight,
-               t.headers[c]);
-  r.setTop(r.top() + rowH);
-  p.setPen(QPen(th.grid, 0));
-  p.drawLine(r.topLeft(), r.topRight());
-  p.setFont(th.font(10));
-  const int fit = std::max(1, r.height() / rowH);
-  const int shown = std::min<int>(fit, static_cast<int>(t.rows.size()));
-  for (int i = 0; i < shown; ++i) {
-    const auto& row = t.rows[static_cast<size_t>(i)];
-    const int y = r.top() + i * rowH;
-    const bool last = i == shown - 1 && shown < static_cast<int>(t.rows.size());
-    p.setPen(row.dimmed ? th.dim : th.text);
-    if (last) {
-      p.drawText(QRect(r.left(), y, r.width(), rowH), Qt::AlignVCenter,
-                 tr("… %n more key(s)", "", static_cast<int>(t.rows.size()) - i));
-      break;
-    }
-    p.drawText(QRect(r.left(), y, tokenW - 4, rowH), Qt::AlignVCenter | Qt::AlignLeft,
-               fm.elidedText(row.label, Qt::ElideRight, tokenW - 4));
-    for (int c = 0; c < std::min<int>(nCells, static_cast<int>(row.cells.size())); ++c)
-      p.drawText(QRect(r.left() + tokenW + c * cellW, y, cellW, rowH), Qt::AlignVCenter | Qt::AlignRight,
-                 fm.elidedText(row.cells[c], Qt::ElideRight, cellW));  // keep signs and leading digits
-    const QRectF barBox(r.right() - barW + 8 * s, y + 3, barW - 8 * s, rowH - 6);
-    if (row.bars.size()) {
-      drawBars(p, barBox, row.bars, maxAbs, th);
-    } else if (row.hasBar && maxBar > 0) {
-      p.setPen(Qt::NoPen);
-      p.setBrush(row.dimmed ? th.dim : (row.bar >= 0 ? th.positive : th.negative));
-      const double frac = row.bar / maxBar;
-      const double x0 = anyNegative ? barBox.center().x() : barBox.left();
-      const double len = (anyNegative ? barBox.width() / 2 : barBox.width()) * frac;
-      p.drawRect(QRectF(std::min(x0, x0 + len), barBox.top(), std::abs(len), barBox.height()));
-    }
-  }
+  const int tokenW = r.width() / 5, barW = r.width() / 4;
+  const StepColumns col{nCells, tokenW, barW, nCells > 0 ? (r.width() - tokenW - barW) / nCells : 0};
+  paintHeaders(p, r, t, col, th, rowH);
+  paintRows(p, r, t, col, sc, th, fm, rowH, s);
   p.restore();
 }
 

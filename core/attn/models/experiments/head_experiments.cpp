@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <numeric>
 #include <optional>
 
@@ -148,25 +149,180 @@ Result<RunComparison> compareRuns(const Model& model, const ModelRun& before, co
   return c;
 }
 
+namespace {
+
+/// Independent forward passes (each head alone, then each curve point), side by side: one per
+/// thread, each single-threaded (no fork/join inside every small product), every thread
+/// with its own copy of the prefix cache (a run records its reuse there). Progress counts
+/// every pass of every batch; the first failure or a cancel stops the rest.
+class ImportancePasses {
+ public:
+  using Measure = std::function<Result<double>(const ModelRun&)>;
+  ImportancePasses(const Model& model, const Encoding& enc, const RunOptions& opt, const ForwardCache& cache,
+                   const ImportanceOptions& options, const ProgressFn& progress, double total, Measure measure)
+      : model_(model), enc_(enc), opt_(opt), cache_(cache), options_(options), progress_(progress), total_(total),
+        measure_(std::move(measure)) {}
+
+  /// values[j]: pass j's measure; reused[j]: the layers it took from the cache.
+  Status run(const std::vector<std::vector<HeadIntervention>>& passes, std::vector<double>& values,
+             std::vector<int>& reused, const std::string& stage) {
+    const int count = static_cast<int>(passes.size());
+    values.assign(passes.size(), 0.0);
+    reused.assign(passes.size(), 0);
+    const bool parallel = options_.parallelHeads && count > 1;
+#pragma omp parallel if (parallel)
+    {
+      ForwardCache local;
+      RunOptions o = opt_;
+      if (options_.usePrefixCache) {
+        local = cache_;
+        o.cache = &local;
+      }
+#pragma omp for schedule(dynamic, 1)
+      for (int j = 0; j < count; ++j) {
+        if (stop_.load()) continue;
+        o.interventions = passes[static_cast<size_t>(j)];
+        if (!runOne(o, values[static_cast<size_t>(j)])) continue;
+        reused[static_cast<size_t>(j)] = o.cache ? o.cache->reusedLayers : 0;
+        countDone(stage);
+      }
+    }
+    if (thrown_) std::rethrow_exception(thrown_);
+    if (failure_) return *failure_;
+    if (stop_.load()) return Error{"head importance: cancelled"};
+    return okStatus();
+  }
+
+ private:
+  /// One pass; false (and the rest stop) when it failed or threw.
+  bool runOne(const RunOptions& o, double& value) {
+    Result<double> v = Error{""};
+    try {  // an exception must not leave the parallel region: it is rethrown after it
+      auto r = model_.run(enc_, o);
+      v = r ? measure_(*r) : Result<double>(r.error());
+    } catch (...) {
+#pragma omp critical(head_importance_failure)
+      if (!thrown_) thrown_ = std::current_exception();
+      stop_.store(true);
+      return false;
+    }
+    if (!v) {
+#pragma omp critical(head_importance_failure)
+      if (!failure_) failure_ = v.error();
+      stop_.store(true);
+      return false;
+    }
+    value = *v;
+    return true;
+  }
+
+  void countDone(const std::string& stage) {
+#pragma omp critical(head_importance_progress)
+    {
+      const int d = ++done_;  // counted inside, so the fractions reported only grow
+      if (progress_ && !progress_(d / total_, stage)) stop_.store(true);
+    }
+  }
+
+  const Model& model_;
+  const Encoding& enc_;
+  const RunOptions& opt_;
+  const ForwardCache& cache_;
+  const ImportanceOptions& options_;
+  const ProgressFn& progress_;
+  const double total_;
+  const Measure measure_;
+  int done_ = 1;  // the base run
+  std::atomic<bool> stop_{false};
+  std::optional<Error> failure_;
+  std::exception_ptr thrown_;
+};
+
+/// The runs of the importance loop keep no attention and no predictions; causal models
+/// compute the loss straight from the lm_head panels, no [N, vocab] logits.
+RunOptions importanceRunOptions(bool causal, ForwardCache* cache) {
+  RunOptions opt;
+  opt.keepQkv = false;
+  opt.keepAttention = false;
+  opt.topK = 0;
+  opt.maskTopK = 0;
+  opt.nextTokenLoss = causal;
+  opt.cache = cache;
+  return opt;
+}
+
+void describeMeasures(HeadImportance& out, bool causal) {
+  out.measure = causal ? "increase of the mean next-token loss (nats) when the head alone is zeroed (ablation "
+                         "estimate, no gradients)"
+                       : "relative change of the final hidden states when the head alone is zeroed (ablation "
+                         "estimate, no gradients)";
+  out.curveMeasure = causal ? "mean next-token loss (nats)" : "relative change of the final hidden states";
+}
+
+/// Each head alone ablated, earliest layers first: they recompute the most.
+Status ablateEachHead(ImportancePasses& passes, int L, int H, double baseline, HeadImportance& out) {
+  std::vector<std::vector<HeadIntervention>> runs;
+  for (int l = 0; l < L; ++l)
+    for (int h = 0; h < H; ++h) runs.push_back({HeadIntervention{InterventionKind::Ablate, l, h, 1.0f, {}}});
+  std::vector<double> values;
+  std::vector<int> reused;
+  if (auto st = passes.run(runs, values, reused, fmt::format("ablating {} heads", L * H)); !st) return st;
+  for (int j = 0; j < L * H; ++j) {
+    out.importance(j / H, j % H) = static_cast<float>(values[static_cast<size_t>(j)] - baseline);
+    out.reusedLayers += reused[static_cast<size_t>(j)];
+  }
+  out.forwardPasses += L * H;
+  return okStatus();
+}
+
+/// The pruning curve (Michel et al. 2019, "Are Sixteen Heads Really Better than One?"):
+/// the k least important heads ablated together, k from 0 to every head in `steps` steps.
+Status pruningCurve(ImportancePasses& passes, int L, int H, int steps, double baseline, HeadImportance& out) {
+  std::vector<int> order(static_cast<size_t>(L * H));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return out.importance(a / H, a % H) < out.importance(b / H, b % H);
+  });
+  std::vector<int> removed;
+  std::vector<std::vector<HeadIntervention>> runs;
+  for (int s = 0; s < steps + 1; ++s) {
+    const int k = static_cast<int>(std::lround(static_cast<double>(s) * L * H / steps));
+    removed.push_back(k);
+    if (k == 0) continue;
+    std::vector<HeadIntervention> ivs;
+    for (int i = 0; i < k; ++i)
+      ivs.push_back(HeadIntervention{InterventionKind::Ablate, order[static_cast<size_t>(i)] / H,
+                                     order[static_cast<size_t>(i)] % H, 1.0f, {}});
+    runs.push_back(std::move(ivs));
+  }
+  std::vector<double> values;
+  std::vector<int> reused;
+  if (auto st = passes.run(runs, values, reused, "pruning curve"); !st) return st;
+  size_t next = 0;
+  for (int k : removed) {
+    PruningPoint p{static_cast<double>(k) / (L * H), k, baseline};
+    if (k > 0) {
+      p.value = values[next];
+      out.reusedLayers += reused[next];
+      ++out.forwardPasses;
+      ++next;
+    }
+    out.curve.push_back(p);
+  }
+  return okStatus();
+}
+
+}  // namespace
+
 Result<HeadImportance> headImportance(const Model& model, const Encoding& enc, const ImportanceOptions& options,
                                       const ProgressFn& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const ModelInfo& info = model.info();
   const int L = info.layers, H = info.heads;
   HeadImportance out;
-  out.measure = info.causal ? "increase of the mean next-token loss (nats) when the head alone is zeroed (ablation "
-                              "estimate, no gradients)"
-                            : "relative change of the final hidden states when the head alone is zeroed (ablation "
-                              "estimate, no gradients)";
-  out.curveMeasure = info.causal ? "mean next-token loss (nats)" : "relative change of the final hidden states";
+  describeMeasures(out, info.causal);
   ForwardCache cache;
-  RunOptions opt;
-  opt.keepQkv = false;
-  opt.keepAttention = false;
-  opt.topK = 0;
-  opt.maskTopK = 0;
-  opt.nextTokenLoss = info.causal;  // the loss straight from the lm_head panels, no [N, vocab] logits
-  opt.cache = options.usePrefixCache ? &cache : nullptr;
+  const RunOptions opt = importanceRunOptions(info.causal, options.usePrefixCache ? &cache : nullptr);
   const int curvePoints = options.curveSteps > 0 ? options.curveSteps + 1 : 0;
   const double total = 1.0 + L * H + curvePoints;
   if (progress && !progress(0.0, "running the model")) return Error{"head importance: cancelled"};
@@ -186,106 +342,10 @@ Result<HeadImportance> headImportance(const Model& model, const Encoding& enc, c
   }
   out.baseline = baseline;
   out.importance = Mat::Zero(L, H);
-
-  // Independent passes (each head alone, then each curve point), side by side: one per
-  // thread, each single-threaded (no fork/join inside every small product), every thread
-  // with its own copy of the prefix cache (a run records its reuse there).
-  int done = 1;
-  std::atomic<bool> stop{false};
-  std::optional<Error> failure;
-  std::exception_ptr thrown;
-  auto runPasses = [&](const std::vector<std::vector<HeadIntervention>>& passes, std::vector<double>& values,
-                       std::vector<int>& reused, const std::string& stage) {
-    const int count = static_cast<int>(passes.size());
-    values.assign(passes.size(), 0.0);
-    reused.assign(passes.size(), 0);
-    const bool parallel = options.parallelHeads && count > 1;
-#pragma omp parallel if (parallel)
-    {
-      ForwardCache local;
-      RunOptions o = opt;
-      if (options.usePrefixCache) {
-        local = cache;
-        o.cache = &local;
-      }
-#pragma omp for schedule(dynamic, 1)
-      for (int j = 0; j < count; ++j) {
-        if (stop.load()) continue;
-        o.interventions = passes[static_cast<size_t>(j)];
-        Result<double> v = Error{""};
-        try {  // an exception must not leave the parallel region: it is rethrown after it
-          auto r = model.run(enc, o);
-          v = r ? measure(*r) : Result<double>(r.error());
-        } catch (...) {
-#pragma omp critical(head_importance_failure)
-          if (!thrown) thrown = std::current_exception();
-          stop.store(true);
-          continue;
-        }
-        if (!v) {
-#pragma omp critical(head_importance_failure)
-          if (!failure) failure = v.error();
-          stop.store(true);
-          continue;
-        }
-        values[static_cast<size_t>(j)] = *v;
-        reused[static_cast<size_t>(j)] = o.cache ? o.cache->reusedLayers : 0;
-#pragma omp critical(head_importance_progress)
-        {
-          const int d = ++done;  // counted inside, so the fractions reported only grow
-          if (progress && !progress(d / total, stage)) stop.store(true);
-        }
-      }
-    }
-    if (thrown) std::rethrow_exception(thrown);
-  };
-  std::vector<std::vector<HeadIntervention>> passes;
-  for (int l = 0; l < L; ++l)  // earliest layers first: they recompute the most
-    for (int h = 0; h < H; ++h) passes.push_back({HeadIntervention{InterventionKind::Ablate, l, h, 1.0f, {}}});
-  std::vector<double> values;
-  std::vector<int> reused;
-  runPasses(passes, values, reused, fmt::format("ablating {} heads", L * H));
-  if (failure) return *failure;
-  if (stop.load()) return Error{"head importance: cancelled"};
-  for (int j = 0; j < L * H; ++j) {
-    out.importance(j / H, j % H) = static_cast<float>(values[static_cast<size_t>(j)] - baseline);
-    out.reusedLayers += reused[static_cast<size_t>(j)];
-  }
-  out.forwardPasses += L * H;
-
-  if (curvePoints > 0) {
-    std::vector<int> order(static_cast<size_t>(L * H));
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return out.importance(a / H, a % H) < out.importance(b / H, b % H);
-    });
-    std::vector<int> removed;
-    passes.clear();
-    for (int s = 0; s < curvePoints; ++s) {
-      const int k = static_cast<int>(std::lround(static_cast<double>(s) * L * H / options.curveSteps));
-      removed.push_back(k);
-      if (k == 0) continue;
-      std::vector<HeadIntervention> ivs;
-      for (int i = 0; i < k; ++i)
-        ivs.push_back(HeadIntervention{InterventionKind::Ablate, order[static_cast<size_t>(i)] / H,
-                                       order[static_cast<size_t>(i)] % H, 1.0f, {}});
-      passes.push_back(std::move(ivs));
-    }
-    runPasses(passes, values, reused, "pruning curve");
-    if (failure) return *failure;
-    if (stop.load()) return Error{"head importance: cancelled"};
-    size_t next = 0;
-    for (int k : removed) {
-      PruningPoint p{static_cast<double>(k) / (L * H), k, baseline};
-      if (k > 0) {
-        p.value = values[next];
-        out.reusedLayers += reused[next];
-        ++out.forwardPasses;
-        ++next;
-      }
-      out.curve.push_back(p);
-    }
-  }
+  ImportancePasses passes(model, enc, opt, cache, options, progress, total, measure);
+  if (auto st = ablateEachHead(passes, L, H, baseline, out); !st) return st.error();
+  if (curvePoints > 0)
+    if (auto st = pruningCurve(passes, L, H, options.curveSteps, baseline, out); !st) return st.error();
   if (progress && !progress(1.0, "done")) return Error{"head importance: cancelled"};
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;

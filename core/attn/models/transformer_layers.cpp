@@ -1,0 +1,185 @@
+#include "attn/models/transformer_layers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "attn/cpu/tiled_attention.h"
+#include "attn/models/mlm_head.h"
+#include "attn/models/next_token_loss.h"
+
+namespace attn::models {
+namespace {
+
+bool kept(const std::vector<uint8_t>& keep, int n, int i, int j) {
+  return keep[static_cast<size_t>(i) * static_cast<size_t>(n) + static_cast<size_t>(j)] != 0;
+}
+
+/// Masked logits are -inf (keep empty: every key visible).
+void maskLogits(Mat& s, const std::vector<uint8_t>& keep) {
+  if (keep.empty()) return;
+  const int n = static_cast<int>(s.rows());
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (!kept(keep, n, i, j)) s(i, j) = -std::numeric_limits<float>::infinity();
+}
+
+/// The "uniform" intervention: 1 / (allowed keys) on every allowed key of a row,
+/// and the entropy of that row, log(allowed).
+void uniformOverAllowed(Mat& s, const std::vector<uint8_t>& keep, Vec& entropy) {
+  const int n = static_cast<int>(s.rows());
+  for (int i = 0; i < n; ++i) {
+    int allowed = n;
+    if (!keep.empty()) allowed = static_cast<int>(std::count_if(
+                           keep.begin() + static_cast<std::ptrdiff_t>(i) * n,
+                           keep.begin() + static_cast<std::ptrdiff_t>(i + 1) * n, [](uint8_t b) { return b != 0; }));
+    for (int j = 0; j < n; ++j)
+      s(i, j) = allowed > 0 && (keep.empty() || kept(keep, n, i, j)) ? 1.0f / static_cast<float>(allowed) : 0.0f;
+    entropy(i) = allowed > 0 ? std::log(static_cast<float>(allowed)) : 0.0f;
+  }
+}
+
+/// One head's weights softmax(s) from its logits s = q k^T, with the mask and
+/// the head's interventions; the logits stages go to `hr` when it asks for them.
+void headWeights(Mat& s, float scale, const std::vector<uint8_t>& keep, const HeadEdit* edit, HeadResult* hr,
+                 bool keepLogits, RowStats& st) {
+  if (hr && keepLogits) hr->rawLogits = s;
+  s *= scale;
+  if (hr && keepLogits) hr->scaledLogits = s;
+  maskLogits(s, keep);
+  if (hr && keepLogits) hr->maskedLogits = s;
+  if (edit && edit->invTemperature != 1.0f) s *= edit->invTemperature;  // -inf stays -inf (T > 0)
+  softmaxRowsInPlace(s, st);  // masked weights exactly 0, entropy in the same pass
+  if (edit && edit->uniform) uniformOverAllowed(s, keep, st.entropy);
+  if (edit && edit->zero) {  // HF head_mask = 0: the head's probabilities times 0
+    s.setZero();
+    st.entropy.setZero();
+  }
+}
+
+void attendHeads(ForwardPass& f, float scale, bool store, AttentionResult& res, const std::vector<HeadEdit>& edits) {
+  const ModelConfig& c = f.config;
+  const int n = f.tokens(), H = c.heads, hd = c.headDim, group = c.heads / c.kvHeads;
+  f.concat.resize(n, static_cast<Eigen::Index>(H) * hd);
+  res.heads.assign(store ? static_cast<size_t>(H) : 0, HeadResult{});
+  std::vector<Mat> scratch(static_cast<size_t>(H));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int h = 0; h < H; ++h) {
+    const int kvh = h / group;
+    const HeadEdit* edit = edits.empty() ? nullptr : &edits[static_cast<size_t>(h)];
+    const std::vector<uint8_t>& keep = edit && !edit->keep.empty() ? edit->keep : f.keep;
+    const auto qh = f.q.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
+    const auto kh = f.k.middleCols(static_cast<Eigen::Index>(kvh) * hd, hd);
+    const auto vh = f.v.middleCols(static_cast<Eigen::Index>(kvh) * hd, hd);
+    Mat& s = scratch[static_cast<size_t>(h)];
+    s.resize(n, n);
+    s.noalias() = qh * kh.transpose();
+    HeadResult* hr = store ? &res.heads[static_cast<size_t>(h)] : nullptr;
+    RowStats st;
+    headWeights(s, scale, keep, edit, hr, f.opt.keepLogits, st);
+    f.concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd).noalias() = s * vh;
+    if (!hr) continue;
+    hr->output = f.concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
+    hr->entropy = std::move(st.entropy);
+    hr->fullyMaskedRows = std::move(st.fullyMaskedRows);
+    hr->weights = std::move(s);
+    if (f.opt.keepQkv) {
+      hr->q = qh;
+      hr->k = kh;
+      hr->v = vh;
+    }
+  }
+}
+
+/// The top k next tokens of every row of the lm_head logits.
+void topTokens(const Mat& logits, int k, const std::function<std::string(int)>& display,
+               std::vector<std::vector<TopToken>>& out) {
+  const int n = static_cast<int>(logits.rows()), V = static_cast<int>(logits.cols());
+  out.assign(static_cast<size_t>(n), {});
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; ++i) out[static_cast<size_t>(i)] = softmaxTopK(&logits(i, 0), V, k);
+  if (display)
+    for (auto& row : out)
+      for (auto& t : row) t.token = display(t.id);
+}
+
+/// Mean next-token loss over the pairs of real tokens (i, i + 1).
+void nextTokenLossOf(const ForwardPass& f, ModelRun& run) {
+  const Encoding& enc = f.enc;
+  std::vector<int> rows, targets;
+  for (int i = 0; i + 1 < enc.size(); ++i)
+    if (enc.attention.empty() || (enc.attention[static_cast<size_t>(i)] && enc.attention[static_cast<size_t>(i) + 1])) {
+      rows.push_back(i);
+      targets.push_back(enc.ids[static_cast<size_t>(i) + 1]);
+    }
+  if (!rows.empty()) run.nextTokenLoss = fusedNextTokenLoss(run.finalHidden, f.weights.lmHead, rows, targets);
+}
+
+}  // namespace
+
+void tokenEmbeddings(const ForwardPass& f, Mat& h) {
+  const int n = f.tokens();
+  h.resize(n, f.config.dModel);
+  for (int i = 0; i < n; ++i) f.weights.tokenEmbedding.rowTo(f.enc.ids[static_cast<size_t>(i)], &h(i, 0));
+}
+
+void selfAttention(ForwardPass& f, int l, float scale, bool store, AttentionResult& res) {
+  attendHeads(f, scale, store, res, f.edits[static_cast<size_t>(l)]);
+  linear(f.concat, f.layer(l).o, f.o);
+  if (store) res.output = f.o;  // the attention block's output, before the residual
+}
+
+void mlp(ForwardPass& f, const LayerWeights& L, const Mat& x, Mat& out) {
+  linear(x, L.up, f.u);
+  activate(f.u, f.config.activation);
+  linear(f.u, L.down, out);
+}
+
+void gatedMlp(ForwardPass& f, const LayerWeights& L, const Mat& x, Mat& out) {
+  linear(x, L.up, f.u);
+  linear(x, L.gate, f.g);
+  activate(f.g, f.config.activation);
+  f.u.array() *= f.g.array();  // SwiGLU: act(gate) * up
+  linear(f.u, L.down, out);
+}
+
+void causalLmOutputs(ForwardPass& f, ModelRun& run) {
+  const RunOptions& opt = f.opt;
+  if (opt.keepHiddenStates) run.hiddenStates.push_back(run.finalHidden);
+  if (opt.topK > 0 || opt.keepFullLogits) {
+    LinearWeight head;
+    head.w = f.weights.lmHead;
+    Mat logits;
+    linear(run.finalHidden, head, logits);
+    if (opt.topK > 0) topTokens(logits, opt.topK, f.display, run.nextTokens);
+    if (opt.keepFullLogits) run.logits = std::move(logits);
+  }
+  if (opt.nextTokenLoss) nextTokenLossOf(f, run);
+}
+
+void maskedLmOutputs(ForwardPass& f, ModelRun& run) {
+  const MaskedLmHead& head = f.weights.mlmHead;
+  if (!head.present()) return;
+  const double eps = f.config.normEps;
+  run.maskPositions = maskPositions(f.enc.ids, f.config.maskTokenId);
+  if (f.opt.keepFullLogits) {
+    maskedLmLogits(run.finalHidden, head, eps, run.logits);
+    run.maskLogits.resize(static_cast<Eigen::Index>(run.maskPositions.size()), run.logits.cols());
+    for (size_t m = 0; m < run.maskPositions.size(); ++m)
+      run.maskLogits.row(static_cast<Eigen::Index>(m)) = run.logits.row(run.maskPositions[m]);
+  } else if (!run.maskPositions.empty()) {  // only the masked rows through the head
+    Mat rows(static_cast<Eigen::Index>(run.maskPositions.size()), f.config.dModel);
+    for (size_t m = 0; m < run.maskPositions.size(); ++m)
+      rows.row(static_cast<Eigen::Index>(m)) = run.finalHidden.row(run.maskPositions[m]);
+    maskedLmLogits(rows, head, eps, run.maskLogits);
+  }
+  if (f.opt.maskTopK > 0)
+    for (Eigen::Index m = 0; m < run.maskLogits.rows(); ++m) {
+      auto top = softmaxTopK(&run.maskLogits(m, 0), static_cast<int>(run.maskLogits.cols()), f.opt.maskTopK);
+      if (f.display)
+        for (auto& t : top) t.token = f.display(t.id);
+      run.maskPredictions.push_back(std::move(top));
+    }
+}
+
+}  // namespace attn::models

@@ -1,0 +1,63 @@
+#pragma once
+// The blocks every model family's forward pass is assembled from (the families
+// themselves are in families/): token embeddings, multi-head self-attention with
+// the per-head interventions, the two MLP shapes, and the two output heads. One
+// ForwardPass carries what every layer reads, so a family's block reads like its
+// paper's diagram: norm, attention, residual, norm, MLP, residual.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attn/models/model.h"
+#include "attn/models/model_config.h"
+#include "attn/models/model_weights.h"
+#include "attn/models/nn_ops.h"
+
+namespace attn::models {
+
+/// One forward pass over one encoding: the model, its mask bitmap and per-layer head
+/// edits, and the scratch matrices the layers reuse (rows are tokens).
+struct ForwardPass {
+  ForwardPass(const ModelConfig& c, const ModelWeights& w, const Encoding& e, const RunOptions& o,
+              const std::vector<uint8_t>& k, const std::vector<std::vector<HeadEdit>>& ed,
+              const std::function<std::string(int)>& d)
+      : config(c), weights(w), enc(e), opt(o), keep(k), edits(ed), display(d) {}
+
+  const ModelConfig& config;
+  const ModelWeights& weights;
+  const Encoding& enc;
+  const RunOptions& opt;
+  const std::vector<uint8_t>& keep;                  // the model's mask [N, N]; empty: every key
+  const std::vector<std::vector<HeadEdit>>& edits;  // per layer, per head
+  const std::function<std::string(int)>& display;    // id -> text for the predictions
+  RopeTable rope;                                     // rotary families only
+  Mat a, qkv, q, k, v, concat, o, u, g;
+
+  int tokens() const { return enc.size(); }
+  const LayerWeights& layer(int l) const { return weights.layers[static_cast<size_t>(l)]; }
+};
+
+/// h [n, d] = the token embedding rows of the encoding's ids.
+void tokenEmbeddings(const ForwardPass& f, Mat& h);
+
+/// Multi-head attention of layer `l` on the projected f.q [n, H*hd], f.k, f.v [n, KV*hd]
+/// (query head h reads kv head h / (H / KV), transformers' repeat_kv), logits times
+/// `scale`; then the output projection: f.o = concat W_O (before the residual).
+/// With `store`, `res` keeps the heads (and res.output = f.o).
+void selfAttention(ForwardPass& f, int l, float scale, bool store, AttentionResult& res);
+
+/// out = act(x W_up) W_down (GPT-2's MLP, BERT's intermediate + output dense).
+void mlp(ForwardPass& f, const LayerWeights& L, const Mat& x, Mat& out);
+/// out = (act(x W_gate) * x W_up) W_down: SwiGLU (Shazeer 2020, "GLU Variants
+/// Improve Transformer", eq. 6), the Llama family's MLP.
+void gatedMlp(ForwardPass& f, const LayerWeights& L, const Mat& x, Mat& out);
+
+/// Causal LM head on run.finalHidden (the last hidden state, after the final norm,
+/// kept with the hidden states): lm_head logits, the top next tokens and the mean
+/// next-token loss, as RunOptions asks.
+void causalLmOutputs(ForwardPass& f, ModelRun& run);
+/// Masked-LM head (mlm_head.h) on run.finalHidden at the mask tokens: logits and
+/// predictions, as RunOptions asks; nothing for a checkpoint without the head.
+void maskedLmOutputs(ForwardPass& f, ModelRun& run);
+
+}  // namespace attn::models
