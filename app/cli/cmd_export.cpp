@@ -17,26 +17,28 @@
 #include "variant_options.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
-#include "headless_figures.h"
+#include <qcustomplot.h>
+
+#include <QTextDocument>
+
 #include "attn/analysis/head_analysis.h"
 #include "attn/analysis/measure_table.h"
-#include "attn/teaching/compare.h"
 #include "attn/engine/exec_path.h"
+#include "attn/teaching/compare.h"
 #include "attn/teaching/step_through.h"
-#include "attn_ui/theme/colormaps.h"
 #include "attn_ui/classroom/compare_view.h"
-#include "attn_ui/export/figure_export.h"
+#include "attn_ui/classroom/step_through_panel.h"
 #include "attn_ui/explorer/heatmap_widget.h"
+#include "attn_ui/explorer/token_lines_widget.h"
+#include "attn_ui/export/figure_export.h"
 #include "attn_ui/metrics/metrics_bar_chart.h"
-#include "attn_ui/theme/plot_theme.h"
 #include "attn_ui/spatial/image_attention_view.h"
 #include "attn_ui/spatial/image_loader.h"
-#include "attn_ui/classroom/step_through_panel.h"
-#include "attn_ui/explorer/token_lines_widget.h"
+#include "attn_ui/theme/colormaps.h"
+#include "attn_ui/theme/plot_theme.h"
 #include "attn_ui/variants/variant_figure.h"
 #include "attn_ui/variants/variant_walk_text.h"
-#include <QTextDocument>
-#include <qcustomplot.h>
+#include "headless_figures.h"
 #endif
 
 namespace attn::cli {
@@ -90,7 +92,8 @@ QStringList toQ(const std::vector<std::string>& v) {
 /// The figure's one line on success, or its error.
 int reportFigure(const attn::Status& st, const ExportOptions& ex, const attn::ui::FigureOptions& fo) {
   if (!st) return fail(st.error().message);
-  fmt::print("wrote {} ({}x{} px at {} DPI, {} view)\n", ex.out, fo.size.width(), fo.size.height(), fo.dpi, ex.view);
+  fmt::print("wrote {} ({}x{} px at {} DPI, {} view)\n", ex.out, fo.size.width(), fo.size.height(), fo.dpi,
+             ex.view);
   return 0;
 }
 
@@ -139,7 +142,8 @@ int exportStepThrough(const ExportOptions& ex, const AttentionSpec& spec, const 
 }
 
 /// Compare's B: the same input with another mask, temperature or execution path.
-Result<AttentionSpec> compareSpec(const ExportOptions& ex, const CommonOptions& opts, const AttentionSpec& spec) {
+Result<AttentionSpec> compareSpec(const ExportOptions& ex, const CommonOptions& opts,
+                                  const AttentionSpec& spec) {
   AttentionSpec specB = spec;
   if (!ex.compareMask.empty()) {
     auto m = Mask::parse(ex.compareMask);
@@ -153,15 +157,17 @@ Result<AttentionSpec> compareSpec(const ExportOptions& ex, const CommonOptions& 
     specB.exec = *path;
   }
   if (opts.model && (!ex.compareMask.empty() || ex.compareTemperature > 0.0f || !ex.compareExec.empty()))
-    return Error{"--compare-mask/--compare-temperature/--compare-exec: a model's attention is fixed by its weights; "
-                 "compare two of its heads with --compare-head"};
+    return Error{
+        "--compare-mask/--compare-temperature/--compare-exec: a model's attention is fixed by its weights; "
+        "compare two of its heads with --compare-head"};
   return specB;
 }
 
 /// compare: head A of the run beside head B of the run with compareSpec (a model's B is
 /// another head of the same layer).
 int exportCompare(const ExportOptions& ex, const CommonOptions& opts, const AttentionInput& input,
-                  const AttentionSpec& spec, const AttentionResult& res, int h0, const attn::ui::FigureOptions& fo) {
+                  const AttentionSpec& spec, const AttentionResult& res, int h0,
+                  const attn::ui::FigureOptions& fo) {
   using namespace attn::ui;
   auto specB = compareSpec(ex, opts, spec);
   if (!specB) return fail(specB.error().message);
@@ -169,7 +175,8 @@ int exportCompare(const ExportOptions& ex, const CommonOptions& opts, const Atte
   if (!resB) return fail(resB.error().message);
   auto hb = parseHeads(ex.compareHead.empty() ? std::to_string(h0 + 1) : ex.compareHead, resB->numHeads());
   if (!hb || hb->size() != 1)
-    return fail(hb ? std::string("--compare-head: give one head number") : "--compare-head" + hb.error().message.substr(6));
+    return fail(hb ? std::string("--compare-head: give one head number")
+                   : "--compare-head" + hb.error().message.substr(6));
   const auto& a = res.heads[static_cast<size_t>(h0)];
   const auto& b = resB->heads[static_cast<size_t>(hb->front())];
   auto summary = compareHeads(a, b);
@@ -184,8 +191,8 @@ int exportCompare(const ExportOptions& ex, const CommonOptions& opts, const Atte
         .arg(s.temperature)
         .arg(QString::fromStdString(std::string(execPathName(s.exec))));
   };
-  view.setComparison(a.weights, b.weights, *summary, toQ(res.queryTokens), toQ(res.keyTokens), title(spec, h0),
-                     title(*specB, hb->front()));
+  view.setComparison(a.weights, b.weights, *summary, toQ(res.queryTokens), toQ(res.keyTokens),
+                     title(spec, h0), title(*specB, hb->front()));
   return reportFigure(writeFigure(QString::fromStdString(ex.out), fo, view.figurePainter()), ex, fo);
 }
 
@@ -202,7 +209,8 @@ int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const Atten
       for (int h : heads) mats.push_back(res.heads[static_cast<size_t>(h)].weights);
       return reportFigure(exportHeadGrid(mats, rows, cols, out, fo), ex, fo);
     }
-    return reportFigure(exportHeatmap(res.heads[static_cast<size_t>(h0)].weights, rows, cols, out, fo), ex, fo);
+    return reportFigure(exportHeatmap(res.heads[static_cast<size_t>(h0)].weights, rows, cols, out, fo), ex,
+                        fo);
   }
   if (ex.view == "image") return exportImageView(ex, opts, res, h0, fo);
   if (ex.view == "token-lines") {
@@ -214,7 +222,8 @@ int exportFigure(const ExportOptions& ex, const CommonOptions& opts, const Atten
       ids << h;
     }
     w.setData(rows, cols, mats, ids);
-    return reportFigure(writeFigure(out, fo, [&](QCPPainter& p, const QRect& r) { w.paintLines(p, r); }), ex, fo);
+    return reportFigure(writeFigure(out, fo, [&](QCPPainter& p, const QRect& r) { w.paintLines(p, r); }), ex,
+                        fo);
   }
   if (ex.view == "metrics") {
     // One bar per head for --measure, as the GUI's metrics panel draws it.
@@ -272,25 +281,32 @@ int exportVariant(const ExportOptions& ex, const CommonOptions& opts, const Vari
 #endif
 
 void addExportOptions(CLI::App& cmd, ExportOptions& ex) {
-  cmd.add_option("--out", ex.out, "Output file: figure .png/.svg/.pdf or data .npy/.npz/.csv/.json")->required();
+  cmd.add_option("--out", ex.out, "Output file: figure .png/.svg/.pdf or data .npy/.npz/.csv/.json")
+      ->required();
   cmd.add_option("--what", ex.what,
                  "figure, weights, logits (scaled, before the mask), outputs, metrics "
                  "(default: figure for .png/.svg/.pdf, weights for data files, metrics for .json)");
-  cmd.add_option("--view", ex.view, "Figure view: heatmap, token-lines, step-through, compare, metrics, image (with --image)")
+  cmd.add_option("--view", ex.view,
+                 "Figure view: heatmap, token-lines, step-through, compare, metrics, image (with --image)")
       ->capture_default_str();
-  cmd.add_option("--head", ex.head, "Head, 1-based, or 'all' (heatmap: a grid of heads)")->capture_default_str();
-  cmd.add_option("--size", ex.size, "Pixel size WxH, or 'a4' (A4 width at --dpi, 4:3)")->capture_default_str();
+  cmd.add_option("--head", ex.head, "Head, 1-based, or 'all' (heatmap: a grid of heads)")
+      ->capture_default_str();
+  cmd.add_option("--size", ex.size, "Pixel size WxH, or 'a4' (A4 width at --dpi, 4:3)")
+      ->capture_default_str();
   cmd.add_option("--dpi", ex.dpi, "Resolution (fonts keep their printed size)")->capture_default_str();
   cmd.add_option("--colormap", ex.colormap, "viridis, magma, cividis, grayscale, diverging")
       ->capture_default_str();
   cmd.add_flag("--shared-scale", ex.sharedScale, "One colour range for every head of a grid");
-  cmd.add_option("--query", ex.query, "Step-through: the query row, 0-based; image view: the query patch")->capture_default_str();
+  cmd.add_option("--query", ex.query, "Step-through: the query row, 0-based; image view: the query patch")
+      ->capture_default_str();
   cmd.add_option("--step", ex.step, "Step-through: the step, 1-based")->capture_default_str();
   cmd.add_option("--compare-head", ex.compareHead, "Compare: B's head (default: A's)");
   cmd.add_option("--compare-mask", ex.compareMask, "Compare: B's mask (default: A's)");
   cmd.add_option("--compare-temperature", ex.compareTemperature, "Compare: B's temperature (default: A's)");
-  cmd.add_option("--compare-exec", ex.compareExec, "Compare: B's execution path, e.g. performer (default: A's)");
-  cmd.add_option("--measure", ex.measure, "Metrics view: the per-head measure drawn (a `metrics --csv` column)")
+  cmd.add_option("--compare-exec", ex.compareExec,
+                 "Compare: B's execution path, e.g. performer (default: A's)");
+  cmd.add_option("--measure", ex.measure,
+                 "Metrics view: the per-head measure drawn (a `metrics --csv` column)")
       ->capture_default_str();
   cmd.add_flag("--force", ex.force, "Overwrite an existing output file");
 }
@@ -304,7 +320,8 @@ Result<std::string> exportKind(const ExportOptions& ex, bool data) {
     return Error{fmt::format("--what: unknown '{}' (figure, weights, logits, outputs, metrics)", what)};
   if (what == "figure" && data)
     return Error{fmt::format("{}: a figure needs .png, .svg or .pdf (or give --what weights)", ex.out)};
-  if (what != "figure" && !data) return Error{fmt::format("{}: {} are written as .npy, .npz, .csv or .json", ex.out, what)};
+  if (what != "figure" && !data)
+    return Error{fmt::format("{}: {} are written as .npy, .npz, .csv or .json", ex.out, what)};
   return what;
 }
 
@@ -312,10 +329,11 @@ Result<std::string> exportKind(const ExportOptions& ex, bool data) {
 /// The figure's pixel size from --size (WxH or a4 at --dpi), after --view, --dpi and
 /// --colormap are checked.
 Result<QSize> figureRequestSize(const ExportOptions& ex) {
-  static const std::vector<std::string> views{"heatmap", "token-lines", "step-through", "compare", "metrics", "image"};
+  static const std::vector<std::string> views{"heatmap", "token-lines", "step-through",
+                                              "compare", "metrics",     "image"};
   if (std::find(views.begin(), views.end(), ex.view) == views.end())
-    return Error{fmt::format("--view: unknown view '{}' (heatmap, token-lines, step-through, compare, metrics, image)",
-                             ex.view)};
+    return Error{fmt::format(
+        "--view: unknown view '{}' (heatmap, token-lines, step-through, compare, metrics, image)", ex.view)};
   if (ex.dpi < 10 || ex.dpi > 2400) return Error{fmt::format("--dpi: {} is out of range (10..2400)", ex.dpi)};
   int w = 0, hgt = 0;
   std::smatch m;
@@ -335,18 +353,21 @@ Result<QSize> figureRequestSize(const ExportOptions& ex) {
 }
 
 /// "gpt2 — layer 2 of 2 — head 1 of 4", or the mechanism and mask of a computed input.
-QString figureTitle(const CommonOptions& opts, const AttentionSpec& spec, int numHeads, const std::vector<int>& heads) {
+QString figureTitle(const CommonOptions& opts, const AttentionSpec& spec, int numHeads,
+                    const std::vector<int>& heads) {
   const int h0 = heads.front();
   if (opts.model) {
     const auto& info = opts.model->model->info();
-    const QString model = QString::fromStdString(
-        fmt::format("{} — layer {} of {}", info.name, (opts.layer > 0 ? opts.layer : info.layers), info.layers));
+    const QString model = QString::fromStdString(fmt::format(
+        "{} — layer {} of {}", info.name, (opts.layer > 0 ? opts.layer : info.layers), info.layers));
     return heads.size() > 1 ? model + QString(" — %1 heads").arg(numHeads)
                             : model + QString(" — head %1 of %2").arg(h0 + 1).arg(numHeads);
   }
-  const QString mechanism = QString::fromStdString(opts.mechanism), mask = QString::fromStdString(spec.mask.spec());
-  return heads.size() > 1 ? QString("%1 heads — %2 — mask: %3").arg(numHeads).arg(mechanism, mask)
-                          : QString("Head %1 of %2 — %3 — mask: %4").arg(h0 + 1).arg(numHeads).arg(mechanism, mask);
+  const QString mechanism = QString::fromStdString(opts.mechanism),
+                mask = QString::fromStdString(spec.mask.spec());
+  return heads.size() > 1
+             ? QString("%1 heads — %2 — mask: %3").arg(numHeads).arg(mechanism, mask)
+             : QString("Head %1 of %2 — %3 — mask: %4").arg(h0 + 1).arg(numHeads).arg(mechanism, mask);
 }
 
 /// The figure of the run (or of its variant), under drawHeadless.
@@ -359,7 +380,8 @@ int drawExportFigure(const ExportOptions& ex, const CommonOptions& opts, const V
   fo.colormap = QString::fromStdString(ex.colormap);
   fo.sharedScale = ex.sharedScale;
   fo.title = figureTitle(opts, req.second, res.numHeads(), heads);
-  if (auto st = attn::ui::checkFigureOptions(QString::fromStdString(ex.out), fo); !st) return fail(st.error().message);
+  if (auto st = attn::ui::checkFigureOptions(QString::fromStdString(ex.out), fo); !st)
+    return fail(st.error().message);
   if (variant.active()) {
     if (ex.view != "heatmap" && ex.view != "step-through")
       return fail(fmt::format("--view {}: a variant draws its maps (heatmap) or its step-through", ex.view));
@@ -370,8 +392,8 @@ int drawExportFigure(const ExportOptions& ex, const CommonOptions& opts, const V
 #endif
 
 /// export's action once the command line is parsed.
-int runExport(const CLI::App& cmd, CommonOptions& opts, const ExportOptions& ex, const VariantCliOptions& variant,
-              char** argv) {
+int runExport(const CLI::App& cmd, CommonOptions& opts, const ExportOptions& ex,
+              const VariantCliOptions& variant, char** argv) {
   if (auto st = checkOverwrite(ex.out, ex.force); !st) return fail(st.error().message);
   const bool data = isDataExtension(std::filesystem::path(ex.out).extension().string());
   auto what = exportKind(ex, data);
@@ -381,7 +403,8 @@ int runExport(const CLI::App& cmd, CommonOptions& opts, const ExportOptions& ex,
   if (*what == "figure" && figuresProgramFound()) return handOverToFigures("export");
 #endif
   keepOneLayer(opts);
-  if (!opts.modelDir.empty()) opts.modelRunOptions.keepLogits = true;  // the step-through and logits exports read them
+  if (!opts.modelDir.empty())
+    opts.modelRunOptions.keepLogits = true;  // the step-through and logits exports read them
   auto req = buildRequest(opts);
   if (!req) return fail(req.error().message);
   auto res = runRequest(opts, req->first, req->second);
@@ -406,7 +429,8 @@ int runExport(const CLI::App& cmd, CommonOptions& opts, const ExportOptions& ex,
 #else
   auto size = figureRequestSize(ex);
   if (!size) return fail(size.error().message);
-  return drawHeadless(argv, [&]() -> int { return drawExportFigure(ex, opts, variant, *req, *res, *heads, *size); });
+  return drawHeadless(
+      argv, [&]() -> int { return drawExportFigure(ex, opts, variant, *req, *res, *heads, *size); });
 #endif
 }
 

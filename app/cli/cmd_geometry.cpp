@@ -17,10 +17,11 @@
 #include "options.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
-#include "headless_figures.h"
+#include <qcustomplot.h>
+
 #include "attn_ui/export/figure_export.h"
 #include "attn_ui/spatial/qk_geometry_view.h"
-#include <qcustomplot.h>
+#include "headless_figures.h"
 #endif
 
 namespace attn::cli {
@@ -73,11 +74,13 @@ Status writePoints(const std::string& out, const QkGeometry& g, const AttentionR
 
 #ifdef ATTNSCOPE_HAVE_UI
 /// The scatter of one head's geometry (query `g.query` joined to its top keys), under drawHeadless.
-int drawGeometry(const GeometryOptions& g, QkGeometry geo, const AttentionResult& res, const HeadResult& h, QSize size) {
+int drawGeometry(const GeometryOptions& g, QkGeometry geo, const AttentionResult& res, const HeadResult& h,
+                 QSize size) {
   ui::FigureOptions fo;
   fo.size = size;
   fo.dpi = g.dpi;
-  if (auto st = ui::checkFigureOptions(QString::fromStdString(g.out), fo); !st) return fail(st.error().message);
+  if (auto st = ui::checkFigureOptions(QString::fromStdString(g.out), fo); !st)
+    return fail(st.error().message);
   ui::QkGeometryFigure f;
   f.geometry = std::move(geo);
   for (const auto& t : res.queryTokens) f.queryLabels << QString::fromStdString(t);
@@ -119,8 +122,8 @@ int runGeometry(CommonOptions& opts, const GeometryOptions& g, int argc, char** 
   if (!geo) return fail(geo.error().message);
   if (!figure) {
     if (auto st = writePoints(g.out, *geo, *res); !st) return fail(st.error().message);
-    fmt::print("wrote {} ({} queries, {} keys; PC1 {:.1f}%, PC2 {:.1f}% of the variance)\n", g.out, geo->numQueries,
-               geo->numKeys, 100 * geo->explained[0], 100 * geo->explained[1]);
+    fmt::print("wrote {} ({} queries, {} keys; PC1 {:.1f}%, PC2 {:.1f}% of the variance)\n", g.out,
+               geo->numQueries, geo->numKeys, 100 * geo->explained[0], 100 * geo->explained[1]);
     return 0;
   }
   if (g.query < -1 || g.query >= geo->numQueries)

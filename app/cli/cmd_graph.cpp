@@ -16,10 +16,11 @@
 #include "figures_program.h"
 
 #ifdef ATTNSCOPE_HAVE_UI
-#include "headless_figures.h"
+#include <qcustomplot.h>
+
 #include "attn_ui/export/figure_export.h"
 #include "attn_ui/spatial/graph_attention_view.h"
-#include <qcustomplot.h>
+#include "headless_figures.h"
 #endif
 
 namespace attn::cli {
@@ -173,7 +174,8 @@ int runGraph(const GraphCliOptions& o, int argc, char** argv) {
     fo.size = *size;
     fo.dpi = o.dpi;
     fo.colormap = QString::fromStdString(o.colormap);
-    if (auto st = ui::checkFigureOptions(QString::fromStdString(o.out), fo); !st) return fail(st.error().message);
+    if (auto st = ui::checkFigureOptions(QString::fromStdString(o.out), fo); !st)
+      return fail(st.error().message);
     ui::GraphAttentionFigure f;
     f.layout = layout;
     f.edges = g->edges;
@@ -187,11 +189,13 @@ int runGraph(const GraphCliOptions& o, int argc, char** argv) {
                   .arg(o.head)
                   .arg(r->numHeads())
                   .arg(QString::fromStdString(g->labels[static_cast<size_t>(o.node)]));
-    if (auto st = ui::writeFigure(QString::fromStdString(o.out), fo,
-                                  [&f](QCPPainter& p, const QRect& rect) { ui::paintGraphAttention(p, rect, f); });
+    if (auto st =
+            ui::writeFigure(QString::fromStdString(o.out), fo,
+                            [&f](QCPPainter& p, const QRect& rect) { ui::paintGraphAttention(p, rect, f); });
         !st)
       return fail(st.error().message);
-    fmt::print("wrote {} ({}x{} px, node {}, head {})\n", o.out, size->width(), size->height(), o.node, o.head);
+    fmt::print("wrote {} ({}x{} px, node {}, head {})\n", o.out, size->width(), size->height(), o.node,
+               o.head);
     return 0;
   });
 #endif

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "attn/io/text_file.h"
 #include "attn/io/quote.h"
+#include "attn/io/text_file.h"
 
 namespace attn {
 

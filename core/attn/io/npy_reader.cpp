@@ -9,9 +9,9 @@
 #include <regex>
 
 #include "attn/io/float_convert.h"
+#include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
 #include "attn/io/utf8.h"
-#include "attn/io/quote.h"
 
 namespace attn {
 namespace {

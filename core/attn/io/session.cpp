@@ -8,8 +8,8 @@
 
 #include "attn/io/atomic_file.h"
 #include "attn/io/json_document.h"
-#include "attn/io/regular_file.h"
 #include "attn/io/quote.h"
+#include "attn/io/regular_file.h"
 
 namespace attn {
 namespace {

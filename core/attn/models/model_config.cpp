@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/io/json_document.h"
+#include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
 #include "attn/models/model_paths.h"
-#include "attn/io/quote.h"
 
 namespace attn::models {
 namespace {

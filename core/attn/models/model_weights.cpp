@@ -10,9 +10,9 @@
 
 #include "attn/io/float_convert.h"
 #include "attn/io/json_document.h"
+#include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
 #include "attn/models/model_paths.h"
-#include "attn/io/quote.h"
 
 #if defined(__F16C__) || defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>

@@ -11,7 +11,8 @@ namespace {
 
 /// The encoding's faults a model run rejects: length, ids, type ids and the mask's
 /// size against the config, and a layer the model lacks.
-Status checkEncoding(const ModelConfig& c, const Encoding& enc, const RunOptions& opt, const std::string& src) {
+Status checkEncoding(const ModelConfig& c, const Encoding& enc, const RunOptions& opt,
+                     const std::string& src) {
   const int n = enc.size();
   if (n == 0) return Error{src + ": nothing to run: the input has no tokens"};
   if (c.maxSequence() > 0 && n > c.maxSequence())
@@ -20,20 +21,21 @@ Status checkEncoding(const ModelConfig& c, const Encoding& enc, const RunOptions
   for (int i = 0; i < n; ++i) {
     const int id = enc.ids[static_cast<size_t>(i)];
     if (id < 0 || id >= c.vocabSize)
-      return Error{fmt::format("{}: token id {} at position {} is outside the vocabulary (vocab_size {})", src, id,
-                               i, c.vocabSize)};
+      return Error{fmt::format("{}: token id {} at position {} is outside the vocabulary (vocab_size {})",
+                               src, id, i, c.vocabSize)};
   }
   if (!enc.typeIds.empty() && enc.typeIds.size() != static_cast<size_t>(n))
     return Error{fmt::format("{}: {} type ids for {} tokens", src, enc.typeIds.size(), n)};
   if (!enc.attention.empty() && enc.attention.size() != static_cast<size_t>(n))
     return Error{fmt::format("{}: {} attention mask entries for {} tokens", src, enc.attention.size(), n)};
   for (size_t i = 0; i < enc.typeIds.size(); ++i)
-    if (enc.typeIds[i] != 0 && (c.family != Family::Bert || enc.typeIds[i] < 0 || enc.typeIds[i] >= c.typeVocabSize))
+    if (enc.typeIds[i] != 0 &&
+        (c.family != Family::Bert || enc.typeIds[i] < 0 || enc.typeIds[i] >= c.typeVocabSize))
       return Error{fmt::format("{}: token type id {} at position {} is outside type_vocab_size {}", src,
                                enc.typeIds[i], i, c.family == Family::Bert ? c.typeVocabSize : 0)};
   if (opt.onlyLayer >= c.layers)
-    return Error{fmt::format("{}: layer {} asked for, but the model has {} layers (0 to {})", src, opt.onlyLayer,
-                             c.layers, c.layers - 1)};
+    return Error{fmt::format("{}: layer {} asked for, but the model has {} layers (0 to {})", src,
+                             opt.onlyLayer, c.layers, c.layers - 1)};
   return okStatus();
 }
 
@@ -41,8 +43,9 @@ Status checkEncoding(const ModelConfig& c, const Encoding& enc, const RunOptions
 /// a run without interventions starts filling the cache afresh.
 int prepareCache(const ModelConfig& c, const ModelWeights& w, const Encoding& enc, const RunOptions& opt,
                  const std::vector<std::vector<HeadEdit>>& edits) {
-  const int start = reusableLayers(opt.cache, &w, enc, c.layers, opt.interventions.empty() ? -1 : firstEditedLayer(edits),
-                                   opt.keepAttention ? opt.onlyLayer : c.layers);
+  const int start =
+      reusableLayers(opt.cache, &w, enc, c.layers, opt.interventions.empty() ? -1 : firstEditedLayer(edits),
+                     opt.keepAttention ? opt.onlyLayer : c.layers);
   if (opt.cache) {
     opt.cache->reusedLayers = start;
     if (opt.interventions.empty()) {
@@ -63,7 +66,8 @@ Status runLayers(const FamilyGraph& graph, ForwardPass& f, int start, const Mask
   const RunOptions& opt = f.opt;
   if (start > 0) {  // the layers before the first intervened one: as the cached run computed them
     if (opt.keepHiddenStates)
-      for (int l = 0; l < start; ++l) run.hiddenStates.push_back(opt.cache->layerInputs[static_cast<size_t>(l)]);
+      for (int l = 0; l < start; ++l)
+        run.hiddenStates.push_back(opt.cache->layerInputs[static_cast<size_t>(l)]);
     h = opt.cache->layerInputs[static_cast<size_t>(start)];
   }
   for (int l = start; l < c.layers; ++l) {
@@ -90,9 +94,12 @@ Status runLayers(const FamilyGraph& graph, ForwardPass& f, int start, const Mask
 
 FamilyGraph familyGraph(Family family) {
   switch (family) {
-    case Family::Gpt2: return gpt2Graph();
-    case Family::Bert: return bertGraph();
-    case Family::Llama: return llamaGraph();
+    case Family::Gpt2:
+      return gpt2Graph();
+    case Family::Bert:
+      return bertGraph();
+    case Family::Llama:
+      return llamaGraph();
   }
   return gpt2Graph();
 }

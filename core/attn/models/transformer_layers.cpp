@@ -30,11 +30,13 @@ void uniformOverAllowed(Mat& s, const std::vector<uint8_t>& keep, Vec& entropy) 
   const int n = static_cast<int>(s.rows());
   for (int i = 0; i < n; ++i) {
     int allowed = n;
-    if (!keep.empty()) allowed = static_cast<int>(std::count_if(
-                           keep.begin() + static_cast<std::ptrdiff_t>(i) * n,
-                           keep.begin() + static_cast<std::ptrdiff_t>(i + 1) * n, [](uint8_t b) { return b != 0; }));
+    if (!keep.empty())
+      allowed = static_cast<int>(std::count_if(keep.begin() + static_cast<std::ptrdiff_t>(i) * n,
+                                               keep.begin() + static_cast<std::ptrdiff_t>(i + 1) * n,
+                                               [](uint8_t b) { return b != 0; }));
     for (int j = 0; j < n; ++j)
-      s(i, j) = allowed > 0 && (keep.empty() || kept(keep, n, i, j)) ? 1.0f / static_cast<float>(allowed) : 0.0f;
+      s(i, j) =
+          allowed > 0 && (keep.empty() || kept(keep, n, i, j)) ? 1.0f / static_cast<float>(allowed) : 0.0f;
     entropy(i) = allowed > 0 ? std::log(static_cast<float>(allowed)) : 0.0f;
   }
 }
@@ -57,7 +59,8 @@ void headWeights(Mat& s, float scale, const std::vector<uint8_t>& keep, const He
   }
 }
 
-void attendHeads(ForwardPass& f, float scale, bool store, AttentionResult& res, const std::vector<HeadEdit>& edits) {
+void attendHeads(ForwardPass& f, float scale, bool store, AttentionResult& res,
+                 const std::vector<HeadEdit>& edits) {
   const ModelConfig& c = f.config;
   const int n = f.tokens(), H = c.heads, hd = c.headDim, group = c.heads / c.kvHeads;
   f.concat.resize(n, static_cast<Eigen::Index>(H) * hd);
@@ -108,7 +111,8 @@ void nextTokenLossOf(const ForwardPass& f, ModelRun& run) {
   const Encoding& enc = f.enc;
   std::vector<int> rows, targets;
   for (int i = 0; i + 1 < enc.size(); ++i)
-    if (enc.attention.empty() || (enc.attention[static_cast<size_t>(i)] && enc.attention[static_cast<size_t>(i) + 1])) {
+    if (enc.attention.empty() ||
+        (enc.attention[static_cast<size_t>(i)] && enc.attention[static_cast<size_t>(i) + 1])) {
       rows.push_back(i);
       targets.push_back(enc.ids[static_cast<size_t>(i) + 1]);
     }

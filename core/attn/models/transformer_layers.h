@@ -27,10 +27,10 @@ struct ForwardPass {
   const ModelWeights& weights;
   const Encoding& enc;
   const RunOptions& opt;
-  const std::vector<uint8_t>& keep;                  // the model's mask [N, N]; empty: every key
+  const std::vector<uint8_t>& keep;                 // the model's mask [N, N]; empty: every key
   const std::vector<std::vector<HeadEdit>>& edits;  // per layer, per head
-  const std::function<std::string(int)>& display;    // id -> text for the predictions
-  RopeTable rope;                                     // rotary families only
+  const std::function<std::string(int)>& display;   // id -> text for the predictions
+  RopeTable rope;                                   // rotary families only
   Mat a, qkv, q, k, v, concat, o, u, g;
 
   int tokens() const { return enc.size(); }

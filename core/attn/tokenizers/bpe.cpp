@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/io/json_document.h"
+#include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
 #include "attn/tokenizers/hf/hf_json.h"
 #include "attn/tokenizers/hf/hf_pre_tokenizers.h"
-#include "attn/io/quote.h"
 
 namespace attn {
 namespace {

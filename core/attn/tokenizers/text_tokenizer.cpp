@@ -8,15 +8,15 @@
 #include <stdexcept>
 
 #include "attn/io/json_document.h"
+#include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/io/utf8.h"
-#include "attn/tokenizers/hf/hf_tokenizer.h"
-#include "attn/tokenizers/hf/hf_unicode.h"
-#include "attn/io/quote.h"
-#include "attn/tokenizers/tokenizer.h"
 #include "attn/tokenizers/bpe.h"
 #include "attn/tokenizers/char_tokenizer.h"
+#include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/tokenizers/hf/hf_unicode.h"
+#include "attn/tokenizers/tokenizer.h"
 #include "attn/tokenizers/wordpiece.h"
 
 namespace attn {

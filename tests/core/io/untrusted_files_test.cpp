@@ -11,9 +11,9 @@
 
 #include "attn/io/npy_reader.h"
 #include "attn/io/regular_file.h"
-#include "attn/tokenizers/hf/hf_tokenizer.h"
-#include "attn/models/model.h"
 #include "attn/io/session.h"
+#include "attn/models/model.h"
+#include "attn/tokenizers/hf/hf_tokenizer.h"
 #include "watchdog.h"
 
 namespace attn {

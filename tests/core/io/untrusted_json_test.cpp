@@ -11,11 +11,11 @@
 
 #include "attn/io/json_document.h"
 #include "attn/io/safetensors_reader.h"
-#include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/io/session.h"
 #include "attn/models/model.h"
 #include "attn/models/model_config.h"
 #include "attn/models/model_weights.h"
-#include "attn/io/session.h"
+#include "attn/tokenizers/hf/hf_tokenizer.h"
 
 namespace attn {
 namespace {

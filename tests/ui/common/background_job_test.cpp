@@ -1,6 +1,8 @@
 // runOnWorker and NewestJob: the work runs off the GUI thread, done() on it;
 // a newer request drops an older, slower one's result; cancel reaches the
 // work and drops its result; an owner destroyed first gets nothing delivered.
+#include "attn_ui/common/background_job.h"
+
 #include <gtest/gtest.h>
 
 #include <QCoreApplication>
@@ -12,8 +14,6 @@
 #include <functional>
 #include <memory>
 #include <thread>
-
-#include "attn_ui/common/background_job.h"
 
 namespace attn::ui {
 namespace {
@@ -122,11 +122,15 @@ TEST(BackgroundJob, CancelWithoutDropStillDeliversAndDropDoesNot) {
   QObject owner;
   auto gate = std::make_shared<Gate>();
   bool stoppedDone = false, droppedDone = false;
-  auto stopped = runOnWorker(&owner, [gate](JobControl& c) {
-    gate->wait();
-    EXPECT_TRUE(c.cancelled());
-  }, [&] { stoppedDone = true; });
-  auto dropped = runOnWorker(&owner, [gate] { gate->wait(); }, [&] { droppedDone = true; });
+  auto stopped = runOnWorker(
+      &owner,
+      [gate](JobControl& c) {
+        gate->wait();
+        EXPECT_TRUE(c.cancelled());
+      },
+      [&] { stoppedDone = true; });
+  auto dropped = runOnWorker(
+      &owner, [gate] { gate->wait(); }, [&] { droppedDone = true; });
   stopped->cancel();
   dropped->drop();
   EXPECT_TRUE(dropped->cancelled());
@@ -150,7 +154,8 @@ TEST(BackgroundJob, OwnerDestroyedWhileRunningGetsNothingDelivered) {
         *payload = 42;
       },
       [&] { done = true; });
-  auto plain = runOnWorker(owner, [gate] { gate->wait(); }, [&] { done = true; });
+  auto plain = runOnWorker(
+      owner, [gate] { gate->wait(); }, [&] { done = true; });
   jobs.reset();  // members go first, as in an owner's destructor
   delete owner;
   EXPECT_TRUE(control->cancelled());

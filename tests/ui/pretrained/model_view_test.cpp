@@ -77,7 +77,8 @@ struct ReferenceCase {
 
 ReferenceCase referenceCase(const QString& name, int i) {
   ReferenceCase rc;
-  const QJsonObject c = readJson(modelFolder(name) + "/reference_tokens.json")["cases"].toArray()[i].toObject();
+  const QJsonObject c =
+      readJson(modelFolder(name) + "/reference_tokens.json")["cases"].toArray()[i].toObject();
   rc.text = c["text"].toString();
   rc.pair = c["pair"].isString() ? c["pair"].toString() : QString();
   auto arrays = attn::readNpzFile((modelFolder(name) + "/reference.npz").toStdString());
@@ -390,7 +391,8 @@ TEST(ModelView, ASessionStoresTheModelFolderAndRestoresIt) {
     w.model()->setCurrentLayerHead(1, 2);
     QCoreApplication::processEvents();
     saved = w.sessions()->capture();
-    EXPECT_EQ(QDir(QString::fromStdString(saved.input.model)).canonicalPath(), QDir(modelFolder("llama")).canonicalPath());
+    EXPECT_EQ(QDir(QString::fromStdString(saved.input.model)).canonicalPath(),
+              QDir(modelFolder("llama")).canonicalPath());
     EXPECT_EQ(saved.view.layer, 1);
     EXPECT_EQ(saved.view.head, 2);
   }

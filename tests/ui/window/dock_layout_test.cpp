@@ -3,6 +3,8 @@
 // dock's model card says what the model is), closing the model or opening a
 // file in its place brings it back, View > Hide Configuration While a Model Is
 // Open turns that off, and a dock shown by hand stays.
+#include "attn_ui/window/dock_layout.h"
+
 #include <gtest/gtest.h>
 
 #include <QAction>
@@ -16,7 +18,6 @@
 #include "attn_ui/explorer/input_panel.h"
 #include "attn_ui/pretrained/model_info_box.h"
 #include "attn_ui/pretrained/model_open_controller.h"
-#include "attn_ui/window/dock_layout.h"
 #include "attn_ui/window/file_open_controller.h"
 #include "attn_ui/window/main_window.h"
 

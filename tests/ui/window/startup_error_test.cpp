@@ -13,8 +13,8 @@
 
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_panel.h"
-#include "attn_ui/window/main_window.h"
 #include "attn_ui/pretrained/model_open_controller.h"
+#include "attn_ui/window/main_window.h"
 #include "watchdog.h"
 
 namespace attn::ui {

@@ -70,7 +70,9 @@ struct StepRows {
   const QStringList& keys;
   Eigen::Index nk;
 
-  QString label(Eigen::Index j) const { return j < keys.size() ? keys[static_cast<int>(j)] : QString::number(j); }
+  QString label(Eigen::Index j) const {
+    return j < keys.size() ? keys[static_cast<int>(j)] : QString::number(j);
+  }
   /// Key j's row of `cells` with one bar.
   void add(Eigen::Index j, const QStringList& cells, double bar, bool dimmed = false) {
     StepTable::Row r;
@@ -149,7 +151,8 @@ void projectionStep(const attn::StepThrough& w, StepKind kind, const QString& qu
       t.headers << "h_j";
       rows.vectors(w.tanhSum);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -188,7 +191,8 @@ void scoreStep(const attn::StepThrough& w, StepKind kind, StepRows& rows) {
       t.formula = StepThroughPanel::tr("s_j + b_j  (positional bias)");
       t.headers << "s_j" << "b_j" << StepThroughPanel::tr("sum");
       for (Eigen::Index j = 0; j < rows.nk; ++j)
-        rows.add(j, {fixed3(w.temperedScores(j)), fixed3(w.bias(j)), fixed3(w.biasedScores(j))}, w.biasedScores(j));
+        rows.add(j, {fixed3(w.temperedScores(j)), fixed3(w.bias(j)), fixed3(w.biasedScores(j))},
+                 w.biasedScores(j));
       break;
     case StepKind::Mask: {
       const auto hidden = std::count(w.allowed.begin(), w.allowed.end(), uint8_t{0});
@@ -196,10 +200,12 @@ void scoreStep(const attn::StepThrough& w, StepKind kind, StepRows& rows) {
       t.note = StepThroughPanel::tr("%n key(s) hidden", "", static_cast<int>(hidden));
       t.headers << "s_j";
       rows.scalars(w.maskedScores);
-      for (Eigen::Index j = 0; j < rows.nk; ++j) t.rows[static_cast<size_t>(j)].dimmed = !w.allowed[static_cast<size_t>(j)];
+      for (Eigen::Index j = 0; j < rows.nk; ++j)
+        t.rows[static_cast<size_t>(j)].dimmed = !w.allowed[static_cast<size_t>(j)];
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -216,7 +222,9 @@ void weightStep(const attn::StepThrough& w, StepKind kind, StepRows& rows) {
       t.headers << "s_j − m" << "e^(s_j − m)" << "a_j";
       for (Eigen::Index j = 0; j < rows.nk; ++j) {
         const bool ok = w.allowed[static_cast<size_t>(j)];
-        rows.add(j, {ok ? fixed3(w.maskedScores(j) - w.rowMax) : fixed3(-INFINITY), fixed3(w.exps(j)), fixed3(w.weights(j))},
+        rows.add(j,
+                 {ok ? fixed3(w.maskedScores(j) - w.rowMax) : fixed3(-INFINITY), fixed3(w.exps(j)),
+                  fixed3(w.weights(j))},
                  w.weights(j), !ok);
       }
       break;
@@ -232,13 +240,15 @@ void weightStep(const attn::StepThrough& w, StepKind kind, StepRows& rows) {
       t.headers << "a_j" << "v_j";
       rows.vectors(w.v, &w.weights, /*dimZeroLead=*/true);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
 }  // namespace
 
-StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList& keys, const QString& query) {
+StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList& keys,
+                    const QString& query) {
   StepTable t;
   t.title = stepTitle(kind);
   StepRows rows{t, keys, w.k.rows()};
@@ -247,16 +257,22 @@ StepTable stepTable(const attn::StepThrough& w, StepKind kind, const QStringList
     case StepKind::BilinearProjection:
     case StepKind::CosineNormalize:
     case StepKind::AdditiveProjections:
-    case StepKind::AdditiveTanh: projectionStep(w, kind, query, rows); break;
+    case StepKind::AdditiveTanh:
+      projectionStep(w, kind, query, rows);
+      break;
     case StepKind::RawScores:
     case StepKind::AdditiveScores:
     case StepKind::Scale:
     case StepKind::Temperature:
     case StepKind::PositionalBias:
-    case StepKind::Mask: scoreStep(w, kind, rows); break;
+    case StepKind::Mask:
+      scoreStep(w, kind, rows);
+      break;
     case StepKind::Softmax:
     case StepKind::WeightedSum:
-    case StepKind::Output: weightStep(w, kind, rows); break;
+    case StepKind::Output:
+      weightStep(w, kind, rows);
+      break;
   }
   return t;
 }
@@ -353,25 +369,28 @@ void paintTopVector(QPainter& p, QRect& r, const StepTable& t, const BarScale& s
   p.drawText(lab, Qt::AlignVCenter | Qt::AlignLeft, t.topLabel + " = ");
   const QRect vec(lab.right(), r.top(), static_cast<int>(r.width() * 0.62) - lab.width() - 6, rowH);
   p.drawText(vec, Qt::AlignVCenter, fm.elidedText(vecText(t.topBars), Qt::ElideRight, vec.width()));
-  drawBars(p, QRectF(r.left() + r.width() * 0.62, r.top() + 2, r.width() * 0.38, rowH - 4), t.topBars, sc.maxAbs, th);
+  drawBars(p, QRectF(r.left() + r.width() * 0.62, r.top() + 2, r.width() * 0.38, rowH - 4), t.topBars,
+           sc.maxAbs, th);
   r.setTop(r.top() + rowH + static_cast<int>(4 * s));
 }
 
 /// The header row and its rule; r starts below them.
-void paintHeaders(QPainter& p, QRect& r, const StepTable& t, const StepColumns& col, const TeachingTheme& th, int rowH) {
+void paintHeaders(QPainter& p, QRect& r, const StepTable& t, const StepColumns& col, const TeachingTheme& th,
+                  int rowH) {
   QFont headerFont = th.font(10, true);
   p.setFont(headerFont);
   int widest = 0;
   for (const QString& h : t.headers) widest = std::max(widest, p.fontMetrics().horizontalAdvance(h));
-  if (col.cellW > 12 && widest > col.cellW - 8) {  // large presentation fonts: headers shrink rather than overlap
+  if (col.cellW > 12 &&
+      widest > col.cellW - 8) {  // large presentation fonts: headers shrink rather than overlap
     headerFont.setPointSizeF(std::max(6.0, headerFont.pointSizeF() * (col.cellW - 8) / widest));
     p.setFont(headerFont);
   }
   p.setPen(th.dim);
   p.drawText(QRect(r.left(), r.top(), col.tokenW, rowH), Qt::AlignVCenter, StepThroughPanel::tr("key"));
   for (int c = 0; c < col.nCells; ++c)
-    p.drawText(QRect(r.left() + col.tokenW + c * col.cellW, r.top(), col.cellW, rowH), Qt::AlignVCenter | Qt::AlignRight,
-               t.headers[c]);
+    p.drawText(QRect(r.left() + col.tokenW + c * col.cellW, r.top(), col.cellW, rowH),
+               Qt::AlignVCenter | Qt::AlignRight, t.headers[c]);
   r.setTop(r.top() + rowH);
   p.setPen(QPen(th.grid, 0));
   p.drawLine(r.topLeft(), r.topRight());
@@ -407,11 +426,14 @@ void paintRows(QPainter& p, const QRect& r, const StepTable& t, const StepColumn
     p.drawText(QRect(r.left(), y, col.tokenW - 4, rowH), Qt::AlignVCenter | Qt::AlignLeft,
                fm.elidedText(row.label, Qt::ElideRight, col.tokenW - 4));
     for (int c = 0; c < std::min<int>(col.nCells, static_cast<int>(row.cells.size())); ++c)
-      p.drawText(QRect(r.left() + col.tokenW + c * col.cellW, y, col.cellW, rowH), Qt::AlignVCenter | Qt::AlignRight,
+      p.drawText(QRect(r.left() + col.tokenW + c * col.cellW, y, col.cellW, rowH),
+                 Qt::AlignVCenter | Qt::AlignRight,
                  fm.elidedText(row.cells[c], Qt::ElideRight, col.cellW));  // keep signs and leading digits
     const QRectF barBox(r.right() - col.barW + 8 * s, y + 3, col.barW - 8 * s, rowH - 6);
-    if (row.bars.size()) drawBars(p, barBox, row.bars, sc.maxAbs, th);
-    else if (row.hasBar && sc.maxBar > 0) paintSingleBar(p, barBox, row, sc, th);
+    if (row.bars.size())
+      drawBars(p, barBox, row.bars, sc.maxAbs, th);
+    else if (row.hasBar && sc.maxBar > 0)
+      paintSingleBar(p, barBox, row, sc, th);
   }
 }
 

@@ -11,14 +11,13 @@
 #include <cmath>
 
 #include "attn/engine/exec_path.h"
+#include "attn_ui/common/core_text.h"
+#include "attn_ui/common/number_text.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/window/hidden_panel_gate.h"
-#include "attn_ui/common/number_text.h"
-#include "attn_ui/common/core_text.h"
 
 namespace attn::ui {
 namespace {
-
 
 QString num(double v, int digits = 4) { return numberText(v, digits, QStringLiteral("—")); }
 

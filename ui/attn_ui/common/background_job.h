@@ -55,7 +55,6 @@ class JobControl {
   void attach(QFuture<void> future) { future_ = std::move(future); }
 
  private:
-
   std::atomic<bool> cancel_{false}, dropped_{false};
   mutable std::mutex mutex_;
   double fraction_ = 0.0;  // guarded by mutex_
@@ -104,14 +103,15 @@ class NewestJob {
     cancel();
     const quint64 generation = generation_;
     ++running_;
-    current_ = runOnWorker(owner_, std::forward<Work>(work),
-                           [this, generation, done = std::forward<Done>(done)]() mutable {
-                             --running_;
-                             if (generation != generation_) return;  // superseded or cancelled
-                             current_.reset();
-                             done();
-                           },
-                           stage);
+    current_ = runOnWorker(
+        owner_, std::forward<Work>(work),
+        [this, generation, done = std::forward<Done>(done)]() mutable {
+          --running_;
+          if (generation != generation_) return;  // superseded or cancelled
+          current_.reset();
+          done();
+        },
+        stage);
     return current_;
   }
   /// Cancels the newest job and drops its result (its done() will not run).

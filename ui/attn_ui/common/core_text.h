@@ -24,6 +24,8 @@ bool coreTextRegistered(std::string_view english);
 QString uiMessage(const std::string& coreMessage);
 
 /// Core's UTF-8 text (a name, a label, a message) as a QString, untranslated.
-inline QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+inline QString qs(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 }  // namespace attn::ui

@@ -24,7 +24,6 @@ namespace {
 constexpr double kTMin = 0.05, kTMax = 20.0;
 constexpr int kSliderSteps = 400;
 
-
 void selectData(QComboBox* box, const QString& data) {
   const int i = box->findData(data);
   if (i >= 0) box->setCurrentIndex(i);

@@ -502,7 +502,8 @@ void ExplorerModel::launch() {
   job->metricsOnly = metricsOnly_;
   job->cache = inputCache_;
   inFlight_ = true;
-  runOnWorker(this, [job] { runJob(job); }, [this, job] { deliver(job); });
+  runOnWorker(
+      this, [job] { runJob(job); }, [this, job] { deliver(job); });
 }
 
 void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {

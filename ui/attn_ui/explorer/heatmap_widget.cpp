@@ -264,7 +264,8 @@ void HeatmapWidget::applyTitle() {
   // The title sits above the map's column only, not above the colour scale.
   const QFontMetrics fm(title_->font());
   const int column = axisRect()->outerRect().width() > 0 ? axisRect()->outerRect().width() : width() - 90;
-  title_->setText(isVisible() ? fm.elidedText(fullTitle_, Qt::ElideRight, std::max(40, column - 40)) : fullTitle_);
+  title_->setText(isVisible() ? fm.elidedText(fullTitle_, Qt::ElideRight, std::max(40, column - 40))
+                              : fullTitle_);
 }
 
 void HeatmapWidget::showEvent(QShowEvent* event) {

@@ -12,7 +12,6 @@
 namespace attn::ui {
 namespace {
 
-
 // Core's one-line descriptions as tooltips: a sentence with a capital and a stop.
 QString sentence(QString s) {
   if (s.isEmpty()) return s;

@@ -152,7 +152,8 @@ void MetricsPanel::buildLayout() {
   rowControls->addWidget(rowMeasure_, 1);
   v->addLayout(rowControls);
   v->addWidget(rows_, 3);
-  auto* similarityTitle = new QLabel(tr("Head similarity (Jensen–Shannon divergence, similar heads adjacent):"), content);
+  auto* similarityTitle =
+      new QLabel(tr("Head similarity (Jensen–Shannon divergence, similar heads adjacent):"), content);
   similarityTitle->setWordWrap(true);
   v->addWidget(similarityTitle);
   v->addWidget(similarityNote_);
@@ -183,7 +184,8 @@ void MetricsPanel::buildLayout() {
 void MetricsPanel::fitWidth() {
   auto* scroll = findChild<QScrollArea*>();
   if (!scroll || !scroll->widget()) return;
-  const int need = scroll->widget()->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width();
+  const int need =
+      scroll->widget()->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width();
   setMinimumWidth(std::max(340, need));
 }
 
@@ -308,8 +310,8 @@ void MetricsPanel::launch() {
         if (job->result)
           job->analysis = std::make_shared<attn::Analysis>(attn::analyzeResult(*job->result, job->options));
         else
-          job->layered =
-              std::make_shared<attn::LayeredAnalysis>(attn::analyzeLayers(*job->layers, job->tokens, job->options));
+          job->layered = std::make_shared<attn::LayeredAnalysis>(
+              attn::analyzeLayers(*job->layers, job->tokens, job->options));
       },
       [this, job] {
         if (rerun_) {

@@ -72,7 +72,9 @@ bool ImportanceController::compute() {
   // A second compute() supersedes the first: it is cancelled and its result dropped.
   job_->start(
       [job](JobControl& control) {
-        auto progress = [&control](double fraction, std::string_view stage) { return control.report(fraction, stage); };
+        auto progress = [&control](double fraction, std::string_view stage) {
+          return control.report(fraction, stage);
+        };
         try {
           auto r = attn::models::headImportance(*job->model, job->run->encoding, {}, progress);
           if (r)

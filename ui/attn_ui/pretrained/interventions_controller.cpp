@@ -10,8 +10,8 @@
 #include "attn/models/model.h"
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/explorer_model.h"
-#include "attn_ui/window/main_window.h"
 #include "attn_ui/pretrained/status_progress.h"
+#include "attn_ui/window/main_window.h"
 
 namespace attn::ui {
 namespace {
@@ -223,7 +223,7 @@ void InterventionsController::followModelRun() {
 }
 
 void InterventionsController::launch() {
-  job_->cancel();  // superseded: its result is dropped
+  job_->cancel();         // superseded: its result is dropped
   if (active_.empty()) {  // nothing to run: the model's own run again
     endProgress();
     shown_.clear();
@@ -254,7 +254,8 @@ void InterventionsController::runPasses(Job& job, JobControl& control) {
   const int n = base.encoding.size();
   // The options the explorer ran with, so the views see the same kind of run.
   attn::models::RunOptions options;
-  const attn::HeadResult* first = base.layers.empty() || base.layers[0].heads.empty() ? nullptr : &base.layers[0].heads[0];
+  const attn::HeadResult* first =
+      base.layers.empty() || base.layers[0].heads.empty() ? nullptr : &base.layers[0].heads[0];
   options.keepQkv = first && first->q.size() > 0;
   options.keepLogits = first && first->rawLogits.size() > 0;
   options.topK = base.nextTokens.empty() ? 0 : static_cast<int>(base.nextTokens[0].size());
@@ -297,8 +298,9 @@ void InterventionsController::runPasses(Job& job, JobControl& control) {
     else
       job.comparisonError = QString::fromStdString(c.error().message);
   } catch (const std::bad_alloc&) {
-    job.error = InterventionsController::tr("Out of memory: the intervened run needs more memory than is available. "
-                             "Use a shorter text.");
+    job.error = InterventionsController::tr(
+        "Out of memory: the intervened run needs more memory than is available. "
+        "Use a shorter text.");
   }
 }
 

@@ -13,10 +13,10 @@
 #include "attn/models/model.h"
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/explorer_model.h"
-#include "attn_ui/window/file_open_controller.h"
-#include "attn_ui/window/main_window.h"
 #include "attn_ui/pretrained/model_text.h"
 #include "attn_ui/pretrained/status_progress.h"
+#include "attn_ui/window/file_open_controller.h"
+#include "attn_ui/window/main_window.h"
 #include "attn_ui/window/recent_paths_menu.h"
 
 namespace attn::ui {
@@ -38,7 +38,8 @@ ModelOpenController::ModelOpenController(MainWindow* window)
       open_(new QAction(tr("Open &Model…"), this)),
       recent_(new RecentPathsMenu(tr("Recent &Models"), kRecentKey, kMaxRecent, window,
                                   [this](const QString& p) { openRecent(p); })),
-      status_(new StatusProgress(window, tr("Stop loading the model; the current view stays as it is."), this)),
+      status_(
+          new StatusProgress(window, tr("Stop loading the model; the current view stays as it is."), this)),
       job_(std::make_unique<NewestJob>(this)) {
   open_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   open_->setToolTip(tr("Open a Hugging Face model folder (config.json, safetensors weights, tokenizer files) "
@@ -72,15 +73,17 @@ void ModelOpenController::open(const QString& path) {
   loadingPath_ = path;
   // A newer open() supersedes this one: it is cancelled and its result dropped.
   // The worker owns the job (not `this`), so a load may outlive the window.
-  const auto& control = job_->start([job](JobControl& c) { load(*job, c); },
-                                    [this, job] { deliver(job); }, tr("Opening %1").arg(QFileInfo(path).fileName()));
+  const auto& control = job_->start([job](JobControl& c) { load(*job, c); }, [this, job] { deliver(job); },
+                                    tr("Opening %1").arg(QFileInfo(path).fileName()));
   status_->startFor(control);
 }
 
 void ModelOpenController::load(Job& job, JobControl& control) {
   QElapsedTimer timer;
   timer.start();
-  auto progress = [&control](double fraction, std::string_view stage) { return control.report(fraction, stage); };
+  auto progress = [&control](double fraction, std::string_view stage) {
+    return control.report(fraction, stage);
+  };
   try {
     auto m = attn::models::Model::open(job.path.toStdString(), progress);
     if (m)

@@ -1,7 +1,8 @@
 #include "attn_ui/pretrained/model_text.h"
-#include "attn_ui/common/core_text.h"
 
 #include <QCoreApplication>
+
+#include "attn_ui/common/core_text.h"
 
 namespace attn::ui {
 namespace {
@@ -10,7 +11,6 @@ namespace {
 class ModelText {
   Q_DECLARE_TR_FUNCTIONS(ModelText)
 };
-
 
 }  // namespace
 

@@ -5,7 +5,6 @@
 // give it their job's control (stage and fraction).
 #include <QObject>
 #include <QString>
-
 #include <functional>
 #include <memory>
 #include <utility>

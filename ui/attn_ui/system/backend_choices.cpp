@@ -12,7 +12,6 @@ namespace {
 
 QString tr(const char* s) { return QCoreApplication::translate("BackendChoices", s); }
 
-
 }  // namespace
 
 bool fillBackendChoices(QComboBox* box) {

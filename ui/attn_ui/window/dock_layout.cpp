@@ -36,8 +36,9 @@ DockLayout::DockLayout(QMainWindow* window, ExplorerModel* model, QDockWidget* c
       hideWithModel_(new QAction(tr("Hide &Configuration While a Model Is Open"), this)) {
   hideWithModel_->setCheckable(true);
   hideWithModel_->setChecked(QSettings().value(kHideKey, true).toBool());
-  hideWithModel_->setToolTip(tr("A pretrained model fixes every configuration control; its card in the Input "
-                                "panel says what it is, and the maps get the room."));
+  hideWithModel_->setToolTip(
+      tr("A pretrained model fixes every configuration control; its card in the Input "
+         "panel says what it is, and the maps get the room."));
   hideWithModel_->setStatusTip(hideWithModel_->toolTip());
   viewMenu->addAction(hideWithModel_);
   connect(hideWithModel_, &QAction::toggled, this, [this](bool hide) {

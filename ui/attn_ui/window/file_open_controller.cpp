@@ -9,8 +9,8 @@
 #include <QStatusBar>
 
 #include "attn/io/input_file.h"
-#include "attn/io/text_file.h"
 #include "attn/io/session.h"
+#include "attn/io/text_file.h"
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/config_panel.h"
 #include "attn_ui/explorer/explorer_model.h"
@@ -45,7 +45,9 @@ struct FileOpenController::Job {
 };
 
 FileOpenController::FileOpenController(MainWindow* window)
-    : QObject(window), window_(window), open_(new QAction(tr("&Open…"), this)),
+    : QObject(window),
+      window_(window),
+      open_(new QAction(tr("&Open…"), this)),
       recent_(new RecentPathsMenu(tr("Recent &Files"), kRecentKey, kMaxRecent, window,
                                   [this](const QString& p) { openRecent(p); })),
       reads_(std::make_unique<NewestJob>(this)) {
@@ -104,7 +106,8 @@ void FileOpenController::readFile(Job& job) {
       if (!s) job.error = QString::fromStdString(s.error().message);
       break;
     }
-    case Kind::Unknown: break;
+    case Kind::Unknown:
+      break;
   }
 }
 

@@ -7,29 +7,29 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QMimeData>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QSettings>
+#include <QMimeData>
 #include <QScreen>
+#include <QSettings>
 #include <QStatusBar>
 #include <algorithm>
 
 #include "attn_ui/explorer/config_panel.h"
-#include "attn_ui/window/dock_layout.h"
-#include "attn_ui/window/examples.h"
 #include "attn_ui/explorer/explorer_model.h"
-#include "attn_ui/window/file_open_controller.h"
 #include "attn_ui/explorer/head_grid.h"
 #include "attn_ui/explorer/heatmap_panel.h"
 #include "attn_ui/explorer/input_panel.h"
 #include "attn_ui/pretrained/model_open_controller.h"
+#include "attn_ui/system/about_dialog.h"
+#include "attn_ui/window/dock_layout.h"
+#include "attn_ui/window/examples.h"
+#include "attn_ui/window/file_open_controller.h"
 #include "attn_ui/window/preferences_menu.h"
 #include "attn_ui/window/session_controller.h"
 #include "attn_ui/window/status_summary.h"
-#include "attn_ui/system/about_dialog.h"
 
 namespace attn::ui {
 
@@ -53,7 +53,8 @@ MainWindow::MainWindow(QWidget* parent)
   setAcceptDrops(true);
   addPanel(tr("Input"), inputPanel_, Qt::LeftDockWidgetArea);
   // Taller than a 768-pixel screen with every mask row: it scrolls.
-  QDockWidget* configDock = addPanel(tr("Configuration"), DockLayout::scrollable(configPanel_), Qt::LeftDockWidgetArea);
+  QDockWidget* configDock =
+      addPanel(tr("Configuration"), DockLayout::scrollable(configPanel_), Qt::LeftDockWidgetArea);
   auto* grid = new HeadGrid(model_, this);
   grid->setColormap(heatmapPanel_->colormapSelector()->currentData().toString());
   connect(heatmapPanel_, &HeatmapPanel::colormapChanged, grid, &HeadGrid::setColormap);

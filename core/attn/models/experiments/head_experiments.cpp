@@ -159,8 +159,15 @@ class ImportancePasses {
  public:
   using Measure = std::function<Result<double>(const ModelRun&)>;
   ImportancePasses(const Model& model, const Encoding& enc, const RunOptions& opt, const ForwardCache& cache,
-                   const ImportanceOptions& options, const ProgressFn& progress, double total, Measure measure)
-      : model_(model), enc_(enc), opt_(opt), cache_(cache), options_(options), progress_(progress), total_(total),
+                   const ImportanceOptions& options, const ProgressFn& progress, double total,
+                   Measure measure)
+      : model_(model),
+        enc_(enc),
+        opt_(opt),
+        cache_(cache),
+        options_(options),
+        progress_(progress),
+        total_(total),
         measure_(std::move(measure)) {}
 
   /// values[j]: pass j's measure; reused[j]: the layers it took from the cache.
@@ -252,10 +259,11 @@ RunOptions importanceRunOptions(bool causal, ForwardCache* cache) {
 }
 
 void describeMeasures(HeadImportance& out, bool causal) {
-  out.measure = causal ? "increase of the mean next-token loss (nats) when the head alone is zeroed (ablation "
-                         "estimate, no gradients)"
-                       : "relative change of the final hidden states when the head alone is zeroed (ablation "
-                         "estimate, no gradients)";
+  out.measure = causal
+                    ? "increase of the mean next-token loss (nats) when the head alone is zeroed (ablation "
+                      "estimate, no gradients)"
+                    : "relative change of the final hidden states when the head alone is zeroed (ablation "
+                      "estimate, no gradients)";
   out.curveMeasure = causal ? "mean next-token loss (nats)" : "relative change of the final hidden states";
 }
 
@@ -280,9 +288,8 @@ Status ablateEachHead(ImportancePasses& passes, int L, int H, double baseline, H
 Status pruningCurve(ImportancePasses& passes, int L, int H, int steps, double baseline, HeadImportance& out) {
   std::vector<int> order(static_cast<size_t>(L * H));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return out.importance(a / H, a % H) < out.importance(b / H, b % H);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return out.importance(a / H, a % H) < out.importance(b / H, b % H); });
   std::vector<int> removed;
   std::vector<std::vector<HeadIntervention>> runs;
   for (int s = 0; s < steps + 1; ++s) {
@@ -291,8 +298,11 @@ Status pruningCurve(ImportancePasses& passes, int L, int H, int steps, double ba
     if (k == 0) continue;
     std::vector<HeadIntervention> ivs;
     for (int i = 0; i < k; ++i)
-      ivs.push_back(HeadIntervention{InterventionKind::Ablate, order[static_cast<size_t>(i)] / H,
-                                     order[static_cast<size_t>(i)] % H, 1.0f, {}});
+      ivs.push_back(HeadIntervention{InterventionKind::Ablate,
+                                     order[static_cast<size_t>(i)] / H,
+                                     order[static_cast<size_t>(i)] % H,
+                                     1.0f,
+                                     {}});
     runs.push_back(std::move(ivs));
   }
   std::vector<double> values;
@@ -314,8 +324,8 @@ Status pruningCurve(ImportancePasses& passes, int L, int H, int steps, double ba
 
 }  // namespace
 
-Result<HeadImportance> headImportance(const Model& model, const Encoding& enc, const ImportanceOptions& options,
-                                      const ProgressFn& progress) {
+Result<HeadImportance> headImportance(const Model& model, const Encoding& enc,
+                                      const ImportanceOptions& options, const ProgressFn& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const ModelInfo& info = model.info();
   const int L = info.layers, H = info.heads;

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <queue>
 
+#include "attn/io/quote.h"
 #include "attn/io/utf8.h"
 #include "attn/tokenizers/hf/hf_json.h"
-#include "attn/io/quote.h"
 
 namespace attn::models {
 namespace {

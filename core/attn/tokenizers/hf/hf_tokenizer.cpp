@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/io/json_document.h"
+#include "attn/io/quote.h"
 #include "attn/io/utf8.h"
 #include "attn/tokenizers/hf/hf_json.h"
 #include "attn/tokenizers/hf/hf_tokenizer_impl.h"
 #include "attn/tokenizers/hf/hf_unicode.h"
-#include "attn/io/quote.h"
 
 namespace attn::models {
 namespace {

@@ -8,14 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/io/json_document.h"
+#include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
+#include "attn/models/model_paths.h"
+#include "attn/tokenizers/bpe.h"
 #include "attn/tokenizers/hf/hf_json.h"
 #include "attn/tokenizers/hf/hf_tokenizer.h"
 #include "attn/tokenizers/hf/hf_tokenizer_impl.h"
-#include "attn/models/model_paths.h"
-#include "attn/io/quote.h"
-#include "attn/tokenizers/bpe.h"
 
 namespace attn::models {
 namespace {
