@@ -123,9 +123,15 @@ std::string NpyArray::shapeString() const {
   return t.shapeString();
 }
 
-Result<NpyArray> decodeNpy(ByteStream& in, const std::string& src, const ReadLimits& limits, bool asPlanes,
-                           const PlaneDrop* drop) {
-  const uint64_t total = in.size();
+namespace {
+
+/// The header of a .npy (magic, version, dictionary) and where its data starts.
+struct NpyLayout {
+  Header header;
+  uint64_t dataOffset = 0;
+};
+
+Result<NpyLayout> readNpyLayout(ByteStream& in, const std::string& src, uint64_t total) {
   std::string lead(12, '\0');
   if (total < 10 || !in.read(lead.data(), 10) || std::string_view(lead).substr(0, 6) != std::string_view("\x93NUMPY", 6))
     return in.failure().message.empty() ? Error{src + ": not a .npy file (bad magic)"} : in.failure();
@@ -147,19 +153,18 @@ Result<NpyArray> decodeNpy(ByteStream& in, const std::string& src, const ReadLim
   if (!in.read(dict.data(), dict.size())) return in.failure();
   auto hdr = parseHeaderDict(dict, src);
   if (!hdr) return hdr.error();
-  const uint64_t dataOff = off + headerLen;
+  return NpyLayout{std::move(*hdr), off + headerLen};
+}
 
-  NpyArray a;
-  a.descr = hdr->descr;
-  a.shape = hdr->shape;
-  int64_t count = 1;
-  for (auto s : a.shape) {
-    if (s < 0 || (s > 0 && count > limits.maxElements / s))
-      return Error{fmt::format("{}: shape {} has more than {} elements", src, a.shapeString(), limits.maxElements)};
-    count *= s;
-  }
+/// A supported dtype string, taken apart.
+struct Dtype {
+  char kind = 0;
+  int64_t itemsize = 0;
+  bool swap = false;
+  int64_t bytesPerItem = 0;
+};
 
-  const std::string& d = a.descr;
+Result<Dtype> parseDtype(const std::string& d, const std::string& src) {
   if (d.size() < 3) return Error{fmt::format("{}: unsupported dtype {}", src, quoteForMessage(d))};
   const char order = d[0];
   const char kind = d[1];
@@ -175,87 +180,139 @@ Result<NpyArray> decodeNpy(ByteStream& in, const std::string& src, const ReadLim
                           (itemsize == 1 || itemsize == 2 || itemsize == 4 || itemsize == 8)) ||
                          (kind == 'b' && itemsize == 1) || (kind == 'U' && itemsize > 0);
   if (!supported)
-    return Error{fmt::format("{}: unsupported dtype {} (use float16/32/64, int, uint, bool or unicode)", src, quoteForMessage(d))};
+    return Error{fmt::format("{}: unsupported dtype {} (use float16/32/64, int, uint, bool or unicode)", src,
+                             quoteForMessage(d))};
   // Bounded before it is multiplied: '<U3333333333323333333' overflowed int64 (fuzz finding, UBSan).
   if (itemsize <= 0 || itemsize > 4096)
     return Error{fmt::format("{}: unsupported dtype {}", src, quoteForMessage(d))};
-  const bool swap = order == '>';
-  const int64_t bytesPerItem = kind == 'U' ? itemsize * 4 : itemsize;
-  const int64_t need = count * bytesPerItem;
-  if (need > limits.maxBytes)
-    return Error{fmt::format("{}: array of {} bytes exceeds the {} byte limit", src, need, limits.maxBytes)};
-  if (static_cast<int64_t>(total - dataOff) < need)
-    return Error{fmt::format("{}: header says {} {} ({} bytes) but only {} bytes of data follow", src,
-                             a.shapeString(), d, need, total - dataOff)};  // d: checked above
+  return Dtype{kind, itemsize, order == '>', kind == 'U' ? itemsize * 4 : itemsize};
+}
 
-  if (kind == 'U') {
-    a.isText = true;
-    a.strings.reserve(static_cast<size_t>(count));
-    std::string item(static_cast<size_t>(bytesPerItem), '\0');
-    for (int64_t i = 0; i < count; ++i) {
-      if (!in.read(item.data(), item.size())) return in.failure();
-      std::u32string s;
-      for (int64_t c = 0; c < itemsize; ++c) {
-        const char32_t cp = static_cast<char32_t>(npyLe(item, static_cast<size_t>(c * 4), 4));
-        if (cp == 0) continue;
-        if (cp > 0x10FFFF) return Error{fmt::format("{}: invalid character in string element {}", src, i)};
-        s.push_back(cp);
-      }
-      a.strings.push_back(utf32ToUtf8(s));
+/// numpy's '<U' strings: `count` items of UTF-32 code units, NUL-padded.
+Status readTextItems(ByteStream& in, const std::string& src, const Dtype& dt, int64_t count, NpyArray& a) {
+  a.isText = true;
+  a.strings.reserve(static_cast<size_t>(count));
+  std::string item(static_cast<size_t>(dt.bytesPerItem), '\0');
+  for (int64_t i = 0; i < count; ++i) {
+    if (!in.read(item.data(), item.size())) return in.failure();
+    std::u32string s;
+    for (int64_t c = 0; c < dt.itemsize; ++c) {
+      const char32_t cp = static_cast<char32_t>(npyLe(item, static_cast<size_t>(c * 4), 4));
+      if (cp == 0) continue;
+      if (cp > 0x10FFFF) return Error{fmt::format("{}: invalid character in string element {}", src, i)};
+      s.push_back(cp);
     }
-    return a;
+    a.strings.push_back(utf32ToUtf8(s));
   }
+  return okStatus();
+}
 
-  const ItemLoader load = loaderFor(kind, itemsize);
+/// How the numeric items are read: element loader, byte order, and whether
+/// they can be copied as they are.
+struct ItemReader {
+  ItemLoader load = nullptr;
+  int64_t itemsize = 0;
+  bool swap = false, native = false;
+  bool read(ByteStream& in, float* dst, int64_t n) const { return readItems(in, dst, n, itemsize, load, swap, native); }
+};
+
+/// [..., R, C] as row-major [R, C] planes: each read into the matrix dest(rows, cols)
+/// gives, then handed to use(p, matrix).
+template <class Dest, class Use>
+bool readPlanes(ByteStream& in, const ItemReader& r, const std::vector<int64_t>& shape, int64_t count, Dest dest,
+                Use use) {
+  const int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  const int64_t planes = rows * cols == 0 ? 0 : count / (rows * cols);
+  for (int64_t p = 0; p < planes; ++p) {
+    Mat& plane = dest(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+    if (!r.read(in, plane.data(), rows * cols)) return false;
+    use(p, plane);
+  }
+  return true;
+}
+
+/// A Fortran-ordered array read whole, then cut into planes for the sink or the caller.
+void splitFortranPlanes(NpyArray& a, int64_t count, const PlaneDrop* drop) {
+  const int64_t rows = a.shape[a.shape.size() - 2], cols = a.shape.back();
+  for (int64_t p = 0; rows * cols > 0 && p < count / (rows * cols); ++p) {
+    Mat plane = ConstMatMap(a.values.data.data() + p * rows * cols, static_cast<Eigen::Index>(rows),
+                            static_cast<Eigen::Index>(cols));
+    if (drop)
+      drop->sink(p, plane);
+    else
+      a.planes.push_back(std::move(plane));
+  }
+  a.values.data = {};
+  a.dropped = drop != nullptr;
+}
+
+Status readNumericItems(ByteStream& in, const std::string& src, const Dtype& dt, const Header& hdr, int64_t count,
+                        bool asPlanes, const PlaneDrop* drop, NpyArray& a) {
+  const ItemLoader load = loaderFor(dt.kind, dt.itemsize);
   if (!load)
-    return Error{fmt::format("{}: unsupported dtype {} (use float16/32/64, int, uint or bool)", src, quoteForMessage(d))};
+    return Error{fmt::format("{}: unsupported dtype {} (use float16/32/64, int, uint or bool)", src,
+                             quoteForMessage(a.descr))};
   // Unswapped float32 is copied as it is (numpy's '<f4', the common case), as loadAs<float> would.
-  const bool native = kind == 'f' && itemsize == 4 && !swap;
-  const bool fortran = hdr->fortran && a.shape.size() > 1;
-  const bool rereadable = native && !fortran && in.stored();
+  const ItemReader r{load, dt.itemsize, dt.swap, dt.kind == 'f' && dt.itemsize == 4 && !dt.swap};
+  const bool fortran = hdr.fortran && a.shape.size() > 1;
+  const bool rereadable = r.native && !fortran && in.stored();
+  a.values.shape = a.shape;
   if (drop && !fortran && a.shape.size() >= 2 && (rereadable || !drop->onlyRereadable)) {
     // Plane by plane through one buffer into the sink; nothing is kept.
     if (rereadable) a.rereadOffset = in.sourceOffset();
-    const int64_t rows = a.shape[a.shape.size() - 2], cols = a.shape.back();
-    const int64_t planes = rows * cols == 0 ? 0 : count / (rows * cols);
-    Mat plane(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
-    for (int64_t p = 0; p < planes; ++p) {
-      if (!readItems(in, plane.data(), rows * cols, itemsize, load, swap, native)) return in.failure();
-      drop->sink(p, plane);
-    }
-    a.values.shape = a.shape;
+    Mat buffer;
+    const auto reuse = [&](Eigen::Index rows, Eigen::Index cols) -> Mat& {
+      if (buffer.rows() != rows || buffer.cols() != cols) buffer.resize(rows, cols);
+      return buffer;
+    };
+    if (!readPlanes(in, r, a.shape, count, reuse, [&](int64_t p, const Mat& plane) { drop->sink(p, plane); }))
+      return in.failure();
     a.dropped = true;
-    return a;
+    return okStatus();
   }
   if (asPlanes && !fortran && a.shape.size() >= 2) {
-    // [..., R, C] as row-major [R, C] planes: the engine's per-head matrices, filled in place.
-    const int64_t rows = a.shape[a.shape.size() - 2], cols = a.shape.back();
-    const int64_t planes = rows * cols == 0 ? 0 : count / (rows * cols);
-    a.planes.reserve(static_cast<size_t>(planes));
-    for (int64_t p = 0; p < planes; ++p) {
-      a.planes.emplace_back(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
-      if (!readItems(in, a.planes.back().data(), rows * cols, itemsize, load, swap, native)) return in.failure();
-    }
-    a.values.shape = a.shape;
-    return a;
+    // The engine's per-head matrices, filled in place.
+    const auto append = [&](Eigen::Index rows, Eigen::Index cols) -> Mat& { return a.planes.emplace_back(rows, cols); };
+    if (!readPlanes(in, r, a.shape, count, append, [](int64_t, const Mat&) {})) return in.failure();
+    return okStatus();
   }
   std::vector<float> v(static_cast<size_t>(count));
-  if (!readItems(in, v.data(), count, itemsize, load, swap, native)) return in.failure();
-  a.values.shape = a.shape;
+  if (!r.read(in, v.data(), count)) return in.failure();
   a.values.data = fortran ? fortranToC(v, a.shape) : std::move(v);
-  if ((asPlanes || drop) && fortran) {
-    const int64_t rows = a.shape[a.shape.size() - 2], cols = a.shape.back();
-    for (int64_t p = 0; rows * cols > 0 && p < count / (rows * cols); ++p) {
-      Mat plane = ConstMatMap(a.values.data.data() + p * rows * cols, static_cast<Eigen::Index>(rows),
-                              static_cast<Eigen::Index>(cols));
-      if (drop)
-        drop->sink(p, plane);
-      else
-        a.planes.push_back(std::move(plane));
-    }
-    a.values.data = {};
-    a.dropped = drop != nullptr;
+  if ((asPlanes || drop) && fortran) splitFortranPlanes(a, count, drop);
+  return okStatus();
+}
+
+}  // namespace
+
+Result<NpyArray> decodeNpy(ByteStream& in, const std::string& src, const ReadLimits& limits, bool asPlanes,
+                           const PlaneDrop* drop) {
+  const uint64_t total = in.size();
+  auto layout = readNpyLayout(in, src, total);
+  if (!layout) return layout.error();
+  const Header& hdr = layout->header;
+
+  NpyArray a;
+  a.descr = hdr.descr;
+  a.shape = hdr.shape;
+  int64_t count = 1;
+  for (auto s : a.shape) {
+    if (s < 0 || (s > 0 && count > limits.maxElements / s))
+      return Error{fmt::format("{}: shape {} has more than {} elements", src, a.shapeString(), limits.maxElements)};
+    count *= s;
   }
+  auto dt = parseDtype(a.descr, src);
+  if (!dt) return dt.error();
+  const int64_t need = count * dt->bytesPerItem;
+  if (need > limits.maxBytes)
+    return Error{fmt::format("{}: array of {} bytes exceeds the {} byte limit", src, need, limits.maxBytes)};
+  if (static_cast<int64_t>(total - layout->dataOffset) < need)
+    return Error{fmt::format("{}: header says {} {} ({} bytes) but only {} bytes of data follow", src,
+                             a.shapeString(), a.descr, need, total - layout->dataOffset)};  // descr: checked above
+
+  const Status st = dt->kind == 'U' ? readTextItems(in, src, *dt, count, a)
+                                    : readNumericItems(in, src, *dt, hdr, count, asPlanes, drop, a);
+  if (!st) return st.error();
   return a;
 }
 

@@ -179,6 +179,101 @@ PreTokenizer byteLevelPreTokenizer(bool addPrefixSpace, bool useRegex) {
   };
 }
 
+namespace {
+
+// Split: a regex or a literal string, with one of the split behaviours.
+Result<PreTokenizer> splitPreTokenizer(const nlohmann::json& j, const std::string& source) {
+  auto b = parseBehavior(j, source);
+  if (!b) return b.error();
+  const bool invert = hfjson::boolean(j, "invert", false);
+  const auto pat = j.find("pattern");
+  if (pat == j.end() || !pat->is_object()) return Error{source + ": Split pre-tokenizer without a \"pattern\""};
+  if (hfjson::hasString(*pat, "Regex")) {
+    auto re = uni::Regex::compile((*pat)["Regex"].get<std::string>(), source);
+    if (!re) return re.error();
+    return PreTokenizer([re = *re, b = *b, invert](const PreToken& p) {
+      return applyBehavior(p, regexSegments(re, p.text), b, invert);
+    });
+  }
+  if (hfjson::hasString(*pat, "String")) {
+    const std::string s = (*pat)["String"].get<std::string>();
+    return PreTokenizer([s, b = *b, invert](const PreToken& p) {
+      std::vector<Segment> segs;
+      size_t prev = 0;
+      if (!s.empty())
+        for (size_t at = p.text.find(s); at != std::string::npos; at = p.text.find(s, at + s.size())) {
+          if (prev != at) segs.push_back({prev, at, false});
+          segs.push_back({at, at + s.size(), true});
+          prev = at + s.size();
+        }
+      if (prev != p.text.size() || segs.empty()) segs.push_back({prev, p.text.size(), false});
+      return applyBehavior(p, std::move(segs), b, invert);
+    });
+  }
+  return Error{source + ": Split pattern is neither a String nor a Regex"};
+}
+
+// Metaspace: spaces become the replacement (U+2581 by default), prepended per prepend_scheme.
+Result<PreTokenizer> metaspacePreTokenizer(const nlohmann::json& j, const std::string& source) {
+  const std::string rep = hfjson::str(j, "replacement", "\xE2\x96\x81");
+  if (rep.empty()) return Error{source + ": Metaspace with an empty \"replacement\""};
+  std::string scheme = hfjson::str(j, "prepend_scheme", "");
+  if (scheme.empty()) scheme = hfjson::boolean(j, "add_prefix_space", true) ? "always" : "never";
+  if (scheme != "always" && scheme != "first" && scheme != "never")
+    return Error{fmt::format("{}: unknown Metaspace prepend_scheme {}", source, quoteForMessage(scheme))};
+  const bool split = hfjson::boolean(j, "split", true);
+  return PreTokenizer([rep, scheme, split](const PreToken& p) {
+    PreToken q = p;
+    std::string replaced;
+    for (char c : q.text) {
+      if (c == ' ') replaced += rep;
+      else replaced.push_back(c);
+    }
+    q.text = std::move(replaced);
+    if (!q.text.starts_with(rep) && (scheme == "always" || (scheme == "first" && q.atStart)))
+      q.text = rep + q.text;
+    if (!split) return std::vector<PreToken>{q};
+    std::vector<Segment> segs;
+    size_t prev = 0;
+    for (size_t at = q.text.find(rep); at != std::string::npos; at = q.text.find(rep, at + rep.size())) {
+      if (prev != at) segs.push_back({prev, at, false});
+      segs.push_back({at, at + rep.size(), true});
+      prev = at + rep.size();
+    }
+    if (prev != q.text.size()) segs.push_back({prev, q.text.size(), false});
+    return applyBehavior(q, std::move(segs), Behavior::MergedWithNext, false);
+  });
+}
+
+// Sequence: each pre-tokenizer applied to every piece the one before produced.
+Result<PreTokenizer> sequencePreTokenizer(const nlohmann::json& j, const std::string& source, int depth) {
+  const auto list = j.find("pretokenizers");
+  if (list == j.end() || !list->is_array())
+    return Error{source + ": Sequence pre-tokenizer without \"pretokenizers\""};
+  if (depth >= hfjson::kMaxSequenceDepth)
+    return Error{fmt::format("{}: Sequence pre-tokenizers nested deeper than {} levels", source,
+                             hfjson::kMaxSequenceDepth)};
+  std::vector<PreTokenizer> parts;
+  for (const auto& item : *list) {
+    auto p = parsePreTokenizer(item, source, depth + 1);
+    if (!p) return p.error();
+    if (*p) parts.push_back(std::move(*p));
+  }
+  return PreTokenizer([parts](const PreToken& p) {
+    std::vector<PreToken> cur{p};
+    for (const auto& pt : parts) {
+      std::vector<PreToken> next;
+      for (const auto& c : cur)
+        for (auto& t : pt(c))
+          if (!t.text.empty()) next.push_back(std::move(t));
+      cur = std::move(next);
+    }
+    return cur;
+  });
+}
+
+}  // namespace
+
 Result<PreTokenizer> parsePreTokenizer(const nlohmann::json& j, const std::string& source, int depth) {
   if (j.is_null()) return PreTokenizer{};
   if (!j.is_object()) return Error{source + ": \"pre_tokenizer\" is not an object"};
@@ -218,91 +313,9 @@ Result<PreTokenizer> parsePreTokenizer(const nlohmann::json& j, const std::strin
                            false);
     });
   }
-  if (type == "Split") {
-    auto b = parseBehavior(j, source);
-    if (!b) return b.error();
-    const bool invert = hfjson::boolean(j, "invert", false);
-    const auto pat = j.find("pattern");
-    if (pat == j.end() || !pat->is_object()) return Error{source + ": Split pre-tokenizer without a \"pattern\""};
-    if (hfjson::hasString(*pat, "Regex")) {
-      auto re = uni::Regex::compile((*pat)["Regex"].get<std::string>(), source);
-      if (!re) return re.error();
-      return PreTokenizer([re = *re, b = *b, invert](const PreToken& p) {
-        return applyBehavior(p, regexSegments(re, p.text), b, invert);
-      });
-    }
-    if (hfjson::hasString(*pat, "String")) {
-      const std::string s = (*pat)["String"].get<std::string>();
-      return PreTokenizer([s, b = *b, invert](const PreToken& p) {
-        std::vector<Segment> segs;
-        size_t prev = 0;
-        if (!s.empty())
-          for (size_t at = p.text.find(s); at != std::string::npos; at = p.text.find(s, at + s.size())) {
-            if (prev != at) segs.push_back({prev, at, false});
-            segs.push_back({at, at + s.size(), true});
-            prev = at + s.size();
-          }
-        if (prev != p.text.size() || segs.empty()) segs.push_back({prev, p.text.size(), false});
-        return applyBehavior(p, std::move(segs), b, invert);
-      });
-    }
-    return Error{source + ": Split pattern is neither a String nor a Regex"};
-  }
-  if (type == "Metaspace") {
-    const std::string rep = hfjson::str(j, "replacement", "\xE2\x96\x81");
-    if (rep.empty()) return Error{source + ": Metaspace with an empty \"replacement\""};
-    std::string scheme = hfjson::str(j, "prepend_scheme", "");
-    if (scheme.empty()) scheme = hfjson::boolean(j, "add_prefix_space", true) ? "always" : "never";
-    if (scheme != "always" && scheme != "first" && scheme != "never")
-      return Error{fmt::format("{}: unknown Metaspace prepend_scheme {}", source, quoteForMessage(scheme))};
-    const bool split = hfjson::boolean(j, "split", true);
-    return PreTokenizer([rep, scheme, split](const PreToken& p) {
-      PreToken q = p;
-      std::string replaced;
-      for (char c : q.text) {
-        if (c == ' ') replaced += rep;
-        else replaced.push_back(c);
-      }
-      q.text = std::move(replaced);
-      if (!q.text.starts_with(rep) && (scheme == "always" || (scheme == "first" && q.atStart)))
-        q.text = rep + q.text;
-      if (!split) return std::vector<PreToken>{q};
-      std::vector<Segment> segs;
-      size_t prev = 0;
-      for (size_t at = q.text.find(rep); at != std::string::npos; at = q.text.find(rep, at + rep.size())) {
-        if (prev != at) segs.push_back({prev, at, false});
-        segs.push_back({at, at + rep.size(), true});
-        prev = at + rep.size();
-      }
-      if (prev != q.text.size()) segs.push_back({prev, q.text.size(), false});
-      return applyBehavior(q, std::move(segs), Behavior::MergedWithNext, false);
-    });
-  }
-  if (type == "Sequence") {
-    const auto list = j.find("pretokenizers");
-    if (list == j.end() || !list->is_array())
-      return Error{source + ": Sequence pre-tokenizer without \"pretokenizers\""};
-    if (depth >= hfjson::kMaxSequenceDepth)
-      return Error{fmt::format("{}: Sequence pre-tokenizers nested deeper than {} levels", source,
-                               hfjson::kMaxSequenceDepth)};
-    std::vector<PreTokenizer> parts;
-    for (const auto& item : *list) {
-      auto p = parsePreTokenizer(item, source, depth + 1);
-      if (!p) return p.error();
-      if (*p) parts.push_back(std::move(*p));
-    }
-    return PreTokenizer([parts](const PreToken& p) {
-      std::vector<PreToken> cur{p};
-      for (const auto& pt : parts) {
-        std::vector<PreToken> next;
-        for (const auto& c : cur)
-          for (auto& t : pt(c))
-            if (!t.text.empty()) next.push_back(std::move(t));
-        cur = std::move(next);
-      }
-      return cur;
-    });
-  }
+  if (type == "Split") return splitPreTokenizer(j, source);
+  if (type == "Metaspace") return metaspacePreTokenizer(j, source);
+  if (type == "Sequence") return sequencePreTokenizer(j, source, depth);
   return Error{fmt::format("{}: unsupported pre-tokenizer type {}", source, quoteForMessage(type))};
 }
 
