@@ -213,14 +213,16 @@ struct ItemReader {
   ItemLoader load = nullptr;
   int64_t itemsize = 0;
   bool swap = false, native = false;
-  bool read(ByteStream& in, float* dst, int64_t n) const { return readItems(in, dst, n, itemsize, load, swap, native); }
+  bool read(ByteStream& in, float* dst, int64_t n) const {
+    return readItems(in, dst, n, itemsize, load, swap, native);
+  }
 };
 
 /// [..., R, C] as row-major [R, C] planes: each read into the matrix dest(rows, cols)
 /// gives, then handed to use(p, matrix).
 template <class Dest, class Use>
-bool readPlanes(ByteStream& in, const ItemReader& r, const std::vector<int64_t>& shape, int64_t count, Dest dest,
-                Use use) {
+bool readPlanes(ByteStream& in, const ItemReader& r, const std::vector<int64_t>& shape, int64_t count,
+                Dest dest, Use use) {
   const int64_t rows = shape[shape.size() - 2], cols = shape.back();
   const int64_t planes = rows * cols == 0 ? 0 : count / (rows * cols);
   for (int64_t p = 0; p < planes; ++p) {
@@ -246,8 +248,8 @@ void splitFortranPlanes(NpyArray& a, int64_t count, const PlaneDrop* drop) {
   a.dropped = drop != nullptr;
 }
 
-Status readNumericItems(ByteStream& in, const std::string& src, const Dtype& dt, const Header& hdr, int64_t count,
-                        bool asPlanes, const PlaneDrop* drop, NpyArray& a) {
+Status readNumericItems(ByteStream& in, const std::string& src, const Dtype& dt, const Header& hdr,
+                        int64_t count, bool asPlanes, const PlaneDrop* drop, NpyArray& a) {
   const ItemLoader load = loaderFor(dt.kind, dt.itemsize);
   if (!load)
     return Error{fmt::format("{}: unsupported dtype {} (use float16/32/64, int, uint or bool)", src,
@@ -272,7 +274,9 @@ Status readNumericItems(ByteStream& in, const std::string& src, const Dtype& dt,
   }
   if (asPlanes && !fortran && a.shape.size() >= 2) {
     // The engine's per-head matrices, filled in place.
-    const auto append = [&](Eigen::Index rows, Eigen::Index cols) -> Mat& { return a.planes.emplace_back(rows, cols); };
+    const auto append = [&](Eigen::Index rows, Eigen::Index cols) -> Mat& {
+      return a.planes.emplace_back(rows, cols);
+    };
     if (!readPlanes(in, r, a.shape, count, append, [](int64_t, const Mat&) {})) return in.failure();
     return okStatus();
   }
@@ -298,7 +302,8 @@ Result<NpyArray> decodeNpy(ByteStream& in, const std::string& src, const ReadLim
   int64_t count = 1;
   for (auto s : a.shape) {
     if (s < 0 || (s > 0 && count > limits.maxElements / s))
-      return Error{fmt::format("{}: shape {} has more than {} elements", src, a.shapeString(), limits.maxElements)};
+      return Error{
+          fmt::format("{}: shape {} has more than {} elements", src, a.shapeString(), limits.maxElements)};
     count *= s;
   }
   auto dt = parseDtype(a.descr, src);
@@ -308,7 +313,8 @@ Result<NpyArray> decodeNpy(ByteStream& in, const std::string& src, const ReadLim
     return Error{fmt::format("{}: array of {} bytes exceeds the {} byte limit", src, need, limits.maxBytes)};
   if (static_cast<int64_t>(total - layout->dataOffset) < need)
     return Error{fmt::format("{}: header says {} {} ({} bytes) but only {} bytes of data follow", src,
-                             a.shapeString(), a.descr, need, total - layout->dataOffset)};  // descr: checked above
+                             a.shapeString(), a.descr, need,
+                             total - layout->dataOffset)};  // descr: checked above
 
   const Status st = dt->kind == 'U' ? readTextItems(in, src, *dt, count, a)
                                     : readNumericItems(in, src, *dt, hdr, count, asPlanes, drop, a);

@@ -187,7 +187,8 @@ Result<PreTokenizer> splitPreTokenizer(const nlohmann::json& j, const std::strin
   if (!b) return b.error();
   const bool invert = hfjson::boolean(j, "invert", false);
   const auto pat = j.find("pattern");
-  if (pat == j.end() || !pat->is_object()) return Error{source + ": Split pre-tokenizer without a \"pattern\""};
+  if (pat == j.end() || !pat->is_object())
+    return Error{source + ": Split pre-tokenizer without a \"pattern\""};
   if (hfjson::hasString(*pat, "Regex")) {
     auto re = uni::Regex::compile((*pat)["Regex"].get<std::string>(), source);
     if (!re) return re.error();
@@ -226,8 +227,10 @@ Result<PreTokenizer> metaspacePreTokenizer(const nlohmann::json& j, const std::s
     PreToken q = p;
     std::string replaced;
     for (char c : q.text) {
-      if (c == ' ') replaced += rep;
-      else replaced.push_back(c);
+      if (c == ' ')
+        replaced += rep;
+      else
+        replaced.push_back(c);
     }
     q.text = std::move(replaced);
     if (!q.text.starts_with(rep) && (scheme == "always" || (scheme == "first" && q.atStart)))
