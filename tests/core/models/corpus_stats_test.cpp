@@ -17,7 +17,7 @@ namespace {
 
 using M = CorpusMeasure;
 
-std::string fixture(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/models/" + name; }
+std::string corpusFixture(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/models/" + name; }
 
 // 50 lines from a fixed word list (a small LCG: no library RNG whose sequence may change).
 std::vector<std::string> corpusLines() {
@@ -45,14 +45,14 @@ RunOptions lean() {
   return ro;
 }
 
-struct Reference {
+struct CorpusReference {
   std::vector<std::vector<HeadAnalysis>> perSentence;  // [sentence][layer * heads + head]
   int layers = 0, heads = 0;
 };
 
 // Independent: the full analyzeHeads of each sentence's weights, as `metrics --model` runs it.
-Reference referenceRuns(const Model& model, const std::vector<std::string>& lines) {
-  Reference r;
+CorpusReference referenceRuns(const Model& model, const std::vector<std::string>& lines) {
+  CorpusReference r;
   r.layers = model.info().layers;
   r.heads = model.info().heads;
   AnalysisOptions opt;
@@ -129,7 +129,7 @@ void expectSame(const CorpusStats& a, const CorpusStats& b, double tol) {
 class CorpusStatsModel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CorpusStatsModel, MeansEqualTheMeanOfPerSentenceAnalyses) {
-  auto model = Model::open(fixture(GetParam()));
+  auto model = Model::open(corpusFixture(GetParam()));
   ASSERT_TRUE(model.ok()) << model.error().message;
   const auto lines = corpusLines();
   const auto ref = referenceRuns(**model, lines);
@@ -170,7 +170,7 @@ TEST_P(CorpusStatsModel, MeansEqualTheMeanOfPerSentenceAnalyses) {
 }
 
 TEST_P(CorpusStatsModel, ThreeShardsMergedEqualOneRun) {
-  auto model = Model::open(fixture(GetParam()));
+  auto model = Model::open(corpusFixture(GetParam()));
   ASSERT_TRUE(model.ok()) << model.error().message;
   const auto lines = corpusLines();
   const auto config = configFor(**model);
@@ -190,7 +190,7 @@ TEST_P(CorpusStatsModel, ThreeShardsMergedEqualOneRun) {
 }
 
 TEST_P(CorpusStatsModel, ResumeFromASavedStateEqualsAnUninterruptedRun) {
-  auto model = Model::open(fixture(GetParam()));
+  auto model = Model::open(corpusFixture(GetParam()));
   ASSERT_TRUE(model.ok()) << model.error().message;
   const auto lines = corpusLines();
   const auto config = configFor(**model);
@@ -204,7 +204,7 @@ TEST_P(CorpusStatsModel, ResumeFromASavedStateEqualsAnUninterruptedRun) {
 }
 
 TEST_P(CorpusStatsModel, BatchedMeasuresEqualOneSentenceAtATime) {
-  auto model = Model::open(fixture(GetParam()));
+  auto model = Model::open(corpusFixture(GetParam()));
   ASSERT_TRUE(model.ok()) << model.error().message;
   const auto lines = corpusLines();
   std::vector<Encoding> encodings;
@@ -278,7 +278,7 @@ TEST(CorpusStats, FromJsonLineNamesTheFileOnBadInput) {
 }
 
 TEST(CorpusStats, SplitEncodingKeepsSpecialTokensAroundEachChunk) {
-  auto model = Model::open(fixture("bert"));
+  auto model = Model::open(corpusFixture("bert"));
   ASSERT_TRUE(model.ok()) << model.error().message;
   auto enc = (*model)->encode("the cat sat on a mat and the dog ran far away", std::nullopt, "test");
   ASSERT_TRUE(enc.ok());
