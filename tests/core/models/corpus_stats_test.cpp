@@ -17,7 +17,9 @@ namespace {
 
 using M = CorpusMeasure;
 
-std::string corpusFixture(const std::string& name) { return std::string(ATTN_FIXTURE_DIR) + "/models/" + name; }
+std::string corpusFixture(const std::string& name) {
+  return std::string(ATTN_FIXTURE_DIR) + "/models/" + name;
+}
 
 // 50 lines from a fixed word list (a small LCG: no library RNG whose sequence may change).
 std::vector<std::string> corpusLines() {
