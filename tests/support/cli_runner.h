@@ -42,14 +42,13 @@ inline std::string readFile(const std::filesystem::path& p) {
 
 /// Runs the CLI after a bash prefix (ulimit, an exported variable) that runCli
 /// cannot express; with an empty prefix, as runCli does.
-inline CliResult runCliUnder(const std::string& prefix, const std::vector<std::string>& args) {
+/// Runs a shell command line with stdin from /dev/null, its stdout and stderr
+/// captured through files in a per-process temporary folder.
+inline CliResult runCaptured(std::string cmd) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("attn_cli_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  std::string cmd = shellQuote(ATTN_CLI);
-  for (const auto& a : args) cmd += " " + shellQuote(a);
   cmd += " >" + shellQuote((dir / "out").string()) + " 2>" + shellQuote((dir / "err").string()) + " </dev/null";
-  if (!prefix.empty()) cmd = "bash -c " + shellQuote(prefix + "; exec " + cmd);
   const int raw = std::system(cmd.c_str());
   CliResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
@@ -58,26 +57,25 @@ inline CliResult runCliUnder(const std::string& prefix, const std::vector<std::s
   return r;
 }
 
+inline std::string cliCommandLine(const std::vector<std::string>& args) {
+  std::string cmd = shellQuote(ATTN_CLI);
+  for (const auto& a : args) cmd += " " + shellQuote(a);
+  return cmd;
+}
+
+inline CliResult runCliUnder(const std::string& prefix, const std::vector<std::string>& args) {
+  const std::string cmd = cliCommandLine(args);
+  if (prefix.empty()) return runCaptured(cmd);
+  // The redirections apply to bash; exec hands them to the CLI.
+  return runCaptured("bash -c " + shellQuote(prefix + "; exec " + cmd));
+}
+
 inline CliResult runCli(const std::vector<std::string>& args) { return runCliUnder("", args); }
 
 /// runCli that fails instead of hanging: the CLI is killed after `seconds`
 /// (status 124, as timeout(1) reports it).
 inline CliResult runCliWithin(int seconds, const std::vector<std::string>& args) {
-  std::vector<std::string> wrapped{"-k", "5", std::to_string(seconds), ATTN_CLI};
-  wrapped.insert(wrapped.end(), args.begin(), args.end());
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("attn_cli_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::string cmd = "timeout";
-  for (const auto& a : wrapped) cmd += " " + shellQuote(a);
-  cmd +=
-      " >" + shellQuote((dir / "out").string()) + " 2>" + shellQuote((dir / "err").string()) + " </dev/null";
-  const int raw = std::system(cmd.c_str());
-  CliResult r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = readFile(dir / "out");
-  r.err = readFile(dir / "err");
-  return r;
+  return runCaptured("timeout -k 5 " + std::to_string(seconds) + " " + cliCommandLine(args));
 }
 
 /// A fresh empty folder for one test's outputs.
