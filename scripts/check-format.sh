@@ -16,7 +16,7 @@ if [ -z "$gcf" ]; then
   exit 1
 fi
 if [ "${1:-}" = "--fix" ]; then
-  "$gcf" --binary "$(command -v clang-format-14 || command -v clang-format)" --extensions h,cpp,cu,cuh "$base" || true
+  "$gcf" --force --binary "$(command -v clang-format-14 || command -v clang-format)" --extensions h,cpp,cu,cuh "$base" || true
   exit 0
 fi
 out="$("$gcf" --binary "$(command -v clang-format-14 || command -v clang-format)" --diff --extensions h,cpp,cu,cuh "$base" 2>&1 || true)"

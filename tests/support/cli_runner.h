@@ -48,7 +48,8 @@ inline CliResult runCaptured(std::string cmd) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("attn_cli_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  cmd += " >" + shellQuote((dir / "out").string()) + " 2>" + shellQuote((dir / "err").string()) + " </dev/null";
+  cmd +=
+      " >" + shellQuote((dir / "out").string()) + " 2>" + shellQuote((dir / "err").string()) + " </dev/null";
   const int raw = std::system(cmd.c_str());
   CliResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
