@@ -2,6 +2,8 @@
 // and write the curves (loss, accuracy, entropy per head, gradient norms per step)
 // as CSV or JSON and snapshots of the fixed example's maps every k steps as .npz.
 // `--demo NAME` runs a built-in demonstration (its runs one after the other).
+// `--dump-init FILE.npz` writes step 0 (initial weights, first batch, loss and
+// gradients) for an outside reference to recompute (tests/scripts/check_train_dump.py).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -13,6 +15,7 @@
 #include "attn/io/atomic_file.h"
 #include "attn/io/npy_writer.h"
 #include "attn/train/demonstrations.h"
+#include "attn/train/initial_state.h"
 #include "attn/train/trainer.h"
 #include "commands.h"
 
@@ -26,7 +29,7 @@ struct TrainCliOptions {
   TrainConfig config;
   int steps = 1000;
   int snapshotEvery = 100;
-  std::string demo, out, csv;
+  std::string demo, out, csv, dumpInit;
   bool json = false, force = false, quiet = false;
 };
 
@@ -110,6 +113,16 @@ void addRun(NpzWriter& npz, const std::string& prefix, const RunOutcome& run, in
   npz.add(prefix + "grad_norm", vectorTensor(gn));
   npz.add(prefix + "grad_norm_qk", vectorTensor(gqk));
   npz.add(prefix + "entropy", ent);
+  if (c.task == Task::Induction) {
+    Tensor prev, ind;
+    prev.shape = ind.shape = ent.shape;
+    for (const StepSnapshot& s : hist) {
+      prev.data.insert(prev.data.end(), s.previousTokenScore.begin(), s.previousTokenScore.end());
+      ind.data.insert(ind.data.end(), s.inductionScore.begin(), s.inductionScore.end());
+    }
+    npz.add(prefix + "previous_token_score", prev);
+    npz.add(prefix + "induction_score", ind);
+  }
   // Snapshots of the maps every k steps and the last step: [K, L, H, N, N].
   std::vector<double> steps;
   Tensor snaps;
@@ -138,6 +151,8 @@ nlohmann::json configJson(const TrainConfig& c) {
           {"d_k", c.dK},
           {"d_model", c.dModel},
           {"layers", c.layers},
+          {"residual", c.residual},
+          {"mlp", c.mlpHidden},
           {"causal", c.causal},
           {"init", std::string(trainInitName(c.init))},
           {"optimizer", std::string(optimizerName(c.optimizer))},
@@ -163,6 +178,10 @@ nlohmann::json runJson(const RunOutcome& run) {
   j["final"] = {{"loss", std::isfinite(last.loss) ? nlohmann::json(last.loss) : nlohmann::json()},
                 {"accuracy", last.accuracy},
                 {"entropy", last.headEntropy}};
+  if (tr.config().task == Task::Induction) {
+    j["final"]["previous_token_score"] = last.previousTokenScore;
+    j["final"]["induction_score"] = last.inductionScore;
+  }
   auto& curves = j["curves"];
   for (const char* k : {"step", "loss", "cross_entropy", "accuracy", "grad_norm", "grad_norm_qk"})
     curves[k] = nlohmann::json::array();
@@ -178,6 +197,10 @@ nlohmann::json runJson(const RunOutcome& run) {
     auto row = nlohmann::json::array();
     for (double e : s.headEntropy) row.push_back(num(e));
     curves["entropy"].push_back(row);
+    if (tr.config().task == Task::Induction) {
+      curves["previous_token_score"].push_back(s.previousTokenScore);
+      curves["induction_score"].push_back(s.inductionScore);
+    }
   }
   return j;
 }
@@ -187,7 +210,8 @@ Status parseNames(TrainCliOptions& o) {
     return Status(Error{fmt::format("{}: unknown value '{}' (choose {})", flag, got, choices)});
   };
   if (auto t = parseTask(o.task)) o.config.task = *t;
-  else return bad("--task", o.task, "copy, reverse, sort, shift, translate, brackets");
+  else
+    return bad("--task", o.task, "copy, reverse, sort, shift, translate, brackets, induction");
   if (auto m = parseTrainMechanism(o.mechanism)) o.config.mechanism = *m;
   else return bad("--mechanism", o.mechanism, "dot, scaled_dot, general, additive");
   if (auto i = parseTrainInit(o.init)) o.config.init = *i;
@@ -202,7 +226,11 @@ int runTrain(TrainCliOptions& o, const CLI::App& cmd) {
   if (o.snapshotEvery < 1) return fail(fmt::format("--snapshot-every must be at least 1 (got {})", o.snapshotEvery));
   if (!o.out.empty() && !endsWith(o.out, ".npz")) return fail(fmt::format("{}: --out must name a .npz file", o.out));
   if (!o.csv.empty() && !endsWith(o.csv, ".csv")) return fail(fmt::format("{}: --csv must name a .csv file", o.csv));
-  for (const auto* f : {&o.out, &o.csv})
+  if (!o.dumpInit.empty() && !endsWith(o.dumpInit, ".npz"))
+    return fail(fmt::format("{}: --dump-init must name a .npz file", o.dumpInit));
+  if (!o.dumpInit.empty() && !o.demo.empty())
+    return fail("--dump-init cannot be combined with --demo (it writes the one run's initial state)");
+  for (const auto* f : {&o.out, &o.csv, &o.dumpInit})
     if (!f->empty())
       if (auto st = checkOverwrite(*f, o.force); !st) return fail(st.error().message);
 
@@ -212,9 +240,10 @@ int runTrain(TrainCliOptions& o, const CLI::App& cmd) {
   if (!o.demo.empty()) {
     demo = findDemonstration(o.demo);
     if (!demo) return fail(fmt::format("--demo: unknown demonstration '{}' (choose {})", o.demo, demonstrationIds()));
-    for (const char* fixed : {"--task", "--seq-len", "--vocab", "--mechanism", "--heads", "--d-k", "--d-model",
-                              "--layers", "--hidden", "--causal", "--init", "--optimizer", "--lr", "--batch",
-                              "--seed", "--entropy-weight", "--clip", "--temperature"})
+    for (const char* fixed :
+         {"--task",   "--seq-len",  "--vocab", "--mechanism",      "--heads",  "--d-k",        "--d-model",
+          "--layers", "--residual", "--mlp",   "--hidden",         "--causal", "--init",       "--optimizer",
+          "--lr",     "--batch",    "--seed",  "--entropy-weight", "--clip",   "--temperature"})
       if (cmd.count(fixed) > 0)
         return fail(fmt::format("{} cannot be combined with --demo (a demonstration fixes its runs' settings)", fixed));
     if (cmd.count("--steps") == 0) steps = demo->steps;
@@ -225,6 +254,14 @@ int runTrain(TrainCliOptions& o, const CLI::App& cmd) {
     plan.emplace_back("", o.config);
   }
   if (demo && !o.quiet) fmt::print(stderr, "{}\n{}\n", demo->title, demo->explanation);
+
+  if (!o.dumpInit.empty()) {
+    auto created = Trainer::create(plan.front().second);
+    if (!created) return fail(created.error().message);
+    if (auto st = writeInitialState(*created, o.dumpInit); !st) return fail(st.error().message);
+    if (!o.quiet)
+      fmt::print(stderr, "wrote {} (step 0: weights, first batch, loss, gradients)\n", o.dumpInit);
+  }
 
   std::vector<RunOutcome> runs;
   for (auto& [label, config] : plan) {
@@ -265,6 +302,14 @@ int runTrain(TrainCliOptions& o, const CLI::App& cmd) {
                r.label.empty() ? "" : r.label + ": ", r.trainer.stepCount(), r.seconds,
                r.seconds > 0 ? r.trainer.stepCount() / r.seconds : 0.0, s.loss, s.accuracy, ent,
                std::log(static_cast<double>(r.trainer.config().seqLen)));
+    if (!s.inductionScore.empty()) {
+      std::string scores;
+      for (size_t i = 0; i < s.inductionScore.size(); ++i)
+        scores += fmt::format(" l{}h{} {:.2f}/{:.2f}", i / r.trainer.config().heads + 1,
+                              i % r.trainer.config().heads + 1, s.previousTokenScore[i], s.inductionScore[i]);
+      fmt::print("{}previous-token/induction score per head:{}\n", r.label.empty() ? "" : r.label + ": ",
+                 scores);
+    }
     if (!r.divergence.empty()) fmt::print("{}{}\n", r.label.empty() ? "" : r.label + ": ", r.divergence);
   }
   if (!o.out.empty()) fmt::print("wrote {}\n", o.out);
@@ -278,7 +323,8 @@ Action addTrainCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a tiny attention model on a toy task and record its maps forming");
   auto o = std::make_shared<TrainCliOptions>();
   TrainConfig& c = o->config;
-  cmd->add_option("--task", o->task, "copy, reverse, sort, shift, translate, brackets")->capture_default_str();
+  cmd->add_option("--task", o->task, "copy, reverse, sort, shift, translate, brackets, induction")
+      ->capture_default_str();
   cmd->add_option("--steps", o->steps, "Updates to run (a demo's own count unless given)")->capture_default_str();
   cmd->add_option("--seq-len", c.seqLen, "Sequence length N")->capture_default_str();
   cmd->add_option("--vocab", c.vocabSize, "Input symbols (translate: words per toy language)")->capture_default_str();
@@ -287,6 +333,10 @@ Action addTrainCommand(CLI::App& app) {
   cmd->add_option("--d-k", c.dK, "Per-head query/key/value width")->capture_default_str();
   cmd->add_option("--d-model", c.dModel, "Embedding width")->capture_default_str();
   cmd->add_option("--layers", c.layers, "Attention layers (1 or 2)")->capture_default_str();
+  cmd->add_flag("--residual", c.residual, "Residual stream: each layer adds its output to its input");
+  cmd->add_option("--mlp", c.mlpHidden,
+                  "With --residual: a ReLU MLP of this width after each layer (0: none)")
+      ->capture_default_str();
   cmd->add_option("--hidden", c.additiveHidden, "Additive score hidden width")->capture_default_str();
   cmd->add_flag("--causal", c.causal, "Causal mask on self-attention");
   cmd->add_option("--init", o->init, "xavier, kaiming, orthogonal, bad")->capture_default_str();
@@ -301,6 +351,9 @@ Action addTrainCommand(CLI::App& app) {
   cmd->add_option("--demo", o->demo, "Run a built-in demonstration: " + demonstrationIds());
   cmd->add_option("--out", o->out, "Write curves and map snapshots as .npz");
   cmd->add_option("--csv", o->csv, "Write the curves (one row per step) as .csv");
+  cmd->add_option(
+      "--dump-init", o->dumpInit,
+      "Write step 0 (initial weights, first batch, loss, gradients) as .npz for an outside check");
   cmd->add_option("--snapshot-every", o->snapshotEvery, "Keep the maps every k steps (and the last)")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the run (config, curves, final state) as JSON on stdout");

@@ -11,8 +11,12 @@ The model (see core/attn/train/tiny_model.h):
     dot: Q K^T; scaled_dot: Q K^T / sqrt(dk); general: Q W_b K^T / sqrt(dk);
     additive: v^T tanh(Q W_aq + K W_ak)
     S /= temperature; causal mask (self-attention only); A = softmax(S); O = A V
-  h_l = concat(O) W_O;  logits = h_L W_out + b_out
-  loss = mean cross-entropy + entropy_weight * mean row entropy of every map
+  a_l = concat(O) W_O;  without residual: h_l = a_l
+  residual (Elhage et al. 2021): u = h_{l-1} + a_l;  h_l = u + relu(u W_in + b_in) W_out + b_out
+  with an MLP (mlp_hidden > 0), else h_l = u
+  logits = h_L W_out + b_out
+  loss = mean cross-entropy over targets != -1 + entropy_weight * mean row entropy of every map
+Cases named *_residual* also ignore some targets (-1), as the induction task does.
 Every array: weights as float32 values (used as float64 here), gradients float64.
 """
 import os
@@ -45,6 +49,12 @@ def build_params(rng, cfg):
                 p[pre + "w_add_k"] = mat(dk, hid)
                 p[pre + "v_add"] = mat(1, hid)
         p[f"layer{l}.w_o"] = mat(cfg["heads"] * dk, d)
+        if cfg.get("mlp_hidden", 0) > 0:
+            m = cfg["mlp_hidden"]
+            p[f"layer{l}.mlp.w_in"] = mat(d, m)
+            p[f"layer{l}.mlp.b_in"] = mat(1, m, 0.3)
+            p[f"layer{l}.mlp.w_out"] = mat(m, d)
+            p[f"layer{l}.mlp.b_out"] = mat(1, d, 0.3)
     p["w_out"] = mat(d, v)
     p["b_out"] = mat(1, v, 0.3)
     return p
@@ -82,9 +92,17 @@ def loss_of(cfg, P, x, y):
             a_safe = torch.where(keep, a, torch.ones_like(a))
             entropies.append(-(torch.where(keep, a * torch.log(a_safe), torch.zeros_like(a))).sum(-1))
             outs.append(a @ v)
-        xq = torch.cat(outs, dim=-1) @ P[f"layer{l}.w_o"]
+        attn = torch.cat(outs, dim=-1) @ P[f"layer{l}.w_o"]
+        if cfg.get("residual", 0):
+            xq = xq + attn
+            if cfg.get("mlp_hidden", 0) > 0:
+                pre = f"layer{l}.mlp."
+                hidden = torch.relu(xq @ P[pre + "w_in"] + P[pre + "b_in"][0])
+                xq = xq + hidden @ P[pre + "w_out"] + P[pre + "b_out"][0]
+        else:
+            xq = attn
     logits = xq @ P["w_out"] + P["b_out"][0]
-    ce = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+    ce = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=-1)
     mean_entropy = torch.stack(entropies).mean()
     return ce + cfg["entropy_weight"] * mean_entropy
 
@@ -94,6 +112,9 @@ def write_case(name, cfg, seed):
     params = build_params(rng, cfg)
     x = rng.integers(0, cfg["vocab"], size=(cfg["batch"], cfg["seq_len"]))
     y = rng.integers(0, cfg["vocab"], size=(cfg["batch"], cfg["seq_len"]))
+    if cfg.get("residual", 0):
+        y[rng.random(y.shape) < 0.3] = -1
+        y[0, 0] = -1
     P = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in params.items()}
     loss = loss_of(cfg, P, torch.tensor(x), torch.tensor(y))
     loss.backward()
@@ -114,7 +135,7 @@ def main():
     torch.set_grad_enabled(True)
     os.makedirs(OUT, exist_ok=True)
     base = dict(seq_len=5, vocab=7, d_model=6, d_k=4, hidden=5, heads=2, layers=2, batch=3,
-                temperature=1.7, entropy_weight=0.3, causal=0, cross=0)
+                temperature=1.7, entropy_weight=0.3, causal=0, cross=0, residual=0, mlp_hidden=0)
     seed = 100
     for mech in MECHANISMS:
         for causal in (0, 1):
@@ -126,6 +147,15 @@ def main():
                                          entropy_weight=0.0), seed)
         seed += 1
         write_case(f"{mech}_cross", dict(base, mechanism=mech, cross=1), seed)
+        seed += 1
+    # The residual stream (attention only, and with an MLP), causal as the induction task.
+    seed = 200
+    for mech in MECHANISMS:
+        write_case(f"{mech}_residual", dict(base, mechanism=mech, causal=1, residual=1), seed)
+        seed += 1
+        write_case(f"{mech}_residual_mlp", dict(base, mechanism=mech, causal=1, residual=1, mlp_hidden=3), seed)
+        seed += 1
+        write_case(f"{mech}_residual_cross", dict(base, mechanism=mech, cross=1, residual=1, mlp_hidden=3), seed)
         seed += 1
 
 

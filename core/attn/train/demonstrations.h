@@ -17,7 +17,7 @@ struct DemoRun {
 
 struct Demonstration {
   std::string id;           // stable: "scaling", "collapse-init", "collapse-temperature",
-                            // "entropy-regularisation", "grad-clipping"
+                            // "entropy-regularisation", "grad-clipping", "induction"
   std::string title;        // English, a few words
   std::string explanation;  // English, two or three sentences: what to look at and why
   int steps = 0;            // how many updates to run each config for

@@ -62,6 +62,37 @@ std::vector<int> randomBalanced(int n, SeededRng& rng) {
   return x;
 }
 
+// Induction (Olsson et al. 2022): random tokens, then a segment of length len
+// copied from `from` to `to` (to >= from + len, so the copy does not overlap
+// its source). Both the offset (to - from) and len vary per sequence: with one
+// fixed offset a model could predict by position alone, without a previous-token
+// head. Tokens inside the copy after its first are predictable; the rest ignored.
+void sampleInductionRow(const TrainConfig& c, SeededRng& rng, std::vector<int>& x, std::vector<int>& y) {
+  const int n = c.seqLen;
+  for (int i = 0; i < n; ++i) x[i] = uniformInt(rng, c.vocabSize);
+  const int minLen = std::max(2, n / 8), maxLen = n / 2;
+  const int len = minLen + uniformInt(rng, maxLen - minLen + 1);
+  const int from = uniformInt(rng, n - 2 * len + 1);
+  const int to = from + len + uniformInt(rng, n - len - (from + len) + 1);
+  for (int k = 0; k < len; ++k) x[to + k] = x[from + k];
+  std::fill(y.begin(), y.end(), kIgnoredTarget);
+  for (int i = to; i + 1 < to + len; ++i) y[i] = x[i + 1];
+}
+
+// The induction head's key for each query: the position after the latest earlier
+// occurrence of the query's token, or -1 when it has not occurred.
+std::vector<int> inductionKeys(const std::vector<int>& x) {
+  const int n = static_cast<int>(x.size());
+  std::vector<int> key(n, -1);
+  for (int i = 1; i < n; ++i)
+    for (int j = i - 1; j >= 0; --j)
+      if (x[j] == x[i]) {
+        key[i] = j + 1;
+        break;
+      }
+  return key;
+}
+
 // The source position each output position reads (rows of the expected pattern).
 std::vector<int> sourcePositions(const TrainConfig& c, const std::vector<int>& x) {
   const int n = static_cast<int>(x.size());
@@ -73,6 +104,9 @@ std::vector<int> sourcePositions(const TrainConfig& c, const std::vector<int>& x
     case Task::Shift: for (int i = 0; i < n; ++i) src[i] = (i + n - 1) % n; break;
     case Task::Translate: for (int i = 0; i < n; ++i) src[i] = translateSourceOf(i, n); break;
     case Task::Brackets: src = bracketMatches(x); break;
+    case Task::Induction:
+      src = inductionKeys(x);
+      break;
   }
   return src;
 }
@@ -84,14 +118,25 @@ int translateVocabularyLimit() { return static_cast<int>(kSourceWords.size()); }
 int inputVocabulary(const TrainConfig& c) { return c.task == Task::Brackets ? 2 : c.vocabSize; }
 int outputVocabulary(const TrainConfig& c) { return c.task == Task::Brackets ? c.seqLen : c.vocabSize; }
 bool isCrossAttention(Task t) { return t == Task::Translate; }
+bool isCausal(const TrainConfig& c) {
+  return !isCrossAttention(c.task) && (c.causal || c.task == Task::Induction);
+}
 
 TaskBatch sampleBatch(const TrainConfig& c, int batch, SeededRng& rng) {
   const int n = c.seqLen;
   TaskBatch b;
   b.inputs.resize(batch, n);
   b.targets.resize(batch, n);
-  std::vector<int> x(n);
+  std::vector<int> x(n), y(n);
   for (int r = 0; r < batch; ++r) {
+    if (c.task == Task::Induction) {
+      sampleInductionRow(c, rng, x, y);
+      for (int i = 0; i < n; ++i) {
+        b.inputs(r, i) = x[i];
+        b.targets(r, i) = y[i];
+      }
+      continue;
+    }
     if (c.task == Task::Brackets) {
       x = randomBalanced(n, rng);
     } else {
@@ -108,11 +153,29 @@ TaskBatch sampleBatch(const TrainConfig& c, int batch, SeededRng& rng) {
   return b;
 }
 
+TaskBatch exampleBatch(const TrainConfig& c, SeededRng& rng) {
+  if (c.task != Task::Induction) return sampleBatch(c, 1, rng);
+  const int n = c.seqLen, half = n / 2;
+  // A seeded shuffle of the vocabulary gives distinct tokens when it is large enough.
+  std::vector<int> pool(static_cast<size_t>(c.vocabSize));
+  std::iota(pool.begin(), pool.end(), 0);
+  for (int i = c.vocabSize - 1; i > 0; --i) std::swap(pool[i], pool[uniformInt(rng, i + 1)]);
+  TaskBatch b;
+  b.inputs.resize(1, n);
+  b.targets.setConstant(1, n, kIgnoredTarget);
+  for (int i = 0; i < half; ++i)
+    b.inputs(0, i) = half <= c.vocabSize ? pool[i] : uniformInt(rng, c.vocabSize);
+  for (int i = half; i < n; ++i) b.inputs(0, i) = b.inputs(0, i - half);
+  for (int i = half; i + 1 < n; ++i) b.targets(0, i) = b.inputs(0, i + 1);
+  return b;
+}
+
 Mat expectedPattern(const TrainConfig& c, const std::vector<int>& source) {
   const int n = static_cast<int>(source.size());
   Mat m = Mat::Zero(n, n);
   const std::vector<int> src = sourcePositions(c, source);
-  for (int i = 0; i < n; ++i) m(i, src[i]) = 1.0f;
+  for (int i = 0; i < n; ++i)
+    if (src[i] >= 0) m(i, src[i]) = 1.0f;
   return m;
 }
 
@@ -132,6 +195,7 @@ std::string inputTokenLabel(const TrainConfig& c, int id) {
 }
 
 std::string outputTokenLabel(const TrainConfig& c, int id) {
+  if (id == kIgnoredTarget) return "·";
   if (c.task == Task::Brackets) return std::to_string(id);
   if (c.task == Task::Translate && id >= 0 && id < translateVocabularyLimit())
     return std::string(kTargetWords[static_cast<size_t>(id)]);
@@ -154,6 +218,11 @@ std::string taskDescription(Task t) {
              "attends across to the source word it translates (encoder-decoder cross-attention).";
     case Task::Brackets:
       return "Find the matching bracket: each position should attend to the bracket that closes or opens it.";
+    case Task::Induction:
+      return "Predict the next token where a segment repeats: layer 1 finds each token's predecessor (a "
+             "previous-token head) so that layer 2 can attend to the token after the earlier copy of the "
+             "current "
+             "one (an induction head).";
   }
   return {};
 }

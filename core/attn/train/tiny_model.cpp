@@ -1,9 +1,10 @@
 #include "attn/train/tiny_model.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "attn/engine/init.h"
 #include "attn/engine/random.h"
@@ -32,6 +33,12 @@ void ModelParams<S>::forEach(const std::function<void(const std::string&, MatT<S
       }
     }
     f(fmt::format("layer{}.w_o", l), L.wO);
+    if (L.mlpW1.size() > 0) {
+      f(fmt::format("layer{}.mlp.w_in", l), L.mlpW1);
+      f(fmt::format("layer{}.mlp.b_in", l), L.mlpB1);
+      f(fmt::format("layer{}.mlp.w_out", l), L.mlpW2);
+      f(fmt::format("layer{}.mlp.b_out", l), L.mlpB2);
+    }
   }
   f("w_out", wOut);
   f("b_out", bOut);
@@ -73,6 +80,10 @@ ModelParams<T> ModelParams<S>::cast() const {
     o.wAddQ = cv(L.wAddQ);
     o.wAddK = cv(L.wAddK);
     o.vAdd = cv(L.vAdd);
+    o.mlpW1 = c(L.mlpW1);
+    o.mlpB1 = c(L.mlpB1);
+    o.mlpW2 = c(L.mlpW2);
+    o.mlpB2 = c(L.mlpB2);
     out.layers.push_back(std::move(o));
   }
   out.wOut = c(wOut);
@@ -126,6 +137,12 @@ ModelParams<float> initModelParams(const TrainConfig& c, uint64_t seed) {
       }
     }
     L.wO = mat(c.heads * dk, d, fmt::format("layer{}.w_o", l), false);
+    if (c.mlpHidden > 0) {
+      L.mlpW1 = mat(d, c.mlpHidden, fmt::format("layer{}.mlp.w_in", l), false);
+      L.mlpB1 = MatT<float>::Zero(1, c.mlpHidden);
+      L.mlpW2 = mat(c.mlpHidden, d, fmt::format("layer{}.mlp.w_out", l), false);
+      L.mlpB2 = MatT<float>::Zero(1, d);
+    }
     p.layers.push_back(std::move(L));
   }
   p.wOut = mat(d, outputVocabulary(c), "w_out", false);
@@ -150,6 +167,7 @@ struct LayerCache {
   MatT<S> xq, xkv;  // inputs [B*N, D]
   std::vector<HeadCache<S>> heads;
   MatT<S> concat;  // [B*N, H*dk]
+  MatT<S> mlpIn, mlpHidden;  // MLP: its input u_l [B*N, D] and ReLU output [B*N, hidden]
 };
 
 // Every buffer of a pass; kept by a ModelWorkspace between steps.
@@ -158,7 +176,7 @@ struct Buffers {
   MatT<S> h0, hOut, logits, probs, xq;
   std::vector<LayerCache<S>> layers;
   // backward
-  MatT<S> dLogits, dX, dH0, dXq, dXkv, dConcat, dA, dS, dQ, dK, dV, dQb, dAq, dAk, aq, ak, s;
+  MatT<S> dLogits, dX, dH0, dXq, dXkv, dConcat, dA, dS, dQ, dK, dV, dQb, dAq, dAk, aq, ak, s, dHidden;
 };
 
 template <class S>
@@ -171,6 +189,7 @@ class Pass {
     scale_ = c.mechanism == TrainMechanism::Dot ? S(1) : S(1) / std::sqrt(static_cast<S>(c.dK));
     invT_ = static_cast<S>(1.0 / c.temperature);
     cross_ = isCrossAttention(c.task);
+    causal_ = isCausal(c);
   }
 
   PassResult<S> forward(bool wantMaps) {
@@ -197,6 +216,8 @@ class Pass {
       lc.xq = xq;
       lc.xkv = cross_ ? h0 : xq;
       layerForward(p_.layers[l], lc, xq);
+      if (c_.residual) xq += lc.xq;
+      if (p_.layers[l].mlpW1.size() > 0) mlpForward(p_.layers[l], lc, xq);
       for (int h = 0; h < c_.heads; ++h) {
         const MatT<S>& a = lc.heads[h].a;
         S e = 0;
@@ -217,8 +238,14 @@ class Pass {
     MatT<S>& probs = w_.probs;
     probs.resizeLike(logits);
     S ce = 0;
+    int scored = 0;
     for (int i = 0; i < rows; ++i) {
       auto row = logits.row(i);
+      const int y = b_.targets(i / N_, i % N_);
+      if (y == kIgnoredTarget) {
+        probs.row(i).setZero();
+        continue;
+      }
       Eigen::Index arg = 0;
       const S m = row.maxCoeff(&arg);
       S z = 0;
@@ -226,13 +253,13 @@ class Pass {
         probs(i, j) = std::exp(row(j) - m);
         z += probs(i, j);
       }
-      const int y = b_.targets(i / N_, i % N_);
       ce -= row(y) - m - std::log(z);
       probs.row(i) /= z;
       if (arg == y) ++r.correct;
+      ++scored;
     }
-    r.total = rows;
-    r.crossEntropy = ce / rows;
+    r.total = scored;
+    r.crossEntropy = ce / std::max(1, scored);
     const int maps = static_cast<int>(p_.layers.size()) * c_.heads;
     r.meanEntropy = entropySum / (static_cast<S>(rows) * maps);
     r.loss = r.crossEntropy + static_cast<S>(c_.entropyWeight) * r.meanEntropy;
@@ -244,9 +271,15 @@ class Pass {
     if (!sameShapes(g)) g = p_.zerosLike();
     else g.forEach([](const std::string&, MatT<S>& m) { m.setZero(); });
     MatT<S>& dLogits = w_.dLogits;
-    dLogits = w_.probs;
-    for (int i = 0; i < rows; ++i) dLogits(i, b_.targets(i / N_, i % N_)) -= S(1);
-    dLogits /= static_cast<S>(rows);
+    dLogits = w_.probs;  // ignored rows are zero
+    int scored = 0;
+    for (int i = 0; i < rows; ++i) {
+      const int y = b_.targets(i / N_, i % N_);
+      if (y == kIgnoredTarget) continue;
+      dLogits(i, y) -= S(1);
+      ++scored;
+    }
+    dLogits /= static_cast<S>(std::max(1, scored));
     g.wOut.noalias() = w_.hOut.transpose() * dLogits;
     g.bOut = dLogits.colwise().sum();
     MatT<S>& dX = w_.dX;
@@ -256,10 +289,18 @@ class Pass {
     const S entCoef = static_cast<S>(c_.entropyWeight) /
                       (static_cast<S>(rows) * static_cast<S>(p_.layers.size() * c_.heads));
     for (int l = static_cast<int>(p_.layers.size()) - 1; l >= 0; --l) {
+      if (p_.layers[l].mlpW1.size() > 0) mlpBackward(p_.layers[l], w_.layers[l], g.layers[l], dX);
       layerBackward(p_.layers[l], w_.layers[l], g.layers[l], dX, entCoef);
+      // The stream below receives the attention's input gradients, plus dX itself
+      // through the residual connection (d(x + attn(x))/dx = I + d attn/dx).
       if (cross_) {
         dH0 += w_.dXkv;
-        dX.swap(w_.dXq);  // to the decoder stream below (or the query positions)
+        if (c_.residual)
+          dX += w_.dXq;
+        else
+          dX.swap(w_.dXq);  // to the decoder stream below (or the query positions)
+      } else if (c_.residual) {
+        dX += w_.dXq + w_.dXkv;
       } else {
         dX = w_.dXq + w_.dXkv;
       }
@@ -277,7 +318,30 @@ class Pass {
   }
 
  private:
-  bool masked(int i, int j) const { return c_.causal && !cross_ && j > i; }
+  bool masked(int i, int j) const { return causal_ && j > i; }
+
+  // x += ReLU(x W_1 + b_1) W_2 + b_2 (the MLP's residual branch); caches its input and hidden layer.
+  void mlpForward(const LayerParams<S>& L, LayerCache<S>& lc, MatT<S>& x) {
+    lc.mlpIn = x;
+    lc.mlpHidden.noalias() = x * L.mlpW1;
+    lc.mlpHidden.rowwise() += L.mlpB1.row(0);
+    lc.mlpHidden = lc.mlpHidden.cwiseMax(S(0));
+    x.noalias() += lc.mlpHidden * L.mlpW2;
+    x.rowwise() += L.mlpB2.row(0);
+  }
+
+  // dX: the gradient w.r.t. the MLP's output on entry, w.r.t. its input u_l on exit
+  // (the identity path plus the branch).
+  void mlpBackward(const LayerParams<S>& L, const LayerCache<S>& lc, LayerParams<S>& g, MatT<S>& dX) {
+    g.mlpW2.noalias() = lc.mlpHidden.transpose() * dX;
+    g.mlpB2 = dX.colwise().sum();
+    MatT<S>& dH = w_.dHidden;
+    dH.noalias() = dX * L.mlpW2.transpose();
+    dH.array() *= (lc.mlpHidden.array() > S(0)).template cast<S>();  // ReLU'(z) = [z > 0]
+    g.mlpW1.noalias() = lc.mlpIn.transpose() * dH;
+    g.mlpB1 = dH.colwise().sum();
+    dX.noalias() += dH * L.mlpW1.transpose();
+  }
 
   bool sameShapes(ModelParams<S>& g) const {
     std::vector<std::pair<Eigen::Index, Eigen::Index>> shapes;
@@ -451,7 +515,7 @@ class Pass {
   Buffers<S>& w_;
   int B_ = 0, N_ = 0;
   S scale_ = 1, invT_ = 1;
-  bool cross_ = false;
+  bool cross_ = false, causal_ = false;
 };
 
 }  // namespace

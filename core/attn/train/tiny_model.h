@@ -4,16 +4,27 @@
 //   h0 = E[x] + P                          token + learned positional embedding
 //   (Translate: keys/values from h0 of the source, queries from Pq, a learned
 //    embedding of the target positions: encoder–decoder cross-attention)
-//   per layer l, head h:
-//     Q = Hq W_Q,  K = Hkv W_K,  V = Hkv W_V              [N, d_k]
+//   per layer l, head h, on the stream x_l (x_0 = h0, or Pq for Translate):
+//     Q = x_l W_Q,  K = Xkv W_K,  V = Xkv W_V              [N, d_k]  (Xkv = x_l; Translate: h0)
 //     S = score(Q, K) / temperature  (+ -inf where masked)
 //     A = softmax_rows(S)                                  the attention map
 //     O_h = A V
-//   h_l = concat_h(O_h) W_O                                [N, d_model]
-//   logits = h_L W_out + b_out,   loss = mean CE(logits, y) + λ · mean_rows H(A)
+//   attn_l = concat_h(O_h) W_O                             [N, d_model]
+//   without residual (default):  x_{l+1} = attn_l
+//   with residual:               u_l = x_l + attn_l
+//                                x_{l+1} = u_l + ReLU(u_l W_1 + b_1) W_2 + b_2   (optional MLP)
+//                                x_{l+1} = u_l                                   (attention only)
+//   logits = x_L W_out + b_out,   loss = mean CE(logits, y) + λ · mean_rows H(A)
+//   (the mean CE skips targets equal to kIgnoredTarget)
 //
-// There is no residual path: the output can only see the input through
-// attention, so the map must form for the task to be learned.
+// Without the residual path the output can only see the input through
+// attention, so the map must form for the task to be learned. With it, this is
+// the attention-only transformer of Elhage et al. 2021 ("A Mathematical
+// Framework for Transformer Circuits", sec. 2: the residual stream, each head
+// reading from and adding to it; W_E = E, W_U = W_out, W_OV = W_V W_O per
+// head), without layer norm, optionally with an MLP per layer. Two layers let
+// a layer-2 head compose with a layer-1 head's output (K-composition): the
+// induction circuit of Olsson et al. 2022, "In-context Learning and Induction Heads".
 // Templated on the scalar: float for training, double for gradient checks.
 #include <Eigen/Core>
 #include <functional>
@@ -37,6 +48,8 @@ struct LayerParams {
   std::vector<MatT<S>> wAddQ;       // Additive: [heads] of [d_k, hidden]
   std::vector<MatT<S>> wAddK;       // Additive: [heads] of [d_k, hidden]
   std::vector<MatT<S>> vAdd;        // Additive: [heads] of [1, hidden]
+  MatT<S> mlpW1, mlpB1, mlpW2, mlpB2;  // MLP (mlpHidden > 0): [d_model, hidden], [1, hidden],
+                                       // [hidden, d_model], [1, d_model]; else empty
 };
 
 template <class S>
@@ -49,7 +62,7 @@ struct ModelParams {
   MatT<S> bOut;  // [1, output vocab]
 
   /// Visits every parameter with a stable name, e.g. "layer0.head1.w_q",
-  /// "token_embedding", "w_out" (the names of the torch fixture).
+  /// "layer1.mlp.w_in", "token_embedding", "w_out" (the names of the torch fixture).
   void forEach(const std::function<void(const std::string&, MatT<S>&)>& f);
   void forEach(const std::function<void(const std::string&, const MatT<S>&)>& f) const;
   /// Same shapes, all zeros.
@@ -65,10 +78,10 @@ ModelParams<float> initModelParams(const TrainConfig& c, uint64_t seed);
 template <class S>
 struct PassResult {
   S loss = 0;           // total: cross-entropy + entropyWeight * mean entropy
-  S crossEntropy = 0;   // mean over batch and positions
+  S crossEntropy = 0;   // mean over batch and scored positions
   S meanEntropy = 0;    // mean row entropy (nats) over batch, layers, heads, rows
   int correct = 0;      // argmax == target, counted over batch and positions
-  int total = 0;
+  int total = 0;        // scored positions (targets other than kIgnoredTarget)
   std::vector<S> headEntropy;  // [layers*heads] mean row entropy over batch and rows
   /// [layers][heads] maps of batch item 0 (only when requested).
   std::vector<std::vector<MatT<S>>> maps;

@@ -23,12 +23,13 @@ std::string_view nameOf(const std::array<std::pair<E, std::string_view>, N>& tab
   return "?";
 }
 
-constexpr std::array<std::pair<Task, std::string_view>, 6> kTasks{{{Task::Copy, "copy"},
+constexpr std::array<std::pair<Task, std::string_view>, 7> kTasks{{{Task::Copy, "copy"},
                                                                    {Task::Reverse, "reverse"},
                                                                    {Task::Sort, "sort"},
                                                                    {Task::Shift, "shift"},
                                                                    {Task::Translate, "translate"},
-                                                                   {Task::Brackets, "brackets"}}};
+                                                                   {Task::Brackets, "brackets"},
+                                                                   {Task::Induction, "induction"}}};
 constexpr std::array<std::pair<TrainMechanism, std::string_view>, 4> kMechanisms{
     {{TrainMechanism::Dot, "dot"},
      {TrainMechanism::ScaledDot, "scaled_dot"},
@@ -76,6 +77,12 @@ Status validateTrainConfig(const TrainConfig& c) {
   if (c.dK < 1 || c.dK > L::maxDim) return rangeError("d-k", 1, L::maxDim, c.dK);
   if (c.dModel < 1 || c.dModel > L::maxDim) return rangeError("d-model", 1, L::maxDim, c.dModel);
   if (c.layers < 1 || c.layers > L::maxLayers) return rangeError("layers", 1, L::maxLayers, c.layers);
+  if (c.task == Task::Induction && c.seqLen < L::minInductionSeqLen)
+    return rangeError("seq-len (induction)", L::minInductionSeqLen, L::maxSeqLen, c.seqLen);
+  if (c.mlpHidden < 0 || c.mlpHidden > L::maxDim) return rangeError("mlp", 0, L::maxDim, c.mlpHidden);
+  if (c.mlpHidden > 0 && !c.residual)
+    return Error{
+        fmt::format("mlp needs the residual stream (--residual): got mlp {} without it", c.mlpHidden)};
   if (c.mechanism == TrainMechanism::Additive && (c.additiveHidden < 1 || c.additiveHidden > L::maxDim))
     return rangeError("additive hidden width", 1, L::maxDim, c.additiveHidden);
   if (c.batchSize < 1 || c.batchSize > L::maxBatch) return rangeError("batch", 1, L::maxBatch, c.batchSize);

@@ -24,6 +24,11 @@ enum class Task {
               // query the source by cross-attention. pattern: that reordering
   Brackets,   // x is a balanced string of '(' and ')'; y_i = position of the bracket
               // matching x_i (N output classes). pattern: i -> match(i)
+  Induction,  // next-token prediction (always causal) on random tokens whose later part
+              // repeats an earlier segment, at a random offset and of a random length;
+              // only tokens inside the repeat are scored (y_i = x_{i+1} there, else
+              // ignored). Solved by a previous-token head in layer 1 composing with an
+              // induction head in layer 2 (Olsson et al. 2022). pattern: i -> i - offset + 1
 };
 
 /// Score function of every attention layer (Bahdanau et al. 2015 additive;
@@ -60,6 +65,10 @@ struct TrainConfig {
   int dK = 16;          // per-head query/key/value width
   int dModel = 32;      // embedding width
   int layers = 1;       // 1 or 2 attention layers
+  bool residual = false;    // residual stream: each layer adds its output to its input
+                            // (Elhage et al. 2021); false: the output replaces it
+  int mlpHidden = 0;        // > 0 (residual only): a ReLU MLP of this width after each
+                            // layer's attention, also added to the stream; 0 = attention only
   int additiveHidden = 16;  // hidden width of the additive score
   bool causal = false;      // causal mask on self-attention (key j <= query i)
   TrainInit init = TrainInit::Xavier;
@@ -76,7 +85,8 @@ struct TrainConfig {
                                // (curves are kept for every step)
 };
 
-std::string_view taskName(Task t);  // "copy", "reverse", "sort", "shift", "translate", "brackets"
+std::string_view taskName(
+    Task t);  // "copy", "reverse", "sort", "shift", "translate", "brackets", "induction"
 std::optional<Task> parseTask(std::string_view name);
 std::string_view trainMechanismName(TrainMechanism m);  // "dot", "scaled_dot", "general", "additive"
 std::optional<TrainMechanism> parseTrainMechanism(std::string_view name);
@@ -93,6 +103,7 @@ struct TrainLimits {
   static constexpr int maxDim = 256;   // dK, dModel, additiveHidden
   static constexpr int maxLayers = 2;
   static constexpr int maxBatch = 1024;
+  static constexpr int minInductionSeqLen = 8;  // room for a repeat of at least 2 tokens
 };
 
 /// Ok, or one line naming the field and what was expected

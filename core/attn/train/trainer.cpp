@@ -1,13 +1,12 @@
 #include "attn/train/trainer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
-#include <fmt/format.h>
-
 #include "attn/engine/random.h"
-#include "attn/train/tasks.h"
-#include "attn/train/tiny_model.h"
+#include "attn/train/induction_scores.h"
 
 namespace attn::train {
 
@@ -64,7 +63,7 @@ double squaredNorm(const MatT<float>& m) { return m.template cast<double>().squa
 struct Trainer::Impl {
   TrainConfig config;
   FixedExample example;
-  TaskBatch exampleBatch;
+  TaskBatch exampleBatch, batch;
   TrainHistory history;
   StepSnapshot latest;
   ModelParams<float> params, grads;
@@ -85,7 +84,7 @@ struct Trainer::Impl {
   /// Forward+backward at the current weights on a fresh batch: snapshot `step`.
   /// Its gradient is the one the next update applies.
   void measure(int step) {
-    const TaskBatch batch = sampleBatch(config, config.batchSize, *batchRng);
+    batch = sampleBatch(config, config.batchSize, *batchRng);
     const PassResult<float> r = forwardBackward(config, params, batch, grads, false, &trainBuffers);
     StepSnapshot s;
     s.step = step;
@@ -110,6 +109,12 @@ struct Trainer::Impl {
     for (size_t l = 0; l < ex.maps.size(); ++l)
       for (const auto& m : ex.maps[l]) s.maps[l].push_back(m);
     s.mapsStep = step;
+    if (config.task == Task::Induction)
+      for (const auto& layer : s.maps)
+        for (const Mat& m : layer) {
+          s.previousTokenScore.push_back(previousTokenShare(m));
+          s.inductionScore.push_back(expectedPatternShare(m, example.expected));
+        }
     diverged = s.diverged;
     latest = s;
     if (step % config.mapEvery != 0) s.maps.clear();
@@ -127,7 +132,7 @@ Result<Trainer> Trainer::create(const TrainConfig& config) {
   auto impl = std::make_unique<Impl>();
   impl->config = config;
   SeededRng exRng(streamSeed(config.seed, "train.example"));
-  impl->exampleBatch = sampleBatch(config, 1, exRng);
+  impl->exampleBatch = exampleBatch(config, exRng);
   FixedExample& ex = impl->example;
   for (int i = 0; i < config.seqLen; ++i) {
     ex.source.push_back(impl->exampleBatch.inputs(0, i));
@@ -193,6 +198,10 @@ StepSnapshot Trainer::snapshotAt(int step) const {
   }
   return s;
 }
+
+const ModelParams<float>& Trainer::parameters() const { return impl_->params; }
+const TaskBatch& Trainer::latestBatch() const { return impl_->batch; }
+const ModelParams<float>& Trainer::gradients() const { return impl_->grads; }
 
 int Trainer::parameterCount() const {
   int n = 0;

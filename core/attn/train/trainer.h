@@ -13,6 +13,8 @@
 
 #include "attn/status.h"
 #include "attn/tensor.h"
+#include "attn/train/tasks.h"
+#include "attn/train/tiny_model.h"
 #include "attn/train/train_config.h"
 
 namespace attn::train {
@@ -29,6 +31,10 @@ struct StepSnapshot {
   double gradNorm = 0;    // L2 norm of the whole gradient (before clipping)
   bool clipped = false;   // the gradient was rescaled to gradClipNorm
   bool diverged = false;  // the loss or the gradient became non-finite: training stops
+  /// Induction only (else empty), [layers*heads] as headEntropy, on the fixed
+  /// example's maps: previousTokenShare and the share on the induction head's key
+  /// (expectedPatternShare with the example's expected pattern), induction_scores.h.
+  std::vector<double> previousTokenScore, inductionScore;
   /// [layers][heads] attention maps [N, N] of the fixed example (rows = queries).
   /// May be empty in a history record when config.mapEvery skipped this step;
   /// Trainer::snapshotAt fills them from the closest kept step at or before it.
@@ -88,6 +94,13 @@ class Trainer {
 
   /// Number of trainable scalars.
   int parameterCount() const;
+
+  /// The current weights, the batch the newest snapshot was measured on and the
+  /// gradient of its loss (the one the next step applies, before clipping):
+  /// at step 0, the initial state a reference implementation can recompute.
+  const ModelParams<float>& parameters() const;
+  const TaskBatch& latestBatch() const;
+  const ModelParams<float>& gradients() const;
 
  private:
   struct Impl;

@@ -76,14 +76,74 @@ TEST(TrainTasks, BatchesFollowTheTaskAndAreSeeded) {
   }
 }
 
+TEST(TrainTasks, InductionExpectedPatternPointsAfterTheEarlierCopy) {
+  // x = 3 1 4 1 5 3 1 4: query 3 (pos 1, token 1) -> after pos 1 = 2; pos 5 (3) -> 1;
+  // pos 6 (1) -> latest earlier 1 is pos 3 -> 4; pos 7 (4) -> 3. Others: no earlier copy.
+  const Mat e = expectedPattern(withTask(Task::Induction, 8), {3, 1, 4, 1, 5, 3, 1, 4});
+  const std::vector<int> want{-1, -1, -1, 2, -1, 1, 4, 3};
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_FLOAT_EQ(e.row(i).sum(), want[i] < 0 ? 0.0f : 1.0f) << i;
+    if (want[i] >= 0) EXPECT_EQ(e(i, want[i]), 1.0f) << i;
+  }
+}
+
+TEST(TrainTasks, InductionBatchesRepeatASegmentAtVaryingOffsetsAndLengths) {
+  TrainConfig c = withTask(Task::Induction, 32);
+  c.vocabSize = 32;
+  SeededRng rng(9);
+  const TaskBatch b = sampleBatch(c, 200, rng);
+  std::set<int> offsets, lengths;
+  for (int r = 0; r < b.batch(); ++r) {
+    // The scored targets are one run [t, t+len-1): each the next input token.
+    int first = -1, last = -1;
+    for (int i = 0; i < 32; ++i)
+      if (b.targets(r, i) != kIgnoredTarget) {
+        if (first < 0) first = i;
+        last = i;
+        ASSERT_LT(i + 1, 32);
+        EXPECT_EQ(b.targets(r, i), b.inputs(r, i + 1));
+      }
+    ASSERT_GE(first, 0) << r;
+    const int len = last - first + 2;
+    for (int i = first; i <= last; ++i) EXPECT_NE(b.targets(r, i), kIgnoredTarget);
+    EXPECT_GE(len, 4);
+    EXPECT_LE(len, 16);
+    // Some earlier segment of the same length equals the repeat (non-overlapping).
+    int offset = -1;
+    for (int d = len; d <= first && offset < 0; ++d) {
+      bool same = true;
+      for (int k = 0; k < len && same; ++k) same = b.inputs(r, first - d + k) == b.inputs(r, first + k);
+      if (same) offset = d;
+    }
+    EXPECT_GT(offset, 0) << r;
+    offsets.insert(offset);
+    lengths.insert(len);
+  }
+  // Neither the offset nor the length is fixed: a model cannot solve it by position alone.
+  EXPECT_GT(offsets.size(), 8u);
+  EXPECT_GT(lengths.size(), 8u);
+  // The shown example: distinct tokens, first half repeated; every second-half query has its key.
+  SeededRng ex(3);
+  const TaskBatch e = exampleBatch(c, ex);
+  std::set<int> firstHalf;
+  for (int i = 0; i < 16; ++i) firstHalf.insert(e.inputs(0, i));
+  EXPECT_EQ(firstHalf.size(), 16u);
+  const Mat p = expectedPattern(c, std::vector<int>(e.inputs.data(), e.inputs.data() + 32));
+  for (int i = 16; i < 32; ++i) EXPECT_EQ(p(i, i - 15), 1.0f) << i;
+  EXPECT_EQ(p.topRows(16).sum(), 0.0f);
+  EXPECT_TRUE(isCausal(c));
+}
+
 TEST(TrainTasks, LabelsAndNames) {
   TrainConfig c = withTask(Task::Translate);
   EXPECT_EQ(inputTokenLabel(c, 3), "cat");
   EXPECT_EQ(outputTokenLabel(c, 3), "猫");
   EXPECT_EQ(inputTokenLabel(withTask(Task::Brackets), 1), ")");
   EXPECT_EQ(inputTokenLabel(withTask(Task::Copy), 11), "B");
-  for (Task t : {Task::Copy, Task::Reverse, Task::Sort, Task::Shift, Task::Translate, Task::Brackets})
+  for (Task t :
+       {Task::Copy, Task::Reverse, Task::Sort, Task::Shift, Task::Translate, Task::Brackets, Task::Induction})
     EXPECT_EQ(parseTask(taskName(t)), t);
+  EXPECT_EQ(outputTokenLabel(withTask(Task::Induction), kIgnoredTarget), "·");
   EXPECT_EQ(parseTrainMechanism("scaled_dot"), TrainMechanism::ScaledDot);
   EXPECT_EQ(parseTrainInit("bad"), TrainInit::Bad);
   EXPECT_EQ(parseOptimizer("sgd"), OptimizerKind::Sgd);
@@ -120,6 +180,13 @@ TEST(TrainConfigValidation, NamesTheField) {
   c = {};
   c.gradClipNorm = -1;
   expectError(c, "clip");
+  c = {};
+  c.mlpHidden = 8;
+  expectError(c, "residual");
+  c = {};
+  c.task = Task::Induction;
+  c.seqLen = 6;
+  expectError(c, "seq-len");
 }
 
 }  // namespace
