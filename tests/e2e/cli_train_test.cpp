@@ -114,6 +114,71 @@ TEST(CliTrain, RunsADemonstration) {
   for (const auto& row : bad["curves"]["entropy"]) EXPECT_NEAR(row[0].get<double>(), logN, 1e-4);  // float entropy
 }
 
+TEST(CliTrain, DumpInitWritesStepZeroOrNothing) {
+  const fs::path dir = scratchDir("train_dump");
+  const auto path = (dir / "init.npz").string();
+  const auto r =
+      runCli({"train",   "--task", "induction", "--seq-len", "10",      "--vocab",     "8",     "--d-model",
+              "8",       "--d-k",  "4",         "--layers",  "2",       "--residual",  "--mlp", "4",
+              "--batch", "3",      "--steps",   "0",         "--quiet", "--dump-init", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto z = readNpzFile(path);
+  ASSERT_TRUE(z.ok()) << z.error().message;
+  // Every parameter with its gradient, the batch, the loss and the config.
+  int params = 0, grads = 0;
+  for (const NpyArray& a : *z) {
+    if (a.name.rfind("grad.", 0) == 0) {
+      ++grads;
+      const NpyArray* p = member(*z, a.name.substr(5));
+      ASSERT_NE(p, nullptr) << a.name;
+      EXPECT_EQ(p->shape, a.shape) << a.name;
+    } else if (a.name.find(".w_") != std::string::npos || a.name.find("embedding") != std::string::npos) {
+      ++params;
+    }
+  }
+  EXPECT_EQ(grads, 2 * (3 + 1 + 4) + 4);  // per layer: q k v, w_o, 4 MLP; + 2 embeddings, w_out, b_out
+  EXPECT_GE(params, 2 * 6);
+  ASSERT_NE(member(*z, "inputs"), nullptr);
+  EXPECT_EQ(member(*z, "inputs")->shape, (std::vector<int64_t>{3, 10}));
+  const NpyArray* targets = member(*z, "targets");
+  ASSERT_NE(targets, nullptr);
+  EXPECT_NE(std::count(targets->values.data.begin(), targets->values.data.end(), -1.0f),
+            0);  // outside the repeat
+  ASSERT_NE(member(*z, "config.residual"), nullptr);
+  EXPECT_EQ(member(*z, "config.residual")->values.data[0], 1.0f);
+  EXPECT_EQ(member(*z, "config.causal")->values.data[0], 1.0f);  // induction is causal
+  ASSERT_NE(member(*z, "loss"), nullptr);
+
+  // An unwritable place: one line naming the file, and no file left behind.
+  const auto bad = (dir / "missing" / "init.npz").string();
+  const auto e = runCli({"train", "--steps", "0", "--quiet", "--dump-init", bad});
+  EXPECT_EQ(e.status, 1);
+  EXPECT_NE(e.err.find(bad), std::string::npos) << e.err;
+  EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
+  EXPECT_FALSE(fs::exists(bad));
+  // An existing file is kept unless --force.
+  const auto again = runCli({"train", "--steps", "0", "--quiet", "--dump-init", path});
+  EXPECT_NE(again.status, 0);
+  EXPECT_NE(again.err.find("file exists"), std::string::npos) << again.err;
+}
+
+TEST(CliTrain, InductionRunReportsHeadScores) {
+  const auto r = runCli({"train",     "--task", "induction", "--seq-len", "12",       "--vocab", "12",
+                         "--d-model", "16",     "--d-k",     "4",         "--layers", "2",       "--residual",
+                         "--batch",   "4",      "--steps",   "3",         "--json",   "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["config"]["task"], "induction");
+  EXPECT_EQ(j["config"]["residual"], true);
+  ASSERT_EQ(j["curves"]["induction_score"].size(), 4u);
+  ASSERT_EQ(j["final"]["previous_token_score"].size(), 2u);  // layers x heads
+  for (const auto& row : j["curves"]["induction_score"])
+    for (const auto& v : row) {
+      EXPECT_GE(v.get<double>(), 0.0);
+      EXPECT_LE(v.get<double>(), 1.0 + 1e-6);
+    }
+}
+
 TEST(CliTrain, BadOptionsGiveOneClearLine) {
   struct Case {
     std::vector<std::string> args;
@@ -129,6 +194,11 @@ TEST(CliTrain, BadOptionsGiveOneClearLine) {
       {{"train", "--demo", "scaling", "--lr", "0.1"}, "--lr cannot be combined with --demo"},
       {{"train", "--out", "run.txt"}, "must name a .npz"},
       {{"train", "--steps", "-2"}, "--steps"},
+      {{"train", "--mlp", "8"}, "mlp needs the residual stream"},
+      {{"train", "--task", "induction", "--seq-len", "6"}, "seq-len (induction)"},
+      {{"train", "--dump-init", "init.txt"}, "--dump-init must name a .npz"},
+      {{"train", "--demo", "induction", "--dump-init", "init.npz"},
+       "--dump-init cannot be combined with --demo"},
   };
   for (const auto& c : cases) {
     const auto r = runCli(c.args);

@@ -4,8 +4,8 @@
 // of the demonstrations' own configs.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "attn/train/demonstrations.h"
