@@ -27,8 +27,10 @@ double expectedPatternShare(const Mat& a, const Mat& expected) {
 int firstLastingStep(const std::vector<double>& score, double threshold) {
   int first = -1;
   for (int i = 0; i < static_cast<int>(score.size()); ++i) {
-    if (score[static_cast<size_t>(i)] < threshold) first = -1;
-    else if (first < 0) first = i;
+    if (score[static_cast<size_t>(i)] < threshold)
+      first = -1;
+    else if (first < 0)
+      first = i;
   }
   return first;
 }

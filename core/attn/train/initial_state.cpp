@@ -33,7 +33,8 @@ Tensor scalarTensor(double v) {
 Status writeInitialState(const Trainer& trainer, const std::string& path) {
   const TrainConfig& c = trainer.config();
   NpzWriter npz;
-  trainer.parameters().forEach([&](const std::string& name, const MatT<float>& m) { npz.add(name, matrixTensor(m)); });
+  trainer.parameters().forEach(
+      [&](const std::string& name, const MatT<float>& m) { npz.add(name, matrixTensor(m)); });
   trainer.gradients().forEach(
       [&](const std::string& name, const MatT<float>& m) { npz.add("grad." + name, matrixTensor(m)); });
   npz.add("inputs", idTensor(trainer.latestBatch().inputs));
