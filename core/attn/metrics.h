@@ -5,6 +5,7 @@
 #include "attn/analysis/entropy.h"
 #include "attn/analysis/head_analysis.h"
 #include "attn/analysis/head_similarity.h"
+#include "attn/analysis/head_types.h"
 #include "attn/analysis/layers.h"
 #include "attn/analysis/measure_table.h"
 #include "attn/analysis/row_measures.h"

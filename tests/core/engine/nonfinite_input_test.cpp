@@ -11,7 +11,7 @@ namespace attn {
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNonfiniteInputInf = std::numeric_limits<float>::infinity();
 
 std::string errorOf(const AttentionInput& in, const AttentionSpec& spec) {
   auto r = runAttention(in, spec);
@@ -36,7 +36,7 @@ TEST(NonFiniteInput, CrossAttentionKeyEmbeddings) {
   spec.heads = 1;
   spec.dModel = 4;
   auto in = inputFromTokens({"a", "b"}, 4, 3, {"x", "y", "z"});
-  in.xKv(1, 0) = -kInf;
+  in.xKv(1, 0) = -kNonfiniteInputInf;
   const auto msg = errorOf(in, spec);
   EXPECT_NE(msg.find("'x_kv'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[1, 0]"), std::string::npos) << msg;
@@ -49,7 +49,7 @@ TEST(NonFiniteInput, ProjectedArraysGiveHeadRowColumn) {
     in.k.push_back(Mat::Ones(5, 4));
     in.v.push_back(Mat::Ones(5, 2));
   }
-  in.k[1](4, 3) = kInf;
+  in.k[1](4, 3) = kNonfiniteInputInf;
   const auto msg = errorOf(in, AttentionSpec{});
   EXPECT_NE(msg.find("'k'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[1, 4, 3]"), std::string::npos) << msg;  // [H, Nk, dk]
@@ -68,7 +68,7 @@ TEST(NonFiniteInput, LoadedWeightsAreChecked) {
 
   in.wV = Mat();
   in.vAdd = {Vec::Ones(3), Vec::Ones(3)};
-  in.vAdd[1](2) = kInf;
+  in.vAdd[1](2) = kNonfiniteInputInf;
   msg = errorOf(in, spec);
   EXPECT_NE(msg.find("'v_add'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[1, 2]"), std::string::npos) << msg;  // [H, hidden]
