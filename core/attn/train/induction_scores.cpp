@@ -1,27 +1,14 @@
 #include "attn/train/induction_scores.h"
 
-#include <algorithm>
+#include "attn/analysis/head_types.h"
 
 namespace attn::train {
 
-double previousTokenShare(const Mat& a) {
-  const int n = static_cast<int>(std::min(a.rows(), a.cols()));
-  if (n < 2) return 0.0;
-  double sum = 0;
-  for (int i = 1; i < n; ++i) sum += a(i, i - 1);
-  return sum / (n - 1);
-}
+double examplePreviousTokenScore(const Mat& a) { return previousTokenScore(a); }
 
-double expectedPatternShare(const Mat& a, const Mat& expected) {
-  if (a.rows() != expected.rows() || a.cols() != expected.cols()) return 0.0;
-  double sum = 0;
-  int rows = 0;
-  for (Eigen::Index i = 0; i < a.rows(); ++i) {
-    if (expected.row(i).sum() <= 0.0f) continue;
-    sum += a.row(i).dot(expected.row(i));
-    ++rows;
-  }
-  return rows > 0 ? sum / rows : 0.0;
+double exampleInductionScore(const Mat& a) {
+  const int n = static_cast<int>(a.rows()), half = n / 2;
+  return half >= 1 ? inductionScore(a, half, RowRange{half, n}) : 0.0;
 }
 
 int firstLastingStep(const std::vector<double>& score, double threshold) {

@@ -1,21 +1,21 @@
 #pragma once
-// How much a head of the training view's fixed example behaves as a
-// previous-token head or as an induction head (Olsson et al. 2022, sec. 2 and
-// appendix: the mean attention a head puts on the key that rule names, over the
-// queries where the rule names one; TransformerLens detect_head scores the same).
+// The training view's reading of its fixed induction example: how much each
+// head behaves as a previous-token head or as an induction head, by the
+// map-level scores of attn/analysis/head_types.h (Olsson et al. 2022, sec. 2),
+// and when the induction score jumped for good (the "phase change").
 #include <vector>
 
 #include "attn/tensor.h"
 
 namespace attn::train {
 
-/// Mean over queries i >= 1 of a(i, i-1); 0 for a map with fewer than 2 rows.
-double previousTokenShare(const Mat& a);
+/// previousTokenScore of a map of the example: mean over queries i >= 1 of a(i, i-1).
+double examplePreviousTokenScore(const Mat& a);
 
-/// Mean over the rows of `expected` that are not all zero of sum_j a(i, j) *
-/// expected(i, j): the weight on the key the rule names (Induction's expected
-/// pattern: the token after the earlier copy of the current one). 0 when no row is.
-double expectedPatternShare(const Mat& a, const Mat& expected);
+/// inductionScore of a map of the example (exampleBatch: the first N/2 tokens
+/// repeated): over the queries of the repeat, i >= N/2, the mean of
+/// a(i, i - N/2 + 1), the token after the earlier copy of the current one.
+double exampleInductionScore(const Mat& a);
 
 /// The first step at which `score` reaches `threshold` and stays there for the
 /// rest of the recorded run (a phase change, not a passing spike); -1 if never.

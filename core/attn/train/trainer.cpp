@@ -112,8 +112,8 @@ struct Trainer::Impl {
     if (config.task == Task::Induction)
       for (const auto& layer : s.maps)
         for (const Mat& m : layer) {
-          s.previousTokenScore.push_back(previousTokenShare(m));
-          s.inductionScore.push_back(expectedPatternShare(m, example.expected));
+          s.previousTokenScore.push_back(examplePreviousTokenScore(m));
+          s.inductionScore.push_back(exampleInductionScore(m));
         }
     diverged = s.diverged;
     latest = s;

@@ -31,9 +31,8 @@ struct StepSnapshot {
   double gradNorm = 0;    // L2 norm of the whole gradient (before clipping)
   bool clipped = false;   // the gradient was rescaled to gradClipNorm
   bool diverged = false;  // the loss or the gradient became non-finite: training stops
-  /// Induction only (else empty), [layers*heads] as headEntropy, on the fixed
-  /// example's maps: previousTokenShare and the share on the induction head's key
-  /// (expectedPatternShare with the example's expected pattern), induction_scores.h.
+  /// Induction only (else empty), [layers*heads] as headEntropy: the previous-token
+  /// and induction scores of the fixed example's maps (induction_scores.h).
   std::vector<double> previousTokenScore, inductionScore;
   /// [layers][heads] attention maps [N, N] of the fixed example (rows = queries).
   /// May be empty in a history record when config.mapEvery skipped this step;

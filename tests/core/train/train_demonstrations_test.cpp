@@ -44,24 +44,26 @@ std::vector<double> scoreCurve(const Trainer& t, bool induction, size_t head) {
   return out;
 }
 
-TEST(InductionScores, OnConstructedMaps) {
-  // A pure previous-token map (row 0 on itself) and a pure induction map on a
-  // sequence of period 3: query i >= 3 attends to i - 3 + 1.
+TEST(InductionScores, OnConstructedMapsOfTheExample) {
+  // The example of N = 6: three tokens, repeated. A pure previous-token map (row 0
+  // on itself) and a pure induction map: query i >= 3 attends to i - 3 + 1.
   Mat prev = Mat::Zero(6, 6), ind = Mat::Zero(6, 6);
   prev(0, 0) = 1;
   for (int i = 1; i < 6; ++i) prev(i, i - 1) = 1;
   for (int i = 0; i < 6; ++i) ind(i, i < 3 ? 0 : i - 2) = 1;
+  EXPECT_DOUBLE_EQ(examplePreviousTokenScore(prev), 1.0);
+  EXPECT_DOUBLE_EQ(exampleInductionScore(ind), 1.0);
+  EXPECT_DOUBLE_EQ(exampleInductionScore(prev), 0.0);
+  // Half the weight on the induction key in every row of the repeat.
+  const Mat mixed = 0.5f * (ind + Mat::Identity(6, 6));
+  EXPECT_NEAR(exampleInductionScore(mixed), 0.5, 1e-7);
+  EXPECT_NEAR(examplePreviousTokenScore(mixed), 0.5 / 5.0, 1e-7);  // only row 1 (-> 0)
+  // The example's expected pattern is the induction map there.
   TrainConfig c;
   c.task = Task::Induction;
   c.seqLen = 6;
   const Mat expected = expectedPattern(c, {4, 7, 2, 4, 7, 2});
-  EXPECT_DOUBLE_EQ(previousTokenShare(prev), 1.0);
-  EXPECT_DOUBLE_EQ(expectedPatternShare(ind, expected), 1.0);
-  EXPECT_DOUBLE_EQ(expectedPatternShare(prev, expected), 0.0);
-  // Half the weight on the right key in every scored row.
-  const Mat mixed = 0.5f * (ind + Mat::Identity(6, 6));
-  EXPECT_NEAR(expectedPatternShare(mixed, expected), 0.5, 1e-7);
-  EXPECT_NEAR(previousTokenShare(mixed), (0.5 + 0 + 0 + 0 + 0) / 5.0, 1e-7);  // only row 1 (-> 0)
+  EXPECT_EQ(expected.bottomRows(3), ind.bottomRows(3));
   EXPECT_EQ(firstLastingStep({0.1, 0.6, 0.2, 0.5, 0.8, 0.9}, 0.5), 3);
   EXPECT_EQ(firstLastingStep({0.1, 0.6, 0.2}, 0.5), -1);
 }
