@@ -2499,6 +2499,22 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>Stop after (steps)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Induction (repeated segment)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Predict the next token where a segment repeats: layer 1 finds each token&apos;s predecessor (a previous-token head) so that layer 2 can attend to the token after the earlier copy of the current one (an induction head). Needs 2 layers and the residual stream.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Residual stream</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each layer adds its output to its input (a transformer&apos;s residual stream), so a layer-2 head can read what a layer-1 head wrote. Off: each layer replaces it.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::TrainingCurveChart</name>
@@ -2578,15 +2594,42 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Plain SGD with a learning rate this large takes steps that overshoot: the loss jumps and the run diverges or thrashes. Rescaling each gradient to norm 1 before the step keeps the same learning rate stable, and the map forms.</source>
+        <source>Plain SGD at learning rate 2 overshoots: the logits grow, the gradient grows with them, and within a few steps the loss is no longer finite and the run stops. Rescaling each gradient to norm 0.1 before the step bounds every update to 2 × 0.1 = 0.2; at the same learning rate the clipped run learns the task to full accuracy and the map forms.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>lr 20, no clipping</source>
+        <source>lr 2, no clipping</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>lr 20, clip norm 1</source>
+        <source>lr 2, clip norm 0.1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Watch an induction head form</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Both models predict the next token of random sequences in which a segment repeats (at a random offset, with a random length). At first the loss sits on a plateau near log V (3.5 nats): the repeated tokens cannot be predicted yet. Then, within a couple of hundred steps, the two-layer model&apos;s loss falls below 1: layer 2&apos;s map snaps to the shifted diagonal, attending to the token after the earlier copy of the current one (an induction head), reading what layer 1&apos;s previous-token head wrote. The one-layer model has no earlier head to compose with: its loss only creeps down, with no sudden drop and no induction head.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>2 layers (residual stream)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>1 layer (residual stream)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TrainingInduction</name>
+    <message>
+        <source>induction, layer %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>previous-token, layer 1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2813,6 +2856,22 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
             <numerusform>Wrote %n file to %1</numerusform>
             <numerusform>Wrote %n files to %1</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Head scores on the repeated example</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>score (1 = only that key)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>phase change · step %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · induction score %1 (layer %2) · previous-token %3 (layer 1)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

@@ -3636,6 +3636,22 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>Stop after (steps)</source>
         <translation>在此步数后停止</translation>
     </message>
+    <message>
+        <source>Induction (repeated segment)</source>
+        <translation>归纳（重复片段）</translation>
+    </message>
+    <message>
+        <source>Predict the next token where a segment repeats: layer 1 finds each token&apos;s predecessor (a previous-token head) so that layer 2 can attend to the token after the earlier copy of the current one (an induction head). Needs 2 layers and the residual stream.</source>
+        <translation>在片段重复处预测下一个词元：第 1 层找到每个词元的前一个词元（前一词元头），使第 2 层能够关注当前词元上一次出现之后的那个词元（归纳头）。需要 2 层和残差流。</translation>
+    </message>
+    <message>
+        <source>Residual stream</source>
+        <translation>残差流</translation>
+    </message>
+    <message>
+        <source>Each layer adds its output to its input (a transformer&apos;s residual stream), so a layer-2 head can read what a layer-1 head wrote. Off: each layer replaces it.</source>
+        <translation>每一层把输出加到输入上（Transformer 的残差流），于是第 2 层的头能读到第 1 层的头写下的内容。关闭时，每一层的输出取代输入。</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::TrainingCurveChart</name>
@@ -3715,16 +3731,43 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>梯度裁剪挽救过大的学习率</translation>
     </message>
     <message>
-        <source>Plain SGD with a learning rate this large takes steps that overshoot: the loss jumps and the run diverges or thrashes. Rescaling each gradient to norm 1 before the step keeps the same learning rate stable, and the map forms.</source>
-        <translation>学习率这么大的普通 SGD 每一步都会冲过头：损失剧烈跳动，训练发散或来回震荡。在更新前把每个梯度缩放到范数 1，同样的学习率就能保持稳定，注意力图得以形成。</translation>
+        <source>Plain SGD at learning rate 2 overshoots: the logits grow, the gradient grows with them, and within a few steps the loss is no longer finite and the run stops. Rescaling each gradient to norm 0.1 before the step bounds every update to 2 × 0.1 = 0.2; at the same learning rate the clipped run learns the task to full accuracy and the map forms.</source>
+        <translation>学习率 2 的普通 SGD 会冲过头：logits 变大，梯度随之变大，几步之内损失就不再是有限值，训练停止。每一步之前把梯度缩放到范数 0.1，每次更新就被限制在 2 × 0.1 = 0.2 以内；同样的学习率下，裁剪后的训练能把任务学到完全正确，注意力图随之形成。</translation>
     </message>
     <message>
-        <source>lr 20, no clipping</source>
-        <translation>学习率 20，不裁剪</translation>
+        <source>lr 2, no clipping</source>
+        <translation>学习率 2，不裁剪</translation>
     </message>
     <message>
-        <source>lr 20, clip norm 1</source>
-        <translation>学习率 20，裁剪到范数 1</translation>
+        <source>lr 2, clip norm 0.1</source>
+        <translation>学习率 2，裁剪到范数 0.1</translation>
+    </message>
+    <message>
+        <source>Watch an induction head form</source>
+        <translation>观察归纳头的形成</translation>
+    </message>
+    <message>
+        <source>Both models predict the next token of random sequences in which a segment repeats (at a random offset, with a random length). At first the loss sits on a plateau near log V (3.5 nats): the repeated tokens cannot be predicted yet. Then, within a couple of hundred steps, the two-layer model&apos;s loss falls below 1: layer 2&apos;s map snaps to the shifted diagonal, attending to the token after the earlier copy of the current one (an induction head), reading what layer 1&apos;s previous-token head wrote. The one-layer model has no earlier head to compose with: its loss only creeps down, with no sudden drop and no induction head.</source>
+        <translation>两个模型都预测随机序列的下一个词元，序列中有一段会重复（偏移和长度都随机）。起初损失停在 log V（3.5 奈特）附近的平台上：重复的词元还无法预测。随后在一两百步之内，两层模型的损失降到 1 以下：第 2 层的注意力图突然对齐到平移的对角线，关注当前词元上一次出现之后的那个词元（归纳头），读取的是第 1 层前一词元头写下的信息。单层模型没有更早的头可以组合：它的损失只是缓慢下降，没有突降，也没有归纳头。</translation>
+    </message>
+    <message>
+        <source>2 layers (residual stream)</source>
+        <translation>2 层（残差流）</translation>
+    </message>
+    <message>
+        <source>1 layer (residual stream)</source>
+        <translation>1 层（残差流）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TrainingInduction</name>
+    <message>
+        <source>induction, layer %1</source>
+        <translation>归纳，第 %1 层</translation>
+    </message>
+    <message>
+        <source>previous-token, layer 1</source>
+        <translation>前一词元，第 1 层</translation>
     </message>
 </context>
 <context>
@@ -3948,6 +3991,22 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>
             <numerusform>已向 %1 写入 %n 个文件</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Head scores on the repeated example</source>
+        <translation>重复示例上的头得分</translation>
+    </message>
+    <message>
+        <source>score (1 = only that key)</source>
+        <translation>得分（1 = 只关注该键）</translation>
+    </message>
+    <message>
+        <source>phase change · step %1</source>
+        <translation>相变 · 第 %1 步</translation>
+    </message>
+    <message>
+        <source> · induction score %1 (layer %2) · previous-token %3 (layer 1)</source>
+        <translation> · 归纳得分 %1（第 %2 层）· 前一词元 %3（第 1 层）</translation>
     </message>
 </context>
 <context>

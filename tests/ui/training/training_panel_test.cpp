@@ -5,6 +5,8 @@
 // config (the core promises the same run for the same seed). Pause, Step,
 // Reset, demonstrations, the Chinese text and the exports are checked too.
 // Set ATTN_UI_SHOTS=DIR to also write PNGs of the panel.
+#include "attn_ui/training/training_panel.h"
+
 #include <gtest/gtest.h>
 
 #include <QAction>
@@ -21,15 +23,15 @@
 #include <cmath>
 #include <cstdio>
 
+#include "attn/train/induction_scores.h"
 #include "attn/train/train.h"
-#include "attn_ui/theme/colormaps.h"
 #include "attn_ui/explorer/heatmap_widget.h"
-#include "attn_ui/window/translations.h"
+#include "attn_ui/theme/colormaps.h"
 #include "attn_ui/training/training_config_form.h"
 #include "attn_ui/training/training_curve_chart.h"
 #include "attn_ui/training/training_demos.h"
 #include "attn_ui/training/training_figures.h"
-#include "attn_ui/training/training_panel.h"
+#include "attn_ui/window/translations.h"
 
 namespace attn::ui {
 namespace {
@@ -246,6 +248,39 @@ TEST(TrainingPanel, DemonstrationTrainsBothRunsAndPlotsBoth) {
   EXPECT_EQ(p.controller()->run(1).config.mechanism, attn::train::TrainMechanism::Dot);
 }
 
+TEST(TrainingPanel, InductionDemoPlotsHeadScoresAndMarksThePhaseChange) {
+  auto demo = *attn::train::findDemonstration("induction");
+  demo.steps = 600;  // past the phase change (~300-450 steps); the full demonstration runs 2,000
+  TrainingPanel p;
+  ASSERT_TRUE(p.startDemonstration(demo));
+  p.controller()->waitForIdle();
+  ASSERT_EQ(p.controller()->latestStep(), 600);
+  // The head scores replace the gradient chart: induction (last layer) and previous-token (layer 1) per run.
+  EXPECT_TRUE(p.scoreChart()->isVisibleTo(&p));
+  EXPECT_FALSE(p.gradChart()->isVisibleTo(&p));
+  ASSERT_EQ(p.scoreChart()->seriesCount(), 4);
+  const auto& two = p.controller()->run(0);
+  std::vector<double> ind;
+  for (const auto& s : two.steps) ind.push_back(s.inductionScore.at(1));  // layer 2, head 1
+  const QVector<double> drawn = p.scoreChart()->seriesValues(0);
+  ASSERT_EQ(drawn.size(), static_cast<int>(ind.size()));
+  for (int i = 0; i < drawn.size(); i += 50) EXPECT_DOUBLE_EQ(drawn[i], ind[static_cast<size_t>(i)]);
+  EXPECT_LT(ind[100], 0.3);
+  EXPECT_GE(ind.back(), 0.7);
+  // The phase change is marked on the loss chart where the score passes 0.5 for good.
+  const int phase = attn::train::firstLastingStep(ind, 0.5);
+  ASSERT_GT(phase, 100);
+  EXPECT_EQ(p.lossChart()->eventStep(), phase);
+  EXPECT_TRUE(p.lossChart()->eventLabel().contains(QString::number(phase)));
+  EXPECT_TRUE(p.statusLabel()->text().contains(QStringLiteral("induction score")));
+  // A plain run of another task shows the gradient chart again and no event.
+  setUp(p, smallCopy(), 3);
+  p.controller()->waitForIdle();
+  EXPECT_FALSE(p.scoreChart()->isVisibleTo(&p));
+  EXPECT_TRUE(p.gradChart()->isVisibleTo(&p));
+  EXPECT_LT(p.lossChart()->eventStep(), 0);
+}
+
 TEST(TrainingPanel, ChineseTextForControlsAndDemonstrations) {
   auto* app = qobject_cast<QApplication*>(QCoreApplication::instance());
   ASSERT_TRUE(installUiTranslators(*app, "zh_CN"));
@@ -256,6 +291,10 @@ TEST(TrainingPanel, ChineseTextForControlsAndDemonstrations) {
     EXPECT_TRUE(demoExplanation(demo).contains(QStringLiteral("√d_k")));
     EXPECT_NE(demoExplanation(demo), QString::fromStdString(demo.explanation));
     EXPECT_TRUE(trainingTaskDescription(Task::Copy).contains(QStringLiteral("对角线")));
+    const auto induction = *attn::train::findDemonstration("induction");
+    EXPECT_TRUE(demoTitle(induction).contains(QStringLiteral("归纳头")))
+        << demoTitle(induction).toStdString();
+    EXPECT_NE(demoExplanation(induction), QString::fromStdString(induction.explanation));
   }
   ASSERT_TRUE(installUiTranslators(*app, "en"));
 }

@@ -1,5 +1,6 @@
 #include "attn_ui/training/training_config_form.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -26,6 +27,8 @@ QString trainingTaskTitle(Task t) {
     case Task::Shift: return TrainingConfigForm::tr("Shift by one");
     case Task::Translate: return TrainingConfigForm::tr("Translate (cross-attention)");
     case Task::Brackets: return TrainingConfigForm::tr("Matching bracket");
+    case Task::Induction:
+      return TrainingConfigForm::tr("Induction (repeated segment)");
   }
   return {};
 }
@@ -51,6 +54,12 @@ QString trainingTaskDescription(Task t) {
     case Task::Brackets:
       return TrainingConfigForm::tr("Find the matching bracket: each position should attend to the bracket "
                                     "that closes or opens it.");
+    case Task::Induction:
+      return TrainingConfigForm::tr(
+          "Predict the next token where a segment repeats: layer 1 finds each token's "
+          "predecessor (a previous-token head) so that layer 2 can attend to the token "
+          "after the earlier copy of the current one (an induction head). Needs 2 "
+          "layers and the residual stream.");
   }
   return {};
 }
@@ -103,20 +112,28 @@ TrainingConfigForm::TrainingConfigForm(QWidget* parent)
       dK_(spin(this, 1, TrainLimits::maxDim, tr("Query/key width per head, d_k."))),
       dModel_(spin(this, 1, TrainLimits::maxDim, tr("Embedding width, d_model."))),
       layers_(spin(this, 1, TrainLimits::maxLayers, tr("Attention layers (1 or 2)."))),
-      seed_(spin(this, 0, 1000000, tr("Seed of the weights, the batches and the fixed example: the same seed "
-                                      "gives the same run."))),
+      seed_(spin(this, 0, 1000000,
+                 tr("Seed of the weights, the batches and the fixed example: the same seed "
+                    "gives the same run."))),
       limit_(spin(this, 1, 1000000, tr("Train stops after this many updates (Pause stops earlier)."))),
       batch_(spin(this, 1, TrainLimits::maxBatch, tr("Fresh random sequences per update."))),
       lr_(dspin(this, 1e-5, 10.0, 5, 1e-3, tr("Learning rate of the optimizer."))),
       entropy_(dspin(this, 0.0, 10.0, 3, 0.01,
                      tr("Entropy regularisation: adds this times the mean attention entropy to the loss, "
                         "pulling heads toward focus (0 = off)."))),
-      clip_(dspin(this, 0.0, 1000.0, 2, 0.5,
-                  tr("Gradient clipping: rescales the gradient to this L2 norm when it is larger (0 = off)."))),
-      temperature_(dspin(this, 0.01, 1000.0, 2, 0.5,
-                         tr("Softmax temperature: logits are divided by it; large values flatten every map."))),
+      clip_(
+          dspin(this, 0.0, 1000.0, 2, 0.5,
+                tr("Gradient clipping: rescales the gradient to this L2 norm when it is larger (0 = off)."))),
+      temperature_(
+          dspin(this, 0.01, 1000.0, 2, 0.5,
+                tr("Softmax temperature: logits are divided by it; large values flatten every map."))),
+      residual_(new QCheckBox(tr("Residual stream"), this)),
       description_(new QLabel(this)) {
-  for (Task t : {Task::Copy, Task::Reverse, Task::Sort, Task::Shift, Task::Translate, Task::Brackets})
+  residual_->setToolTip(
+      tr("Each layer adds its output to its input (a transformer's residual stream), so a "
+         "layer-2 head can read what a layer-1 head wrote. Off: each layer replaces it."));
+  for (Task t :
+       {Task::Copy, Task::Reverse, Task::Sort, Task::Shift, Task::Translate, Task::Brackets, Task::Induction})
     addItem(task_, trainingTaskTitle(t), t);
   addItem(mechanism_, tr("scaled dot q·k/√d_k"), TrainMechanism::ScaledDot);
   addItem(mechanism_, tr("dot q·k (unscaled)"), TrainMechanism::Dot);
@@ -145,6 +162,7 @@ TrainingConfigForm::TrainingConfigForm(QWidget* parent)
   form->addRow(tr("d_k"), dK_);
   form->addRow(tr("d_model"), dModel_);
   form->addRow(tr("Layers"), layers_);
+  form->addRow(QString(), residual_);
   form->addRow(tr("Initialisation"), init_);
   form->addRow(tr("Optimizer"), optimizer_);
   form->addRow(tr("Learning rate"), lr_);
@@ -167,6 +185,7 @@ TrainingConfigForm::TrainingConfigForm(QWidget* parent)
     });
   for (QSpinBox* s : {seqLen_, vocab_, heads_, dK_, dModel_, layers_, seed_, batch_})
     connect(s, qOverload<int>(&QSpinBox::valueChanged), this, &TrainingConfigForm::configChanged);
+  connect(residual_, &QCheckBox::toggled, this, &TrainingConfigForm::configChanged);
   for (QDoubleSpinBox* s : {lr_, entropy_, clip_, temperature_})
     connect(s, qOverload<double>(&QDoubleSpinBox::valueChanged), this, &TrainingConfigForm::configChanged);
 }
@@ -191,6 +210,8 @@ TrainConfig TrainingConfigForm::config() const {
   c.dK = dK_->value();
   c.dModel = dModel_->value();
   c.layers = layers_->value();
+  c.residual = residual_->isChecked();
+  if (!c.residual) c.mlpHidden = 0;  // the MLP lives on the residual stream
   c.init = current<TrainInit>(init_);
   c.optimizer = current<OptimizerKind>(optimizer_);
   c.learningRate = lr_->value();
@@ -203,9 +224,9 @@ TrainConfig TrainingConfigForm::config() const {
 }
 
 void TrainingConfigForm::setConfig(const TrainConfig& c) {
-  const QSignalBlocker b0(task_), b1(mechanism_), b2(init_), b3(optimizer_), b4(seqLen_), b5(vocab_), b6(heads_),
-      b7(dK_), b8(dModel_), b9(layers_), b10(seed_), b11(lr_), b12(entropy_), b13(clip_), b14(temperature_),
-      b15(batch_);
+  const QSignalBlocker b0(task_), b1(mechanism_), b2(init_), b3(optimizer_), b4(seqLen_), b5(vocab_),
+      b6(heads_), b7(dK_), b8(dModel_), b9(layers_), b10(seed_), b11(lr_), b12(entropy_), b13(clip_),
+      b14(temperature_), b15(batch_), b16(residual_);
   base_ = c;
   select(task_, c.task);
   seqLen_->setValue(c.seqLen);
@@ -216,6 +237,7 @@ void TrainingConfigForm::setConfig(const TrainConfig& c) {
   dK_->setValue(c.dK);
   dModel_->setValue(c.dModel);
   layers_->setValue(c.layers);
+  residual_->setChecked(c.residual);
   select(init_, c.init);
   select(optimizer_, c.optimizer);
   lr_->setValue(c.learningRate);

@@ -8,6 +8,7 @@
 
 #include "attn/train/train_config.h"
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -45,6 +46,7 @@ class TrainingConfigForm : public QWidget {
   QDoubleSpinBox* entropyWeightBox() const { return entropy_; }
   QDoubleSpinBox* gradClipBox() const { return clip_; }
   QDoubleSpinBox* temperatureBox() const { return temperature_; }
+  QCheckBox* residualBox() const { return residual_; }
 
  signals:
   /// The user changed a setting.
@@ -56,6 +58,7 @@ class TrainingConfigForm : public QWidget {
   QComboBox *task_, *mechanism_, *init_, *optimizer_;
   QSpinBox *seqLen_, *vocab_, *heads_, *dK_, *dModel_, *layers_, *seed_, *limit_, *batch_;
   QDoubleSpinBox *lr_, *entropy_, *clip_, *temperature_;
+  QCheckBox* residual_;
   QLabel* description_;
   attn::train::TrainConfig base_;  // fields the form does not show (causal, additive width, ...)
 };

@@ -32,6 +32,15 @@ TrainingCurveChart::TrainingCurveChart(const QString& title, const QString& yLab
   referenceText_->position->setTypeY(QCPItemPosition::ptPlotCoords);
   referenceText_->setColor(QColor(200, 40, 40));
   referenceText_->setVisible(false);
+  event_ = new QCPItemStraightLine(this);
+  event_->setPen(QPen(QColor(0x2c, 0xa0, 0x2c), 1.4, Qt::DotLine));
+  event_->setVisible(false);
+  eventText_ = new QCPItemText(this);
+  eventText_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  eventText_->position->setTypeX(QCPItemPosition::ptPlotCoords);
+  eventText_->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  eventText_->setColor(QColor(0x1d, 0x7a, 0x1d));
+  eventText_->setVisible(false);
   marker_ = new QCPItemStraightLine(this);
   marker_->setPen(QPen(QColor(120, 120, 120), 1.0));
   marker_->setVisible(false);
@@ -76,6 +85,22 @@ void TrainingCurveChart::setMarker(double step) {
   marker_->point2->setCoords(step, 1);
   replot(QCustomPlot::rpQueuedReplot);
 }
+
+void TrainingCurveChart::setEvent(double step, const QString& label) {
+  eventStep_ = step;
+  const bool on = step >= 0;
+  event_->setVisible(on);
+  eventText_->setVisible(on);
+  if (on) {
+    event_->point1->setCoords(step, 0);
+    event_->point2->setCoords(step, 1);
+    eventText_->setText(label);
+    eventText_->position->setCoords(step, 0.04);
+  }
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString TrainingCurveChart::eventLabel() const { return eventText_->text(); }
 
 void TrainingCurveChart::setLogScale(bool on) {
   log_ = on;

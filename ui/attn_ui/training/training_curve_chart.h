@@ -29,6 +29,10 @@ class TrainingCurveChart : public QCustomPlot {
   void setReference(double value, const QString& label);
   /// Draws the step marker at `step` (< 0 hides it).
   void setMarker(double step);
+  /// A labelled dotted vertical line at `step` (an event such as a phase change); < 0 hides it.
+  void setEvent(double step, const QString& label);
+  double eventStep() const { return eventStep_; }
+  QString eventLabel() const;
   /// Log-scaled value axis (gradient norms span decades).
   void setLogScale(bool on);
   /// Fixed value range (accuracy: [0, 1]); lo >= hi lets the data decide.
@@ -49,7 +53,10 @@ class TrainingCurveChart : public QCustomPlot {
   QCPItemStraightLine* marker_;
   QCPItemStraightLine* reference_;
   QCPItemText* referenceText_;
+  QCPItemStraightLine* event_;
+  QCPItemText* eventText_;
   double markerStep_ = -1;
+  double eventStep_ = -1;
   double referenceValue_;
   double fixedLo_ = 0, fixedHi_ = 0;
   bool log_ = false;

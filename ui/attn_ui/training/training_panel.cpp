@@ -21,12 +21,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn_ui/export/figure_export_dialog.h"
 #include "attn_ui/explorer/heatmap_widget.h"
+#include "attn_ui/export/figure_export_dialog.h"
 #include "attn_ui/theme/presentation_theme.h"
 #include "attn_ui/training/training_config_form.h"
 #include "attn_ui/training/training_curve_chart.h"
 #include "attn_ui/training/training_demos.h"
+#include "attn_ui/training/training_induction.h"
 
 namespace attn::ui {
 
@@ -65,7 +66,8 @@ TrainingPanel::TrainingPanel(QWidget* parent)
     : QWidget(parent),
       controller_(new TrainingController(this)),
       form_(new TrainingConfigForm(this)),
-      trainAct_(makeAction(this, tr("&Train"), QKeySequence(Qt::Key_F5), tr("Train until paused or the step limit"))),
+      trainAct_(makeAction(this, tr("&Train"), QKeySequence(Qt::Key_F5),
+                           tr("Train until paused or the step limit"))),
       pauseAct_(makeAction(this, tr("&Pause"), QKeySequence(Qt::Key_F6), tr("Pause training"))),
       stepAct_(makeAction(this, tr("&Step"), QKeySequence(Qt::Key_F10), tr("One update"))),
       resetAct_(makeAction(this, tr("&Reset"), QKeySequence(Qt::CTRL | Qt::Key_R),
@@ -80,6 +82,8 @@ TrainingPanel::TrainingPanel(QWidget* parent)
       accuracy_(new TrainingCurveChart(tr("Accuracy"), tr("tokens right"), this)),
       entropy_(new TrainingCurveChart(tr("Entropy per head"), tr("mean row entropy (nats)"), this)),
       grad_(new TrainingCurveChart(tr("Gradient norm of W_Q, W_K"), tr("L2 norm (log scale)"), this)),
+      scores_(new TrainingCurveChart(tr("Head scores on the repeated example"),
+                                     tr("score (1 = only that key)"), this)),
       scrubber_(new QSlider(Qt::Horizontal, this)),
       stepLabel_(new QLabel(this)),
       follow_(new QCheckBox(tr("Follow the newest step"), this)),
@@ -87,6 +91,8 @@ TrainingPanel::TrainingPanel(QWidget* parent)
   setObjectName(QStringLiteral("TrainingPanel"));
   setWindowTitle(tr("Training — watch attention learn"));
   accuracy_->setValueRange(0.0, 1.02);
+  scores_->setValueRange(0.0, 1.02);
+  scores_->setVisible(false);
   grad_->setLogScale(true);
   expected_->setMinimumSize(150, 130);
   expected_->setColorScaleLabel(tr("weight"));
@@ -216,6 +222,7 @@ QWidget* TrainingPanel::buildViews() {
   charts->addWidget(accuracy_, 0, 1);
   charts->addWidget(entropy_, 1, 0);
   charts->addWidget(grad_, 1, 1);
+  charts->addWidget(scores_, 1, 1);
   col->addLayout(charts, 4);
   col->addWidget(status_);
   return w;
@@ -381,7 +388,8 @@ void TrainingPanel::showStep(int step) {
 }
 
 void TrainingPanel::updateMarkers() {
-  for (TrainingCurveChart* c : {loss_, accuracy_, entropy_, grad_}) c->setMarker(follow_->isChecked() ? -1 : shown_);
+  for (TrainingCurveChart* c : {loss_, accuracy_, entropy_, grad_, scores_})
+    c->setMarker(follow_->isChecked() ? -1 : shown_);
 }
 
 void TrainingPanel::updateCurves() {
@@ -435,6 +443,30 @@ void TrainingPanel::updateCurves() {
   if (runs > 0)
     entropy_->setReference(std::log(static_cast<double>(controller_->run(0).config.seqLen)),
                            tr("uniform: log N"));
+  updateInductionCurves();
+}
+
+// The induction task swaps the gradient chart for the head scores and marks the
+// phase change (Olsson et al. 2022) on the loss and score charts.
+void TrainingPanel::updateInductionCurves() {
+  const int runs = controller_->runCount();
+  const bool induction = runs > 0 && controller_->run(0).config.task == attn::train::Task::Induction;
+  grad_->setVisible(!induction);
+  scores_->setVisible(induction);
+  int phase = -1;
+  if (induction) {
+    QVector<CurveSeries> series;
+    for (int r = 0; r < runs; ++r) {
+      const auto& run = controller_->run(r);
+      const InductionCurves c = inductionCurves(run, runs > 1 ? run.label : QString(), runColor(r));
+      series << c.induction << c.previousToken;
+      if (phase < 0) phase = c.phaseChangeStep;
+    }
+    scores_->setSeries(series);
+  }
+  const QString label = tr("phase change · step %1").arg(phase);
+  loss_->setEvent(phase, label);
+  scores_->setEvent(phase, label);
 }
 
 void TrainingPanel::updateStatus() {
@@ -446,6 +478,15 @@ void TrainingPanel::updateStatus() {
                .arg(controller_->latestStep())
                .arg(s.loss, 0, 'g', 4)
                .arg(100.0 * s.accuracy, 0, 'f', 1);
+    const auto& shownRunView = controller_->run(shownRun());
+    if (shownRunView.config.task == attn::train::Task::Induction) {
+      double ind = 0, prev = 0;
+      bestInductionScores(s, shownRunView.config.layers, shownRunView.config.heads, &ind, &prev);
+      text += tr(" · induction score %1 (layer %2) · previous-token %3 (layer 1)")
+                  .arg(ind, 0, 'f', 2)
+                  .arg(shownRunView.config.layers)
+                  .arg(prev, 0, 'f', 2);
+    }
     if (controller_->stepsPerSecond() > 0)
       text += tr(" · %1 steps/s").arg(controller_->stepsPerSecond(), 0, 'f', 0);
     if (shownMapsStep_ != s.step) text += tr(" · maps of step %1 (kept every %n step(s))", "", controller_->run(shownRun()).mapEvery).arg(shownMapsStep_);

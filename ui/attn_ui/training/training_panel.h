@@ -46,6 +46,8 @@ class TrainingPanel : public QWidget {
   TrainingCurveChart* accuracyChart() const { return accuracy_; }
   TrainingCurveChart* entropyChart() const { return entropy_; }
   TrainingCurveChart* gradChart() const { return grad_; }
+  /// Induction task only (in place of the gradient chart): previous-token and induction scores.
+  TrainingCurveChart* scoreChart() const { return scores_; }
   QSlider* scrubber() const { return scrubber_; }
   QCheckBox* followBox() const { return follow_; }
   QComboBox* runBox() const { return runBox_; }
@@ -104,6 +106,7 @@ class TrainingPanel : public QWidget {
   void onStateChanged();
   void showStep(int step);
   void updateCurves();
+  void updateInductionCurves();
   void updateStatus();
   void updateMarkers();
   void showExportCurvesDialog();
@@ -124,7 +127,7 @@ class TrainingPanel : public QWidget {
   QGridLayout* mapGrid_;
   std::vector<HeatmapWidget*> heads_;
   HeatmapWidget* expected_;
-  TrainingCurveChart *loss_, *accuracy_, *entropy_, *grad_;
+  TrainingCurveChart *loss_, *accuracy_, *entropy_, *grad_, *scores_;
   QSlider* scrubber_;
   QLabel* stepLabel_;
   QCheckBox* follow_;
