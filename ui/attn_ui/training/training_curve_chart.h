@@ -33,6 +33,8 @@ class TrainingCurveChart : public QCustomPlot {
   void setEvent(double step, const QString& label);
   double eventStep() const { return eventStep_; }
   QString eventLabel() const;
+  /// Where the legend sits inside the plot (default: top right).
+  void setLegendAlignment(Qt::Alignment a) { axisRect()->insetLayout()->setInsetAlignment(0, a); }
   /// Log-scaled value axis (gradient norms span decades).
   void setLogScale(bool on);
   /// Fixed value range (accuracy: [0, 1]); lo >= hi lets the data decide.

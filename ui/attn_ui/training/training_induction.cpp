@@ -8,7 +8,9 @@
 namespace attn::ui {
 
 namespace {
-QString trInduction(const char* text) { return QCoreApplication::translate("attn::ui::TrainingInduction", text); }
+QString trInduction(const char* text) {
+  return QCoreApplication::translate("attn::ui::TrainingInduction", text);
+}
 }  // namespace
 
 void bestInductionScores(const attn::train::StepSnapshot& s, int layers, int heads, double* induction,

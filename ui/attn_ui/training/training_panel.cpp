@@ -92,6 +92,7 @@ TrainingPanel::TrainingPanel(QWidget* parent)
   setWindowTitle(tr("Training — watch attention learn"));
   accuracy_->setValueRange(0.0, 1.02);
   scores_->setValueRange(0.0, 1.02);
+  scores_->setLegendAlignment(Qt::AlignRight | Qt::AlignVCenter);  // the scores end near 0 and near 1
   scores_->setVisible(false);
   grad_->setLogScale(true);
   expected_->setMinimumSize(150, 130);
