@@ -2,8 +2,8 @@
 """Trains `induction-2l`: a two-layer attention-only GPT-2 (residual stream, no MLP) that forms
 induction heads (Olsson et al. 2022, "In-context Learning and Induction Heads", section 2).
 
-Data: uniform random words in which a random segment reappears later.  The segment's length
-and the distance to its copy vary from sequence to sequence: with a fixed offset a two-layer
+Data: uniform random words whose later part repeats an earlier stretch.  The copy's length
+and its distance to the original vary from sequence to sequence: with a fixed offset a two-layer
 model can pass an induction score through a positional shortcut (attend to i - period + 1 by
 position alone) without any previous-token head; varying both forces the composition of a
 layer-1 previous-token head with a layer-2 induction head (K-composition, section 3).
@@ -51,13 +51,17 @@ def tokenizer_json():
 
 
 def batch(gen, n, length=T):
-    """Random words; a segment of 3..16 words reappears once, its copy starting `period` later."""
+    """Random words; from a random point on, the sequence repeats itself `lag` words back.
+
+    lag is uniform in 3..20 and the copy starts 0..8 words after the first lag words, so both
+    the distance to the earlier occurrence and the copy's length vary: no fixed offset exists
+    for a positional head to learn."""
     x = torch.randint(FIRST_WORD, len(VOCAB), (n, length), generator=gen)
     for b in range(n):
-        seg = int(torch.randint(3, 17, (1,), generator=gen))
-        period = int(torch.randint(seg, length - seg + 1, (1,), generator=gen))
-        start = int(torch.randint(0, length - period - seg + 1, (1,), generator=gen))
-        x[b, start + period:start + period + seg] = x[b, start:start + seg]
+        lag = int(torch.randint(3, 21, (1,), generator=gen))
+        start = lag + int(torch.randint(0, 9, (1,), generator=gen))
+        for t in range(start, length):
+            x[b, t] = x[b, t - lag]
     return x
 
 
@@ -68,7 +72,7 @@ def repeated(gen, n, half):
 
 
 def main():
-    ap = hc.common_args(argparse.ArgumentParser(description=__doc__), 3000, "resources/models/induction-2l")
+    ap = hc.common_args(argparse.ArgumentParser(description=__doc__), 8000, "resources/models/induction-2l")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     hc.set_seed(args.seed)
@@ -90,6 +94,10 @@ def main():
         if step % 250 == 0 or step == args.steps - 1:
             log.append((step, loss.item()))
             print(f"step {step} train loss {loss.item():.4f} ({time.time() - t0:.0f} s)", flush=True)
+        if step % 1000 == 999:  # the phase change shows in the heads first
+            with torch.no_grad():
+                _, m = model(repeated(torch.Generator().manual_seed(7), 32, 12), want_attn=True)
+            print("  " + "; ".join(hc.describe_heads(hc.head_scores(m, period=12), 0.3)), flush=True)
     seconds = time.time() - t0
     hc.round_to_f16_(model)
     model.eval()
@@ -99,10 +107,10 @@ def main():
         xb = batch(torch.Generator().manual_seed(args.seed + 2), 256)
         lt = model(xb[:, :-1])
         train_loss = F.cross_entropy(lt.reshape(-1, lt.shape[-1]), xb[:, 1:].reshape(-1)).item()
-        probe = repeated(torch.Generator().manual_seed(args.seed + 3), 128, 16)
+        probe = repeated(torch.Generator().manual_seed(args.seed + 3), 128, 12)
         _, maps = model(probe, want_attn=True)
-        rand_scores = hc.head_scores(maps, period=16)
-        phrase = "the cat sat on the hill and the dog ran to the old red house . " * 2
+        rand_scores = hc.head_scores(maps, period=12)
+        phrase = "the cat sat on the hill and the dog ran . " * 2
         ids = [VOCAB.index(w) if w in VOCAB else 0 for w in phrase.split()]
         _, tmaps = model(torch.tensor([ids]), want_attn=True)
         text_scores = hc.head_scores(tmaps, period=len(ids) // 2)
@@ -142,9 +150,10 @@ WordPiece holding whole words only (lower-cased, split on whitespace and punctua
 word becomes `[UNK]`. The words: {" ".join(WORDS)}
 
 ## Data and licence
-Generated, no corpus: {T} uniform random words per sequence, in which a segment of 3-16 words
-reappears once at a random distance (the segment's length and the copy's offset both vary, so no
-positional shortcut passes for induction). Seed {args.seed}. The weights are released under the
+Generated, no corpus: {T} uniform random words per sequence which, from a random point on,
+repeat the words `lag` positions back (lag uniform in 3-20, the copy starting 0-8 words after the
+first lag words): the copy's offset and length both vary, so no positional shortcut passes for
+induction (with a fixed offset a two-layer model passes an induction score by position alone). Seed {args.seed}. The weights are released under the
 project's licence (GPL-3.0-or-later).
 
 ## Training
@@ -158,10 +167,10 @@ The loss plateaus near that value, then drops as the induction head forms (the "
 {curve}
 
 ## What the heads do
-Scores on 128 fresh sequences of 16 random words repeated once (period 16): previous = mean
+Scores on 128 fresh sequences of 12 random words repeated once (period 12): previous = mean
 weight on the previous token, self = on the token itself, sink = on the first token, induction =
-on the token after the previous occurrence (i - 16 + 1), duplicate = on the previous occurrence
-(i - 16), over the copy.
+on the token after the previous occurrence (i - 12 + 1), duplicate = on the previous occurrence
+(i - 12), over the copy.
 
 {hc.score_table(rand_scores)}
 
