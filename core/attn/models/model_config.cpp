@@ -88,7 +88,7 @@ Status readGpt2(const Reader& r, ModelConfig& c) {
   ATTN_TRY(ctx, r.integer("n_ctx", 1024, 1, kMaxPositions));
   ATTN_TRY(pos, r.integer("n_positions", ctx, 1, kMaxPositions));
   ATTN_TRY(vocab, r.integer("vocab_size", std::nullopt, 1, kMaxVocab));
-  ATTN_TRY(inner, r.integer("n_inner", int64_t{4} * d, 1, 4 * kMaxWidth));
+  ATTN_TRY(inner, r.integer("n_inner", int64_t{4} * d, 0, 4 * kMaxWidth));  // 0: attention-only blocks
   ATTN_TRY(eps, r.number("layer_norm_epsilon", 1e-5, 0, 1));
   ATTN_TRY(act, r.string("activation_function", "gelu_new"));
   ATTN_TRY(a, activationFrom(act, "activation_function", r.src));

@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// Encodes texts with Hugging Face's own `tokenizers` library (npm tokenizers, the Rust code)
+// using the tokenizer.json of every model in resources/models/, and writes
+// tests/fixtures/bundled/tokens.json: the ids the C++ tokenizer must reproduce
+// (tests/core/models/bundled_models_test.cpp).
+//
+//   cd tests/scripts/hf_tokenizers && npm install && node encode_bundled_models.js
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const tk = require('tokenizers');
+
+const ROOT = process.env.ATTN_ROOT || path.join(__dirname, '..', '..', '..');
+const TEXTS = [
+  'the cat sat on the hill. the cat sat on the hill.',
+  'The Dog RAN, to the old red house; zebra xylophone!',
+  'It was a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife.',
+  '"Oh! Mr. Darcy," said she -- "I\'ll never forget it;\n\nyou\'re too kind."  Captain Wentworth\'s letter: £20,000.',
+  'Café naïve — 東京 😀 1817 and 3.14',
+  '',
+];
+
+async function main() {
+  const out = { library: 'tokenizers ' + require('tokenizers/package.json').version, models: {} };
+  const dir = path.join(ROOT, 'resources', 'models');
+  for (const name of fs.readdirSync(dir).sort()) {
+    const file = path.join(dir, name, 'tokenizer.json');
+    if (!fs.existsSync(file)) continue;
+    const tok = tk.Tokenizer.fromFile(file);
+    out.models[name] = [];
+    for (const text of TEXTS) {
+      const enc = await tok.encode(text, null, { addSpecialTokens: true });
+      out.models[name].push({ text, ids: enc.getIds(), tokens: enc.getTokens() });
+    }
+  }
+  const dest = path.join(ROOT, 'tests', 'fixtures', 'bundled', 'tokens.json');
+  fs.writeFileSync(dest, JSON.stringify(out, null, 1) + '\n');
+}
+
+main();
