@@ -81,13 +81,20 @@ float localShare(const Eigen::Ref<const Mat>& map, RowRange rows, int window) {
 
 std::string_view headTypeName(HeadType t) {
   switch (t) {
-    case HeadType::PreviousToken: return "previous-token";
-    case HeadType::Induction: return "induction";
-    case HeadType::Duplicate: return "duplicate";
-    case HeadType::Sink: return "sink";
-    case HeadType::Self: return "self";
-    case HeadType::Local: return "local";
-    case HeadType::Broad: return "broad";
+    case HeadType::PreviousToken:
+      return "previous-token";
+    case HeadType::Induction:
+      return "induction";
+    case HeadType::Duplicate:
+      return "duplicate";
+    case HeadType::Sink:
+      return "sink";
+    case HeadType::Self:
+      return "self";
+    case HeadType::Local:
+      return "local";
+    case HeadType::Broad:
+      return "broad";
   }
   return "broad";
 }

@@ -1,13 +1,14 @@
 // Head-type scores and labels: against numpy on constructed maps
 // (tests/scripts/gen_head_type_fixtures.py), a hand-computed map, the label
 // thresholds at their edges and the precedence, and bad maps and ranges.
+#include "attn/analysis/head_types.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <map>
 
-#include "attn/analysis/head_types.h"
 #include "attn/io/npy_reader.h"
 
 namespace attn {
@@ -57,7 +58,7 @@ TEST(HeadTypes, HandComputedMap) {
   a(0, 0) = 1;
   a.row(1) << 0.5f, 0.5f, 0, 0, 0;
   a.row(2) << 0.2f, 0.7f, 0.1f, 0, 0;
-  a.row(3) << 0.1f, 0.2f, 0.6f, 0.1f, 0;    // 3 - 2 + 1 = 2: induction 0.6; 3 - 2 = 1: duplicate 0.2
+  a.row(3) << 0.1f, 0.2f, 0.6f, 0.1f, 0;     // 3 - 2 + 1 = 2: induction 0.6; 3 - 2 = 1: duplicate 0.2
   a.row(4) << 0.3f, 0.1f, 0.2f, 0.3f, 0.1f;  // induction key 3: 0.3, duplicate key 2: 0.2
   const RowRange rows = secondCopyRows(5, 2);
   EXPECT_EQ(rows.begin, 3);
