@@ -45,8 +45,8 @@ int runHeads(const HeadsCliOptions& o, bool lengthGiven) {
     fmt::print("{}\n", doc.dump(2));
     return 0;
   }
-  fmt::print("model: {} ({}, {} layers x {} heads)\n{}", info.name, models::familyName(info.family), info.layers,
-             info.heads, headTypesText(*types));
+  fmt::print("model: {} ({}, {} layers x {} heads)\n{}", info.name, models::familyName(info.family),
+             info.layers, info.heads, headTypesText(*types));
   if (!o.csv.empty()) fmt::print("wrote {}\n", o.csv);
   return 0;
 }
@@ -55,8 +55,9 @@ int runHeads(const HeadsCliOptions& o, bool lengthGiven) {
 
 Action addHeadsCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "heads", "Label every head of --model by what it does (induction, duplicate, previous-token, sink, self, "
-               "local, broad) from its maps on a seeded repeated random sequence");
+      "heads",
+      "Label every head of --model by what it does (induction, duplicate, previous-token, sink, self, "
+      "local, broad) from its maps on a seeded repeated random sequence");
   auto o = std::make_shared<HeadsCliOptions>();
   cmd->add_option("--model", o->modelDir, "Hugging Face model folder or its cache directory")->required();
   cmd->add_flag("--json", o->json, "Print JSON (scores, labels, thresholds) instead of a table");

@@ -15,8 +15,12 @@ struct NamedScore {
 };
 
 std::vector<NamedScore> namedScores(const HeadTypeScores& s) {
-  return {{"previous_token", s.previousToken}, {"induction", s.induction}, {"duplicate", s.duplicate},
-          {"sink", s.sink},                    {"self", s.self},           {"local", s.local}};
+  return {{"previous_token", s.previousToken},
+          {"induction", s.induction},
+          {"duplicate", s.duplicate},
+          {"sink", s.sink},
+          {"self", s.self},
+          {"local", s.local}};
 }
 
 }  // namespace
@@ -29,8 +33,9 @@ nlohmann::json headTypesJson(const models::ModelHeadTypes& t) {
   j["rows"] = {t.sequence.secondCopy.begin, t.sequence.secondCopy.end};  // 0-based, end exclusive
   j["local_window"] = kLocalWindow;
   const HeadTypeThresholds& th = t.thresholds;
-  j["thresholds"] = {{"induction", th.induction}, {"duplicate", th.duplicate}, {"previous_token", th.previousToken},
-                     {"sink", th.sink},           {"self", th.self},           {"local", th.local}};
+  j["thresholds"] = {
+      {"induction", th.induction}, {"duplicate", th.duplicate}, {"previous_token", th.previousToken},
+      {"sink", th.sink},           {"self", th.self},           {"local", th.local}};
   j["precedence"] = kHeadTypePrecedence;
   j["rule"] = "a head takes the first type in precedence whose score is >= its threshold; broad when none is";
   auto& layers = j["layers"] = nlohmann::json::array();
@@ -60,11 +65,13 @@ std::string headTypesCsv(const models::ModelHeadTypes& t) {
 std::string headTypesText(const models::ModelHeadTypes& t) {
   const HeadTypeThresholds& th = t.thresholds;
   std::string s = fmt::format(
-      "head types on a repeated random sequence: {} tokens, 2 copies of {} (seed {}), scores over the second copy\n"
-      "thresholds (first match wins): induction >= {:g}, duplicate >= {:g}, previous-token >= {:g}, sink >= {:g}, "
+      "head types on a repeated random sequence: {} tokens, 2 copies of {} (seed {}), scores over the second "
+      "copy\n"
+      "thresholds (first match wins): induction >= {:g}, duplicate >= {:g}, previous-token >= {:g}, sink >= "
+      "{:g}, "
       "self >= {:g}, local (|i-j| <= {}) >= {:g}, else broad\n",
-      t.sequence.encoding.size(), t.sequence.period, t.seed, th.induction, th.duplicate, th.previousToken, th.sink,
-      th.self, kLocalWindow, th.local);
+      t.sequence.encoding.size(), t.sequence.period, t.seed, th.induction, th.duplicate, th.previousToken,
+      th.sink, th.self, kLocalWindow, th.local);
   const size_t heads = t.scores.empty() ? 0 : t.scores.front().size();
   std::string header = "layer";
   for (size_t h = 0; h < heads; ++h) header += fmt::format(" {:>14}", fmt::format("h{}", h + 1));
@@ -78,8 +85,9 @@ std::string headTypesText(const models::ModelHeadTypes& t) {
   for (size_t l = 0; l < t.scores.size(); ++l)
     for (size_t h = 0; h < t.scores[l].size(); ++h) {
       const HeadTypeScores& c = t.scores[l][h];
-      s += fmt::format("{:>10}  {:<14} {:.3f}  {:.3f}  {:.3f}  {:.3f}  {:.3f}  {:.3f}\n", fmt::format("{}.{}", l + 1, h + 1),
-                       headTypeName(t.types[l][h]), c.previousToken, c.induction, c.duplicate, c.sink, c.self, c.local);
+      s += fmt::format("{:>10}  {:<14} {:.3f}  {:.3f}  {:.3f}  {:.3f}  {:.3f}  {:.3f}\n",
+                       fmt::format("{}.{}", l + 1, h + 1), headTypeName(t.types[l][h]), c.previousToken,
+                       c.induction, c.duplicate, c.sink, c.self, c.local);
     }
   return s;
 }

@@ -1,11 +1,12 @@
 // The repeated random sequence the head types are measured on (its frame of
 // special tokens, two equal copies of distinct ordinary tokens, the seed) and
 // the model-level driver's scores against the map-level functions.
+#include "attn/models/experiments/head_types_run.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "attn/models/experiments/head_types_run.h"
 #include "model_fixtures.h"
 
 namespace attn::models {

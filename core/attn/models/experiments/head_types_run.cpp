@@ -66,14 +66,15 @@ Result<RepeatedSequence> repeatedRandomSequence(const Model& model, int length, 
   const int room = info.maxPositions > 0 ? (info.maxPositions - extra) / 2 : kDefaultRepeatLength;
   if (length == 0) length = std::min(kDefaultRepeatLength, room);
   if (length < 2)
-    return Error{fmt::format("{}: the repeated sequence needs at least 2 tokens per copy (got {})", info.dir,
-                             length)};
+    return Error{
+        fmt::format("{}: the repeated sequence needs at least 2 tokens per copy (got {})", info.dir, length)};
   if (info.maxPositions > 0 && length > room)
-    return Error{fmt::format("{}: 2 x {} tokens (+{} special) exceed the model's {} positions; at most {} per copy",
-                             info.dir, length, extra, info.maxPositions, room)};
+    return Error{
+        fmt::format("{}: 2 x {} tokens (+{} special) exceed the model's {} positions; at most {} per copy",
+                    info.dir, length, extra, info.maxPositions, room)};
   if (static_cast<int>(candidates.size()) < length)
-    return Error{fmt::format("{}: the vocabulary has {} ordinary tokens, fewer than the {} asked for", info.dir,
-                             candidates.size(), length)};
+    return Error{fmt::format("{}: the vocabulary has {} ordinary tokens, fewer than the {} asked for",
+                             info.dir, candidates.size(), length)};
   // n distinct tokens (a partial Fisher-Yates shuffle): a repeat inside one copy
   // would put a second "previous occurrence" in the map.
   uint64_t state = seed;

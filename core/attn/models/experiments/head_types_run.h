@@ -21,7 +21,7 @@ inline constexpr int kDefaultRepeatLength = 50;
 
 struct RepeatedSequence {
   Encoding encoding;
-  int period = 0;  // n
+  int period = 0;       // n
   RowRange secondCopy;  // its rows in the encoding
 };
 
