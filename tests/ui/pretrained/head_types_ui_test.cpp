@@ -72,10 +72,12 @@ TEST(HeadTypesUi, TilesShowCoresLabelsForTheOpenedModel) {
     }
     return drawn;
   };
-  EXPECT_EQ(checkFits(grid->tileTypeLabel(0), grid->tileTypeLabel(0)), 8);  // at 1366 x 768 every tile has one
+  EXPECT_EQ(checkFits(grid->tileTypeLabel(0), grid->tileTypeLabel(0)),
+            8);  // at 1366 x 768 every tile has one
   // The widest label, on tiles too narrow for it, falls back to its abbreviation.
   QVector<QVector<QString>> wide(2, QVector<QString>(4, headTypeShortText(attn::HeadType::PreviousToken)));
-  QVector<QVector<QString>> abbreviated(2, QVector<QString>(4, headTypeAbbreviation(attn::HeadType::PreviousToken)));
+  QVector<QVector<QString>> abbreviated(
+      2, QVector<QString>(4, headTypeAbbreviation(attn::HeadType::PreviousToken)));
   grid->setHeadTypes(wide, abbreviated, {});
   EXPECT_GT(checkFits(wide[0][0], abbreviated[0][0]), 0);
   // Closing the model (back to the explorer) takes the labels away.

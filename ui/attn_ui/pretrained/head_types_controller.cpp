@@ -11,32 +11,45 @@ namespace attn::ui {
 
 QString headTypeShortText(attn::HeadType type) {
   switch (type) {
-    case attn::HeadType::PreviousToken: return HeadTypesController::tr("prev-token");
-    case attn::HeadType::Induction: return HeadTypesController::tr("induction");
-    case attn::HeadType::Duplicate: return HeadTypesController::tr("duplicate");
-    case attn::HeadType::Sink: return HeadTypesController::tr("sink");
-    case attn::HeadType::Self: return HeadTypesController::tr("self");
-    case attn::HeadType::Local: return HeadTypesController::tr("local");
-    case attn::HeadType::Broad: return HeadTypesController::tr("broad");
+    case attn::HeadType::PreviousToken:
+      return HeadTypesController::tr("prev-token");
+    case attn::HeadType::Induction:
+      return HeadTypesController::tr("induction");
+    case attn::HeadType::Duplicate:
+      return HeadTypesController::tr("duplicate");
+    case attn::HeadType::Sink:
+      return HeadTypesController::tr("sink");
+    case attn::HeadType::Self:
+      return HeadTypesController::tr("self");
+    case attn::HeadType::Local:
+      return HeadTypesController::tr("local");
+    case attn::HeadType::Broad:
+      return HeadTypesController::tr("broad");
   }
   return {};
 }
 
 QString headTypeAbbreviation(attn::HeadType type) {
   switch (type) {
-    case attn::HeadType::PreviousToken: return HeadTypesController::tr("prev.", "previous-token head");
-    case attn::HeadType::Induction: return HeadTypesController::tr("ind.", "induction head");
-    case attn::HeadType::Duplicate: return HeadTypesController::tr("dup.", "duplicate-token head");
-    default: return headTypeShortText(type);
+    case attn::HeadType::PreviousToken:
+      return HeadTypesController::tr("prev.", "previous-token head");
+    case attn::HeadType::Induction:
+      return HeadTypesController::tr("ind.", "induction head");
+    case attn::HeadType::Duplicate:
+      return HeadTypesController::tr("dup.", "duplicate-token head");
+    default:
+      return headTypeShortText(type);
   }
 }
 
-QString headTypeDetailText(attn::HeadType type, const attn::HeadTypeScores& s, const attn::HeadTypeThresholds& t) {
+QString headTypeDetailText(attn::HeadType type, const attn::HeadTypeScores& s,
+                           const attn::HeadTypeThresholds& t) {
   auto line = [](const QString& name, float v, float bar) {
     return HeadTypesController::tr("%1: %2 (label at ≥ %3)").arg(name).arg(v, 0, 'f', 2).arg(bar, 0, 'g', 2);
   };
   QStringList lines;
-  lines << HeadTypesController::tr("Head type: %1 (on a repeated random sequence)").arg(headTypeShortText(type));
+  lines << HeadTypesController::tr("Head type: %1 (on a repeated random sequence)")
+               .arg(headTypeShortText(type));
   lines << line(HeadTypesController::tr("induction"), s.induction, t.induction);
   lines << line(HeadTypesController::tr("duplicate token"), s.duplicate, t.duplicate);
   lines << line(HeadTypesController::tr("previous token"), s.previousToken, t.previousToken);
@@ -96,7 +109,8 @@ void HeadTypesController::start() {
             for (size_t h = 0; h < result_->types[l].size(); ++h) {
               labels.back() << headTypeShortText(result_->types[l][h]);
               abbreviations.back() << headTypeAbbreviation(result_->types[l][h]);
-              details.back() << headTypeDetailText(result_->types[l][h], result_->scores[l][h], result_->thresholds);
+              details.back() << headTypeDetailText(result_->types[l][h], result_->scores[l][h],
+                                                   result_->thresholds);
             }
           }
           grid_->setHeadTypes(labels, abbreviations, details);

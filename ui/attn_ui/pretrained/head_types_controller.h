@@ -44,6 +44,7 @@ QString headTypeShortText(attn::HeadType type);
 /// Its abbreviation for tiles too narrow for the label ("ind.", "prev.", ...).
 QString headTypeAbbreviation(attn::HeadType type);
 /// The tooltip lines: the label and every score, with the thresholds.
-QString headTypeDetailText(attn::HeadType type, const attn::HeadTypeScores& s, const attn::HeadTypeThresholds& t);
+QString headTypeDetailText(attn::HeadType type, const attn::HeadTypeScores& s,
+                           const attn::HeadTypeThresholds& t);
 
 }  // namespace attn::ui
