@@ -22,9 +22,16 @@ std::vector<Action> addCommands(CLI::App& app, int argc, char** argv) {
   rememberCommandLine(argc, argv);
   app.set_version_flag("--version", ATTNSCOPE_VERSION);
   app.require_subcommand(1);
-  return {addRunCommand(app), addExportCommand(app, argc, argv), addMetricsCommand(app), addInfoCommand(app),
-          addCorpusCommand(app), addImportanceCommand(app), addTrainCommand(app),
-          addGraphCommand(app, argc, argv), addGeometryCommand(app, argc, argv)};
+  return {addRunCommand(app),
+          addExportCommand(app, argc, argv),
+          addMetricsCommand(app),
+          addInfoCommand(app),
+          addCorpusCommand(app),
+          addImportanceCommand(app),
+          addHeadsCommand(app),
+          addTrainCommand(app),
+          addGraphCommand(app, argc, argv),
+          addGeometryCommand(app, argc, argv)};
 }
 
 }  // namespace attn::cli

@@ -8,14 +8,16 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "attn/engine.h"
-#include "attn/io/input_file.h"
+#include "attn/engine/worker_threads.h"
 #include "attn/io/atomic_file.h"
+#include "attn/io/input_file.h"
 #include "attn/io/npy_reader.h"
 #include "attn/metrics.h"
-#include "attn/engine/worker_threads.h"
 #include "commands.h"
+#include "head_types_report.h"
 #include "metrics_report.h"
 #include "model_request.h"
 #include "options.h"
@@ -37,6 +39,8 @@ struct MetricsOptions {
   // --model: what the model itself predicts and what --intervene changed, added to the report.
   nlohmann::json modelJson = nlohmann::json::object();
   std::string modelText;
+  // --model: every head's type from a run on a repeated random sequence (head_types_run.h).
+  std::optional<models::ModelHeadTypes> headTypes;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -290,6 +294,23 @@ Precomputed precomputedFrom(const LoadedInput& in) {
   return p;
 }
 
+// Each layer's heads gain "head_type" and "head_type_scores" (the thresholds are in "head_types").
+void annotateHeadTypes(nlohmann::json& doc, const models::ModelHeadTypes& t) {
+  const nlohmann::json types = headTypesJson(t);
+  auto& layers = doc["layers"];
+  for (size_t l = 0; l < layers.size() && l < types["layers"].size(); ++l) {
+    auto& heads = layers[l]["heads"];
+    const auto& typed = types["layers"][l]["heads"];
+    for (size_t h = 0; h < heads.size() && h < typed.size(); ++h) {
+      heads[h]["head_type"] = typed[h]["head_type"];
+      nlohmann::json scores = typed[h];
+      scores.erase("head");
+      scores.erase("head_type");
+      heads[h]["head_type_scores"] = std::move(scores);
+    }
+  }
+}
+
 int runOnFile(const MetricsOptions& o, Result<Precomputed> pre) {
   if (!pre) return fail(pre.error().message);
   nlohmann::json doc = optionsJson(o.analysis);
@@ -345,6 +366,7 @@ int runOnFile(const MetricsOptions& o, Result<Precomputed> pre) {
     text += "attention flow: not computed: " + an.flowNote + "\n";
   }
   printWarnings(an.warnings);
+  if (o.headTypes) annotateHeadTypes(doc, *o.headTypes);
   for (const auto& [key, value] : o.modelJson.items()) doc[key] = value;
   text += o.modelText;
   return finish(o, doc, text, csv);
@@ -437,6 +459,15 @@ int runOnModel(CommonOptions& common, MetricsOptions& o) {
   if (req->comparison) {
     o.modelJson["intervention"] = comparisonJson(*req);
     o.modelText += comparisonText(*req);
+  }
+  // Head types come from their own sequence (seed 0, as `heads` by default), not the text.
+  if (auto types = models::modelHeadTypes(*req->model)) {
+    o.modelJson["head_types"] = headTypesJson(*types);
+    o.modelText += headTypesText(*types);
+    o.headTypes = std::move(*types);
+  } else {
+    o.modelJson["head_types"] = {{"error", types.error().message}};
+    o.modelText += "head types: not computed: " + types.error().message + "\n";
   }
   return runOnFile(o, std::move(p));
 }

@@ -19,6 +19,8 @@ Action addInfoCommand(CLI::App& app);
 /// `corpus` and `corpus-merge` (one action serves both).
 Action addCorpusCommand(CLI::App& app);
 Action addImportanceCommand(CLI::App& app);
+/// `heads`: every head of a model labelled by what it does (head_types.h).
+Action addHeadsCommand(CLI::App& app);
 /// `train`: a tiny attention model on a toy task, or a built-in demonstration.
 Action addTrainCommand(CLI::App& app);
 /// `graph`: graph attention (GAT) over a graph file or the bundled example.

@@ -1014,6 +1014,80 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::HeadTypesController</name>
+    <message>
+        <source>prev.</source>
+        <comment>previous-token head</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ind.</source>
+        <comment>induction head</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>dup.</source>
+        <comment>duplicate-token head</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>prev-token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>induction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>duplicate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sink</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>self</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>local</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>broad</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2 (label at ≥ %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Head type: %1 (on a repeated random sequence)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>duplicate token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>previous token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>first token (sink)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>local (±%1 tokens)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Head types</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::HeatmapPanel</name>
     <message>
         <source>Head </source>

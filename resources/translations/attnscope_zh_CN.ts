@@ -1599,6 +1599,80 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::HeadTypesController</name>
+    <message>
+        <source>prev.</source>
+        <comment>previous-token head</comment>
+        <translation>前词</translation>
+    </message>
+    <message>
+        <source>ind.</source>
+        <comment>induction head</comment>
+        <translation>归纳</translation>
+    </message>
+    <message>
+        <source>dup.</source>
+        <comment>duplicate-token head</comment>
+        <translation>重复</translation>
+    </message>
+    <message>
+        <source>prev-token</source>
+        <translation>前一词元</translation>
+    </message>
+    <message>
+        <source>induction</source>
+        <translation>归纳</translation>
+    </message>
+    <message>
+        <source>duplicate</source>
+        <translation>重复</translation>
+    </message>
+    <message>
+        <source>sink</source>
+        <translation>汇聚</translation>
+    </message>
+    <message>
+        <source>self</source>
+        <translation>自身</translation>
+    </message>
+    <message>
+        <source>local</source>
+        <translation>局部</translation>
+    </message>
+    <message>
+        <source>broad</source>
+        <translation>广泛</translation>
+    </message>
+    <message>
+        <source>%1: %2 (label at ≥ %3)</source>
+        <translation>%1：%2（≥ %3 时标注）</translation>
+    </message>
+    <message>
+        <source>Head type: %1 (on a repeated random sequence)</source>
+        <translation>头类型：%1（在重复的随机序列上）</translation>
+    </message>
+    <message>
+        <source>duplicate token</source>
+        <translation>重复词元</translation>
+    </message>
+    <message>
+        <source>previous token</source>
+        <translation>前一词元</translation>
+    </message>
+    <message>
+        <source>first token (sink)</source>
+        <translation>首词元（汇聚）</translation>
+    </message>
+    <message>
+        <source>local (±%1 tokens)</source>
+        <translation>局部（±%1 个词元）</translation>
+    </message>
+    <message>
+        <source>Head types</source>
+        <translation>头类型</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::HeatmapPanel</name>
     <message>
         <source>Head </source>

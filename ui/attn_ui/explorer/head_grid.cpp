@@ -1,5 +1,6 @@
 #include "attn_ui/explorer/head_grid.h"
 
+#include <QFontMetrics>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -10,8 +11,8 @@
 
 #include "attn/analysis/entropy.h"
 #include "attn/engine/precomputed.h"
-#include "attn_ui/theme/colormaps.h"
 #include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/theme/colormaps.h"
 
 namespace attn::ui {
 namespace {
@@ -54,6 +55,51 @@ void HeadGrid::setTileMarks(const QMap<int, QString>& marks) {
   if (marks == marks_) return;
   marks_ = marks;
   update();
+}
+
+void HeadGrid::setHeadTypes(const QVector<QVector<QString>>& labels,
+                            const QVector<QVector<QString>>& abbreviations,
+                            const QVector<QVector<QString>>& details) {
+  typeLabels_ = labels;
+  typeShort_ = abbreviations;
+  typeDetails_ = details;
+  update();
+}
+
+// Layered tiles are (layer, head); one layer's tiles are the heads of the layer shown.
+QString HeadGrid::typeAt(const QVector<QVector<QString>>& table, int tile) const {
+  if (tile < 0 || tile >= thumbs_.size() || !model_->hasModel()) return {};
+  const int layer = showsLayers() ? tile / heads_ : model_->currentLayer();
+  const int head = showsLayers() ? tile % heads_ : tile;
+  if (layer < 0 || layer >= table.size() || head < 0 || head >= table[layer].size()) return {};
+  return table[layer][head];
+}
+
+QString HeadGrid::tileTypeLabel(int tile) const { return typeAt(typeLabels_, tile); }
+
+// The captions' font (paintEvent draws every text one point smaller).
+QFont HeadGrid::typeFont() const {
+  QFont f = font();
+  f.setPointSizeF(std::max(6.0, f.pointSizeF() - 1.0));
+  return f;
+}
+
+QString HeadGrid::tileTypeText(int tile) const {
+  const QString label = tileTypeLabel(tile);
+  const QRect band = tileTypeRect(tile);
+  if (label.isEmpty() || band.isEmpty()) return {};
+  const QFontMetrics fm(typeFont());
+  if (fm.horizontalAdvance(label) <= band.width() - 4) return label;
+  const QString abbreviation = typeAt(typeShort_, tile);
+  return fm.elidedText(abbreviation.isEmpty() ? label : abbreviation, Qt::ElideRight, band.width() - 4);
+}
+
+QRect HeadGrid::tileTypeRect(int tile) const {
+  if (tileTypeLabel(tile).isEmpty()) return {};
+  const QRect r = tileRect(tile);
+  const int h = QFontMetrics(typeFont()).height() + 2;
+  if (r.height() < 2 * h || r.width() < 28) return {};  // too small to read: the tooltip has it
+  return {r.left(), r.bottom() - h + 1, r.width(), h};
 }
 
 void HeadGrid::setColormap(const QString& name) {
@@ -186,6 +232,7 @@ bool HeadGrid::event(QEvent* e) {
     auto* help = static_cast<QHelpEvent*>(e);
     const int t = headAt(help->pos());
     QString text = t >= 0 ? tileLabel(t) : toolTip();
+    if (const QString detail = typeAt(typeDetails_, t); !detail.isEmpty()) text += QLatin1Char('\n') + detail;
     if (marks_.contains(t)) text += QLatin1Char('\n') + tr("Intervention: %1").arg(marks_.value(t));
     QToolTip::showText(help->globalPos(), text, this);
     return true;
@@ -201,11 +248,7 @@ void HeadGrid::paintEvent(QPaintEvent*) {
     return;
   }
   const int current = currentTile();
-  p.setFont([this] {
-    QFont f = font();
-    f.setPointSizeF(std::max(6.0, f.pointSizeF() - 1.0));
-    return f;
-  }());
+  p.setFont(typeFont());
   p.setPen(palette().text().color());
   if (showsLayers()) {
     for (int h = 0; h < heads_; ++h) {
@@ -233,6 +276,11 @@ void HeadGrid::paintEvent(QPaintEvent*) {
       p.fillRect(badge, mark);
       p.setPen(Qt::white);
       p.drawText(badge, Qt::AlignCenter, QStringLiteral("✕"));
+    }
+    if (const QRect band = tileTypeRect(i); !band.isEmpty()) {  // the head's type on a dark band
+      p.fillRect(band, QColor(0, 0, 0, 170));
+      p.setPen(Qt::white);
+      p.drawText(band.adjusted(2, 0, -2, 0), Qt::AlignCenter, tileTypeText(i));
     }
     p.setPen(palette().text().color());
     // Captions shrink with the tile so neighbours never run into each other.

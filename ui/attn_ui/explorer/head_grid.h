@@ -39,6 +39,17 @@ class HeadGrid : public QWidget {
   /// the text added to their tooltip. Keys are tile indices as headAt() gives them.
   void setTileMarks(const QMap<int, QString>& marks);
   const QMap<int, QString>& tileMarks() const { return marks_; }
+  /// What each head of the model does, [layer][head]: a label drawn on its
+  /// tile (`abbreviations` where the label does not fit) and a longer text (the
+  /// scores) added to its tooltip. Empty: none.
+  void setHeadTypes(const QVector<QVector<QString>>& labels, const QVector<QVector<QString>>& abbreviations,
+                    const QVector<QVector<QString>>& details);
+  /// The label of a tile (headAt's index), "" when none.
+  QString tileTypeLabel(int tile) const;
+  /// The text drawn on the tile: the label, or its abbreviation when the label is too wide.
+  QString tileTypeText(int tile) const;
+  /// The rectangle the label is drawn in (empty when the tile is too small or has none).
+  QRect tileTypeRect(int tile) const;
 
  protected:
   bool event(QEvent* event) override;
@@ -61,6 +72,9 @@ class HeadGrid : public QWidget {
   std::shared_ptr<const attn::PrecomputedAttention> builtFrom_;  // the layered tiles' weights, to skip rebuilding
   QString builtColormap_;
   QMap<int, QString> marks_;
+  QVector<QVector<QString>> typeLabels_, typeShort_, typeDetails_;  // [layer][head]
+  QFont typeFont() const;
+  QString typeAt(const QVector<QVector<QString>>& table, int tile) const;
 };
 
 }  // namespace attn::ui

@@ -10,7 +10,7 @@
 #include "attn_ui/explorer/head_grid.h"
 #include "attn_ui/explorer/heatmap_panel.h"
 #include "attn_ui/explorer/heatmap_widget.h"
-#include "attn_ui/window/main_window.h"
+#include "attn_ui/pretrained/head_types_controller.h"
 #include "attn_ui/pretrained/importance_controller.h"
 #include "attn_ui/pretrained/importance_panel.h"
 #include "attn_ui/pretrained/intervention_effect_panel.h"
@@ -18,6 +18,7 @@
 #include "attn_ui/pretrained/interventions_controller.h"
 #include "attn_ui/pretrained/interventions_panel.h"
 #include "attn_ui/pretrained/prediction_panel.h"
+#include "attn_ui/window/main_window.h"
 
 namespace attn::ui {
 
@@ -52,7 +53,8 @@ ExperimentsActions::ExperimentsActions(MainWindow& window)
       list_(new InterventionsPanel(interventions_, &window)),
       effect_(new InterventionEffectPanel(window.model(), interventions_, &window)),
       importancePanel_(new ImportancePanel(window.model(), importance_, &window)),
-      grid_(window.findChild<HeadGrid*>()) {
+      grid_(window.findChild<HeadGrid*>()),
+      headTypes_(new HeadTypesController(window.model(), grid_, this)) {
   QMenu* menu = window.menu(tr("E&xperiments"));
   menu->addAction(importance_->computeAction());
   menu->addSeparator();

@@ -16,6 +16,7 @@ struct RunComparison;
 namespace attn::ui {
 
 class HeadGrid;
+class HeadTypesController;
 class ImportanceController;
 class ImportancePanel;
 class InterventionEffectPanel;
@@ -30,6 +31,8 @@ class ExperimentsActions : public QObject {
 
   InterventionsController* interventions() const { return interventions_; }
   ImportanceController* importance() const { return importance_; }
+  /// Labels the head grid's tiles with what each head of the model does.
+  HeadTypesController* headTypes() const { return headTypes_; }
   InterventionsPanel* interventionsPanel() const { return list_; }
   InterventionEffectPanel* effectPanel() const { return effect_; }
   ImportancePanel* importancePanel() const { return importancePanel_; }
@@ -47,6 +50,7 @@ class ExperimentsActions : public QObject {
   InterventionEffectPanel* effect_;
   ImportancePanel* importancePanel_;
   HeadGrid* grid_;
+  HeadTypesController* headTypes_;
   QDockWidget* effectDock_;
 };
 
