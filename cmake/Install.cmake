@@ -70,3 +70,14 @@ if(ATTNSCOPE_BUILD_GUI)
             DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/${size}x${size}/apps RENAME ${ATTNSCOPE_APP_ID}.png)
   endforeach()
 endif()
+
+# The bundled trained models (resources/models/<name>/, Hugging Face folders made
+# by scripts/models/). Programs look for them in <bin>/../share/attnscope/models
+# (core/attn/models/bundled_models.h); the build tree gets the same layout as a
+# link to the source folder, so `--model austen-gpt2` works before installing.
+install(DIRECTORY ${ATTNSCOPE_RES}/models/ DESTINATION ${CMAKE_INSTALL_DATADIR}/attnscope/models
+        PATTERN "*.py" EXCLUDE)
+file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/share/attnscope)
+if(NOT EXISTS ${CMAKE_BINARY_DIR}/share/attnscope/models AND NOT IS_SYMLINK ${CMAKE_BINARY_DIR}/share/attnscope/models)
+  file(CREATE_LINK ${ATTNSCOPE_RES}/models ${CMAKE_BINARY_DIR}/share/attnscope/models SYMBOLIC)
+endif()

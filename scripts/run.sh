@@ -21,9 +21,19 @@ fi
 out="${ATTNSCOPE_OUT:-$PWD/attnscope-example}"
 mkdir -p "$out"
 echo "No display found (DISPLAY is unset): writing the example with the CLI instead."
-"$bin/attnscope-cli" export --text "$text" --head 1 --size 900x800 --out "$out/heatmap.png" --force
-"$bin/attnscope-cli" metrics --text "$text" --json > "$out/metrics.json"
-"$bin/attnscope-cli" run --text "$text" --out "$out/result.npz" --force
+# The window's first view: the bundled austen-gpt2 on its first example sentence
+# (core/attn/models/bundled_models.cpp); the seeded random explorer without it.
+if "$bin/attnscope-cli" info austen-gpt2 >/dev/null 2>&1; then
+  input=(--model austen-gpt2 --text "Mr. Darcy bowed to Elizabeth, and Elizabeth, with a smile, curtsied to Mr. Darcy.")
+  "$bin/attnscope-cli" export "${input[@]}" --layer 1 --head all --size 1200x900 --out "$out/heatmap.png" --force
+  "$bin/attnscope-cli" heads --model austen-gpt2 > "$out/heads.txt"
+  echo "Heads:   $out/heads.txt"
+else
+  input=(--text "$text")
+  "$bin/attnscope-cli" export "${input[@]}" --head 1 --size 900x800 --out "$out/heatmap.png" --force
+fi
+"$bin/attnscope-cli" metrics "${input[@]}" --json > "$out/metrics.json"
+"$bin/attnscope-cli" run "${input[@]}" --out "$out/result.npz" --force
 echo "Heatmap: $out/heatmap.png"
 echo "Metrics: $out/metrics.json"
 echo "Result:  $out/result.npz"

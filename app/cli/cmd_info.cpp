@@ -6,9 +6,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "attn/io/input_file.h"
-#include "attn/models/model.h"
 #include "attn/engine/system_info.h"
+#include "attn/io/input_file.h"
+#include "attn/models/bundled_models.h"
+#include "attn/models/model.h"
 #include "commands.h"
 #include "figures_program.h"
 #include "model_request.h"
@@ -48,7 +49,9 @@ Action addInfoCommand(CLI::App& app) {
     }
     if (file->empty()) return fail("info: give a FILE (or --system)");
     std::error_code ec;
-    if (std::filesystem::is_directory(*file, ec)) {
+    // A folder, or the name of a bundled model (austen-gpt2) where no such file is here.
+    if (std::filesystem::is_directory(*file, ec) ||
+        (!std::filesystem::exists(*file, ec) && models::findBundledModel(*file))) {
       auto model = models::Model::open(*file);
       if (!model) return fail(model.error().message);
       fmt::print("{}", describeModel((*model)->info()));

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "attn/models/bundled_models.h"
 #include "commands.h"
 
 namespace attn::cli {
@@ -58,6 +59,10 @@ int handOverToFigures(const std::string& command, const std::string& hint) {
     std::fflush(stdout);
     std::fflush(stderr);
     ::setenv(kHandedOver, program.c_str(), 1);
+    // The renderer lives beside the engine libraries, not in bin/: it looks for
+    // bundled models (--model austen-gpt2) where this program does.
+    if (const auto dirs = models::bundledModelDirs(); !dirs.empty())
+      ::setenv("ATTNSCOPE_MODELS_DIR", dirs.front().c_str(), 0);
     // argv[0] stays what the user typed: messages and --help read the same.
     ::execv(program.c_str(), gArgv);
     why = fmt::format("{}: {}", program, std::strerror(errno));

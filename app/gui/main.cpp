@@ -6,12 +6,13 @@
 #include <QStatusBar>
 #include <cstdio>
 
+#include "attn_ui/pretrained/bundled_models_menu.h"
+#include "attn_ui/system/recovery_prompt.h"
+#include "attn_ui/system/timing_probe.h"
 #include "attn_ui/window/autosave.h"
 #include "attn_ui/window/main_window.h"
 #include "attn_ui/window/process_tuning.h"
 #include "attn_ui/window/session_controller.h"
-#include "attn_ui/system/recovery_prompt.h"
-#include "attn_ui/system/timing_probe.h"
 #include "attn_ui/window/translations.h"
 
 int main(int argc, char** argv) {
@@ -43,6 +44,10 @@ int main(int argc, char** argv) {
                                 "After a crash: ask (default), yes or no to restoring the autosaved session.",
                                 "ask|yes|no", "ask");
   parser.addOption(restoreOpt);
+  QCommandLineOption explorerOpt("explorer",
+                                 "Start on the random-projection explorer instead of the bundled model "
+                                 "(austen-gpt2).");
+  parser.addOption(explorerOpt);
   parser.process(app);
 
   // Language: --lang (saved), else the preference (View > Language), else the
@@ -70,15 +75,21 @@ int main(int argc, char** argv) {
   // An autosave left behind means the last run did not exit cleanly.
   using attn::ui::Autosave;
   const QString autosaveFile = Autosave::defaultFile();
+  bool restored = false;
   if (auto saved = Autosave::recoverable(autosaveFile); saved.ok()) {
     bool restore = restoreMode == QLatin1String("yes");
     if (restoreMode == QLatin1String("ask"))
       restore = attn::ui::RecoveryPrompt::ask(&window, QFileInfo(autosaveFile).lastModified());
     if (restore) {
       window.sessions()->apply(*saved);
+      restored = true;
       std::fprintf(stderr, "AttnScope: restored the autosaved session from %s\n", qPrintable(autosaveFile));
     }
   }
+  // Nothing asked for: learned attention first (a trained model on a sentence
+  // chosen for its heads); the explorer is one click away (Examples menu).
+  if (!restored && parser.positionalArguments().isEmpty() && !parser.isSet(explorerOpt))
+    window.bundledModels()->openDefault();
   Autosave autosave([&window] { return window.sessions()->capture(); }, autosaveFile,
                     Autosave::defaultIntervalMs());
   QObject::connect(&autosave, &Autosave::saveFailed, &window, [&window](const QString& message) {

@@ -539,6 +539,45 @@ FLAG: near-one-hot</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::BundledModelsMenu</name>
+    <message>
+        <source>Open &amp;Bundled Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>E&amp;xamples</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPT-2 trained on Jane Austen&apos;s novels: attention learned from English prose</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Two attention-only layers trained on word sequences that repeat: type a phrase twice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Random-projection explorer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close the model and explore the mechanisms with seeded random projections on this text.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The bundled model %1 is not installed (looked in %2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The bundled model %1 is not installed: showing the random-projection explorer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::ClassroomActions</name>
     <message>
         <source>&amp;Export Figure…</source>

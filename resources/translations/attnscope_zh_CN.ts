@@ -964,6 +964,45 @@ FLAG: near-one-hot</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::BundledModelsMenu</name>
+    <message>
+        <source>Open &amp;Bundled Model</source>
+        <translation>打开内置模型(&amp;B)</translation>
+    </message>
+    <message>
+        <source>E&amp;xamples</source>
+        <translation>示例(&amp;X)</translation>
+    </message>
+    <message>
+        <source>GPT-2 trained on Jane Austen&apos;s novels: attention learned from English prose</source>
+        <translation>在简·奥斯汀小说上训练的 GPT-2：从英文散文中学到的注意力</translation>
+    </message>
+    <message>
+        <source>Two attention-only layers trained on word sequences that repeat: type a phrase twice</source>
+        <translation>在重复的词序列上训练的两层纯注意力模型：把一个短语输入两遍</translation>
+    </message>
+    <message>
+        <source>Random-projection explorer</source>
+        <translation>随机投影探索器</translation>
+    </message>
+    <message>
+        <source>Close the model and explore the mechanisms with seeded random projections on this text.</source>
+        <translation>关闭模型，用带种子的随机投影在这段文字上探索注意力机制。</translation>
+    </message>
+    <message>
+        <source>The bundled model %1 is not installed (looked in %2).</source>
+        <translation>内置模型 %1 未安装（已查找：%2）。</translation>
+    </message>
+    <message>
+        <source>no folder</source>
+        <translation>无文件夹</translation>
+    </message>
+    <message>
+        <source>The bundled model %1 is not installed: showing the random-projection explorer.</source>
+        <translation>内置模型 %1 未安装：显示随机投影探索器。</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::ClassroomActions</name>
     <message>
         <source>&amp;Export Figure…</source>

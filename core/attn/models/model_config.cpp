@@ -8,6 +8,7 @@
 #include "attn/io/json_document.h"
 #include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
+#include "attn/models/bundled_models.h"
 #include "attn/models/model_paths.h"
 
 namespace attn::models {
@@ -236,11 +237,24 @@ Result<ModelConfig> parseModelConfig(std::string_view text, const std::string& s
   return c;
 }
 
+// A bundled model's name (austen-gpt2) where no folder of that name exists here.
+static Result<ModelFolder> resolveBundledFolder(const std::string& name) {
+  if (auto dir = bundledModelPath(name)) return ModelFolder{*dir, name};
+  std::string looked;
+  for (const std::string& d : bundledModelDirs()) looked += (looked.empty() ? "" : ", ") + d;
+  return Error{
+      fmt::format("{}: no such folder, and the bundled model of that name is not installed (looked in {})",
+                  name, looked.empty() ? std::string("no folder") : looked)};
+}
+
 Result<ModelFolder> resolveModelFolder(const std::string& path) {
   std::error_code ec;
   fs::path p(path);
   if (path.empty()) return Error{"model folder: no path given"};
-  if (!fs::exists(p, ec)) return Error{path + ": no such folder"};
+  if (!fs::exists(p, ec)) {
+    if (findBundledModel(path)) return resolveBundledFolder(path);
+    return Error{path + ": no such folder"};
+  }
   if (!fs::is_directory(p, ec)) return Error{path + ": not a folder (expected a model folder with config.json)"};
   p = p.lexically_normal();
   if (!p.has_filename()) p = p.parent_path();

@@ -22,6 +22,7 @@
 #include "attn_ui/explorer/head_grid.h"
 #include "attn_ui/explorer/heatmap_panel.h"
 #include "attn_ui/explorer/input_panel.h"
+#include "attn_ui/pretrained/bundled_models_menu.h"
 #include "attn_ui/pretrained/model_open_controller.h"
 #include "attn_ui/system/about_dialog.h"
 #include "attn_ui/window/dock_layout.h"
@@ -49,6 +50,7 @@ MainWindow::MainWindow(QWidget* parent)
   sessions_ = new SessionController(this);
   files_ = new FileOpenController(this);  // File > Open… and Recent Files, above the session entries
   models_ = new ModelOpenController(this);  // File > Open Model… and Recent Models, after them
+  bundled_ = new BundledModelsMenu(this);   // File > Open Bundled Model, and the Examples menu
   new PreferencesMenu(this);
   setAcceptDrops(true);
   addPanel(tr("Input"), inputPanel_, Qt::LeftDockWidgetArea);

@@ -23,6 +23,7 @@ class HeatmapPanel;
 class HeatmapWidget;
 class InputPanel;
 class ModelOpenController;
+class BundledModelsMenu;
 class SessionController;
 class StatusSummary;
 
@@ -40,6 +41,7 @@ class MainWindow : public QMainWindow {
   SessionController* sessions() const { return sessions_; }
   FileOpenController* fileOpener() const { return files_; }
   ModelOpenController* modelOpener() const { return models_; }
+  BundledModelsMenu* bundledModels() const { return bundled_; }
   StatusSummary* statusSummary() const { return status_; }
   DockLayout* dockLayout() const { return docks_; }
 
@@ -72,6 +74,7 @@ class MainWindow : public QMainWindow {
   SessionController* sessions_ = nullptr;
   FileOpenController* files_ = nullptr;
   ModelOpenController* models_ = nullptr;
+  BundledModelsMenu* bundled_ = nullptr;
   StatusSummary* status_ = nullptr;
   DockLayout* docks_ = nullptr;
   QMenu* helpMenu_ = nullptr;

@@ -1,0 +1,70 @@
+#include "attn/models/bundled_models.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+namespace attn::models {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The example sentences are picked for what each model's heads do (the model
+// cards in resources/models/*/README.md say which head): repeated names and
+// phrases are what induction and duplicate-token heads act on.
+std::vector<BundledModel> makeBundledModels() {
+  return {
+      {"austen-gpt2",
+       "en",
+       {"Mr. Darcy bowed to Elizabeth, and Elizabeth, with a smile, curtsied to Mr. Darcy.",
+        "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
+        "must be in want of a wife.",
+        "Emma could not forgive her; but as neither provocation nor anger was meant, she said nothing."}},
+      {"induction-2l",
+       "",
+       {"the red fox saw a big owl on the hill . the red fox saw a big owl on the hill",
+        "cat sun milk road happy book rain cat sun milk road happy book rain"}},
+  };
+}
+
+}  // namespace
+
+const std::vector<BundledModel>& bundledModels() {
+  static const std::vector<BundledModel> models = makeBundledModels();
+  return models;
+}
+
+const BundledModel* findBundledModel(std::string_view name) {
+  for (const auto& m : bundledModels())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+const BundledModel& defaultBundledModel() { return bundledModels().front(); }
+
+std::vector<std::string> bundledModelDirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("ATTNSCOPE_MODELS_DIR"); env && *env) dirs.emplace_back(env);
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && self.has_parent_path())
+    dirs.push_back((self.parent_path().parent_path() / "share" / "attnscope" / "models").string());
+  return dirs;
+}
+
+std::optional<std::string> bundledModelPath(std::string_view name) {
+  if (!findBundledModel(name)) return std::nullopt;
+  std::error_code ec;
+  for (const std::string& dir : bundledModelDirs()) {
+    const fs::path folder = fs::path(dir) / std::string(name);
+    if (fs::is_regular_file(folder / "config.json", ec)) {
+      // The folder itself, not a link to it: the model-folder path rule then holds
+      // its files to where they really are.
+      const fs::path real = fs::canonical(folder, ec);
+      return ec ? folder.string() : real.string();
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace attn::models
