@@ -75,7 +75,8 @@ void BundledModelsMenu::buildExamplesMenu() {
     const bool installed = models::bundledModelPath(m.name).has_value();
     for (const std::string& sentence : m.examples) {
       const QString text = QString::fromStdString(sentence);
-      QAction* a = examples_->addAction(menuTextOfSentence(sentence), this, [this, name, text] { open(name, text); });
+      QAction* a =
+          examples_->addAction(menuTextOfSentence(sentence), this, [this, name, text] { open(name, text); });
       a->setToolTip(description(name));
       a->setData(text);  // the model's own language, not the interface's
       a->setEnabled(installed);
@@ -88,7 +89,8 @@ void BundledModelsMenu::buildExamplesMenu() {
       window_->inputPanel()->setQueryText(text);
     });
     a->setData(e.text);
-    a->setToolTip(tr("Close the model and explore the mechanisms with seeded random projections on this text."));
+    a->setToolTip(
+        tr("Close the model and explore the mechanisms with seeded random projections on this text."));
   }
 }
 
@@ -99,12 +101,13 @@ bool BundledModelsMenu::open(const QString& name, const QString& sentence) {
     QString looked;
     for (const std::string& d : models::bundledModelDirs())
       looked += (looked.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(d);
-    window_->model()->reportError(
-        tr("The bundled model %1 is not installed (looked in %2).").arg(name, looked.isEmpty() ? tr("no folder") : looked));
+    window_->model()->reportError(tr("The bundled model %1 is not installed (looked in %2).")
+                                      .arg(name, looked.isEmpty() ? tr("no folder") : looked));
     return false;
   }
-  const QString text =
-      sentence.isEmpty() && !entry->examples.empty() ? QString::fromStdString(entry->examples.front()) : sentence;
+  const QString text = sentence.isEmpty() && !entry->examples.empty()
+                           ? QString::fromStdString(entry->examples.front())
+                           : sentence;
   if (!text.isEmpty()) window_->inputPanel()->setQueryText(text);
   const QString folder = QString::fromStdString(*path);
   if (folder != openPath_ || !window_->model()->hasModel()) {
@@ -118,7 +121,8 @@ bool BundledModelsMenu::openDefault() {
   const QString name = QString::fromStdString(models::defaultBundledModel().name);
   if (!models::bundledModelPath(name.toStdString())) {
     window_->statusBar()->showMessage(
-        tr("The bundled model %1 is not installed: showing the random-projection explorer.").arg(name), 10000);
+        tr("The bundled model %1 is not installed: showing the random-projection explorer.").arg(name),
+        10000);
     return false;
   }
   return open(name);
