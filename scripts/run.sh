@@ -21,10 +21,10 @@ fi
 out="${ATTNSCOPE_OUT:-$PWD/attnscope-example}"
 mkdir -p "$out"
 echo "No display found (DISPLAY is unset): writing the example with the CLI instead."
-# The window's first view: the bundled austen-gpt2 on its first example sentence
-# (core/attn/models/bundled_models.cpp); the seeded random explorer without it.
+# The window's first view: the bundled austen-gpt2 on its first example sentence (a
+# bundled model without --text runs it); the seeded random explorer without it.
 if "$bin/attnscope-cli" info austen-gpt2 >/dev/null 2>&1; then
-  input=(--model austen-gpt2 --text "Mr. Darcy bowed to Elizabeth, and Elizabeth, with a smile, curtsied to Mr. Darcy.")
+  input=(--model austen-gpt2)
   "$bin/attnscope-cli" export "${input[@]}" --layer 1 --head all --size 1200x900 --out "$out/heatmap.png" --force
   "$bin/attnscope-cli" heads --model austen-gpt2 > "$out/heads.txt"
   echo "Heads:   $out/heads.txt"

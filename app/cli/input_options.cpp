@@ -35,9 +35,12 @@ void addInputOptions(CLI::App& cmd, InputOptions& o) {
   cmd.add_option("--merges", o.merges, "BPE merges.txt");
   cmd.add_option("--tokenizer-json", o.tokenizerJson, "Hugging Face tokenizer.json (WordPiece or byte-level BPE)");
   cmd.add_option("--layer", o.layer, "Layer of precomputed 'attn' or of --model to view, 1-based (default: the last)");
-  auto* model = cmd.add_option("--model", o.modelDir,
-                               "Hugging Face model folder (config.json, *.safetensors, tokenizer files) or its cache "
-                               "directory models--org--name; runs the model on --text (--key-text: BERT's second segment)");
+  auto* model =
+      cmd.add_option("--model", o.modelDir,
+                     "Hugging Face model folder (config.json, *.safetensors, tokenizer files) or its cache "
+                     "directory models--org--name, or a bundled model's name (austen-gpt2); runs the model "
+                     "on --text (--key-text: "
+                     "BERT's second segment; a bundled model without --text: its first example sentence)");
   model->excludes(input);
   for (const char* name : {"--tokenizer", "--vocab", "--merges", "--tokenizer-json"})
     model->excludes(cmd.get_option(name));

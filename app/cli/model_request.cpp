@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "attn/io/text_file.h"
+#include "attn/models/bundled_models.h"
 #include "input_options.h"
 
 namespace attn::cli {
@@ -33,11 +34,19 @@ Result<std::string> textOf(const std::string& text, const std::string& file) {
   return readUtf8TextFile(file);
 }
 
+// Without --text a bundled model runs its first example sentence, the one the
+// window opens it on, so `--model austen-gpt2` alone shows its heads.
+Result<std::string> queryTextOf(const InputOptions& o) {
+  if (!o.text.empty() || !o.textFile.empty()) return textOf(o.text, o.textFile);
+  if (const auto* bundled = models::findBundledModel(o.modelDir); bundled && !bundled->examples.empty())
+    return bundled->examples.front();
+  return Error{"--model needs the text to run on: --text or --text-file"};
+}
+
 }  // namespace
 
 Result<std::pair<std::shared_ptr<const models::Model>, models::Encoding>> openModelText(const InputOptions& o) {
-  if (o.text.empty() && o.textFile.empty()) return Error{"--model needs the text to run on: --text or --text-file"};
-  auto text = textOf(o.text, o.textFile);
+  auto text = queryTextOf(o);
   if (!text) return text.error();
   std::optional<std::string> pair;
   if (!o.keyText.empty() || !o.keyTextFile.empty()) {

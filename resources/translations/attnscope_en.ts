@@ -569,10 +569,6 @@ FLAG: near-one-hot</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>no folder</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The bundled model %1 is not installed: showing the random-projection explorer.</source>
         <translation type="unfinished"></translation>
     </message>

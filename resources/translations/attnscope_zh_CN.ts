@@ -994,10 +994,6 @@ FLAG: near-one-hot</source>
         <translation>内置模型 %1 未安装（已查找：%2）。</translation>
     </message>
     <message>
-        <source>no folder</source>
-        <translation>无文件夹</translation>
-    </message>
-    <message>
         <source>The bundled model %1 is not installed: showing the random-projection explorer.</source>
         <translation>内置模型 %1 未安装：显示随机投影探索器。</translation>
     </message>

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "attn/io/npy_reader.h"
+#include "attn/models/bundled_models.h"
 #include "cli_runner.h"
 #include "model_fixtures.h"
 
@@ -175,6 +176,31 @@ TEST(CliModel, StepThroughOfARealHead) {
   const auto r = runCli(args);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(readFile(out).find("<svg"), std::string::npos);
+}
+
+// A bundled model's name alone runs its first example sentence: the same JSON as
+// with that sentence given as --text.
+TEST(CliModel, ABundledModelWithoutTextRunsItsFirstExample) {
+  const auto* bundled = models::findBundledModel("induction-2l");
+  ASSERT_NE(bundled, nullptr);
+  ASSERT_FALSE(bundled->examples.empty());
+  const std::string dir = shellQuote(std::string(ATTN_SOURCE_DIR) + "/resources/models");
+  const std::string env = "export ATTNSCOPE_MODELS_DIR=" + dir;
+  const auto bare = runCliUnder(env, {"metrics", "--model", "induction-2l", "--json"});
+  ASSERT_EQ(bare.status, 0) << bare.err;
+  const auto given =
+      runCliUnder(env, {"metrics", "--model", "induction-2l", "--json", "--text", bundled->examples.front()});
+  ASSERT_EQ(given.status, 0) << given.err;
+  EXPECT_EQ(bare.out, given.out);
+  ASSERT_GE(bundled->examples.size(), 2u);  // and not the output of any text: another example differs
+  const auto other =
+      runCliUnder(env, {"metrics", "--model", "induction-2l", "--json", "--text", bundled->examples[1]});
+  ASSERT_EQ(other.status, 0) << other.err;
+  EXPECT_NE(bare.out, other.out);
+  // A folder that is not a bundled model still needs the text.
+  const auto folder = runCli({"metrics", "--model", modelDir("gpt2"), "--json"});
+  EXPECT_EQ(folder.status, 1);
+  EXPECT_NE(folder.err.find("--text"), std::string::npos) << folder.err;
 }
 
 // Bad input: one line naming the folder or file and the fault, exit status 1, no output file.

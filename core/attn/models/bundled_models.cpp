@@ -52,6 +52,12 @@ std::vector<std::string> bundledModelDirs() {
   return dirs;
 }
 
+std::string bundledModelDirsText() {
+  std::string text;
+  for (const std::string& d : bundledModelDirs()) text += (text.empty() ? "" : ", ") + d;
+  return text.empty() ? std::string("no folder") : text;
+}
+
 std::optional<std::string> bundledModelPath(std::string_view name) {
   if (!findBundledModel(name)) return std::nullopt;
   std::error_code ec;

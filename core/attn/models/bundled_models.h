@@ -29,6 +29,8 @@ const BundledModel& defaultBundledModel();
 
 /// The folders searched for bundled models, in order (existing or not).
 std::vector<std::string> bundledModelDirs();
+/// bundledModelDirs() joined by ", " for a message ("no folder" when empty).
+std::string bundledModelDirsText();
 /// The folder holding bundled model `name` (one with a config.json), or nullopt
 /// when `name` is not a bundled model or none of bundledModelDirs() holds it.
 std::optional<std::string> bundledModelPath(std::string_view name);

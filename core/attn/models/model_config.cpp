@@ -240,11 +240,9 @@ Result<ModelConfig> parseModelConfig(std::string_view text, const std::string& s
 // A bundled model's name (austen-gpt2) where no folder of that name exists here.
 static Result<ModelFolder> resolveBundledFolder(const std::string& name) {
   if (auto dir = bundledModelPath(name)) return ModelFolder{*dir, name};
-  std::string looked;
-  for (const std::string& d : bundledModelDirs()) looked += (looked.empty() ? "" : ", ") + d;
   return Error{
       fmt::format("{}: no such folder, and the bundled model of that name is not installed (looked in {})",
-                  name, looked.empty() ? std::string("no folder") : looked)};
+                  name, bundledModelDirsText())};
 }
 
 Result<ModelFolder> resolveModelFolder(const std::string& path) {

@@ -98,11 +98,8 @@ bool BundledModelsMenu::open(const QString& name, const QString& sentence) {
   const auto* entry = models::findBundledModel(name.toStdString());
   const auto path = entry ? models::bundledModelPath(entry->name) : std::nullopt;
   if (!path) {
-    QString looked;
-    for (const std::string& d : models::bundledModelDirs())
-      looked += (looked.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(d);
     window_->model()->reportError(tr("The bundled model %1 is not installed (looked in %2).")
-                                      .arg(name, looked.isEmpty() ? tr("no folder") : looked));
+                                      .arg(name, QString::fromStdString(models::bundledModelDirsText())));
     return false;
   }
   const QString text = sentence.isEmpty() && !entry->examples.empty()
