@@ -19,6 +19,23 @@
 #endif
 
 namespace attn::cli {
+namespace {
+
+// One line per bundled model: its name, language and where it is installed, so
+// a user (and the package test) sees which of them this installation has.
+int printBundledModels() {
+  int missing = 0;
+  for (const auto& m : models::bundledModels()) {
+    const auto path = models::bundledModelPath(m.name);
+    missing += path ? 0 : 1;
+    fmt::print("{:<18} {:<3} {}\n", m.name, m.language.empty() ? "-" : m.language,
+               path ? *path : std::string("not installed"));
+  }
+  if (missing > 0) fmt::print("(looked in {})\n", models::bundledModelDirsText());
+  return 0;
+}
+
+}  // namespace
 
 Action addInfoCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "List the arrays in a tensor file and the views they can feed, "
@@ -26,12 +43,16 @@ Action addInfoCommand(CLI::App& app) {
                                          "threads, backends and library versions");
   auto file = std::make_shared<std::string>();
   auto system = std::make_shared<bool>(false);
+  auto bundled = std::make_shared<bool>(false);
   cmd->add_option("FILE", *file, ".npz, .npy, .safetensors or .csv, or a Hugging Face model folder");
   cmd->add_flag("--system", *system,
                 "Print the version, the kernel level chosen (ATTNSCOPE_CPU forces one), the thread count, "
                 "the backends found and the Qt/Eigen versions");
-  return [cmd, file, system]() -> int {
+  cmd->add_flag("--bundled", *bundled,
+                "List the models the project ships (austen-gpt2, ...) and the folder each is installed in");
+  return [cmd, file, system, bundled]() -> int {
     if (!cmd->parsed()) return -1;
+    if (*bundled) return printBundledModels();
     if (*system) {
 #ifndef ATTNSCOPE_HAVE_UI
       // Qt's version is attnscope-cli-figures' to tell (this program never loads Qt).
@@ -47,7 +68,7 @@ Action addInfoCommand(CLI::App& app) {
       if (file->empty()) return 0;
       fmt::print("\n");
     }
-    if (file->empty()) return fail("info: give a FILE (or --system)");
+    if (file->empty()) return fail("info: give a FILE (or --system, or --bundled)");
     std::error_code ec;
     // A folder, or the name of a bundled model (austen-gpt2) where no such file is here.
     if (std::filesystem::is_directory(*file, ec) ||

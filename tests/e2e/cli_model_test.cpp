@@ -203,6 +203,23 @@ TEST(CliModel, ABundledModelWithoutTextRunsItsFirstExample) {
   EXPECT_NE(folder.err.find("--text"), std::string::npos) << folder.err;
 }
 
+// info --bundled: every model of the registry, with the folder it was found in.
+TEST(CliModel, InfoListsEveryBundledModelAndItsFolder) {
+  const std::string dir = std::string(ATTN_SOURCE_DIR) + "/resources/models";
+  const auto r = runCliUnder("export ATTNSCOPE_MODELS_DIR=" + shellQuote(dir), {"info", "--bundled"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const auto& m : models::bundledModels()) {
+    const std::string line = m.name + " ";
+    const auto at = r.out.find(line);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const std::string rest = r.out.substr(at, r.out.find('\n', at) - at);
+    EXPECT_NE(rest.find(fs::canonical(dir + "/" + m.name).string()), std::string::npos) << rest;
+  }
+  EXPECT_EQ(r.out.find("not installed"), std::string::npos) << r.out;
+  EXPECT_EQ(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')),
+            models::bundledModels().size());
+}
+
 // Bad input: one line naming the folder or file and the fault, exit status 1, no output file.
 TEST(CliModel, BadFoldersGiveOneLineErrors) {
   const auto dir = scratchDir("model_bad");

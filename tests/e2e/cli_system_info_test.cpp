@@ -164,7 +164,7 @@ TEST(CliSystemInfo, EveryLevelComputesTheSameMetrics) {
 TEST(CliSystemInfo, InfoWithoutFileOrSystemIsAnError) {
   auto r = runCli({"info"});
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("give a FILE (or --system)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("give a FILE (or --system"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -40,6 +40,14 @@ gui_version="$(QT_QPA_PLATFORM=offscreen "$bin/attnscope" --version)"
   --size 320x240 --out "$tmp/head1.png"
 [ "$(head -c 8 "$tmp/head1.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "export wrote no PNG"
 
+# The bundled models: every one the registry names is installed under /usr/share/attnscope/models,
+# and the installed CLI runs the default one by name alone.
+bundled="$("$bin/attnscope-cli" info --bundled)"
+! grep -q 'not installed' <<<"$bundled" || fail "a bundled model is missing: $bundled"
+grep -q "^austen-gpt2 .*/usr/share/attnscope/models/austen-gpt2\$" <<<"$bundled" || fail "info --bundled: $bundled"
+"$bin/attnscope-cli" heads --model austen-gpt2 >"$tmp/heads.txt" || fail "heads --model austen-gpt2 failed"
+[ -s "$tmp/heads.txt" ] || fail "heads --model austen-gpt2 printed nothing"
+
 # attnscope-cli loads no Qt; the figure it just wrote was drawn by the private
 # attnscope-cli-figures, which it runs in its place (app/cli/figures_program.h).
 figures="$(find "$root/usr/lib" -name attnscope-cli-figures -path '*/attnscope/*' | head -1)"
