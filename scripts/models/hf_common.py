@@ -73,10 +73,13 @@ class Gpt2Block(nn.Module):
 
 
 class Gpt2(nn.Module):
-    def __init__(self, vocab, positions, d, layers, heads, inner, eps=1e-5):
+    def __init__(self, vocab, positions, d, layers, heads, inner, eps=1e-5, tie=True):
         super().__init__()
-        self.cfg = dict(vocab=vocab, positions=positions, d=d, layers=layers, heads=heads, inner=inner, eps=eps)
+        self.cfg = dict(vocab=vocab, positions=positions, d=d, layers=layers, heads=heads, inner=inner, eps=eps,
+                        tie=tie)
         self.wte = nn.Embedding(vocab, d)
+        # tie=False: GPT2LMHeadModel with tie_word_embeddings false and its own lm_head.weight [vocab, d].
+        self.lm_head = None if tie else nn.Parameter(torch.randn(vocab, d) * 0.02)
         self.wpe = nn.Embedding(positions, d)
         nn.init.normal_(self.wte.weight, std=0.02)
         nn.init.normal_(self.wpe.weight, std=0.01)
@@ -95,7 +98,7 @@ class Gpt2(nn.Module):
         for b in self.blocks:
             x, w = b(x, want_attn)
             maps.append(w)
-        logits = self.ln_f(x) @ self.wte.weight.t()  # tied lm_head
+        logits = self.ln_f(x) @ (self.wte.weight if self.lm_head is None else self.lm_head).t()
         return (logits, maps) if want_attn else logits
 
     def hf_tensors(self):
@@ -109,6 +112,11 @@ class Gpt2(nn.Module):
                       p + "ln_2.weight": b.ln_2.weight, p + "ln_2.bias": b.ln_2.bias,
                       p + "mlp.c_fc.weight": b.fc_w, p + "mlp.c_fc.bias": b.fc_b,
                       p + "mlp.c_proj.weight": b.fc_proj_w, p + "mlp.c_proj.bias": b.fc_proj_b})
+        if self.lm_head is not None:
+            # GPT2LMHeadModel.save_pretrained's names: transformers loads a prefix-less file into the
+            # bare GPT2Model and would drop the head, so the untied layout carries the prefix.
+            t = {"transformer." + k: v for k, v in t.items()}
+            t["lm_head.weight"] = self.lm_head
         return t
 
     def hf_config(self, extra=None):
@@ -117,7 +125,7 @@ class Gpt2(nn.Module):
                "n_positions": c["positions"], "n_ctx": c["positions"], "n_embd": c["d"], "n_layer": c["layers"],
                "n_head": c["heads"], "n_inner": c["inner"], "activation_function": "gelu_new",
                "layer_norm_epsilon": c["eps"], "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0,
-               "tie_word_embeddings": True, "bos_token_id": 0, "eos_token_id": 0, "torch_dtype": "float16"}
+               "tie_word_embeddings": c["tie"], "bos_token_id": 0, "eos_token_id": 0, "torch_dtype": "float16"}
         cfg.update(extra or {})
         return cfg
 

@@ -94,13 +94,14 @@ Status readGpt2(const Reader& r, ModelConfig& c) {
   ATTN_TRY(act, r.string("activation_function", "gelu_new"));
   ATTN_TRY(a, activationFrom(act, "activation_function", r.src));
   ATTN_TRY(inv, r.boolean("scale_attn_by_inverse_layer_idx", false));
+  ATTN_TRY(tie, r.boolean("tie_word_embeddings", true));  // false: GPT2LMHeadModel's own lm_head.weight
   c.family = Family::Gpt2;
   c.layers = layers, c.heads = heads, c.kvHeads = heads, c.dModel = d, c.intermediate = inner;
   c.maxPositions = pos, c.vocabSize = vocab, c.normEps = eps, c.activation = a, c.scaleByInverseLayer = inv;
   if (d % heads != 0) return Error{fmt::format("{}: n_embd {} is not a multiple of n_head {}", r.src, d, heads)};
   c.headDim = d / heads;
   c.attentionBias = c.outputBias = c.mlpBias = true;
-  c.tieWordEmbeddings = true;
+  c.tieWordEmbeddings = tie;
   return okStatus();
 }
 

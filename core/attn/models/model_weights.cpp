@@ -242,8 +242,11 @@ Status queueGpt2(Loader& l, const ModelConfig& c, ModelWeights& w) {
     if (!st) return st;
   }
   if (auto st = l.needNorm(w.finalNorm, "ln_f", true); !st) return st;
-  w.lmHead = w.tokenEmbedding;  // GPT2LMHeadModel ties lm_head to wte
-  return okStatus();
+  if (c.tieWordEmbeddings) {
+    w.lmHead = w.tokenEmbedding;  // GPT2LMHeadModel ties lm_head to wte by default
+    return okStatus();
+  }
+  return l.need(w.lmHead, "lm_head.weight", {c.vocabSize, d}, /*bare=*/true);
 }
 
 /// BertForMaskedLM's cls.predictions (BertLMPredictionHead: transform.dense, hidden_act,
@@ -434,7 +437,7 @@ Result<ModelWeights> loadModelWeights(const std::string& dir, const ModelConfig&
   if (!st) return st.error();
   if (auto m = l.materialize(progress); !m) return m.error();
   // Tied heads point at the embedding, which materialize() has filled in since.
-  if (cfg.family == Family::Gpt2 || (cfg.family == Family::Llama && cfg.tieWordEmbeddings)) w.lmHead = w.tokenEmbedding;
+  if (cfg.family != Family::Bert && cfg.tieWordEmbeddings) w.lmHead = w.tokenEmbedding;
   if (w.mlmHead.present() && cfg.tieWordEmbeddings) w.mlmHead.decoder = w.tokenEmbedding;
   return std::move(w);
 }

@@ -98,9 +98,7 @@ std::vector<double> meanHeadScores(const std::vector<ModelRun>& runs, int layer,
   return s;
 }
 
-// Disabled: the shipped induction-2l reaches induction 0.28 and previous-token 0.18 (its model card);
-// it needs a longer training run before this bar holds.
-TEST(BundledInduction, DISABLED_LayerOneHasAPreviousTokenHeadAndLayerTwoAnInductionHead) {
+TEST(BundledInduction, LayerOneHasAPreviousTokenHeadAndLayerTwoAnInductionHead) {
   auto model = openBundled("induction-2l");
   ASSERT_TRUE(model);
   const int vocab = model->info().vocabSize;

@@ -138,6 +138,47 @@ TEST_F(ModelErrors, TensorMissingOrOfTheWrongShape) {
                                  "with 3 layers, d_model 64)");
 }
 
+TEST_F(ModelErrors, UntiedGpt2ReadsItsOwnLmHead) {
+  // tie_word_embeddings false (GPT2LMHeadModel with its own lm_head.weight): without the tensor,
+  // one message; with it, the logits come from it. Here it is wte with its rows reversed, so the
+  // logit of token v equals the tied model's logit of token vocab - 1 - v.
+  const fs::path dir = copyOf("gpt2", "untied");
+  const fs::path st = dir / "model.safetensors";
+  editConfig(dir, [](json& c) { c["tie_word_embeddings"] = false; });
+  EXPECT_EQ(openError(dir), st.string() +
+                                ": tensor 'lm_head.weight' is missing (config.json: gpt2 with 2 layers, "
+                                "d_model 64)");
+  rewriteSafetensors(st, [](std::vector<Tensor>& ts) {
+    Tensor head;
+    for (const auto& t : ts)
+      if (t.name == "wte.weight") head = t;
+    ASSERT_EQ(head.dtype, "F32");
+    const size_t row = static_cast<size_t>(head.shape[1]) * sizeof(float), rows = head.bytes.size() / row;
+    std::string reversed;
+    for (size_t r = rows; r-- > 0;) reversed += head.bytes.substr(r * row, row);
+    head.name = "lm_head.weight";
+    head.bytes = reversed;
+    ts.push_back(head);
+  });
+  auto tied = Model::open(fixture("gpt2"));
+  auto untied = Model::open(dir.string());
+  ASSERT_TRUE(tied.ok()) << tied.error().message;
+  ASSERT_TRUE(untied.ok()) << untied.error().message;
+  auto enc = (*tied)->encode("the cat sat on the mat", std::nullopt, "text");
+  ASSERT_TRUE(enc.ok()) << enc.error().message;
+  RunOptions opt;
+  opt.keepFullLogits = true;
+  opt.keepAttention = false;
+  auto a = (*tied)->run(*enc, opt);
+  auto b = (*untied)->run(*enc, opt);
+  ASSERT_TRUE(a.ok() && b.ok());
+  const int64_t vocab = a->logits.cols();
+  ASSERT_EQ(b->logits.cols(), vocab);
+  for (int64_t i = 0; i < a->logits.rows(); ++i)
+    for (int64_t v = 0; v < vocab; ++v)
+      ASSERT_NEAR(b->logits(i, v), a->logits(i, vocab - 1 - v), 1e-4) << i << " " << v;
+}
+
 TEST_F(ModelErrors, IndexPointingAtAnAbsentShard) {
   const fs::path dir = copyOf("qwen2");
   fs::remove(dir / "model-00002-of-00002.safetensors");
