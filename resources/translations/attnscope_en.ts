@@ -557,6 +557,10 @@ FLAG: near-one-hot</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Character-level GPT-2 trained on Tang and Song poems: heads that pair the two lines of a couplet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Random-projection explorer</source>
         <translation type="unfinished"></translation>
     </message>

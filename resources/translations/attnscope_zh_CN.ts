@@ -982,6 +982,10 @@ FLAG: near-one-hot</source>
         <translation>在重复的词序列上训练的两层纯注意力模型：把一个短语输入两遍</translation>
     </message>
     <message>
+        <source>Character-level GPT-2 trained on Tang and Song poems: heads that pair the two lines of a couplet</source>
+        <translation>在唐诗宋诗上训练的字符级 GPT-2：有的注意力头把上下两句对应位置的字对齐</translation>
+    </message>
+    <message>
         <source>Random-projection explorer</source>
         <translation>随机投影探索器</translation>
     </message>

@@ -11,7 +11,8 @@ namespace fs = std::filesystem;
 
 // The example sentences are picked for what each model's heads do (the model
 // cards in resources/models/*/README.md say which head): repeated names and
-// phrases are what induction and duplicate-token heads act on.
+// phrases are what induction and duplicate-token heads act on; regular Chinese verse (every
+// line 5 or 7 characters and a punctuation mark) is what the poem model's line heads act on.
 std::vector<BundledModel> makeBundledModels() {
   return {
       {"austen-gpt2",
@@ -24,6 +25,11 @@ std::vector<BundledModel> makeBundledModels() {
        "",
        {"the red fox saw a big owl on the hill . the red fox saw a big owl on the hill",
         "cat sun milk road happy book rain cat sun milk road happy book rain"}},
+      {"tang-poems-gpt2",
+       "zh",
+       {"床前明月光，疑是地上霜。举头望明月，低头思故乡。",
+        "黄河远上白云间，一片孤城万仞山。羌笛何须怨杨柳，春风不度玉门关。",
+        "国破山河在，城春草木深。感时花溅泪，恨别鸟惊心。烽火连三月，家书抵万金。白头搔更短，浑欲不胜簪。"}},
   };
 }
 

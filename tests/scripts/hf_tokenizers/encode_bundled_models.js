@@ -18,6 +18,13 @@ const TEXTS = [
   '"Oh! Mr. Darcy," said she -- "I\'ll never forget it;\n\nyou\'re too kind."  Captain Wentworth\'s letter: £20,000.',
   'Café naïve — 東京 😀 1817 and 3.14',
   '',
+  // tang-poems-gpt2: its example poems, half-width punctuation and line breaks, characters
+  // outside its vocabulary (Latin, a traditional form, an ideograph beyond the BMP).
+  '床前明月光，疑是地上霜。举头望明月，低头思故乡。',
+  '黄河远上白云间，一片孤城万仞山。羌笛何须怨杨柳，春风不度玉门关。',
+  '国破山河在，城春草木深。\n感时花溅泪，恨别鸟惊心。',
+  '白日依山尽,黄河入海流.\n欲穷千里目?更上一层楼!',
+  '《静夜思》 李白 Li Bai：舉頭望明月；𡵓 ok、',
 ];
 
 async function main() {

@@ -47,6 +47,9 @@ QString BundledModelsMenu::description(const QString& name) {
     return tr("GPT-2 trained on Jane Austen's novels: attention learned from English prose");
   if (name == QLatin1String("induction-2l"))
     return tr("Two attention-only layers trained on word sequences that repeat: type a phrase twice");
+  if (name == QLatin1String("tang-poems-gpt2"))
+    return tr(
+        "Character-level GPT-2 trained on Tang and Song poems: heads that pair the two lines of a couplet");
   return {};
 }
 
