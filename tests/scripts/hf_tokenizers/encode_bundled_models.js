@@ -18,6 +18,12 @@ const TEXTS = [
   '"Oh! Mr. Darcy," said she -- "I\'ll never forget it;\n\nyou\'re too kind."  Captain Wentworth\'s letter: £20,000.',
   'Café naïve — 東京 😀 1817 and 3.14',
   '',
+  'She was the [MASK] of a very clever man, and [MASK] well.',
+];
+// Sentence pairs (BERT's segments A and B: token type ids 0 and 1).
+const PAIRS = [
+  ['It was a truth universally acknowledged.', 'Mr. [MASK] bowed.'],
+  ['Anne said nothing; Captain Wentworth\'s letter was in her hand.', ''],
 ];
 
 async function main() {
@@ -31,6 +37,10 @@ async function main() {
     for (const text of TEXTS) {
       const enc = await tok.encode(text, null, { addSpecialTokens: true });
       out.models[name].push({ text, ids: enc.getIds(), tokens: enc.getTokens() });
+    }
+    for (const [text, pair] of PAIRS) {
+      const enc = await tok.encode(text, pair, { addSpecialTokens: true });
+      out.models[name].push({ text, pair, ids: enc.getIds(), type_ids: enc.getTypeIds(), tokens: enc.getTokens() });
     }
   }
   const dest = path.join(ROOT, 'tests', 'fixtures', 'bundled', 'tokens.json');
