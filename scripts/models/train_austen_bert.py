@@ -440,6 +440,11 @@ def write_fixture(model, held_ids, ends, path):
     os.replace(tmp, path)
 
 
+PLATEAU = """
+**This model has not learned to predict words**: its held-out top-1 at the masks is the unigram
+guess's. This run left the post-LN BERT on the unigram plateau; a longer one is needed for `[MASK]`
+predictions worth reading. The heads below still show where it parks attention (Clark et al. 2019).
+"""
 NO_SEP_HEAD = """
 No head of this model rests on `[SEP]` the way Clark et al. (2019) found in BERT-base (over half of
 its weight there, section 3.2): this short run on one CPU thread did not form one; the `[CLS]` column
@@ -504,6 +509,7 @@ passes so that each token is predicted once (the weights as shipped, F16):
 | held out | {s["held"][0]:.3f} | {s["held"][1]:.3f} |
 | unigram of the training text, on the held-out text | {s["uni"][0]:.3f} | {s["uni"][1]:.3f} (always {s["uni"][2]!r}) |
 
+{PLATEAU if s["held"][1] <= s["uni"][1] + 0.02 else ""}
 ## What the heads do
 Mean over the tokens of {s["rows"]} held-out pairs `[CLS] A [SEP] B [SEP]` (consecutive sentences) of the
 weight on `[CLS]`, on the two `[SEP]`, on "." and ",", on the previous, the next and the same token:

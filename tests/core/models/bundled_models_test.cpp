@@ -349,8 +349,7 @@ std::pair<double, std::string> largestShareOn(const std::vector<ModelRun>& runs,
 }
 
 // Clark et al. (2019), section 3.2: many of BERT's heads put most of their weight on [SEP].
-// Disabled until the shipped model has such a head (its model card gives the [SEP] shares: 0.04 at most).
-TEST_F(BundledAustenBert, DISABLED_SomeHeadPutsMostOfItsWeightOnSep) {
+TEST_F(BundledAustenBert, SomeHeadPutsMostOfItsWeightOnSep) {
   const auto runs = heldOutPairRuns(*model_, held_, cls_, sep_, stop_);
   ASSERT_GE(runs.size(), 12u);
   const auto [best, where] = largestShareOn(runs, sep_);
