@@ -28,8 +28,8 @@ SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 PAD, UNK, CLS, SEP, MASK = range(len(SPECIALS))
 PREFIX = "##"  # WordPiece's continuing-subword prefix
 MAX_WORD = 100  # max_input_chars_per_word: a longer word is [UNK]
-SEQ = 128  # --seq; max_position_embeddings
-PEAK_LR = 1e-3  # --lr
+SEQ = 64  # --seq; max_position_embeddings
+PEAK_LR = 3e-3  # --lr; 1e-3 at batch 16 left the post-LN model on the unigram plateau after 800 steps
 
 # ----------------------------------------------------------------------------- tokenizer
 # Debian has no Python `tokenizers`, so the normalizer, the pre-tokenizer, the WordPiece trainer and
@@ -340,10 +340,10 @@ def held_rows(held_ids, ends, count):
 # ----------------------------------------------------------------------------- main
 def main():
     global SEQ, PEAK_LR
-    ap = hc.common_args(argparse.ArgumentParser(description=__doc__), 800, "resources/models/austen-bert")
+    ap = hc.common_args(argparse.ArgumentParser(description=__doc__), 700, "resources/models/austen-bert")
     # The defaults are those of the shipped model (its model card).
-    ap.add_argument("--vocab", type=int, default=int(os.environ.get("ATTN_WORDPIECE_VOCAB", "4096")))
-    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--vocab", type=int, default=int(os.environ.get("ATTN_WORDPIECE_VOCAB", "2048")))
+    ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--lr", type=float, default=PEAK_LR)
     ap.add_argument("--seq", type=int, default=SEQ)
     ap.add_argument("--dims", default="4,4,128,512", help="layers,heads,hidden,mlp")
