@@ -553,6 +553,10 @@ FLAG: near-one-hot</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>BERT trained on Jane Austen&apos;s novels: bidirectional attention, heads that rest on [SEP], predictions at each [MASK]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Two attention-only layers trained on word sequences that repeat: type a phrase twice</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1811,7 +1815,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::PredictionPanel</name>
     <message>
-        <source>The model's five most probable next tokens after the pinned query position (click a heatmap row to pin it; the last token when none is pinned).</source>
+        <source>The model's five most probable next tokens after the pinned query position (click a heatmap row to pin it; the last token when none is pinned). Masked-LM models (BERT): the five most probable tokens at a [MASK] of the text.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1820,6 +1824,18 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>Next-token predictions are for causal models (GPT-2, Llama); %1 is bidirectional and sees the whole text at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next-token predictions are for causal models (GPT-2, Llama); %1 is bidirectional: type %2 in place of a word to see what it predicts there.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>At %1 (position %2), %3 predicts (pin another %1 row to see its predictions):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>At %1 (position %2), %3 predicts:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -978,6 +978,10 @@ FLAG: near-one-hot</source>
         <translation>在简·奥斯汀小说上训练的 GPT-2：从英文散文中学到的注意力</translation>
     </message>
     <message>
+        <source>BERT trained on Jane Austen&apos;s novels: bidirectional attention, heads that rest on [SEP], predictions at each [MASK]</source>
+        <translation>在简·奥斯汀小说上训练的 BERT：双向注意力、停在 [SEP] 上的注意力头、每个 [MASK] 处的预测</translation>
+    </message>
+    <message>
         <source>Two attention-only layers trained on word sequences that repeat: type a phrase twice</source>
         <translation>在重复的词序列上训练的两层纯注意力模型：把一个短语输入两遍</translation>
     </message>
@@ -2873,8 +2877,8 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::PredictionPanel</name>
     <message>
-        <source>The model's five most probable next tokens after the pinned query position (click a heatmap row to pin it; the last token when none is pinned).</source>
-        <translation>模型在固定的查询位置之后最可能的五个下一个词元（点击热图的一行来固定；未固定时为最后一个词元）。</translation>
+        <source>The model's five most probable next tokens after the pinned query position (click a heatmap row to pin it; the last token when none is pinned). Masked-LM models (BERT): the five most probable tokens at a [MASK] of the text.</source>
+        <translation>模型在固定的查询位置之后最可能的五个下一个词元（点击热图的一行来固定；未固定时为最后一个词元）。掩码语言模型（BERT）：文本中 [MASK] 处最可能的五个词元。</translation>
     </message>
     <message>
         <source>Open a model (File &gt; Open Model…) to see what it predicts after each token.</source>
@@ -2883,6 +2887,18 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Next-token predictions are for causal models (GPT-2, Llama); %1 is bidirectional and sees the whole text at once.</source>
         <translation>下一个词元预测只适用于因果模型（GPT-2、Llama）；%1 是双向模型，一次看到整段文本。</translation>
+    </message>
+    <message>
+        <source>Next-token predictions are for causal models (GPT-2, Llama); %1 is bidirectional: type %2 in place of a word to see what it predicts there.</source>
+        <translation>下一个词元预测只适用于因果模型（GPT-2、Llama）；%1 是双向模型：在某个词的位置输入 %2，看它在那里预测什么。</translation>
+    </message>
+    <message>
+        <source>At %1 (position %2), %3 predicts (pin another %1 row to see its predictions):</source>
+        <translation>在 %1（位置 %2）处，%3 预测（固定另一个 %1 行可查看它的预测）：</translation>
+    </message>
+    <message>
+        <source>At %1 (position %2), %3 predicts:</source>
+        <translation>在 %1（位置 %2）处，%3 预测：</translation>
     </message>
     <message>
         <source>%1 is running…</source>

@@ -163,7 +163,7 @@ class Bert(nn.Module):
         self.cfg = dict(vocab=vocab, positions=positions, d=d, layers=layers, heads=heads, inner=inner, eps=eps)
         self.word = nn.Embedding(vocab, d)
         self.pos = nn.Embedding(positions, d)
-        self.type = nn.Embedding(2, d)
+        self.token_type = nn.Embedding(2, d)  # not `type`: nn.Module.type() would shadow it
         self.ln_emb = nn.LayerNorm(d, eps=eps)
         self.layers = nn.ModuleList([BertLayer(d, heads, inner, eps) for _ in range(layers)])
         # BertOnlyMLMHead: dense, gelu, LayerNorm, decoder tied to the word embeddings plus a bias.
@@ -176,24 +176,38 @@ class Bert(nn.Module):
             if isinstance(m, nn.Linear):
                 nn.init.zeros_(m.bias)
 
-    def forward(self, ids, keep=None, want_attn=False):
+    def encode(self, ids, keep=None, types=None, want_attn=False):
+        """The last layer's hidden states [B, T, d] (BertModel's last_hidden_state) and the maps.
+
+        keep: 1 for real tokens, 0 for padding; types: the token type ids (segment A 0, B 1)."""
         B, T = ids.shape
         if keep is None:
             keep = torch.ones_like(ids)
-        x = self.word(ids) + self.pos(torch.arange(T, device=ids.device))[None] + self.type.weight[0]
+        if types is None:
+            types = torch.zeros_like(ids)
+        # BertEmbeddings: word + token type + absolute position, then LayerNorm.
+        x = self.word(ids) + self.token_type(types) + self.pos(torch.arange(T, device=ids.device))[None]
         x = self.ln_emb(x)
         maps = []
         for layer in self.layers:
             x, w = layer(x, keep, want_attn)
             maps.append(w)
-        h = self.head_ln(F.gelu(self.head_dense(x)))
-        logits = h @ self.word.weight.t() + self.head_bias
+        return x, maps
+
+    def mlm_logits(self, h):
+        """BertOnlyMLMHead on hidden rows h [..., d]: logits [..., vocab]."""
+        t = self.head_ln(F.gelu(self.head_dense(h)))
+        return t @ self.word.weight.t() + self.head_bias
+
+    def forward(self, ids, keep=None, types=None, want_attn=False):
+        h, maps = self.encode(ids, keep, types, want_attn)
+        logits = self.mlm_logits(h)
         return (logits, maps) if want_attn else logits
 
     def hf_tensors(self):
         t = {"bert.embeddings.word_embeddings.weight": self.word.weight,
              "bert.embeddings.position_embeddings.weight": self.pos.weight,
-             "bert.embeddings.token_type_embeddings.weight": self.type.weight,
+             "bert.embeddings.token_type_embeddings.weight": self.token_type.weight,
              "bert.embeddings.LayerNorm.weight": self.ln_emb.weight,
              "bert.embeddings.LayerNorm.bias": self.ln_emb.bias,
              "cls.predictions.bias": self.head_bias,

@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_common as hc  # noqa: E402
 
 BOOKS = ["Sense & Sensibility", "Pride & Prejudice", "Mansfield Park", "Emma", "Northanger Abbey", "Persuasion"]
-HELD_OUT_FROM = "Chapter 23"  # Persuasion's last chapter (the R package's chapter headings)
+HELD_OUT_FROM = "Chapter 23"  # Persuasion's last two chapters, 23 and 24 (the R package's chapter headings)
 
 # GPT-2's pre-tokenizer pattern (Radford et al. 2019, encoder.py) in Python's `re`, which lacks \p{L}:
 # [^\W\d_] is a letter, \d a digit. Used only to count words while training the merges; the shipped
@@ -68,6 +68,15 @@ def export_books():
                 para = []
         result[b] = "\n".join(paras) + "\n"
     return result
+
+
+def split_books(books):
+    """(training text, held-out text): Persuasion from HELD_OUT_FROM to its end is held out.
+
+    The other bundled Austen models (train_austen_bert.py) import this, so that all hold out the same text."""
+    pers = books["Persuasion"]
+    cut = pers.index(HELD_OUT_FROM)
+    return "".join(books[b] for b in BOOKS if b != "Persuasion") + pers[:cut], pers[cut:]
 
 
 def train_bpe(text, vocab_size):
@@ -176,11 +185,7 @@ def main():
     torch.set_num_threads(args.threads)
     hc.set_seed(args.seed)
     t0 = time.time()
-    books = export_books()
-    pers = books["Persuasion"]
-    cut = pers.index(HELD_OUT_FROM)
-    held_text = pers[cut:]
-    train_text = "".join(books[b] for b in BOOKS if b != "Persuasion") + pers[:cut]
+    train_text, held_text = split_books(export_books())
     vocab, merges = train_bpe(train_text, args.vocab - 1)
     enc = BpeEncoder(vocab, merges)
     eot = len(vocab)
@@ -296,7 +301,7 @@ novels, so that the first window shows attention a model actually learned.
 ## Data and licence
 Jane Austen's novels as Debian's `r-cran-janeaustenr` packages them (public domain; the package is
 MIT-licensed), exported with `Rscript`, one paragraph per line. Training: all six novels except the
-last chapter of *Persuasion* ({n_train} tokens); held out: *Persuasion* from "{HELD_OUT_FROM}" to the
+last two chapters of *Persuasion* ({n_train} tokens); held out: *Persuasion* from "{HELD_OUT_FROM}" to the
 end ({n_held} tokens). The weights are released under the project's licence (GPL-3.0-or-later).
 
 ## Tokenizer

@@ -21,6 +21,14 @@ std::vector<BundledModel> makeBundledModels() {
         "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
         "must be in want of a wife.",
         "Emma could not forgive her; but as neither provocation nor anger was meant, she said nothing."}},
+      // Masked LM: "[MASK]" shows the top 5 there; "A [SEP] B" is a sentence pair (token types 0, 1)
+      // with the two [SEP] that many heads rest on (Clark et al. 2019, section 3.2).
+      {"austen-bert",
+       "en",
+       {"Mr. Darcy bowed to Elizabeth. [SEP] Elizabeth, with a [MASK], curtsied to Mr. Darcy.",
+        "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
+        "must be in want of a [MASK].",
+        "Emma could not [MASK] her; but as neither provocation nor anger was meant, she said nothing."}},
       {"induction-2l",
        "",
        {"the red fox saw a big owl on the hill . the red fox saw a big owl on the hill",

@@ -110,5 +110,26 @@ TEST_F(BundledModelPaths, AMissingBundledModelSaysWhereItLooked) {
   EXPECT_NE(r.error().message.find(root_.string()), std::string::npos) << r.error().message;
 }
 
+// The registry's example sentences (the Examples menu; the first opens the model) fit the shipped
+// model's positions, and a masked-LM model's hold its mask token, so that each shows predictions.
+TEST(BundledModelExamples, FitAndAMaskedModelsExamplesHoldAMask) {
+  for (const auto& m : bundledModels()) {
+    auto model = Model::open(std::string(ATTN_SOURCE_DIR) + "/resources/models/" + m.name);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    for (const std::string& text : m.examples) {
+      auto enc = (*model)->encode(text, std::nullopt, "example");
+      ASSERT_TRUE(enc.ok()) << enc.error().message;
+      if ((*model)->info().maxPositions > 0) EXPECT_LE(enc->size(), (*model)->info().maxPositions) << text;
+      if ((*model)->info().maskToken.empty()) continue;
+      RunOptions opt;
+      opt.keepAttention = false;
+      auto run = (*model)->run(*enc, opt);
+      ASSERT_TRUE(run.ok()) << run.error().message;
+      EXPECT_FALSE(run->maskPredictions.empty()) << m.name << ": " << text;
+      for (const auto& top : run->maskPredictions) EXPECT_EQ(top.size(), 5u) << m.name << ": " << text;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace attn::models

@@ -25,6 +25,12 @@ const TEXTS = [
   '国破山河在，城春草木深。\n感时花溅泪，恨别鸟惊心。',
   '白日依山尽,黄河入海流.\n欲穷千里目?更上一层楼!',
   '《静夜思》 李白 Li Bai：舉頭望明月；𡵓 ok、',
+  'She was the [MASK] of a very clever man, and [MASK] well.',
+];
+// Sentence pairs (BERT's segments A and B: token type ids 0 and 1).
+const PAIRS = [
+  ['It was a truth universally acknowledged.', 'Mr. [MASK] bowed.'],
+  ['Anne said nothing; Captain Wentworth\'s letter was in her hand.', ''],
 ];
 
 async function main() {
@@ -38,6 +44,10 @@ async function main() {
     for (const text of TEXTS) {
       const enc = await tok.encode(text, null, { addSpecialTokens: true });
       out.models[name].push({ text, ids: enc.getIds(), tokens: enc.getTokens() });
+    }
+    for (const [text, pair] of PAIRS) {
+      const enc = await tok.encode(text, pair, { addSpecialTokens: true });
+      out.models[name].push({ text, pair, ids: enc.getIds(), type_ids: enc.getTypeIds(), tokens: enc.getTokens() });
     }
   }
   const dest = path.join(ROOT, 'tests', 'fixtures', 'bundled', 'tokens.json');

@@ -253,6 +253,32 @@ TEST(ModelView, PredictionsAreTheReferenceTopFiveForCausalModels) {
   openModel(w, modelFolder("bert"));  // bidirectional: no next token
   EXPECT_TRUE(panel->entries().empty());
   EXPECT_TRUE(panel->heading().contains("causal models")) << panel->heading().toStdString();
+  EXPECT_TRUE(panel->heading().contains("[MASK]")) << panel->heading().toStdString();
+
+  // With mask tokens: the masked-LM head's top 5 at the first, then at the pinned one.
+  const QString masked = QStringLiteral("The [MASK] sat on the [MASK].");
+  typeText(w, masked);
+  auto direct = attn::models::Model::open(modelFolder("bert").toStdString());
+  ASSERT_TRUE(direct.ok()) << direct.error().message;
+  auto enc = (*direct)->encode(masked.toStdString(), std::nullopt, "text");
+  ASSERT_TRUE(enc.ok()) << enc.error().message;
+  auto run = (*direct)->run(*enc);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  ASSERT_EQ(run->maskPositions.size(), 2u);
+  for (size_t k : {size_t{0}, size_t{1}}) {
+    SCOPED_TRACE(k);
+    if (k == 1) {
+      w.model()->setPinnedRow(run->maskPositions[1]);
+      QCoreApplication::processEvents();
+    }
+    EXPECT_EQ(panel->position(), run->maskPositions[k]);
+    ASSERT_EQ(panel->entries().size(), 5u);
+    for (size_t i = 0; i < 5; ++i) {
+      EXPECT_EQ(panel->entries()[i].id, run->maskPredictions[k][i].id);
+      EXPECT_NEAR(panel->entries()[i].prob, run->maskPredictions[k][i].prob, 1e-5);
+    }
+    EXPECT_TRUE(panel->heading().startsWith("At [MASK]")) << panel->heading().toStdString();
+  }
 }
 
 TEST(ModelView, ADamagedFolderShowsTheErrorAndKeepsThePreviousView) {

@@ -45,6 +45,10 @@ BundledModelsMenu::BundledModelsMenu(MainWindow* window)
 QString BundledModelsMenu::description(const QString& name) {
   if (name == QLatin1String("austen-gpt2"))
     return tr("GPT-2 trained on Jane Austen's novels: attention learned from English prose");
+  if (name == QLatin1String("austen-bert"))
+    return tr(
+        "BERT trained on Jane Austen's novels: bidirectional attention, heads that rest on [SEP], "
+        "predictions at each [MASK]");
   if (name == QLatin1String("induction-2l"))
     return tr("Two attention-only layers trained on word sequences that repeat: type a phrase twice");
   if (name == QLatin1String("tang-poems-gpt2"))

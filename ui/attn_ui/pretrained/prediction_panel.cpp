@@ -53,8 +53,10 @@ PredictionPanel::PredictionPanel(ExplorerModel* model, QWidget* parent)
   effect_->hide();
   layout->addWidget(effect_);
   layout->addStretch(1);
-  setToolTip(tr("The model's five most probable next tokens after the pinned query position "
-                "(click a heatmap row to pin it; the last token when none is pinned)."));
+  setToolTip(
+      tr("The model's five most probable next tokens after the pinned query position "
+         "(click a heatmap row to pin it; the last token when none is pinned). Masked-LM models "
+         "(BERT): the five most probable tokens at a [MASK] of the text."));
   connect(model_, &ExplorerModel::resultChanged, this, &PredictionPanel::refresh);
   connect(model_, &ExplorerModel::pinnedRowChanged, this, &PredictionPanel::refresh);
   connect(model_, &ExplorerModel::modelChanged, this, &PredictionPanel::refresh);
@@ -71,9 +73,17 @@ void PredictionPanel::refresh() {
     const int pinned = model_->pinnedRow();
     position_ = pinned >= 0 && pinned < n ? pinned : n - 1;
     entries_ = run->nextTokens[static_cast<size_t>(position_)];
-    std::sort(entries_.begin(), entries_.end(),
-              [](const attn::models::TopToken& a, const attn::models::TopToken& b) { return a.prob > b.prob; });
+  } else if (m && !m->info().causal && run && !run->maskPredictions.empty() &&
+             run->maskPredictions.size() == run->maskPositions.size()) {
+    // Masked-LM models: what the head predicts at a mask token, the pinned row's when it is one.
+    size_t k = 0;
+    for (size_t i = 0; i < run->maskPositions.size(); ++i)
+      if (run->maskPositions[i] == model_->pinnedRow()) k = i;
+    position_ = run->maskPositions[k];
+    entries_ = run->maskPredictions[k];
   }
+  std::sort(entries_.begin(), entries_.end(),
+            [](const attn::models::TopToken& a, const attn::models::TopToken& b) { return a.prob > b.prob; });
   heading_->setText(heading());
   bars_->refresh();
 }
@@ -89,11 +99,24 @@ QString PredictionPanel::heading() const {
   const auto m = model_->modelPtr();
   if (!m) return tr("Open a model (File > Open Model…) to see what it predicts after each token.");
   const QString name = QString::fromStdString(m->info().name);
-  if (!m->info().causal)
-    return tr("Next-token predictions are for causal models (GPT-2, Llama); %1 is bidirectional and sees the "
-              "whole text at once.").arg(name);
   const auto run = model_->modelRun();
+  const QString mask = QString::fromStdString(m->info().maskToken);
+  if (!m->info().causal && (mask.isEmpty() || !run || position_ < 0))
+    return mask.isEmpty()
+               ? tr("Next-token predictions are for causal models (GPT-2, Llama); %1 is bidirectional "
+                    "and sees the whole text at once.")
+                     .arg(name)
+               : tr("Next-token predictions are for causal models (GPT-2, Llama); %1 is bidirectional: "
+                    "type %2 in place of a word to see what it predicts there.")
+                     .arg(name, mask);
   if (!run || position_ < 0) return tr("%1 is running…").arg(name);
+  if (!m->info().causal)
+    return run->maskPositions.size() > 1
+               ? tr("At %1 (position %2), %3 predicts (pin another %1 row to see its predictions):")
+                     .arg(mask)
+                     .arg(position_)
+                     .arg(name)
+               : tr("At %1 (position %2), %3 predicts:").arg(mask).arg(position_).arg(name);
   const QString token = QStringLiteral("“%1”").arg(model_->queryLabels().value(position_));
   return model_->pinnedRow() >= 0
              ? tr("After %1 (position %2, pinned), %3 predicts:").arg(token).arg(position_).arg(name)

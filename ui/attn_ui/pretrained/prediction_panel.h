@@ -2,8 +2,9 @@
 // What a causal model predicts next: the top-5 tokens (from lm_head, computed
 // by attn::models::Model::run) with their probabilities as bars, for the
 // pinned query position or, with none pinned, the last token. It shows the
-// consequence of what the heads attend to; BERT-style models predict no next
-// token and the panel says so.
+// consequence of what the heads attend to. BERT-style models predict no next
+// token: the panel shows the masked-LM head's top 5 at a mask token of the text
+// (the pinned row's, else the first), or says to type one.
 #include <QWidget>
 #include <vector>
 
@@ -20,7 +21,7 @@ class PredictionPanel : public QWidget {
  public:
   explicit PredictionPanel(ExplorerModel* model, QWidget* parent = nullptr);
 
-  /// The query position the predictions follow (-1 when there are none).
+  /// The query position the predictions follow, or the mask token's (-1 when there are none).
   int position() const { return position_; }
   /// The predictions shown, most probable first (empty when none apply).
   const std::vector<attn::models::TopToken>& entries() const { return entries_; }
