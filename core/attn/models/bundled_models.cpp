@@ -20,7 +20,9 @@ std::vector<BundledModel> makeBundledModels() {
        {"Mr. Darcy bowed to Elizabeth, and Elizabeth, with a smile, curtsied to Mr. Darcy.",
         "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
         "must be in want of a wife.",
-        "Emma could not forgive her; but as neither provocation nor anger was meant, she said nothing."}},
+        "Emma could not forgive her; but as neither provocation nor anger was meant, she said nothing."},
+       3,  // layer 4 head 1: most of its weight on the commas and full stops
+       0},
       // Masked LM: "[MASK]" shows the top 5 there; "A [SEP] B" is a sentence pair (token types 0, 1)
       // with the two [SEP] that many heads rest on (Clark et al. 2019, section 3.2).
       {"austen-bert",
@@ -28,16 +30,22 @@ std::vector<BundledModel> makeBundledModels() {
        {"Mr. Darcy bowed to Elizabeth. [SEP] Elizabeth, with a [MASK], curtsied to Mr. Darcy.",
         "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
         "must be in want of a [MASK].",
-        "Emma could not [MASK] her; but as neither provocation nor anger was meant, she said nothing."}},
+        "Emma could not [MASK] her; but as neither provocation nor anger was meant, she said nothing."},
+       3,  // layer 4 head 1: over half its weight on the two [SEP]
+       0},
       {"induction-2l",
        "",
        {"the red fox saw a big owl on the hill . the red fox saw a big owl on the hill",
-        "cat sun milk road happy book rain cat sun milk road happy book rain"}},
+        "cat sun milk road happy book rain cat sun milk road happy book rain"},
+       1,  // layer 2 head 1: the induction head
+       0},
       {"tang-poems-gpt2",
        "zh",
        {"床前明月光，疑是地上霜。举头望明月，低头思故乡。",
         "黄河远上白云间，一片孤城万仞山。羌笛何须怨杨柳，春风不度玉门关。",
-        "国破山河在，城春草木深。感时花溅泪，恨别鸟惊心。烽火连三月，家书抵万金。白头搔更短，浑欲不胜簪。"}},
+        "国破山河在，城春草木深。感时花溅泪，恨别鸟惊心。烽火连三月，家书抵万金。白头搔更短，浑欲不胜簪。"},
+       2,  // layer 3 head 3: from a line's last character to the previous line's last
+       2},
   };
 }
 

@@ -18,6 +18,8 @@ struct BundledModel {
   std::string name;                   // the folder's name, e.g. "austen-gpt2"
   std::string language;               // "en", "zh" or "" (a made-up vocabulary)
   std::vector<std::string> examples;  // sentences chosen to show its heads; the first opens it
+  int layer = 0;                      // the head the window opens it on (0-based): one whose
+  int head = 0;                       // pattern its model card describes
 };
 
 /// Every model the project ships, the default first.

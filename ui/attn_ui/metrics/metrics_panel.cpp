@@ -217,8 +217,12 @@ void MetricsPanel::connectModel() {
   connect(model_, &ExplorerModel::currentHeadChanged, this, &MetricsPanel::setCurrentHead);
   connect(this, &MetricsPanel::headActivated, model_, &ExplorerModel::setCurrentHead);
   // The layer shown here and in the heatmap is one choice.
+  // The box's range is the last analysis's until the new one arrives: a layer of a
+  // freshly opened, deeper model widens it rather than being clamped and written back.
   connect(model_, &ExplorerModel::currentLayerChanged, this, [this](int l) {
-    if (layeredFrom_) layer_->setValue(l + 1);
+    if (!layeredFrom_) return;
+    if (l + 1 > layer_->maximum()) layer_->setMaximum(l + 1);
+    layer_->setValue(l + 1);
   });
   connect(layer_, &QSpinBox::valueChanged, this, [this](int l) {
     if (layeredFrom_) model_->setCurrentLayer(l - 1);

@@ -3,8 +3,10 @@
 #include <QAction>
 #include <QMenu>
 #include <QStatusBar>
+#include <QTimer>
 
 #include "attn/models/bundled_models.h"
+#include "attn/models/model.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/input_panel.h"
 #include "attn_ui/pretrained/model_open_controller.h"
@@ -116,9 +118,25 @@ bool BundledModelsMenu::open(const QString& name, const QString& sentence) {
   const QString folder = QString::fromStdString(*path);
   if (folder != openPath_ || !window_->model()->hasModel()) {
     openPath_ = folder;
+    showCardHeadOnFirstRun(folder, entry->layer, entry->head);
     window_->modelOpener()->open(folder);
   }
   return true;
+}
+
+// A freshly opened bundled model shows the head its card describes, once its first
+// run arrives (the text mode's result, or the previous model's, while it loads does
+// not count). A later bundled open replaces the wait.
+void BundledModelsMenu::showCardHeadOnFirstRun(const QString& folder, int layer, int head) {
+  ExplorerModel* m = window_->model();
+  QObject::disconnect(pendingHead_);
+  const std::string dir = folder.toStdString();
+  pendingHead_ = connect(m, &ExplorerModel::resultChanged, this, [this, m, layer, head, dir] {
+    if (!m->modelRun() || !m->hasModel() || m->modelPtr()->info().dir != dir) return;
+    QObject::disconnect(pendingHead_);
+    // Once every view has taken the new result, as a click on a head tile would.
+    QTimer::singleShot(0, m, [m, layer, head] { m->setCurrentLayerHead(layer, head); });
+  });
 }
 
 bool BundledModelsMenu::openDefault() {

@@ -35,11 +35,13 @@ class BundledModelsMenu : public QObject {
  private:
   void buildOpenMenu();
   void buildExamplesMenu();
+  void showCardHeadOnFirstRun(const QString& folder, int layer, int head);
 
   MainWindow* window_;
   QMenu* openMenu_;
   QMenu* examples_;
-  QString openPath_;  // the bundled folder last opened, while its model is shown
+  QString openPath_;                     // the bundled folder last opened, while its model is shown
+  QMetaObject::Connection pendingHead_;  // shows the entry's head on the model's first run
 };
 
 }  // namespace attn::ui
