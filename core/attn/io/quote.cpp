@@ -5,9 +5,11 @@
 namespace attn {
 
 std::string quoteForMessage(std::string_view text, size_t maxBytes) {
+  // maxBytes bounds what is written, not what is read: an escaped control
+  // character takes four bytes, and the quote stays short either way.
   std::string out = "'";
-  const size_t n = std::min(text.size(), maxBytes);
-  for (size_t i = 0; i < n; ++i) {
+  size_t i = 0;
+  for (; i < text.size() && out.size() <= maxBytes; ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
@@ -16,7 +18,7 @@ std::string quoteForMessage(std::string_view text, size_t maxBytes) {
     else out += static_cast<char>(c);
   }
   out += "'";
-  if (text.size() > n) out += fmt::format(" (+{} more bytes)", text.size() - n);
+  if (i < text.size()) out += fmt::format(" (+{} more bytes)", text.size() - i);
   return out;
 }
 

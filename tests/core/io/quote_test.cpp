@@ -10,6 +10,8 @@ TEST(QuoteForMessage, EscapesControlCharactersAndShortens) {
   EXPECT_EQ(quoteForMessage("window:4"), "'window:4'");
   EXPECT_EQ(quoteForMessage("a\nb\tc\x01"), "'a\\nb\\tc\\x01'");
   EXPECT_EQ(quoteForMessage(std::string(100, 'x'), 4), "'xxxx' (+96 more bytes)");
+  // Escapes count against the bound: 100 DEL bytes do not make a 400-byte quote.
+  EXPECT_EQ(quoteForMessage(std::string(100, '\x7f'), 8), "'\\x7f\\x7f' (+98 more bytes)");
   EXPECT_EQ(quoteForMessage("词"), "'词'");  // UTF-8 passes through
 }
 
