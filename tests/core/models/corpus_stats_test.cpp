@@ -279,6 +279,20 @@ TEST(CorpusStats, FromJsonLineNamesTheFileOnBadInput) {
   }
 }
 
+// Integers out of range or written as floats are refused, never cast (a float
+// past int's range is undefined behaviour in a plain conversion).
+TEST(CorpusStats, FromJsonLineRefusesIntegersOutOfRange) {
+  const std::string tail = R"(,"heads":1,"measure":"first","top":1,"max_tokens":4,"coverage_level":0.9})";
+  for (std::string layers : {"-92233720368547758091", "1e20", "2.5", "4294967297", "18446744073709551615"}) {
+    auto r = CorpusStats::fromJsonLine(R"({"model":"m","layers":)" + layers + tail, "state.jsonl");
+    ASSERT_FALSE(r.ok()) << layers;
+    EXPECT_EQ(
+        r.error().message.rfind("state.jsonl: not a corpus statistics line: 'layers' must be an integer", 0),
+        0u)
+        << r.error().message;
+  }
+}
+
 TEST(CorpusStats, SplitEncodingKeepsSpecialTokensAroundEachChunk) {
   auto model = Model::open(corpusFixture("bert"));
   ASSERT_TRUE(model.ok()) << model.error().message;

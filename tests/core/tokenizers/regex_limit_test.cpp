@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/tokenizers/hf/hf_unicode.h"
 #include "attn/tokenizers/text_tokenizer.h"
 #include "watchdog.h"
 
@@ -49,6 +50,33 @@ TEST(RegexLimit, TheTextTokenizerFrontEndReportsItToo) {
   auto t = tok->tokenize(std::string(40, 'a') + "b", "--text");
   ASSERT_FALSE(t.ok()) << "got " << t->size() << " tokens";
   EXPECT_TRUE(t.error().message.starts_with("bad_regex.json: the regex ")) << t.error().message;
+}
+
+// The limit bounds each match, not the whole text: 12 MB of ordinary words (about
+// 24 million engine steps in all, more than the limit) is tokenized in full.
+TEST(RegexLimit, ALongTextOfOrdinaryMatchesIsNotRefused) {
+  auto re = models::uni::Regex::compile(
+      R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)", "gpt2.json");
+  ASSERT_TRUE(re.ok()) << re.error().message;
+  const int words = 4'000'000;
+  std::string text;
+  text.reserve(3 * static_cast<size_t>(words));
+  for (int i = 0; i < words; ++i) text += "ab ";
+  const auto matches = re->findAll(text);                     // throws RegexFailure if refused
+  ASSERT_EQ(matches.size(), static_cast<size_t>(words) + 1);  // "ab", (n - 1) x " ab", the final " "
+  EXPECT_EQ(matches[1], (std::pair<size_t, size_t>{2, 5}));
+  EXPECT_EQ(matches.back(), (std::pair<size_t, size_t>{text.size() - 1, text.size()}));
+}
+
+// Empty matches advance by one code point, as ICU's find() does, so a pattern that
+// can match nothing neither loops nor splits a multi-byte character.
+TEST(RegexLimit, EmptyMatchesStepOverWholeCodePoints) {
+  auto re = models::uni::Regex::compile("x*", "empty.json");
+  ASSERT_TRUE(re.ok()) << re.error().message;
+  const std::string text = "\xe4\xb8\xadxx\xe6\x96\x87";  // 中xx文
+  const auto m = re->findAll(text);
+  const std::vector<std::pair<size_t, size_t>> want{{0, 0}, {3, 5}, {5, 5}, {8, 8}};
+  EXPECT_EQ(m, want);
 }
 
 }  // namespace

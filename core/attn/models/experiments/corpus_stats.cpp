@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "attn/analysis/entropy.h"
 #include "attn/analysis/head_analysis.h"
@@ -18,6 +21,24 @@ constexpr std::array<std::string_view, kCorpusMeasureCount> kNames = {
     "entropy", "first", "separator", "previous", "next", "self", "distance", "coverage_k"};
 
 constexpr int idx(CorpusMeasure m) { return static_cast<int>(m); }
+
+struct FieldError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// nlohmann's get<int>() converts a float, or an integer out of int's range,
+// without a check (undefined behaviour for 1e20): a state line is a file.
+template <class T>
+T integerAt(const nlohmann::json& j, const char* key) {
+  const nlohmann::json& v = j.at(key);
+  const bool tooBig = v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX);
+  if (!v.is_number_integer() || tooBig || v.get<int64_t>() < std::numeric_limits<T>::min() ||
+      v.get<int64_t>() > std::numeric_limits<T>::max())
+    throw FieldError(fmt::format("'{}' must be an integer from {} to {} (got {})", key,
+                                 std::numeric_limits<T>::min(), std::numeric_limits<T>::max(),
+                                 jsonExcerpt(v)));
+  return static_cast<T>(v.get<int64_t>());
+}
 
 }  // namespace
 
@@ -238,23 +259,23 @@ Result<CorpusStats> CorpusStats::fromJsonLine(std::string_view line, const std::
     const json& j = *parsed;
     CorpusConfig c;
     c.model = j.at("model").get<std::string>();
-    c.layers = j.at("layers").get<int>();
-    c.heads = j.at("heads").get<int>();
+    c.layers = integerAt<int>(j, "layers");
+    c.heads = integerAt<int>(j, "heads");
     const auto measure = parseCorpusMeasure(j.at("measure").get<std::string>());
     if (!measure) return Error{fmt::format("{}: unknown measure '{}'", source, j.at("measure").get<std::string>())};
     c.measure = *measure;
-    c.topK = j.at("top").get<int>();
-    c.maxTokens = j.at("max_tokens").get<int>();
+    c.topK = integerAt<int>(j, "top");
+    c.maxTokens = integerAt<int>(j, "max_tokens");
     c.coverageLevel = j.at("coverage_level").get<double>();
     if (c.layers < 0 || c.heads < 0 || c.layers * static_cast<int64_t>(c.heads) > 1'000'000 || c.topK < 0)
       return Error{fmt::format("{}: {} layers x {} heads, top {}: out of range", source, c.layers, c.heads, c.topK)};
     CorpusStats s(c);
     const auto& counts = j.at("counts");
-    s.counts_.lines = counts.at("lines").get<int64_t>();
-    s.counts_.sentences = counts.at("sentences").get<int64_t>();
-    s.counts_.tokens = counts.at("tokens").get<int64_t>();
-    s.counts_.splitLines = counts.at("split_lines").get<int64_t>();
-    s.counts_.skippedLines = counts.at("skipped_lines").get<int64_t>();
+    s.counts_.lines = integerAt<int64_t>(counts, "lines");
+    s.counts_.sentences = integerAt<int64_t>(counts, "sentences");
+    s.counts_.tokens = integerAt<int64_t>(counts, "tokens");
+    s.counts_.splitLines = integerAt<int64_t>(counts, "split_lines");
+    s.counts_.skippedLines = integerAt<int64_t>(counts, "skipped_lines");
     const auto& sums = j.at("sums");
     const auto& top = j.at("top_sentences");
     if (!sums.is_array() || sums.size() != s.sums_.size() || !top.is_array() || top.size() != s.top_.size())
@@ -262,13 +283,15 @@ Result<CorpusStats> CorpusStats::fromJsonLine(std::string_view line, const std::
     for (size_t h = 0; h < s.sums_.size(); ++h) {
       s.sums_[h] = sums[h].get<HeadMeasures>();
       for (const auto& e : top[h]) {
-        TopSentence t{e.at("value").get<double>(), e.at("line").get<int64_t>(), e.at("chunk").get<int>(),
-                      e.at("tokens").get<int>(), e.at("text").get<std::string>()};
+        TopSentence t{e.at("value").get<double>(), integerAt<int64_t>(e, "line"), integerAt<int>(e, "chunk"),
+                      integerAt<int>(e, "tokens"), e.at("text").get<std::string>()};
         s.offer(h, std::move(t));
       }
     }
     return s;
   } catch (const json::exception& e) {
+    return Error{fmt::format("{}: not a corpus statistics line: {}", source, e.what())};
+  } catch (const FieldError& e) {
     return Error{fmt::format("{}: not a corpus statistics line: {}", source, e.what())};
   }
 }

@@ -155,14 +155,26 @@ std::vector<std::pair<size_t, size_t>> Regex::findAll(std::string_view text) con
   }
   m->reset(ut);
   // An untrusted pattern must not hang the program on catastrophic backtracking:
-  // ICU's limit is per find(), in steps of roughly a millisecond; a Hugging Face
-  // pattern needs microseconds per match.
+  // ICU's limit is in steps of roughly a millisecond, and a Hugging Face pattern
+  // needs microseconds per match. ICU counts the steps from the matcher's last
+  // reset, not per find(), so each search restarts the matcher at the previous
+  // match's end (find(start) resets it): the limit then bounds one match, and a
+  // long text of ordinary matches is never refused. As find() does, a search after
+  // an empty match starts one code point later.
   m->setTimeLimit(kRegexTimeLimit, st);
-  while (U_SUCCESS(st) && m->find(st)) {
+  int64_t from = 0;
+  const auto size = static_cast<int64_t>(text.size());
+  while (U_SUCCESS(st) && from <= size && m->find(from, st)) {
     const int64_t s = m->start64(st);
     const int64_t e = m->end64(st);
     if (U_FAILURE(st) || s < 0 || e < s) break;
     out.emplace_back(static_cast<size_t>(s), static_cast<size_t>(e));
+    from = e;
+    if (e == s) {
+      ++from;
+      while (from < size && (static_cast<unsigned char>(text[static_cast<size_t>(from)]) & 0xC0) == 0x80)
+        ++from;
+    }
   }
   utext_close(ut);
   if (U_FAILURE(st)) {
