@@ -35,10 +35,10 @@ RowVec normVector(const WeightTensor& t, int d, float fill) {
 
 /// What one layer's attention block sends from every key j to query i:
 /// T_i(x_j) = sum_h alpha^h_ij f^h(x_j) + [i = j] x_i (Kobayashi et al. 2021, section 3,
-/// "ATTN-RES"; Ferrando et al. 2022, section 3.1). The post-LN families' LayerNorm
+/// Ferrando et al. 2022, section 3). The post-LN families' LayerNorm
 /// LN(sum_j T_i(x_j) + b_O) is taken apart as sum_j g_i(T_i(x_j)) + g_i(b_O) + beta with
 /// g_i(z) = (z - mean(z)) / s_i * gamma and s_i the standard deviation of the whole sum
-/// (Kobayashi et al. 2021, section 3, LN taken apart token by token; Ferrando et al. 2022, section 3.1).
+/// (Kobayashi et al. 2021, section 3, LN taken apart token by token; Ferrando et al. 2022, section 3).
 /// The pre-norm families (GPT-2's ln_1, Llama's RMSNorm) normalize before W_V: that norm
 /// is inside f already, and the block's output is the residual stream sum_j T_i(x_j) + b_O.
 struct LayerContext {
@@ -70,7 +70,7 @@ void queryRow(const LayerContext& c, int i, Mat& vectors, Mat& resln, Mat& alti)
     vectors.array().rowwise() *= (c.gamma * inv).array();
     y = ((y.array() - static_cast<float>(mean)) * inv * c.gamma.array() + c.beta.array()).matrix();
   }
-  // ALTI (Ferrando et al. 2022, section 3.2): d_ij = ||y_i - T_i(x_j)||_1, and
+  // ALTI (Ferrando et al. 2022, section 3): d_ij = ||y_i - T_i(x_j)||_1, and
   // c_ij = max(0, ||y_i||_1 - d_ij) normalized over j.
   const float yNorm = y.lpNorm<1>();
   double total = 0;

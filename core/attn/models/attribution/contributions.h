@@ -26,7 +26,7 @@ struct Contributions {
   Mat altiRollout;
 };
 
-/// Ferrando et al. 2022, section 3.3 (the rollout of Abnar & Zuidema 2020 without the
+/// Ferrando et al. 2022, section 3 (the rollout of Abnar & Zuidema 2020 without the
 /// added identity, the residual being inside ALTI already): alti[through] ... alti[0].
 /// `through` is clamped to the layers present; empty when there are none.
 Mat altiRollout(const std::vector<Mat>& alti, int through);
