@@ -134,6 +134,34 @@ void printComparison(const ModelRequest& req) {
   }
 }
 
+// --contributions: attention_norms [L, H, N, N], attention_norms_resln [L, N, N], alti [L, N, N]
+// (with --layer the one layer: [H, N, N], [N, N], [N, N]) and alti_rollout [N, N] through
+// the last layer (with --layer through that layer).
+void addContributions(NpzWriter& npz, const models::Contributions& c, int onlyLayer, int n) {
+  const int layers = static_cast<int>(c.alti.size());
+  const int first = onlyLayer >= 0 ? onlyLayer : 0, last = onlyLayer >= 0 ? onlyLayer : layers - 1;
+  const int heads = c.attentionNorms.empty() ? 0 : static_cast<int>(c.attentionNorms.front().size());
+  auto shape = [&](std::vector<int64_t> tail) {
+    if (onlyLayer < 0) tail.insert(tail.begin(), layers);
+    return tail;
+  };
+  Tensor norms, resln, alti, rollout;
+  norms.shape = shape({heads, n, n});
+  resln.shape = alti.shape = shape({n, n});
+  rollout.shape = {n, n};
+  auto append = [](Tensor& t, const Mat& m) { t.data.insert(t.data.end(), m.data(), m.data() + m.size()); };
+  for (int l = first; l <= last; ++l) {
+    for (const Mat& m : c.attentionNorms[static_cast<size_t>(l)]) append(norms, m);
+    append(resln, c.attentionNormsResLn[static_cast<size_t>(l)]);
+    append(alti, c.alti[static_cast<size_t>(l)]);
+  }
+  append(rollout, models::altiRollout(c.alti, last));
+  npz.add("attention_norms", norms);
+  npz.add("attention_norms_resln", resln);
+  npz.add("alti", alti);
+  npz.add("alti_rollout", rollout);
+}
+
 // --model: every layer's weights [L, H, N, N] (one layer with --layer: [H, N, N]),
 // their row entropy, the tokens and ids, for causal models the top-5 next tokens
 // after each position with their probabilities, and for masked-LM models the
@@ -176,6 +204,7 @@ int runModelCommand(CommonOptions& opts, const std::string& out) {
     npz.add("mask_positions", positions);
   }
   if (req->comparison) addComparison(npz, *req, weights);
+  if (run.contributions) addContributions(npz, *run.contributions, opts.layer > 0 ? opts.layer - 1 : -1, n);
   if (auto st = npz.write(out); !st) return fail(st.error().message);
   fmt::print("model: {} ({}, {} layers x {} heads)\n", info.name, models::familyName(info.family), info.layers,
              info.heads);
@@ -209,10 +238,15 @@ Action addRunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"f32", "f16"}))
       ->capture_default_str();
   cmd->add_flag("--force", *force, "Overwrite an existing output file");
+  cmd->add_flag("--contributions", opts->modelRunOptions.contributions,
+                "With --model: also write attention_norms, attention_norms_resln, alti and alti_rollout "
+                "(what each token contributes: Kobayashi et al. 2020/2021, Ferrando et al. 2022)");
   return [cmd, opts, out, force, dtype, variant]() -> int {
     if (!cmd->parsed()) return -1;
     if (!out->ends_with(".npz")) return fail(fmt::format("{}: --out of run must end in .npz", *out));
     if (auto st = checkOverwrite(*out, *force); !st) return fail(st.error().message);
+    if (opts->modelRunOptions.contributions && opts->modelDir.empty())
+      return fail("--contributions needs --model (a pretrained model's forward pass)");
     if (variant->active()) return runVariantCommand(*opts, *variant, *out);
     if (!opts->modelDir.empty()) return runModelCommand(*opts, *out);
     auto req = buildRequest(*opts);

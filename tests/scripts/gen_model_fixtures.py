@@ -12,7 +12,7 @@ Run (from the repository root; needs Debian's python3-torch 1.13 + numpy, and no
     (cd tests/scripts/hf_tokenizers && npm install)      # once: the `tokenizers` npm package
     /usr/bin/python3 tests/scripts/gen_model_fixtures.py
 
-It does these steps (each can be run alone: --step folders|tokens|reference|ablate|mlm):
+It does these steps (each can be run alone: --step folders|tokens|reference|ablate|mlm|contrib):
   1. folders:   tests/fixtures/models/<name>/ with config.json, *.safetensors and the
                 tokenizer files (hf_folder.py writes them; seeded, deterministic);
   2. tokens:    node tests/scripts/hf_tokenizers/encode_model_fixtures.js encodes each
@@ -31,7 +31,8 @@ reference.npz, per case c = 0, 1, ... (all float32 except the ids):
                            model.norm) as HF returns it; for BERT the last layer's output;
   logits_c [N, V]          causal models: lm_head logits (V = config vocab_size, padded for Qwen2);
   mlm_logits_c [N, V]      BERT: the BertForMaskedLM head (cls.predictions).
---step ablate writes reference_ablate.npz (one head zeroed as head_mask does), --step mlm
+--step contrib writes reference_contrib.npz (attention norms, their residual + LayerNorm
+variant and ALTI with its rollout, for gpt2, bert, llama and qwen2); --step ablate writes reference_ablate.npz (one head zeroed as head_mask does), --step mlm
 bert/reference_mlm.{json,npz} (texts with [MASK]: the masked-LM logits and top 5 at each
 [MASK], with and without a head zeroed, and the KL between them).
 Weights are rounded to their storage dtype (F16, BF16) and the forward then runs in
@@ -132,7 +133,7 @@ def gelu_new(x):  # transformers.activations.NewGELUActivation
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
 
 
-def gpt2_forward(w, cfg, ids, head_mask=None):
+def gpt2_forward(w, cfg, ids, head_mask=None, trace=None):
     d, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
     eps = cfg["layer_norm_epsilon"]
     dh = d // H
@@ -155,6 +156,9 @@ def gpt2_forward(w, cfg, ids, head_mask=None):
             pw = pw * head_mask[i][:, None, None]
         attns.append(pw)
         o = (pw @ v).transpose(0, 1).reshape(N, d)  # _merge_heads
+        if trace is not None:  # Conv1D c_proj: x W, W [in, out]
+            trace.append(dict(x=h, pw=pw, v=v, wo=w[p + "attn.c_proj.weight"], bo=w[p + "attn.c_proj.bias"],
+                              out=torch.addmm(w[p + "attn.c_proj.bias"], o, w[p + "attn.c_proj.weight"]) + h))
         o = torch.addmm(w[p + "attn.c_proj.bias"], o, w[p + "attn.c_proj.weight"])
         h = h + o
         m = F.layer_norm(h, (d,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
@@ -241,7 +245,7 @@ def bert_config(vocab_size, cfg, arch):
         "use_cache": True, "vocab_size": vocab_size}
 
 
-def bert_forward(w, cfg, ids, type_ids, mask, head_mask=None):
+def bert_forward(w, cfg, ids, type_ids, mask, head_mask=None, trace=None):
     d, H, L = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"]
     eps = cfg["layer_norm_eps"]
     dh = d // H
@@ -265,6 +269,10 @@ def bert_forward(w, cfg, ids, type_ids, mask, head_mask=None):
         ctx = (pw @ v).transpose(0, 1).reshape(N, d)
         a = F.layer_norm(lin(ctx, "attention.output.dense") + x, (d,), w[p + "attention.output.LayerNorm.weight"],
                          w[p + "attention.output.LayerNorm.bias"], eps)
+        if trace is not None:  # nn.Linear dense: x W^T, W [out, in]
+            trace.append(dict(x=x, pw=pw, v=v, wo=w[p + "attention.output.dense.weight"].T,
+                              bo=w[p + "attention.output.dense.bias"], out=a,
+                              ln=(w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"], eps)))
         m = F.gelu(lin(a, "intermediate.dense"))  # erf GELU ("gelu")
         x = F.layer_norm(lin(m, "output.dense") + a, (d,), w[p + "output.LayerNorm.weight"],
                          w[p + "output.LayerNorm.bias"], eps)
@@ -387,7 +395,7 @@ def repeat_kv(x, n_rep):  # [KV, N, dh] -> [KV * n_rep, N, dh]; query head h use
     return x[:, None].expand(kv, n_rep, n, dh).reshape(kv * n_rep, n, dh)
 
 
-def llama_forward(w, cfg, ids, head_mask=None):
+def llama_forward(w, cfg, ids, head_mask=None, trace=None):
     d, L = cfg["hidden_size"], cfg["num_hidden_layers"]
     H, KV = cfg["num_attention_heads"], cfg["num_key_value_heads"]
     dh = cfg.get("head_dim") or d // H
@@ -414,6 +422,9 @@ def llama_forward(w, cfg, ids, head_mask=None):
             pw = pw * head_mask[i][:, None, None]
         attns.append(pw)
         o = (pw @ v).transpose(0, 1).reshape(N, H * dh)
+        if trace is not None:  # v repeated per query head (repeat_kv); o_proj has no bias
+            trace.append(dict(x=h, pw=pw, v=v, wo=w[p + "self_attn.o_proj.weight"].T, bo=None,
+                              out=h + F.linear(o, w[p + "self_attn.o_proj.weight"])))
         h = h + F.linear(o, w[p + "self_attn.o_proj.weight"])
         m = rms_norm(h, w[p + "post_attention_layernorm.weight"], eps)
         m = F.linear(F.silu(F.linear(m, w[p + "mlp.gate_proj.weight"])) * F.linear(m, w[p + "mlp.up_proj.weight"]),
@@ -927,6 +938,86 @@ def reference_mlm(name="bert"):
     np.savez_compressed(os.path.join(folder, "reference_mlm.npz"), **arrays)
     print(f"{name}: reference_mlm.npz ({len(MLM_CASES)} cases)")
 
+
+# ---------------------------------------------------------------------------
+# Contributions from one forward, in float64 from the traced layer inputs, weights,
+# values and W_O: Kobayashi et al. 2020 ("Attention is Not Only a Weight", section 3:
+# ||alpha_ij f(x_j)|| with f(x) = (x W_V + b_V) W_O^h, b_O left out), Kobayashi et al.
+# 2021 (the attention block with the residual and, for post-LN BERT, the LayerNorm taken
+# apart token by token: g_i(z) = (z - mean z) / s_i * gamma, s_i of the whole sum), and
+# ALTI (Ferrando et al. 2022: c_ij = max(0, ||y_i||_1 - ||y_i - T_i(x_j)||_1), normalized,
+# then rolled out as alti[L-1] ... alti[0]). Each decomposition is checked to add up to
+# the layer's real output.
+
+CONTRIB_MODELS = ("gpt2", "bert", "llama", "qwen2")
+
+
+def contributions_of(trace):
+    norms, resln, alti = [], [], []
+    for t in trace:
+        x = t["x"].double()
+        pw, v, wo = t["pw"].double(), t["v"].double(), t["wo"].double()
+        H, N, dh = v.shape
+        d = x.shape[1]
+        bo = t["bo"].double() if t["bo"] is not None else torch.zeros(d, dtype=torch.float64)
+        fx = [v[h] @ wo[h * dh:(h + 1) * dh] for h in range(H)]  # f^h(x_j) for every j: [N, d]
+        nm = torch.zeros(H, N, N, dtype=torch.float64)
+        rl = torch.zeros(N, N, dtype=torch.float64)
+        al = torch.zeros(N, N, dtype=torch.float64)
+        for i in range(N):
+            T = torch.stack([sum(pw[h, i, j] * fx[h][j] for h in range(H)) for j in range(N)])
+            for h in range(H):
+                for j in range(N):
+                    nm[h, i, j] = torch.linalg.norm(pw[h, i, j] * fx[h][j])
+            T[i] = T[i] + x[i]  # the residual
+            S = T.sum(0) + bo
+            if "ln" in t:
+                gamma, beta, eps = t["ln"]
+                gamma, beta = gamma.double(), beta.double()
+                s = torch.sqrt(S.var(unbiased=False) + eps)
+                C = (T - T.mean(1, keepdim=True)) / s * gamma
+                y = (S - S.mean()) / s * gamma + beta
+                rest = (bo - bo.mean()) / s * gamma + beta
+            else:
+                C, y, rest = T, S, bo
+            assert float((C.sum(0) + rest - y).abs().max()) < 1e-9
+            assert float((y - t["out"][i].double()).abs().max()) < 1e-4, "the parts must add up to the layer's output"
+            for j in range(N):
+                rl[i, j] = torch.linalg.norm(C[j])
+                al[i, j] = max(0.0, float(y.abs().sum() - (y - C[j]).abs().sum()))
+            al[i] = al[i] / al[i].sum() if al[i].sum() > 0 else torch.eye(N, dtype=torch.float64)[i]
+        norms.append(nm)
+        resln.append(rl)
+        alti.append(al)
+    roll = alti[0]
+    for a in alti[1:]:
+        roll = a @ roll
+    return torch.stack(norms), torch.stack(resln), torch.stack(alti), roll
+
+
+def reference_contrib(name):
+    """reference_contrib.npz, per case c of reference.npz: attention_norms_c [L, H, N, N],
+    attention_norms_resln_c [L, N, N], alti_c [L, N, N], alti_rollout_c [N, N] (float32)."""
+    folder = os.path.join(ROOT, name)
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    toks = json.load(open(os.path.join(folder, "reference_tokens.json")))
+    w = load_weights(folder)
+    arrays = {}
+    for c, case in enumerate(toks["cases"]):
+        ids, trace = case["ids"], []
+        if cfg["model_type"] == "gpt2":
+            gpt2_forward(w, cfg, ids, trace=trace)
+        elif cfg["model_type"] == "bert":
+            bert_forward(bert_canonical(w), cfg, ids, case["type_ids"], case["attention_mask"], trace=trace)
+        else:
+            llama_forward(w, cfg, ids, trace=trace)
+        nm, rl, al, roll = contributions_of(trace)
+        assert float((al.sum(-1) - 1).abs().max()) < 1e-9 and float((roll.sum(-1) - 1).abs().max()) < 1e-9
+        for key, val in (("attention_norms", nm), ("attention_norms_resln", rl), ("alti", al), ("alti_rollout", roll)):
+            arrays[f"{key}_{c}"] = val.numpy().astype(np.float32)
+    np.savez_compressed(os.path.join(folder, "reference_contrib.npz"), **arrays)
+    print(f"{name}: reference_contrib.npz ({len(toks['cases'])} cases)")
+
 MODELS = {
     "gpt2": write_gpt2,
     "bert": lambda: write_bert("bert", legacy=False),
@@ -939,7 +1030,7 @@ MODELS = {
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--step", choices=["all", "folders", "tokens", "reference", "ablate", "mlm"], default="all")
+    ap.add_argument("--step", choices=["all", "folders", "tokens", "reference", "ablate", "mlm", "contrib"], default="all")
     ap.add_argument("models", nargs="*", default=list(MODELS))
     args = ap.parse_args()
     torch.set_grad_enabled(False)
@@ -957,6 +1048,10 @@ def main():
         for m in args.models:
             if m in ABLATE_MODELS:
                 reference_ablate(m)
+    if args.step in ("all", "contrib"):
+        for m in args.models:
+            if m in CONTRIB_MODELS:
+                reference_contrib(m)
     if args.step in ("all", "mlm") and "bert" in args.models:
         reference_mlm("bert")
     for m in args.models:

@@ -6,6 +6,7 @@
 
 #include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
+#include "attn/models/attribution/attribution.h"
 #include "attn/models/model_config.h"
 #include "attn/models/model_paths.h"
 #include "attn/models/model_weights.h"
@@ -146,10 +147,52 @@ Result<Encoding> Model::encode(std::string_view text, std::optional<std::string_
   return enc;
 }
 
+namespace {
+
+/// Drops what a run kept only for the contributions.
+void trimToOptions(ModelRun& run, const RunOptions& options) {
+  if (!options.keepHiddenStates) run.hiddenStates.clear();
+  if (!options.keepQkv)
+    for (auto& layer : run.layers)
+      for (auto& h : layer.heads) h.q = h.k = h.v = Mat();
+  if (!options.keepAttention) {
+    run.layers.clear();
+  } else if (options.onlyLayer >= 0) {
+    AttentionResult kept = std::move(run.layers[static_cast<size_t>(options.onlyLayer)]);
+    run.layers.clear();
+    run.layers.push_back(std::move(kept));
+    run.firstLayer = options.onlyLayer;
+  }
+}
+
+}  // namespace
+
 Result<ModelRun> Model::run(const Encoding& encoding, const RunOptions& options, const ProgressFn& progress) const {
   const HfTokenizer& tok = impl_->tokenizer;
-  return transformerForward(impl_->config, impl_->weights, encoding, options, impl_->configPath,
-                            [&tok](int id) { return tok.displayText(id); }, progress);
+  const ModelConfig& c = impl_->config;
+  const auto display = [&tok](int id) { return tok.displayText(id); };
+  if (!options.contributions)
+    return transformerForward(c, impl_->weights, encoding, options, impl_->configPath, display, progress);
+  if (options.onlyLayer >= c.layers)
+    return Error{fmt::format("{}: layer {} asked for, but the model has {} layers (0 to {})",
+                             impl_->configPath, options.onlyLayer, c.layers, c.layers - 1)};
+  RunOptions inner = options;
+  inner.keepHiddenStates = inner.keepAttention = inner.keepQkv = true;
+  inner.onlyLayer = -1;
+  // The forward is most of the time; the contributions cost a fraction of it.
+  ProgressFn forwardProgress, contributionProgress;
+  if (progress) {
+    forwardProgress = [&progress](double f, std::string_view s) { return progress(0.9 * f, s); };
+    contributionProgress = [&progress](double f, std::string_view s) { return progress(0.9 + 0.1 * f, s); };
+  }
+  auto run =
+      transformerForward(c, impl_->weights, encoding, inner, impl_->configPath, display, forwardProgress);
+  if (!run) return run.error();
+  auto contributions = computeContributions(c, impl_->weights, *run, impl_->configPath, contributionProgress);
+  if (!contributions) return contributions.error();
+  run->contributions = std::make_shared<const Contributions>(std::move(*contributions));
+  trimToOptions(*run, options);
+  return run;
 }
 
 bool isModelFolder(const std::string& path) {

@@ -16,10 +16,11 @@
 #include <vector>
 
 #include "attn/engine.h"
-#include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/models/attribution/contributions.h"
 #include "attn/models/experiments/interventions.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
+#include "attn/tokenizers/hf/hf_tokenizer.h"
 
 namespace attn::models {
 
@@ -72,6 +73,10 @@ struct RunOptions {
   /// same encoding starts at the first intervened layer from the cached hidden states when
   /// no earlier layer's results are asked for (keepAttention false or onlyLayer at or past it).
   ForwardCache* cache = nullptr;
+  /// ModelRun::contributions: attention norms, their residual + norm variant and ALTI
+  /// (attribution/contributions.h) for every layer; the forward then keeps every layer's
+  /// heads and hidden states while it runs and gives back only what the options ask for.
+  bool contributions = false;
 };
 
 struct ModelRun {
@@ -92,6 +97,8 @@ struct ModelRun {
   std::vector<int> maskPositions;
   Mat maskLogits;
   std::vector<std::vector<TopToken>> maskPredictions;
+  /// RunOptions::contributions: every layer's, whatever onlyLayer kept.
+  std::shared_ptr<const Contributions> contributions;
 };
 
 class Model {

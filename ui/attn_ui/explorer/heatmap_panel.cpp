@@ -53,6 +53,11 @@ attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q, const a
   return head.weights;
 }
 
+void HeatmapPanel::addToolBarWidget(QWidget* w) {
+  bar_->addSeparator();
+  bar_->addWidget(w);
+}
+
 HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
     : QWidget(parent),
       model_(model),
@@ -62,6 +67,7 @@ HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
       colormap_(new QComboBox(this)),
       banner_(new QLabel(this)) {
   auto* bar = new QToolBar(this);
+  bar_ = bar;
   bar->addWidget(new QLabel(tr("Head "), this));
   head_->setRange(1, 1);
   head_->setToolTip(tr("Which attention head the heatmap shows (Ctrl+PgDown / Ctrl+PgUp step through heads)."));

@@ -10,6 +10,7 @@ class QAction;
 class QComboBox;
 class QLabel;
 class QSpinBox;
+class QToolBar;
 
 namespace attn::ui {
 
@@ -38,6 +39,8 @@ class HeatmapPanel : public QWidget {
   QSpinBox* headSelector() const { return head_; }
   QComboBox* quantitySelector() const { return quantity_; }
   QComboBox* colormapSelector() const { return colormap_; }
+  /// Appends `w` (after a separator) to the panel's tool bar, which takes ownership.
+  void addToolBarWidget(QWidget* w);
   QLabel* errorBanner() const { return banner_; }
   /// Zoom, reset and head navigation, for the View menu.
   QList<QAction*> viewActions() const { return actions_; }
@@ -60,6 +63,7 @@ class HeatmapPanel : public QWidget {
 
  private:
   void redraw();
+  QToolBar* bar_ = nullptr;
   void showError(const QString& message);
   void showNotice(const QString& message);
 

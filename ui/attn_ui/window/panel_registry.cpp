@@ -1,18 +1,21 @@
 // One line per contributed panel; see MainWindow::addPanel.
 #include <QDockWidget>
 
+#include "attn_ui/attribution/contribution_view.h"
 #include "attn_ui/classroom/classroom_actions.h"
-#include "attn_ui/window/main_window.h"
+#include "attn_ui/classroom/tiling_panel.h"
+#include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/explorer/heatmap_panel.h"
 #include "attn_ui/metrics/metrics_panel.h"
 #include "attn_ui/pretrained/experiments_actions.h"
 #include "attn_ui/pretrained/prediction_panel.h"
 #include "attn_ui/spatial/graph_panel.h"
 #include "attn_ui/spatial/image_panel.h"
 #include "attn_ui/spatial/qk_geometry_panel.h"
-#include "attn_ui/window/status_summary.h"
-#include "attn_ui/classroom/tiling_panel.h"
 #include "attn_ui/training/training_window.h"
 #include "attn_ui/variants/variants_panel.h"
+#include "attn_ui/window/main_window.h"
+#include "attn_ui/window/status_summary.h"
 
 namespace attn::ui {
 
@@ -35,6 +38,9 @@ void installExtraPanels(MainWindow& window) {
       ->hide();  // Transformer-XL, adaptive span, dynamic conv, multi-hop, precision
   new ClassroomActions(window);  // step-through, token lines, compare, toy input; export; presentation
   new ExperimentsActions(window);    // interventions, head importance
+  auto* contributions = new ContributionView(window.model(), &window);  // weights, attention norms or ALTI
+  window.heatmapPanel()->addToolBarWidget(contributions->selector());
+  QObject::connect(contributions, &ContributionView::message, window.model(), &ExplorerModel::reportError);
   new TrainingWindowAction(window);  // View > Training…
 }
 

@@ -1,0 +1,159 @@
+#include "attn/models/attribution/attribution.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn::models {
+namespace {
+
+using RowVec = Eigen::RowVectorXf;
+
+/// W_O as x W: [H * headDim, d] (nn.Linear stores [out, in], GPT-2's Conv1D [in, out]),
+/// in f32 whatever the storage; and b_O (zero when the family has none).
+struct OutputProjection {
+  Mat w;
+  RowVec b;
+};
+
+OutputProjection outputProjection(const LinearWeight& o, int d) {
+  Mat stored(o.w.rows, o.w.cols);
+  for (int64_t r = 0; r < o.w.rows; ++r) o.w.rowTo(r, &stored(r, 0));
+  OutputProjection p;
+  p.w = o.inOut ? stored : Mat(stored.transpose());
+  p.b = RowVec::Zero(d);
+  if (!o.b.empty()) o.b.rowTo(0, p.b.data());
+  return p;
+}
+
+RowVec normVector(const WeightTensor& t, int d, float fill) {
+  RowVec v = RowVec::Constant(d, fill);
+  if (!t.empty()) t.rowTo(0, v.data());
+  return v;
+}
+
+/// What one layer's attention block sends from every key j to query i:
+/// T_i(x_j) = sum_h alpha^h_ij f^h(x_j) + [i = j] x_i (Kobayashi et al. 2021, section 3,
+/// Ferrando et al. 2022, section 3). The post-LN families' LayerNorm
+/// LN(sum_j T_i(x_j) + b_O) is taken apart as sum_j g_i(T_i(x_j)) + g_i(b_O) + beta with
+/// g_i(z) = (z - mean(z)) / s_i * gamma and s_i the standard deviation of the whole sum
+/// (Kobayashi et al. 2021, section 3, LN taken apart token by token; Ferrando et al. 2022, section 3).
+/// The pre-norm families (GPT-2's ln_1, Llama's RMSNorm) normalize before W_V: that norm
+/// is inside f already, and the block's output is the residual stream sum_j T_i(x_j) + b_O.
+struct LayerContext {
+  const std::vector<Mat>* f = nullptr;  // per head f^h(x_j) [N, d]
+  const AttentionResult* attn = nullptr;
+  const Mat* x = nullptr;  // the layer's input (the residual)
+  const OutputProjection* proj = nullptr;
+  bool postNorm = false;
+  RowVec gamma, beta;
+  double eps = 0;
+};
+
+/// Row i of the resln and ALTI maps of one layer.
+void queryRow(const LayerContext& c, int i, Mat& vectors, Mat& resln, Mat& alti) {
+  const int n = static_cast<int>(c.x->rows());
+  vectors.setZero();
+  for (size_t h = 0; h < c.f->size(); ++h) {
+    const Mat& w = c.attn->heads[h].weights;
+    vectors.array() += (*c.f)[h].array().colwise() * w.row(i).transpose().array();
+  }
+  vectors.row(i) += c.x->row(i);
+  RowVec y = vectors.colwise().sum() + c.proj->b;
+  if (c.postNorm) {
+    const double mean = y.cast<double>().mean();
+    const double var = (y.cast<double>().array() - mean).square().mean();
+    const float inv = static_cast<float>(1.0 / std::sqrt(var + c.eps));
+    const Eigen::VectorXf means = vectors.rowwise().mean();
+    vectors.colwise() -= means;
+    vectors.array().rowwise() *= (c.gamma * inv).array();
+    y = ((y.array() - static_cast<float>(mean)) * inv * c.gamma.array() + c.beta.array()).matrix();
+  }
+  // ALTI (Ferrando et al. 2022, section 3): d_ij = ||y_i - T_i(x_j)||_1, and
+  // c_ij = max(0, ||y_i||_1 - d_ij) normalized over j.
+  const float yNorm = y.lpNorm<1>();
+  double total = 0;
+  for (int j = 0; j < n; ++j) {
+    resln(i, j) = vectors.row(j).norm();
+    const float dist = (y - vectors.row(j)).lpNorm<1>();
+    alti(i, j) = std::max(0.0f, yNorm - dist);
+    total += alti(i, j);
+  }
+  if (total > 0) {
+    alti.row(i) /= static_cast<float>(total);
+  } else {  // nothing comes closer than zero: the token keeps itself
+    alti.row(i).setZero();
+    alti(i, i) = 1.0f;
+  }
+}
+
+Status checkRun(const ModelConfig& c, const ModelRun& run, const std::string& src) {
+  const int n = run.encoding.size();
+  if (run.layers.size() != static_cast<size_t>(c.layers) || run.firstLayer != 0 ||
+      run.hiddenStates.size() < static_cast<size_t>(c.layers))
+    return Error{src + ": contributions need every layer's attention and hidden states"};
+  for (const auto& layer : run.layers) {
+    if (layer.heads.size() != static_cast<size_t>(c.heads))
+      return Error{src + ": contributions need every head of every layer"};
+    for (const auto& h : layer.heads)
+      if (h.v.rows() != n || h.v.cols() != c.headDim || h.weights.rows() != n || h.weights.cols() != n)
+        return Error{src + ": contributions need every head's weights and values (keepQkv)"};
+  }
+  return okStatus();
+}
+
+}  // namespace
+
+Result<Contributions> computeContributions(const ModelConfig& c, const ModelWeights& w, const ModelRun& run,
+                                           const std::string& src, const ProgressFn& progress) {
+  if (auto st = checkRun(c, run, src); !st) return st.error();
+  const int n = run.encoding.size(), H = c.heads, hd = c.headDim, d = c.dModel;
+  Contributions out;
+  out.attentionNorms.resize(static_cast<size_t>(c.layers));
+  for (int l = 0; l < c.layers; ++l) {
+    if (progress && !progress(static_cast<double>(l) / c.layers, "contributions"))
+      return Error{src + ": cancelled"};
+    const AttentionResult& attn = run.layers[static_cast<size_t>(l)];
+    const LayerWeights& L = w.layers[static_cast<size_t>(l)];
+    const OutputProjection proj = outputProjection(L.o, d);
+    // Kobayashi et al. 2020, section 3: head h's output at i is sum_j alpha_ij f(x_j) with
+    // f(x) = (x W_V + b_V) W_O^h (v already holds b_V); alpha >= 0, so ||alpha f|| = alpha ||f||.
+    std::vector<Mat> f(static_cast<size_t>(H));
+    auto& norms = out.attentionNorms[static_cast<size_t>(l)];
+    norms.resize(static_cast<size_t>(H));
+#pragma omp parallel for schedule(static)
+    for (int h = 0; h < H; ++h) {
+      const HeadResult& hr = attn.heads[static_cast<size_t>(h)];
+      Mat& fh = f[static_cast<size_t>(h)];
+      fh.noalias() = hr.v * proj.w.middleRows(static_cast<Eigen::Index>(h) * hd, hd);
+      const RowVec fnorm = fh.rowwise().norm().transpose();
+      norms[static_cast<size_t>(h)] = (hr.weights.array().rowwise() * fnorm.array()).matrix();
+    }
+    LayerContext ctx;
+    ctx.f = &f;
+    ctx.attn = &attn;
+    ctx.x = &run.hiddenStates[static_cast<size_t>(l)];
+    ctx.proj = &proj;
+    ctx.postNorm = c.family == Family::Bert;
+    if (ctx.postNorm) {
+      ctx.gamma = normVector(L.attnNorm.gamma, d, 1.0f);
+      ctx.beta = normVector(L.attnNorm.beta, d, 0.0f);
+      ctx.eps = c.normEps;
+    }
+    Mat resln(n, n), alti(n, n);
+#pragma omp parallel
+    {
+      Mat vectors(n, d);
+#pragma omp for schedule(dynamic, 4)
+      for (int i = 0; i < n; ++i) queryRow(ctx, i, vectors, resln, alti);
+    }
+    out.attentionNormsResLn.push_back(std::move(resln));
+    out.alti.push_back(std::move(alti));
+  }
+  out.altiRollout = altiRollout(out.alti, c.layers - 1);
+  if (progress && !progress(1.0, "contributions")) return Error{src + ": cancelled"};
+  return out;
+}
+
+}  // namespace attn::models

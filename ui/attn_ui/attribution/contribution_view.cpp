@@ -1,0 +1,159 @@
+#include "attn_ui/attribution/contribution_view.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <cmath>
+
+#include "attn_ui/common/background_job.h"
+#include "attn_ui/explorer/explorer_model.h"
+
+namespace attn::ui {
+namespace {
+
+/// Each row divided by its sum (a row of zeros stays zero), and its entropy in nats.
+void asDistribution(Mat& m, Vec& entropy) {
+  entropy.setZero(m.rows());
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    const float sum = m.row(i).sum();
+    if (sum <= 0) continue;
+    m.row(i) /= sum;
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+      if (m(i, j) > 0) entropy(i) -= m(i, j) * std::log(m(i, j));
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const attn::models::ModelRun> contributionRun(
+    const std::shared_ptr<const attn::models::ModelRun>& base, const attn::models::Contributions& c,
+    ContributionMode mode) {
+  if (mode == ContributionMode::Weights || !base) return base;
+  auto run = std::make_shared<attn::models::ModelRun>(*base);
+  for (size_t i = 0; i < run->layers.size(); ++i) {
+    const size_t l = static_cast<size_t>(run->firstLayer) + i;
+    if (l >= c.alti.size()) break;
+    auto& heads = run->layers[i].heads;
+    for (size_t h = 0; h < heads.size(); ++h) {
+      heads[h].weights = mode == ContributionMode::Alti ? c.alti[l] : c.attentionNorms[l][h];
+      asDistribution(heads[h].weights, heads[h].entropy);
+    }
+  }
+  return run;
+}
+
+ContributionView::ContributionView(ExplorerModel* model, QObject* parent)
+    : QObject(parent),
+      model_(model),
+      selector_(new QWidget),
+      box_(new QComboBox(selector_)),
+      job_(std::make_unique<NewestJob>(this)) {
+  auto* layout = new QHBoxLayout(selector_);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(new QLabel(tr("Maps "), selector_));
+  box_->addItem(tr("Weights"), int(ContributionMode::Weights));
+  box_->addItem(tr("Attention norms"), int(ContributionMode::AttentionNorms));
+  box_->addItem(tr("ALTI"), int(ContributionMode::Alti));
+  box_->setToolTip(
+      tr("What a loaded model's maps show: attention weights; attention norms ‖α f(x)‖ per head "
+         "(Kobayashi et al. 2020) as a share of each row; or ALTI, each layer's token-to-token "
+         "contributions with the residual and norm (Ferrando et al. 2022), the same in every head."));
+  selector_->setEnabled(model_->hasModel());
+  connect(box_, &QComboBox::currentIndexChanged, this,
+          [this] { setMode(static_cast<ContributionMode>(box_->currentData().toInt())); });
+  connect(model_, &ExplorerModel::resultChanged, this, &ContributionView::follow);
+  connect(model_, &ExplorerModel::modelChanged, this, [this] {
+    if (selector_) selector_->setEnabled(model_->hasModel());
+    job_->cancel();
+    base_.reset();
+    shown_.reset();
+  });
+}
+
+ContributionView::~ContributionView() {
+  job_->cancel();
+  if (selector_ && !selector_->parent()) delete selector_.data();  // never put into a layout
+}
+
+void ContributionView::setMode(ContributionMode mode) {
+  if (mode == mode_) return;
+  mode_ = mode;
+  if (box_ && box_->currentIndex() != box_->findData(int(mode)))
+    box_->setCurrentIndex(box_->findData(int(mode)));
+  job_->cancel();
+  if (mode_ == ContributionMode::Weights) {
+    if (shown_ && model_->modelRun() == shown_) model_->setIntervenedRun(nullptr);
+    shown_.reset();
+    return;
+  }
+  if (model_->showsIntervenedRun() && model_->modelRun() != shown_) {
+    emit message(tr("Attention norms and ALTI are of the model's own run: clear the interventions first."));
+    setMode(ContributionMode::Weights);
+    return;
+  }
+  base_ = model_->ownModelRun();
+  launch();
+}
+
+void ContributionView::follow() {
+  if (!model_->hasModel() || mode_ == ContributionMode::Weights) return;
+  if (shown_ && model_->modelRun() == shown_) return;  // the maps themselves, or another layer of them
+  if (model_->showsIntervenedRun()) {                  // interventions replaced the maps
+    shown_.reset();
+    setMode(ContributionMode::Weights);
+    return;
+  }
+  if (model_->ownModelRun() == base_ && job_->busy()) return;
+  base_ = model_->ownModelRun();
+  launch();  // a new text: its maps
+}
+
+void ContributionView::launch() {
+  auto model = model_->modelPtr();
+  auto base = base_;
+  if (!model || !base) return;
+  struct Result {
+    std::shared_ptr<const attn::models::ModelRun> run;
+    QString error;
+  };
+  auto result = std::make_shared<Result>();
+  const ContributionMode mode = mode_;
+  job_->start(
+      [model, base, mode, result](JobControl& control) {
+        attn::models::RunOptions opt;
+        opt.contributions = true;
+        opt.keepQkv = false;
+        opt.topK = 0;
+        opt.maskTopK = 0;
+        auto run = model->run(base->encoding, opt,
+                              [&control](double f, std::string_view s) { return control.report(f, s); });
+        if (!run) {
+          result->error = QString::fromStdString(run.error().message);
+          return;
+        }
+        result->run = contributionRun(base, *run->contributions, mode);
+      },
+      [this, result, base] {
+        if (!result->run) {
+          if (!result->error.endsWith(QLatin1String("cancelled"))) emit message(result->error);
+          setMode(ContributionMode::Weights);
+          return;
+        }
+        if (model_->ownModelRun() != base) return;  // the text changed meanwhile; follow() runs again
+        shown_ = result->run;
+        model_->setIntervenedRun(shown_);
+      },
+      tr("Computing contributions"));
+}
+
+bool ContributionView::busy() const { return job_->busy(); }
+
+void ContributionView::waitForIdle() {
+  while (job_->busy()) {
+    if (const auto& c = job_->current()) c->wait();
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+  }
+}
+
+}  // namespace attn::ui
