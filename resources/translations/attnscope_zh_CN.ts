@@ -1216,6 +1216,37 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::ContributionView</name>
+    <message>
+        <source>Maps </source>
+        <translation>图 </translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Attention norms</source>
+        <translation>注意力范数</translation>
+    </message>
+    <message>
+        <source>ALTI</source>
+        <translation>ALTI</translation>
+    </message>
+    <message>
+        <source>What a loaded model&apos;s maps show: attention weights; attention norms ‖α f(x)‖ per head (Kobayashi et al. 2020) as a share of each row; or ALTI, each layer&apos;s token-to-token contributions with the residual and norm (Ferrando et al. 2022), the same in every head.</source>
+        <translation>已加载模型的图显示什么：注意力权重；每个头的注意力范数 ‖α f(x)‖（Kobayashi 等 2020），按行占比；或 ALTI，每层含残差与归一化的词元间贡献（Ferrando 等 2022），该层每个头相同。</translation>
+    </message>
+    <message>
+        <source>Attention norms and ALTI are of the model&apos;s own run: clear the interventions first.</source>
+        <translation>注意力范数和 ALTI 基于模型自身的运行：请先清除干预。</translation>
+    </message>
+    <message>
+        <source>Computing contributions</source>
+        <translation>正在计算贡献</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::ConfigPanel</name>
     <message>
         <source>GPU inputs</source>
