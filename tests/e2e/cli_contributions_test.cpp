@@ -90,16 +90,19 @@ TEST_P(CliContributions, ShapesPropertiesAndTheInProcessResult) {
     for (int j = 0; j < n; ++j) sum += alti->values.data[row * n + j];
     EXPECT_NEAR(sum, 1.0, 1e-5) << "alti row " << row;
   }
+  // The CLI process and this one may run different engine copies (baseline, AVX2,
+  // AVX-512) whose sums round differently: agreement to float rounding, not bits.
+  constexpr double kSameRun = 1e-5;
   for (int l = 0; l < L; ++l) {
     for (int h = 0; h < H; ++h) {
       const std::vector<float> got(norms->values.data.begin() + (static_cast<ptrdiff_t>(l) * H + h) * nn,
                                    norms->values.data.begin() + (static_cast<ptrdiff_t>(l) * H + h + 1) * nn);
-      EXPECT_EQ(contribDiff(got, in.attentionNorms[l][h].data()), 0.0);
+      EXPECT_LE(contribDiff(got, in.attentionNorms[l][h].data()), kSameRun);
     }
     const std::vector<float> a(alti->values.data.begin() + l * nn, alti->values.data.begin() + (l + 1) * nn);
-    EXPECT_EQ(contribDiff(a, in.alti[l].data()), 0.0);
+    EXPECT_LE(contribDiff(a, in.alti[l].data()), kSameRun);
   }
-  EXPECT_EQ(contribDiff(roll->values.data, in.altiRollout.data()), 0.0);
+  EXPECT_LE(contribDiff(roll->values.data, in.altiRollout.data()), kSameRun);
 
   // and the reference, where the CLI's tokens are the reference case's
   auto want = readNpzFile(modelDir(name) + "/reference_contrib.npz");
