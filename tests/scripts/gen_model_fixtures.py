@@ -133,7 +133,7 @@ def gelu_new(x):  # transformers.activations.NewGELUActivation
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
 
 
-def gpt2_forward(w, cfg, ids, head_mask=None, trace=None):
+def gpt2_forward(w, cfg, ids, head_mask=None, trace=None, patch=None):
     d, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
     eps = cfg["layer_norm_epsilon"]
     dh = d // H
@@ -145,6 +145,8 @@ def gpt2_forward(w, cfg, ids, head_mask=None, trace=None):
     for i in range(L):
         p = f"h.{i}."
         hidden.append(h)
+        if patch is not None:  # activation patching: patch(site, layer, activation) -> activation
+            h = patch("resid", i, h)
         a = F.layer_norm(h, (d,), w[p + "ln_1.weight"], w[p + "ln_1.bias"], eps)
         qkv = torch.addmm(w[p + "attn.c_attn.bias"], a, w[p + "attn.c_attn.weight"])  # Conv1D
         q, k, v = qkv.split(d, dim=1)
@@ -156,6 +158,8 @@ def gpt2_forward(w, cfg, ids, head_mask=None, trace=None):
             pw = pw * head_mask[i][:, None, None]
         attns.append(pw)
         o = (pw @ v).transpose(0, 1).reshape(N, d)  # _merge_heads
+        if patch is not None:  # the heads' outputs [N, H * dh], before c_proj
+            o = patch("heads", i, o)
         if trace is not None:  # Conv1D c_proj: x W, W [in, out]
             trace.append(dict(x=h, pw=pw, v=v, wo=w[p + "attn.c_proj.weight"], bo=w[p + "attn.c_proj.bias"],
                               out=torch.addmm(w[p + "attn.c_proj.bias"], o, w[p + "attn.c_proj.weight"]) + h))
@@ -163,7 +167,8 @@ def gpt2_forward(w, cfg, ids, head_mask=None, trace=None):
         h = h + o
         m = F.layer_norm(h, (d,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
         m = gelu_new(torch.addmm(w[p + "mlp.c_fc.bias"], m, w[p + "mlp.c_fc.weight"]))
-        h = h + torch.addmm(w[p + "mlp.c_proj.bias"], m, w[p + "mlp.c_proj.weight"])
+        m = torch.addmm(w[p + "mlp.c_proj.bias"], m, w[p + "mlp.c_proj.weight"])
+        h = h + (patch("mlp", i, m) if patch is not None else m)
     h = F.layer_norm(h, (d,), w["ln_f.weight"], w["ln_f.bias"], eps)
     hidden.append(h)
     logits = h @ w["wte.weight"].T  # tied lm_head
@@ -395,7 +400,7 @@ def repeat_kv(x, n_rep):  # [KV, N, dh] -> [KV * n_rep, N, dh]; query head h use
     return x[:, None].expand(kv, n_rep, n, dh).reshape(kv * n_rep, n, dh)
 
 
-def llama_forward(w, cfg, ids, head_mask=None, trace=None):
+def llama_forward(w, cfg, ids, head_mask=None, trace=None, patch=None):
     d, L = cfg["hidden_size"], cfg["num_hidden_layers"]
     H, KV = cfg["num_attention_heads"], cfg["num_key_value_heads"]
     dh = cfg.get("head_dim") or d // H
@@ -408,6 +413,8 @@ def llama_forward(w, cfg, ids, head_mask=None, trace=None):
     for i in range(L):
         p = f"model.layers.{i}."
         hidden.append(h)
+        if patch is not None:
+            h = patch("resid", i, h)
         a = rms_norm(h, w[p + "input_layernorm.weight"], eps)
         proj = lambda n: F.linear(a, w[p + f"self_attn.{n}.weight"], w.get(p + f"self_attn.{n}.bias"))  # noqa: E731
         q = proj("q_proj").view(N, H, dh).transpose(0, 1)
@@ -422,6 +429,8 @@ def llama_forward(w, cfg, ids, head_mask=None, trace=None):
             pw = pw * head_mask[i][:, None, None]
         attns.append(pw)
         o = (pw @ v).transpose(0, 1).reshape(N, H * dh)
+        if patch is not None:
+            o = patch("heads", i, o)
         if trace is not None:  # v repeated per query head (repeat_kv); o_proj has no bias
             trace.append(dict(x=h, pw=pw, v=v, wo=w[p + "self_attn.o_proj.weight"].T, bo=None,
                               out=h + F.linear(o, w[p + "self_attn.o_proj.weight"])))
@@ -429,7 +438,7 @@ def llama_forward(w, cfg, ids, head_mask=None, trace=None):
         m = rms_norm(h, w[p + "post_attention_layernorm.weight"], eps)
         m = F.linear(F.silu(F.linear(m, w[p + "mlp.gate_proj.weight"])) * F.linear(m, w[p + "mlp.up_proj.weight"]),
                      w[p + "mlp.down_proj.weight"])
-        h = h + m
+        h = h + (patch("mlp", i, m) if patch is not None else m)
     h = rms_norm(h, w["model.norm.weight"], eps)
     hidden.append(h)
     head = w["model.embed_tokens.weight"] if cfg["tie_word_embeddings"] else w["lm_head.weight"]

@@ -10,6 +10,7 @@
 #include "attn/models/model_config.h"
 #include "attn/models/model_paths.h"
 #include "attn/models/model_weights.h"
+#include "attn/models/patching/activation_patching.h"
 #include "attn/models/transformer_forward.h"
 
 namespace attn::models {
@@ -193,6 +194,12 @@ Result<ModelRun> Model::run(const Encoding& encoding, const RunOptions& options,
   run->contributions = std::make_shared<const Contributions>(std::move(*contributions));
   trimToOptions(*run, options);
   return run;
+}
+
+Result<PatchingResult> Model::patch(const Encoding& clean, const Encoding& corrupt, int target, int foil,
+                                    const PatchingOptions& options, const ProgressFn& progress) const {
+  return activationPatching(impl_->config, impl_->weights, clean, corrupt, target, foil, options,
+                            impl_->configPath, progress);
 }
 
 bool isModelFolder(const std::string& path) {

@@ -101,6 +101,9 @@ struct ModelRun {
   std::shared_ptr<const Contributions> contributions;
 };
 
+struct PatchingOptions;
+struct PatchingResult;
+
 class Model {
  public:
   /// Opens a model folder, a Hugging Face cache directory `models--org--name` (its newest
@@ -121,6 +124,11 @@ class Model {
   /// their query rows are still computed). Errors: empty input, a sequence past maxPositions, ids out of range.
   Result<ModelRun> run(const Encoding& encoding, const RunOptions& options = {},
                        const ProgressFn& progress = {}) const;
+
+  /// Activation patching (patching/activation_patching.h): the corrupt encoding run with each
+  /// asked-for activation taken from the clean encoding's run; target and foil are token ids.
+  Result<PatchingResult> patch(const Encoding& clean, const Encoding& corrupt, int target, int foil,
+                               const PatchingOptions& options, const ProgressFn& progress = {}) const;
 
   ~Model();
   struct Impl;

@@ -18,6 +18,10 @@ Result<ModelRun> transformerForward(const ModelConfig& config, const ModelWeight
                                     const RunOptions& options, const std::string& source,
                                     const std::function<std::string(int)>& display, const ProgressFn& progress = {});
 
+/// The faults of an encoding the model cannot run, one line naming `source`: no tokens, more
+/// than max_position_embeddings, ids outside the vocabulary, type ids or mask entries that do not fit.
+Status checkModelEncoding(const ModelConfig& config, const Encoding& enc, const std::string& source);
+
 /// The mask a model applies to a sequence: causal for GPT-2 / Llama (with Mistral's
 /// sliding window), padding keys (attention 0) for every family; bound to n tokens.
 Result<Mask> modelMask(const ModelConfig& config, const Encoding& enc);
