@@ -29,6 +29,7 @@ std::vector<Action> addCommands(CLI::App& app, int argc, char** argv) {
           addCorpusCommand(app),
           addImportanceCommand(app),
           addHeadsCommand(app),
+          addLensCommand(app),
           addTrainCommand(app),
           addGraphCommand(app, argc, argv),
           addGeometryCommand(app, argc, argv)};
