@@ -30,6 +30,7 @@ std::vector<Action> addCommands(CLI::App& app, int argc, char** argv) {
           addImportanceCommand(app),
           addHeadsCommand(app),
           addPatchCommand(app),
+          addLensCommand(app),
           addTrainCommand(app),
           addGraphCommand(app, argc, argv),
           addGeometryCommand(app, argc, argv)};

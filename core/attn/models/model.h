@@ -18,6 +18,7 @@
 #include "attn/engine.h"
 #include "attn/models/attribution/contributions.h"
 #include "attn/models/experiments/interventions.h"
+#include "attn/models/lens/logit_lens.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
 #include "attn/tokenizers/hf/hf_tokenizer.h"
@@ -77,6 +78,10 @@ struct RunOptions {
   /// (attribution/contributions.h) for every layer; the forward then keeps every layer's
   /// heads and hidden states while it runs and gives back only what the options ask for.
   bool contributions = false;
+  /// ModelRun::lens: the logit lens (lens/logit_lens.h) with the lensTopK most probable
+  /// tokens per layer and position; the forward keeps the hidden states while it runs.
+  bool logitLens = false;
+  int lensTopK = 5;
 };
 
 struct ModelRun {
@@ -99,6 +104,8 @@ struct ModelRun {
   std::vector<std::vector<TopToken>> maskPredictions;
   /// RunOptions::contributions: every layer's, whatever onlyLayer kept.
   std::shared_ptr<const Contributions> contributions;
+  /// RunOptions::logitLens: rows 0..layers (the embeddings, then each layer's output).
+  std::shared_ptr<const LogitLens> lens;
 };
 
 struct PatchingOptions;
