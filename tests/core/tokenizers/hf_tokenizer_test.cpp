@@ -3,16 +3,17 @@
 // BERT, GPT-2, RoBERTa, Llama 3, Qwen2, Llama 2 / SentencePiece) has an
 // expected.json written by tests/scripts/hf_tokenizers/gen_expected.js with the
 // library's ids, tokens, type ids and special-token masks; all must be identical.
+#include "attn/tokenizers/hf/hf_tokenizer.h"
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
 #include <string>
-
-#include "attn/tokenizers/hf/hf_tokenizer.h"
 
 namespace {
 
@@ -165,6 +166,15 @@ TEST(HfTokenizer, BadFilesGiveOneMessageNamingTheFile) {
                       "post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}], "special_tokens": {}}})",
                   "t.json"),
               "t.json", "missing from \"special_tokens\"");
+  // 2^32 would wrap to 0 in an int; -1 is not a token type.
+  for (const char* bad : {"4294967296", "-1", "1.5"}) {
+    expectError(HfTokenizer::fromTokenizerJson(
+                    fmt::format(R"({{"model": {{"type": "BPE", "vocab": {{"a": 0}}, "merges": []}},
+                        "post_processor": {{"type": "TemplateProcessing", "single": [{{"Sequence": {{"id": "A", "type_id": {}}}}}], "special_tokens": {{}}}}}})",
+                                bad),
+                    "t.json"),
+                "t.json", "type_id that is not an integer from 0 to 255");
+  }
 }
 
 }  // namespace

@@ -25,27 +25,27 @@ using attn::models::HfTokenizer;
 using attn::models::PrecompiledCharsmap;
 using attn::models::SentencePieceModel;
 
-const std::string kDir = std::string(ATTN_FIXTURE_DIR) + "/spm";
+const std::string kSpmDir = std::string(ATTN_FIXTURE_DIR) + "/spm";
 
-std::string readFile(const std::string& path) {
+std::string readSpmFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
-nlohmann::json expected(const std::string& name) {
-  return nlohmann::json::parse(readFile(kDir + "/" + name + "/expected.json"));
+nlohmann::json spmExpected(const std::string& name) {
+  return nlohmann::json::parse(readSpmFile(kSpmDir + "/" + name + "/expected.json"));
 }
 
 std::string modelPath(const std::string& name) {
-  return kDir + "/" + name + "/" + expected(name)["model_file"].get<std::string>();
+  return kSpmDir + "/" + name + "/" + spmExpected(name)["model_file"].get<std::string>();
 }
 
 class SentencePieceFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SentencePieceFixture, MatchesTheLibraryOnEveryText) {
-  const auto want = expected(GetParam());
+  const auto want = spmExpected(GetParam());
   auto model = SentencePieceModel::fromFile(modelPath(GetParam()));
   ASSERT_TRUE(model.ok()) << model.error().message;
   EXPECT_EQ(model->pieceCount(), want["piece_size"].get<int>());
@@ -124,7 +124,7 @@ TEST(SentencePieceModel, BadFilesGiveOneMessageNamingTheFile) {
   expectRefused(SentencePieceModel::fromFile(write("empty.model", "")), "empty.model", "empty");
   expectRefused(SentencePieceModel::fromFile(write("text.model", "{\"model\": \"not protobuf\"}\n")),
                 "text.model", "not a SentencePiece model");
-  const std::string real = readFile(modelPath("bpe"));
+  const std::string real = readSpmFile(modelPath("bpe"));
   expectRefused(SentencePieceModel::fromFile(write("cut.model", real.substr(0, real.size() / 2))),
                 "cut.model", "not a SentencePiece model");
   // A well-formed protobuf that is no model: one varint field.
@@ -142,7 +142,7 @@ TEST(SentencePieceModel, BadFilesGiveOneMessageNamingTheFile) {
 
 // The nmt_nfkc charsmap inside the Unigram fixture, found by the wire walk.
 std::string unigramCharsmap() {
-  static const std::string bytes = readFile(modelPath("unigram"));
+  static const std::string bytes = readSpmFile(modelPath("unigram"));
   auto facts = attn::models::scanModelProto(bytes, "spiece.model");
   EXPECT_TRUE(facts.ok());
   if (!facts.ok()) return {};
@@ -194,8 +194,8 @@ TEST(PrecompiledCharsmap, RefusesBlobsThatWouldReadOutside) {
 }
 
 TEST(HfTokenizerFromSentencePiece, LlamaFolderAddsBosAndMatchesSpecialPieces) {
-  const auto want = expected("bpe");
-  auto tok = HfTokenizer::fromFolder(kDir + "/bpe", "llama");
+  const auto want = spmExpected("bpe");
+  auto tok = HfTokenizer::fromFolder(kSpmDir + "/bpe", "llama");
   ASSERT_TRUE(tok.ok()) << tok.error().message;
   EXPECT_EQ(tok->kindName(), "SentencePiece BPE (tokenizer.model)");
   EXPECT_EQ(tok->idLimit(), want["piece_size"].get<int>());
@@ -217,8 +217,8 @@ TEST(HfTokenizerFromSentencePiece, LlamaFolderAddsBosAndMatchesSpecialPieces) {
 }
 
 TEST(HfTokenizerFromSentencePiece, T5FolderAppendsEos) {
-  const auto want = expected("unigram");
-  auto tok = HfTokenizer::fromFolder(kDir + "/unigram", "t5");
+  const auto want = spmExpected("unigram");
+  auto tok = HfTokenizer::fromFolder(kSpmDir + "/unigram", "t5");
   ASSERT_TRUE(tok.ok()) << tok.error().message;
   EXPECT_EQ(tok->kindName(), "SentencePiece Unigram (spiece.model)");
   const auto& c = want["cases"][1];

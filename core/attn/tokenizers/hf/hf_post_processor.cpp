@@ -2,10 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "attn/tokenizers/hf/hf_json.h"
 #include "attn/io/quote.h"
+#include "attn/tokenizers/hf/hf_json.h"
 
 namespace attn::models {
 namespace {
@@ -103,6 +104,23 @@ Result<PostProcessor> PostProcessor::parse(const nlohmann::json& j, const std::s
       p.special_.push_back(std::move(s));
     }
   }
+  // Token type ids index BERT's token_type_embeddings (2 rows in practice); anything that is not a
+  // small non-negative integer is a malformed file, not a value to wrap into an int.
+  auto typeIdOf = [](const nlohmann::json& s, int& out) {
+    out = 0;
+    if (!s.contains("type_id")) return true;
+    const auto& t = s["type_id"];
+    if (!t.is_number_integer()) return false;
+    if (t.is_number_unsigned() ? t.get<std::uint64_t>() > 255
+                               : (t.get<std::int64_t>() < 0 || t.get<std::int64_t>() > 255))
+      return false;
+    out = t.get<int>();
+    return true;
+  };
+  auto badTypeId = [&](const char* key) -> Status {
+    return Error{
+        fmt::format("{}: template \"{}\" has a type_id that is not an integer from 0 to 255", source, key)};
+  };
   auto parsePieces = [&](const char* key, std::vector<Piece>& out) -> Status {
     const auto list = j.find(key);
     if (list == j.end() || list->is_null()) return okStatus();
@@ -115,12 +133,12 @@ Result<PostProcessor> PostProcessor::parse(const nlohmann::json& j, const std::s
         if (id != "A" && id != "B") return Error{fmt::format("{}: template sequence {} is not A or B", source, quoteForMessage(id))};
         piece.isSequence = true;
         piece.sequence = id == "A" ? 0 : 1;
-        piece.typeId = s.contains("type_id") && s["type_id"].is_number_unsigned() ? s["type_id"].get<int>() : 0;
+        if (!typeIdOf(s, piece.typeId)) return badTypeId(key);
       } else if (item.is_object() && item.contains("SpecialToken") && item["SpecialToken"].is_object()) {
         const auto& s = item["SpecialToken"];
         piece.isSequence = false;
         piece.name = hfjson::str(s, "id");
-        piece.typeId = s.contains("type_id") && s["type_id"].is_number_unsigned() ? s["type_id"].get<int>() : 0;
+        if (!typeIdOf(s, piece.typeId)) return badTypeId(key);
         bool known = false;
         for (const auto& sp : p.special_) known = known || sp.name == piece.name;
         if (!known)
