@@ -133,6 +133,10 @@
 <context>
     <name>QObject</name>
     <message>
+        <source>Logit lens</source>
+        <translation>逻辑透镜（Logit lens）</translation>
+    </message>
+    <message>
         <source>The text has no tokens; type a sentence.</source>
         <translation>文本中没有词元，请输入一个句子。</translation>
     </message>
@@ -2903,6 +2907,97 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>%1 no longer exists; it was removed from Recent Models.</source>
         <translation>%1 已不存在；已从最近的模型中移除。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::LensPanel</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop reading the layers through the unembedding</source>
+        <translation>停止将各层读出到反嵌入</translation>
+    </message>
+    <message>
+        <source>Top token&apos;s probability</source>
+        <translation>最可能词元的概率</translation>
+    </message>
+    <message>
+        <source>Final prediction&apos;s probability</source>
+        <translation>最终预测的概率</translation>
+    </message>
+    <message>
+        <source>Colour each cell by the probability of that layer&apos;s most probable token, or by the probability the layer already gives the token the model finally predicts at that position.</source>
+        <translation>按该层最可能词元的概率为每个单元格着色，或按该层已经给予模型在该位置最终预测词元的概率着色。</translation>
+    </message>
+    <message>
+        <source>Colour</source>
+        <translation>颜色</translation>
+    </message>
+    <message>
+        <source>probability</source>
+        <translation>概率</translation>
+    </message>
+    <message>
+        <source>The logit lens: what each layer would predict if the network stopped there — its residual stream through the model&apos;s final norm and unembedding (nostalgebraist 2020). Bottom row: the embeddings; top row: the last layer, the model&apos;s own prediction.</source>
+        <translation>逻辑透镜：假如网络在某层停止，该层会预测什么——将其残差流经过模型的最终归一化与反嵌入读出（nostalgebraist 2020）。最下一行：嵌入；最上一行：最后一层，即模型自己的预测。</translation>
+    </message>
+    <message>
+        <source>%1… %2%</source>
+        <translation>%1… %2%</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>Open a model (File &gt; Open Model…) to see what each of its layers would predict.</source>
+        <translation>打开一个模型（文件 &gt; 打开模型…）来查看它的每一层会预测什么。</translation>
+    </message>
+    <message>
+        <source>Reading each layer through the unembedding</source>
+        <translation>正在将每一层读出到反嵌入</translation>
+    </message>
+    <message>
+        <source>Each cell: the token that layer predicts next after the position below it.</source>
+        <translation>每个单元格：该层在其下方位置之后预测的下一个词元。</translation>
+    </message>
+    <message>
+        <source>Each cell: the token the masked-LM head reads at that position from that layer.</source>
+        <translation>每个单元格：掩码语言模型头从该层在该位置读出的词元。</translation>
+    </message>
+    <message>
+        <source>embeddings</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <source>Logit lens: each layer&apos;s top token</source>
+        <translation>逻辑透镜：每层最可能的词元</translation>
+    </message>
+    <message>
+        <source>Logit lens: the final prediction&apos;s probability</source>
+        <translation>逻辑透镜：最终预测的概率</translation>
+    </message>
+    <message>
+        <source>Embeddings, position %1 %2</source>
+        <translation>嵌入，位置 %1 %2</translation>
+    </message>
+    <message>
+        <source>Layer %1, position %2 %3</source>
+        <translation>第 %1 层，位置 %2 %3</translation>
+    </message>
+    <message>
+        <source>%1. %2  %3%</source>
+        <translation>%1. %2  %3%</translation>
+    </message>
+    <message>
+        <source>Final prediction %1: rank %2, %3%</source>
+        <translation>最终预测 %1：排名 %2，%3%</translation>
     </message>
 </context>
 <context>

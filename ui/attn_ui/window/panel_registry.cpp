@@ -6,6 +6,7 @@
 #include "attn_ui/classroom/tiling_panel.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_panel.h"
+#include "attn_ui/lens/lens_panel.h"
 #include "attn_ui/metrics/metrics_panel.h"
 #include "attn_ui/pretrained/experiments_actions.h"
 #include "attn_ui/pretrained/prediction_panel.h"
@@ -27,6 +28,8 @@ void installExtraPanels(MainWindow& window) {
     window.statusSummary()->setExtraWarnings(a ? collapseWarnings(*a) : QStringList{});
   });
   window.addPanel(QObject::tr("Predictions"), new PredictionPanel(window.model()), Qt::RightDockWidgetArea);
+  window.addPanel(QObject::tr("Logit lens"), new LensPanel(window.model()), Qt::BottomDockWidgetArea)
+      ->hide();  // reads every layer through the unembedding: computed only while open
   window.addPanel(QObject::tr("Tiling and approximation"), new TilingPanel(window.model()), Qt::BottomDockWidgetArea)
       ->hide();  // a teaching view: opened from the View menu
   window.addPanel(QObject::tr("Image attention"), new ImagePanel(window.model()), Qt::RightDockWidgetArea)
