@@ -21,11 +21,12 @@
 #include "attn/status.h"
 #include "attn/tensor.h"
 #include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/vision/preprocessing/image_processor.h"
 
 namespace attn::models {
 
-enum class Family { Gpt2, Bert, Llama };
-/// "GPT-2", "BERT", "Llama".
+enum class Family { Gpt2, Bert, Llama, Vit };
+/// "GPT-2", "BERT", "Llama", "ViT".
 std::string_view familyName(Family f);
 
 /// Long work reports a fraction in [0, 1] and a short stage text; returning false cancels
@@ -46,6 +47,11 @@ struct ModelInfo {
   bool causal = false;
   bool maskedLm = false;  // a BERT-style checkpoint with its masked-LM head (cls.predictions / lm_head)
   std::string maskToken;  // the tokenizer's mask token ("[MASK]", "<mask>"); "" when none
+  // Vision models (family Vit): square input of imageSize pixels in patchSize squares, the
+  // [CLS] (+ distillation) tokens before the patches, and the classifier's label count (0: no head).
+  bool vision = false;
+  int imageSize = 0, patchSize = 0, prefixTokens = 0, labels = 0;
+  std::string processorFile;  // preprocessor_config.json read ("" when absent: ViTImageProcessor defaults)
 };
 
 struct TopToken {
@@ -99,6 +105,11 @@ struct ModelRun {
   std::vector<std::vector<TopToken>> maskPredictions;
   /// RunOptions::contributions: every layer's, whatever onlyLayer kept.
   std::shared_ptr<const Contributions> contributions;
+  // Vision models (Model::runImage): the pixels the model read, [C, H, W] after preprocessing,
+  // the classifier's logits [1, labels] and its 5 most probable labels (TopToken::id the label id).
+  vision::PixelTensor pixelValues;
+  Mat labelLogits;
+  std::vector<TopToken> topLabels;
 };
 
 class Model {
@@ -121,6 +132,16 @@ class Model {
   /// their query rows are still computed). Errors: empty input, a sequence past maxPositions, ids out of range.
   Result<ModelRun> run(const Encoding& encoding, const RunOptions& options = {},
                        const ProgressFn& progress = {}) const;
+
+  /// Vision models: `image` as the folder's preprocessor_config.json prepares it (resize with
+  /// its resampling, centre crop, rescale, normalise). `source` (the image file) names errors.
+  Result<vision::PixelTensor> preprocessImage(const vision::ImagePixels& image,
+                                              const std::string& source) const;
+  /// Vision models: the forward pass on preprocessed pixels. ModelRun::encoding.tokens are
+  /// "[CLS]" ("[DIST]" for DeiT) then "r{row}c{col}" per patch, row-major; ModelRun::pixelValues,
+  /// labelLogits and topLabels (classification checkpoints) are filled. Text models: an error.
+  Result<ModelRun> runImage(const vision::PixelTensor& pixels, const RunOptions& options = {},
+                            const ProgressFn& progress = {}) const;
 
   ~Model();
   struct Impl;
