@@ -8,11 +8,11 @@ PACKAGES=(
   clang clang-format libomp-dev libclang-rt-14-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-l10n-tools qt6-tools-dev libgl-dev qt6-translations-l10n
   libqcustomplot-dev libeigen3-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
-  libicu-dev libicu72
+  libicu-dev libicu72 libsentencepiece-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth xdotool imagemagick fonts-noto-cjk fonts-dejavu-core
   appstream desktop-file-utils lintian dpkg-dev file
-  python3-torch python3-numpy r-base-core r-cran-janeaustenr fortunes-zh libopenblas0-pthread
+  python3-torch python3-numpy python3-sentencepiece r-base-core r-cran-janeaustenr fortunes-zh libopenblas0-pthread
 )
 
 missing=()

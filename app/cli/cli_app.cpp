@@ -29,6 +29,8 @@ std::vector<Action> addCommands(CLI::App& app, int argc, char** argv) {
           addCorpusCommand(app),
           addImportanceCommand(app),
           addHeadsCommand(app),
+          addPatchCommand(app),
+          addLensCommand(app),
           addTrainCommand(app),
           addGraphCommand(app, argc, argv),
           addGeometryCommand(app, argc, argv)};

@@ -21,6 +21,10 @@ Action addCorpusCommand(CLI::App& app);
 Action addImportanceCommand(CLI::App& app);
 /// `heads`: every head of a model labelled by what it does (head_types.h).
 Action addHeadsCommand(CLI::App& app);
+/// `patch`: activation patching of a causal model (patching/activation_patching.h).
+Action addPatchCommand(CLI::App& app);
+/// `lens`: the logit lens of a model on a text (attn/models/lens/logit_lens.h).
+Action addLensCommand(CLI::App& app);
 /// `train`: a tiny attention model on a toy task, or a built-in demonstration.
 Action addTrainCommand(CLI::App& app);
 /// `graph`: graph attention (GAT) over a graph file or the bundled example.

@@ -11,8 +11,9 @@
 namespace attn::test {
 namespace {
 
-const std::vector<std::string> kCommands = {"run",        "export", "metrics",      "info",  "train",
-                                            "importance", "corpus", "corpus-merge", "graph", "geometry"};
+const std::vector<std::string> kCommands = {"run",   "export",     "metrics", "info",
+                                            "train", "importance", "corpus",  "corpus-merge",
+                                            "graph", "geometry",   "lens"};
 
 TEST(CliHelpText, NoCommandsHelpNamesAnIssue) {
   const std::regex issue(R"((^|[^A-Za-z])[Ii]ssues? ?#?[0-9]+)");

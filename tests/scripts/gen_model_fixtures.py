@@ -12,7 +12,7 @@ Run (from the repository root; needs Debian's python3-torch 1.13 + numpy, and no
     (cd tests/scripts/hf_tokenizers && npm install)      # once: the `tokenizers` npm package
     /usr/bin/python3 tests/scripts/gen_model_fixtures.py
 
-It does these steps (each can be run alone: --step folders|tokens|reference|ablate|mlm|contrib):
+It does these steps (each can be run alone: --step folders|tokens|reference|ablate|mlm|contrib|lens):
   1. folders:   tests/fixtures/models/<name>/ with config.json, *.safetensors and the
                 tokenizer files (hf_folder.py writes them; seeded, deterministic);
   2. tokens:    node tests/scripts/hf_tokenizers/encode_model_fixtures.js encodes each
@@ -32,7 +32,9 @@ reference.npz, per case c = 0, 1, ... (all float32 except the ids):
   logits_c [N, V]          causal models: lm_head logits (V = config vocab_size, padded for Qwen2);
   mlm_logits_c [N, V]      BERT: the BertForMaskedLM head (cls.predictions).
 --step contrib writes reference_contrib.npz (attention norms, their residual + LayerNorm
-variant and ALTI with its rollout, for gpt2, bert, llama and qwen2); --step ablate writes reference_ablate.npz (one head zeroed as head_mask does), --step mlm
+variant and ALTI with its rollout, for gpt2, bert, llama and qwen2); --step lens writes
+reference_lens.npz (the logit lens: every hidden state through the final norm and the
+unembedding, or BERT's masked-LM head; gpt2, bert, llama, llama3, qwen2); --step ablate writes reference_ablate.npz (one head zeroed as head_mask does), --step mlm
 bert/reference_mlm.{json,npz} (texts with [MASK]: the masked-LM logits and top 5 at each
 [MASK], with and without a head zeroed, and the KL between them).
 Weights are rounded to their storage dtype (F16, BF16) and the forward then runs in
@@ -133,7 +135,7 @@ def gelu_new(x):  # transformers.activations.NewGELUActivation
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
 
 
-def gpt2_forward(w, cfg, ids, head_mask=None, trace=None):
+def gpt2_forward(w, cfg, ids, head_mask=None, trace=None, patch=None):
     d, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
     eps = cfg["layer_norm_epsilon"]
     dh = d // H
@@ -145,6 +147,8 @@ def gpt2_forward(w, cfg, ids, head_mask=None, trace=None):
     for i in range(L):
         p = f"h.{i}."
         hidden.append(h)
+        if patch is not None:  # activation patching: patch(site, layer, activation) -> activation
+            h = patch("resid", i, h)
         a = F.layer_norm(h, (d,), w[p + "ln_1.weight"], w[p + "ln_1.bias"], eps)
         qkv = torch.addmm(w[p + "attn.c_attn.bias"], a, w[p + "attn.c_attn.weight"])  # Conv1D
         q, k, v = qkv.split(d, dim=1)
@@ -156,6 +160,8 @@ def gpt2_forward(w, cfg, ids, head_mask=None, trace=None):
             pw = pw * head_mask[i][:, None, None]
         attns.append(pw)
         o = (pw @ v).transpose(0, 1).reshape(N, d)  # _merge_heads
+        if patch is not None:  # the heads' outputs [N, H * dh], before c_proj
+            o = patch("heads", i, o)
         if trace is not None:  # Conv1D c_proj: x W, W [in, out]
             trace.append(dict(x=h, pw=pw, v=v, wo=w[p + "attn.c_proj.weight"], bo=w[p + "attn.c_proj.bias"],
                               out=torch.addmm(w[p + "attn.c_proj.bias"], o, w[p + "attn.c_proj.weight"]) + h))
@@ -163,7 +169,8 @@ def gpt2_forward(w, cfg, ids, head_mask=None, trace=None):
         h = h + o
         m = F.layer_norm(h, (d,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
         m = gelu_new(torch.addmm(w[p + "mlp.c_fc.bias"], m, w[p + "mlp.c_fc.weight"]))
-        h = h + torch.addmm(w[p + "mlp.c_proj.bias"], m, w[p + "mlp.c_proj.weight"])
+        m = torch.addmm(w[p + "mlp.c_proj.bias"], m, w[p + "mlp.c_proj.weight"])
+        h = h + (patch("mlp", i, m) if patch is not None else m)
     h = F.layer_norm(h, (d,), w["ln_f.weight"], w["ln_f.bias"], eps)
     hidden.append(h)
     logits = h @ w["wte.weight"].T  # tied lm_head
@@ -395,7 +402,7 @@ def repeat_kv(x, n_rep):  # [KV, N, dh] -> [KV * n_rep, N, dh]; query head h use
     return x[:, None].expand(kv, n_rep, n, dh).reshape(kv * n_rep, n, dh)
 
 
-def llama_forward(w, cfg, ids, head_mask=None, trace=None):
+def llama_forward(w, cfg, ids, head_mask=None, trace=None, patch=None):
     d, L = cfg["hidden_size"], cfg["num_hidden_layers"]
     H, KV = cfg["num_attention_heads"], cfg["num_key_value_heads"]
     dh = cfg.get("head_dim") or d // H
@@ -408,6 +415,8 @@ def llama_forward(w, cfg, ids, head_mask=None, trace=None):
     for i in range(L):
         p = f"model.layers.{i}."
         hidden.append(h)
+        if patch is not None:
+            h = patch("resid", i, h)
         a = rms_norm(h, w[p + "input_layernorm.weight"], eps)
         proj = lambda n: F.linear(a, w[p + f"self_attn.{n}.weight"], w.get(p + f"self_attn.{n}.bias"))  # noqa: E731
         q = proj("q_proj").view(N, H, dh).transpose(0, 1)
@@ -422,6 +431,8 @@ def llama_forward(w, cfg, ids, head_mask=None, trace=None):
             pw = pw * head_mask[i][:, None, None]
         attns.append(pw)
         o = (pw @ v).transpose(0, 1).reshape(N, H * dh)
+        if patch is not None:
+            o = patch("heads", i, o)
         if trace is not None:  # v repeated per query head (repeat_kv); o_proj has no bias
             trace.append(dict(x=h, pw=pw, v=v, wo=w[p + "self_attn.o_proj.weight"].T, bo=None,
                               out=h + F.linear(o, w[p + "self_attn.o_proj.weight"])))
@@ -429,7 +440,7 @@ def llama_forward(w, cfg, ids, head_mask=None, trace=None):
         m = rms_norm(h, w[p + "post_attention_layernorm.weight"], eps)
         m = F.linear(F.silu(F.linear(m, w[p + "mlp.gate_proj.weight"])) * F.linear(m, w[p + "mlp.up_proj.weight"]),
                      w[p + "mlp.down_proj.weight"])
-        h = h + m
+        h = h + (patch("mlp", i, m) if patch is not None else m)
     h = rms_norm(h, w["model.norm.weight"], eps)
     hidden.append(h)
     head = w["model.embed_tokens.weight"] if cfg["tie_word_embeddings"] else w["lm_head.weight"]
@@ -1018,6 +1029,111 @@ def reference_contrib(name):
     np.savez_compressed(os.path.join(folder, "reference_contrib.npz"), **arrays)
     print(f"{name}: reference_contrib.npz ({len(toks['cases'])} cases)")
 
+# ---------------------------------------------------------------------------
+# The logit lens (nostalgebraist 2020): each entry of HF's output_hidden_states read out
+# as if it were the last, i.e. lm_head(final_norm(hidden[l])) as one writes it with
+# transformers. hidden[L] of the causal models is already after the final norm (HF
+# returns it so), and is read out as it is; BERT's rows go through BertForMaskedLM's
+# cls.predictions head. Probabilities are the softmax in float64.
+
+LENS_MODELS = ("gpt2", "bert", "llama", "llama3", "qwen2")
+LENS_K = 5
+
+
+def mlm_head(w, cfg, x):
+    t = "cls.predictions."
+    y = F.gelu(F.linear(x, w[t + "transform.dense.weight"], w[t + "transform.dense.bias"]))
+    y = F.layer_norm(y, (cfg["hidden_size"],), w[t + "transform.LayerNorm.weight"], w[t + "transform.LayerNorm.bias"],
+                     cfg["layer_norm_eps"])
+    return y @ w["bert.embeddings.word_embeddings.weight"].T + w[t + "bias"]
+
+
+def lens_logits(w, cfg, hid):
+    """[L+1, N, V] logits of every hidden state."""
+    L = hid.shape[0] - 1
+    kind = cfg["model_type"]
+    if kind == "bert":
+        return torch.stack([mlm_head(w, cfg, hid[l]) for l in range(L + 1)])
+    if kind == "gpt2":
+        norm = lambda x: F.layer_norm(x, (cfg["n_embd"],), w["ln_f.weight"], w["ln_f.bias"],  # noqa: E731
+                                      cfg["layer_norm_epsilon"])
+        head = w["wte.weight"]
+    else:
+        norm = lambda x: rms_norm(x, w["model.norm.weight"], cfg["rms_norm_eps"])  # noqa: E731
+        head = w["model.embed_tokens.weight"] if cfg["tie_word_embeddings"] else w["lm_head.weight"]
+    return torch.stack([(norm(hid[l]) if l < L else hid[l]) @ head.T for l in range(L + 1)])
+
+
+def np_lens_logits(w, cfg, case):
+    """The same from the independent float64 numpy forward (its own norms and heads)."""
+    w64, ids = np64(w), case["ids"]
+    kind = cfg["model_type"]
+    if kind == "bert":
+        from math import erf
+        _, hid = np_bert(w64, cfg, ids, case["type_ids"], case["attention_mask"])
+        t = "cls.predictions."
+        x = hid @ w64[t + "transform.dense.weight"].T + w64[t + "transform.dense.bias"]
+        x = 0.5 * x * (1.0 + np.vectorize(erf)(x / math.sqrt(2.0)))
+        x = np_layer_norm(x, w64[t + "transform.LayerNorm.weight"], w64[t + "transform.LayerNorm.bias"],
+                          cfg["layer_norm_eps"])
+        return x @ w64["bert.embeddings.word_embeddings.weight"].T + w64[t + "bias"]
+    if kind == "gpt2":
+        _, hid, _ = np_gpt2(w64, cfg, ids)
+        normed = np_layer_norm(hid[:-1], w64["ln_f.weight"], w64["ln_f.bias"], cfg["layer_norm_epsilon"])
+        head = w64["wte.weight"]
+    else:
+        _, hid, _ = np_llama(w64, cfg, ids)
+        x = hid[:-1]
+        normed = x / np.sqrt((x ** 2).mean(-1, keepdims=True) + cfg["rms_norm_eps"]) * w64["model.norm.weight"]
+        head = w64["model.embed_tokens.weight"] if cfg["tie_word_embeddings"] else w64["lm_head.weight"]
+    return np.concatenate([normed, hid[-1:]]) @ head.T
+
+
+def reference_lens(name):
+    """reference_lens.npz, per case c of reference.npz: lens_top_ids_c [L+1, N, 5] (int64),
+    lens_top_probs_c [L+1, N, 5], lens_final_rank_c [L+1, N] (int64: the rank, 0 = top, of
+    row L's top-1 at each row), lens_final_probs_c [L+1, N] (its probability), and for the
+    test to know which ids are well defined: lens_sixth_probs_c [L+1, N] (the 6th
+    probability) and lens_rank_margin_c [L+1, N] (min |p_j - p_final| over j != final)."""
+    folder = os.path.join(ROOT, name)
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    toks = json.load(open(os.path.join(folder, "reference_tokens.json")))
+    w = load_weights(folder)
+    arrays = {}
+    for c, case in enumerate(toks["cases"]):
+        ids = case["ids"]
+        if cfg["model_type"] == "gpt2":
+            _, hid, final = gpt2_forward(w, cfg, ids)
+        elif cfg["model_type"] == "bert":
+            wc = bert_canonical(w)
+            _, hid, final = bert_forward(wc, cfg, ids, case["type_ids"], case["attention_mask"])
+            w_use = wc
+        else:
+            _, hid, final = llama_forward(w, cfg, ids)
+        logits = lens_logits(w_use if cfg["model_type"] == "bert" else w, cfg, hid)
+        # the last row is the model's own output: lm_head(hidden[L]), or the MLM head's logits
+        check_close("lens row L vs the model's", logits[-1], final, 1e-6)
+        check_close("lens vs float64 numpy", logits, np_lens_logits(w_use if cfg["model_type"] == "bert" else w,
+                                                                    cfg, case), 1e-5)
+        p = torch.softmax(logits.double(), -1)
+        top = torch.topk(p, LENS_K + 1, dim=-1)
+        fid = p[-1].argmax(-1)  # [N]
+        pf = p.gather(-1, fid[None, :, None].expand(p.shape[0], -1, 1))[..., 0]
+        lf = logits.gather(-1, fid[None, :, None].expand(p.shape[0], -1, 1))
+        rank = (logits > lf).sum(-1)
+        others = (p - pf[..., None]).abs()
+        others.scatter_(-1, fid[None, :, None].expand(p.shape[0], -1, 1), float("inf"))
+        assert torch.equal(rank[-1], torch.zeros_like(rank[-1]))
+        arrays[f"lens_top_ids_{c}"] = top.indices[..., :LENS_K].numpy().astype(np.int64)
+        arrays[f"lens_top_probs_{c}"] = top.values[..., :LENS_K].numpy().astype(np.float32)
+        arrays[f"lens_sixth_probs_{c}"] = top.values[..., LENS_K].numpy().astype(np.float32)
+        arrays[f"lens_final_rank_{c}"] = rank.numpy().astype(np.int64)
+        arrays[f"lens_final_probs_{c}"] = pf.numpy().astype(np.float32)
+        arrays[f"lens_rank_margin_{c}"] = others.min(-1).values.numpy().astype(np.float32)
+        print(f"  lens case {c}: mean rank of the final top-1 per row {rank.double().mean(-1).tolist()}")
+    np.savez_compressed(os.path.join(folder, "reference_lens.npz"), **arrays)
+    print(f"{name}: reference_lens.npz ({len(toks['cases'])} cases)")
+
 MODELS = {
     "gpt2": write_gpt2,
     "bert": lambda: write_bert("bert", legacy=False),
@@ -1030,7 +1146,7 @@ MODELS = {
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--step", choices=["all", "folders", "tokens", "reference", "ablate", "mlm", "contrib"], default="all")
+    ap.add_argument("--step", choices=["all", "folders", "tokens", "reference", "ablate", "mlm", "contrib", "lens"], default="all")
     ap.add_argument("models", nargs="*", default=list(MODELS))
     args = ap.parse_args()
     torch.set_grad_enabled(False)
@@ -1052,6 +1168,10 @@ def main():
         for m in args.models:
             if m in CONTRIB_MODELS:
                 reference_contrib(m)
+    if args.step in ("all", "lens"):
+        for m in args.models:
+            if m in LENS_MODELS:
+                reference_lens(m)
     if args.step in ("all", "mlm") and "bert" in args.models:
         reference_mlm("bert")
     for m in args.models:

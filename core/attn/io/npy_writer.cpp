@@ -36,6 +36,19 @@ std::string encodeNpy(const Tensor& t) {
   return out;
 }
 
+std::string encodeNpyInt32(const std::vector<int32_t>& values, const std::vector<int64_t>& shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  assert(shape.empty() || count == static_cast<int64_t>(values.size()));
+  std::string out =
+      npyHeader("<i4", shape.empty() ? std::vector<int64_t>{static_cast<int64_t>(values.size())} : shape);
+  const size_t n = values.size() * sizeof(int32_t);
+  const size_t off = out.size();
+  out.resize(off + n);
+  std::memcpy(out.data() + off, values.data(), n);  // x86-64 is little-endian
+  return out;
+}
+
 std::string encodeNpyStrings(const std::vector<std::string>& strings, const std::vector<int64_t>& shape) {
   std::vector<std::u32string> wide;
   size_t maxLen = 1;

@@ -17,9 +17,10 @@ namespace file_limit {
 inline constexpr int64_t kModelConfig = int64_t{4} << 20;      // config.json (a few KiB)
 inline constexpr int64_t kTokenizerJson = int64_t{256} << 20;  // tokenizer.json (Llama 3: 9 MB, Gemma: 33 MB)
 inline constexpr int64_t kTokenizerConfig = int64_t{16}
-                                            << 20;           // tokenizer_config.json, special_tokens_map.json
-inline constexpr int64_t kVocabulary = int64_t{256} << 20;   // vocab.txt, vocab.json, merges.txt
-inline constexpr int64_t kShardIndex = int64_t{64} << 20;    // model.safetensors.index.json
+                                            << 20;          // tokenizer_config.json, special_tokens_map.json
+inline constexpr int64_t kVocabulary = int64_t{256} << 20;  // vocab.txt, vocab.json, merges.txt
+inline constexpr int64_t kSentencePieceModel = int64_t{64} << 20;  // .model / .spm (Gemma: 4 MB, mT5: 4 MB)
+inline constexpr int64_t kShardIndex = int64_t{64} << 20;          // model.safetensors.index.json
 inline constexpr int64_t kRefsMain = 4096;                   // a Hugging Face cache's refs/main (a hash)
 inline constexpr int64_t kSession = int64_t{64} << 20;       // a saved session
 inline constexpr int64_t kCorpusState = int64_t{256} << 20;  // corpus statistics state

@@ -7,9 +7,11 @@
 #include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/models/attribution/attribution.h"
+#include "attn/models/lens/lens_readout.h"
 #include "attn/models/model_config.h"
 #include "attn/models/model_paths.h"
 #include "attn/models/model_weights.h"
+#include "attn/models/patching/activation_patching.h"
 #include "attn/models/transformer_forward.h"
 
 namespace attn::models {
@@ -187,9 +189,11 @@ Result<Encoding> Model::encode(std::string_view text, std::optional<std::string_
 
 namespace {
 
-/// Drops what a run kept only for the contributions.
-void trimToOptions(ModelRun& run, const RunOptions& options) {
+/// Drops what a run kept only for the contributions or the lens (`widened`: the forward
+/// kept every layer's heads for the contributions).
+void trimToOptions(ModelRun& run, const RunOptions& options, bool widened) {
   if (!options.keepHiddenStates) run.hiddenStates.clear();
+  if (!widened) return;
   if (!options.keepQkv)
     for (auto& layer : run.layers)
       for (auto& h : layer.heads) h.q = h.k = h.v = Mat();
@@ -209,27 +213,48 @@ Result<ModelRun> Model::run(const Encoding& encoding, const RunOptions& options,
   const HfTokenizer& tok = impl_->tokenizer;
   const ModelConfig& c = impl_->config;
   const auto display = [&tok](int id) { return tok.displayText(id); };
-  if (!options.contributions)
+  if (!options.contributions && !options.logitLens)
     return transformerForward(c, impl_->weights, encoding, options, impl_->configPath, display, progress);
   if (options.onlyLayer >= c.layers)
     return Error{fmt::format("{}: layer {} asked for, but the model has {} layers (0 to {})",
                              impl_->configPath, options.onlyLayer, c.layers, c.layers - 1)};
   RunOptions inner = options;
-  inner.keepHiddenStates = inner.keepAttention = inner.keepQkv = true;
-  inner.onlyLayer = -1;
-  // The forward is most of the time; the contributions cost a fraction of it.
-  ProgressFn forwardProgress, contributionProgress;
+  inner.keepHiddenStates = true;
+  if (options.contributions) {
+    inner.keepAttention = inner.keepQkv = true;
+    inner.onlyLayer = -1;
+  }
+  // The forward is most of the time; the contributions and the lens cost a fraction of it.
+  ProgressFn forwardProgress, contributionProgress, lensProgress;
+  const double contributionShare = options.contributions ? 0.1 : 0.0,
+               lensShare = options.logitLens ? 0.1 : 0.0;
+  const double forwardShare = 1.0 - contributionShare - lensShare;
   if (progress) {
-    forwardProgress = [&progress](double f, std::string_view s) { return progress(0.9 * f, s); };
-    contributionProgress = [&progress](double f, std::string_view s) { return progress(0.9 + 0.1 * f, s); };
+    forwardProgress = [&progress, forwardShare](double f, std::string_view s) {
+      return progress(forwardShare * f, s);
+    };
+    contributionProgress = [&progress, forwardShare, contributionShare](double f, std::string_view s) {
+      return progress(forwardShare + contributionShare * f, s);
+    };
+    lensProgress = [&progress, lensShare](double f, std::string_view s) {
+      return progress(1.0 - lensShare + lensShare * f, s);
+    };
   }
   auto run =
       transformerForward(c, impl_->weights, encoding, inner, impl_->configPath, display, forwardProgress);
   if (!run) return run.error();
-  auto contributions = computeContributions(c, impl_->weights, *run, impl_->configPath, contributionProgress);
-  if (!contributions) return contributions.error();
-  run->contributions = std::make_shared<const Contributions>(std::move(*contributions));
-  trimToOptions(*run, options);
+  if (options.contributions) {
+    auto contributions =
+        computeContributions(c, impl_->weights, *run, impl_->configPath, contributionProgress);
+    if (!contributions) return contributions.error();
+    run->contributions = std::make_shared<const Contributions>(std::move(*contributions));
+  }
+  if (options.logitLens) {
+    auto lens = computeLogitLens(c, impl_->weights, *run, options.lensTopK, impl_->configPath, lensProgress);
+    if (!lens) return lens.error();
+    run->lens = std::make_shared<const LogitLens>(std::move(*lens));
+  }
+  trimToOptions(*run, options, options.contributions);
   return run;
 }
 
@@ -261,6 +286,12 @@ Result<ModelRun> Model::runImage(const vision::PixelTensor& pixels, const RunOpt
   if (options.contributions)
     return Error{impl_->configPath + ": attention contributions are not computed for vision models"};
   return visionForward(impl_->config, impl_->weights, pixels, options, impl_->configPath, progress);
+}
+
+Result<PatchingResult> Model::patch(const Encoding& clean, const Encoding& corrupt, int target, int foil,
+                                    const PatchingOptions& options, const ProgressFn& progress) const {
+  return activationPatching(impl_->config, impl_->weights, clean, corrupt, target, foil, options,
+                            impl_->configPath, progress);
 }
 
 bool isModelFolder(const std::string& path) {

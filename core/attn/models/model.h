@@ -18,6 +18,7 @@
 #include "attn/engine.h"
 #include "attn/models/attribution/contributions.h"
 #include "attn/models/experiments/interventions.h"
+#include "attn/models/lens/logit_lens.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
 #include "attn/tokenizers/hf/hf_tokenizer.h"
@@ -83,6 +84,10 @@ struct RunOptions {
   /// (attribution/contributions.h) for every layer; the forward then keeps every layer's
   /// heads and hidden states while it runs and gives back only what the options ask for.
   bool contributions = false;
+  /// ModelRun::lens: the logit lens (lens/logit_lens.h) with the lensTopK most probable
+  /// tokens per layer and position; the forward keeps the hidden states while it runs.
+  bool logitLens = false;
+  int lensTopK = 5;
 };
 
 struct ModelRun {
@@ -110,7 +115,12 @@ struct ModelRun {
   vision::PixelTensor pixelValues;
   Mat labelLogits;
   std::vector<TopToken> topLabels;
+  /// RunOptions::logitLens: rows 0..layers (the embeddings, then each layer's output).
+  std::shared_ptr<const LogitLens> lens;
 };
+
+struct PatchingOptions;
+struct PatchingResult;
 
 class Model {
  public:
@@ -142,6 +152,10 @@ class Model {
   /// labelLogits and topLabels (classification checkpoints) are filled. Text models: an error.
   Result<ModelRun> runImage(const vision::PixelTensor& pixels, const RunOptions& options = {},
                             const ProgressFn& progress = {}) const;
+  /// Activation patching (patching/activation_patching.h): the corrupt encoding run with each
+  /// asked-for activation taken from the clean encoding's run; target and foil are token ids.
+  Result<PatchingResult> patch(const Encoding& clean, const Encoding& corrupt, int target, int foil,
+                               const PatchingOptions& options, const ProgressFn& progress = {}) const;
 
   ~Model();
   struct Impl;

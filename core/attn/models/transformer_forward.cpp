@@ -7,12 +7,8 @@
 #include "attn/models/families/families.h"
 
 namespace attn::models {
-namespace {
 
-/// The encoding's faults a model run rejects: length, ids, type ids and the mask's
-/// size against the config, and a layer the model lacks.
-Status checkEncoding(const ModelConfig& c, const Encoding& enc, const RunOptions& opt,
-                     const std::string& src) {
+Status checkModelEncoding(const ModelConfig& c, const Encoding& enc, const std::string& src) {
   const int n = enc.size();
   if (n == 0) return Error{src + ": nothing to run: the input has no tokens"};
   if (c.maxSequence() > 0 && n > c.maxSequence())
@@ -33,6 +29,15 @@ Status checkEncoding(const ModelConfig& c, const Encoding& enc, const RunOptions
         (c.family != Family::Bert || enc.typeIds[i] < 0 || enc.typeIds[i] >= c.typeVocabSize))
       return Error{fmt::format("{}: token type id {} at position {} is outside type_vocab_size {}", src,
                                enc.typeIds[i], i, c.family == Family::Bert ? c.typeVocabSize : 0)};
+  return okStatus();
+}
+
+namespace {
+
+/// The encoding's faults and a layer the model lacks.
+Status checkEncoding(const ModelConfig& c, const Encoding& enc, const RunOptions& opt,
+                     const std::string& src) {
+  if (auto st = checkModelEncoding(c, enc, src); !st) return st;
   if (opt.onlyLayer >= c.layers)
     return Error{fmt::format("{}: layer {} asked for, but the model has {} layers (0 to {})", src,
                              opt.onlyLayer, c.layers, c.layers - 1)};

@@ -26,6 +26,9 @@ Result<ModelRun> visionForward(const ModelConfig& config, const ModelWeights& we
                                const std::string& source, const ProgressFn& progress = {});
 /// The token names of a vision model's sequence for a gridRows x gridCols patch grid.
 Encoding visionEncoding(const ModelConfig& config, int gridRows, int gridCols);
+/// The faults of an encoding the model cannot run, one line naming `source`: no tokens, more
+/// than max_position_embeddings, ids outside the vocabulary, type ids or mask entries that do not fit.
+Status checkModelEncoding(const ModelConfig& config, const Encoding& enc, const std::string& source);
 
 /// The mask a model applies to a sequence: causal for GPT-2 / Llama (with Mistral's
 /// sliding window), padding keys (attention 0) for every family; bound to n tokens.

@@ -129,8 +129,23 @@ void tokenEmbeddings(const ForwardPass& f, Mat& h) {
 
 void selfAttention(ForwardPass& f, int l, float scale, bool store, AttentionResult& res) {
   attendHeads(f, scale, store, res, f.edits[static_cast<size_t>(l)]);
+  if (ActivationHooks* hk = f.hooks) {
+    if (hk->recordHeads) hk->recordHeads->push_back(f.concat);
+    if (hk->site == ActivationHooks::Site::HeadOutput && hk->layer == l) {
+      const Eigen::Index hd = f.config.headDim, col = static_cast<Eigen::Index>(hk->index) * hd;
+      f.concat.middleCols(col, hd) = hk->source->middleCols(col, hd);
+    }
+  }
   linear(f.concat, f.layer(l).o, f.o);
   if (store) res.output = f.o;  // the attention block's output, before the residual
+}
+
+void mlpOutputHook(ForwardPass& f, int l, Mat& out) {
+  ActivationHooks* hk = f.hooks;
+  if (!hk) return;
+  if (hk->recordMlp) hk->recordMlp->push_back(out);
+  if (hk->site == ActivationHooks::Site::MlpOutput && hk->layer == l)
+    out.row(hk->index) = hk->source->row(hk->index);
 }
 
 void mlp(ForwardPass& f, const LayerWeights& L, const Mat& x, Mat& out) {

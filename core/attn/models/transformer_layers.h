@@ -16,6 +16,19 @@
 
 namespace attn::models {
 
+/// Activation patching (Vig et al. 2020, "Causal Mediation Analysis"; Meng et al. 2022;
+/// Wang et al. 2023, "Interpretability in the Wild"): what a pass records from every
+/// layer, or the one activation it takes from another run instead of computing it.
+struct ActivationHooks {
+  enum class Site { None, HeadOutput, MlpOutput };
+  std::vector<Mat>* recordHeads = nullptr;  // per layer: the heads' outputs [n, H*hd], before W_O
+  std::vector<Mat>* recordMlp = nullptr;    // per layer: the MLP's output [n, d], before the residual
+  Site site = Site::None;
+  int layer = -1;
+  int index = -1;               // HeadOutput: the query head (every position); MlpOutput: the position
+  const Mat* source = nullptr;  // the other run's recorded matrix of that layer and site
+};
+
 /// One forward pass over one encoding: the model, its mask bitmap and per-layer head
 /// edits, and the scratch matrices the layers reuse (rows are tokens).
 struct ForwardPass {
@@ -33,6 +46,7 @@ struct ForwardPass {
   const std::function<std::string(int)>& display;   // id -> text for the predictions
   RopeTable rope;                                   // rotary families only
   const vision::PixelTensor* pixels = nullptr;      // vision families: the preprocessed image
+  ActivationHooks* hooks = nullptr;                 // activation patching; null: none
   Mat a, qkv, q, k, v, concat, o, u, g;
 
   int tokens() const { return enc.size(); }
@@ -47,6 +61,9 @@ void tokenEmbeddings(const ForwardPass& f, Mat& h);
 /// `scale`; then the output projection: f.o = concat W_O (before the residual).
 /// With `store`, `res` keeps the heads (and res.output = f.o).
 void selfAttention(ForwardPass& f, int l, float scale, bool store, AttentionResult& res);
+
+/// After layer l's MLP: records `out` or replaces one position's row (f.hooks).
+void mlpOutputHook(ForwardPass& f, int l, Mat& out);
 
 /// out = act(x W_up) W_down (GPT-2's MLP, BERT's intermediate + output dense).
 void mlp(ForwardPass& f, const LayerWeights& L, const Mat& x, Mat& out);

@@ -39,6 +39,20 @@ TEST(NpyWriter, UnicodeStringsAreUtf32) {
   EXPECT_EQ(tail, std::string("\x2B\x73\x00\x00\x00\x00\x00\x00", 8));
 }
 
+TEST(NpyWriter, Int32IsLittleEndianI4WithTheShape) {
+  const std::string b = encodeNpyInt32({1, -2, 70000, 16777217, 5, 6}, {2, 3});
+  const size_t hlen = static_cast<unsigned char>(b[8]) | (static_cast<unsigned char>(b[9]) << 8);
+  EXPECT_EQ((10 + hlen) % 64, 0u);
+  const std::string header = b.substr(10, hlen);
+  EXPECT_NE(header.find("'descr': '<i4'"), std::string::npos);
+  EXPECT_NE(header.find("'shape': (2, 3)"), std::string::npos);
+  ASSERT_EQ(b.size(), 10 + hlen + 6 * 4);
+  // -2 is 0xFFFFFFFE; 16777217 = 2^24 + 1 (a float32 would round it) is 01 00 00 01
+  EXPECT_EQ(b.substr(10 + hlen + 4, 4), std::string("\xFE\xFF\xFF\xFF", 4));
+  EXPECT_EQ(b.substr(10 + hlen + 12, 4), std::string("\x01\x00\x00\x01", 4));
+  EXPECT_NE(encodeNpyInt32({7}).find("'shape': (1,)"), std::string::npos);
+}
+
 TEST(NpzWriter, IsAZipOfNpyMembers) {
   NpzWriter w;
   Tensor t;

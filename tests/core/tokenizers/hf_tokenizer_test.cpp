@@ -69,8 +69,9 @@ TEST_P(HfTokenizerFixture, MatchesTheLibraryOnEveryText) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfTokenizerFixture,
-                         ::testing::Values("bert_uncased", "bert_chinese", "bert_vocab_txt", "gpt2_json", "gpt2_files",
-                                           "roberta", "llama3", "qwen2", "llama2", "sp_metaspace"));
+                         ::testing::Values("bert_uncased", "bert_chinese", "bert_vocab_txt", "gpt2_json",
+                                           "gpt2_files", "roberta", "llama3", "qwen2", "llama2",
+                                           "sp_metaspace", "t5_unigram", "unigram_bytes", "wordlevel"));
 
 TEST(HfTokenizer, KindsAndDisplayText) {
   auto bert = HfTokenizer::fromFolder(kDir + "/bert_uncased", "bert");
@@ -133,17 +134,25 @@ TEST(HfTokenizer, BadFilesGiveOneMessageNamingTheFile) {
   fs::remove_all(tmp);
 
   expectError(HfTokenizer::fromTokenizerJson("[1, 2]", "t.json"), "t.json", "not a JSON object");
-  expectError(HfTokenizer::fromTokenizerJson(R"({"model": {"type": "Unigram", "vocab": [["a", 0.0]]}})", "t.json"),
-              "t.json", "unsupported model type 'Unigram'");
+  expectError(HfTokenizer::fromTokenizerJson(
+                  R"({"model": {"type": "Unigram", "vocab": [["a", 0.0]], "unk_id": 5}})", "t.json"),
+              "t.json", "unk_id is not an index");
+  expectError(
+      HfTokenizer::fromTokenizerJson(R"({"model": {"type": "Unigram", "vocab": [["a", "x"]]}})", "t.json"),
+      "t.json", "Unigram piece 0 is not [string, finite score]");
+  expectError(
+      HfTokenizer::fromTokenizerJson(R"({"model": {"type": "Unknownish", "vocab": {"a": 0}}})", "t.json"),
+      "t.json", "unsupported model type 'Unknownish'");
   expectError(HfTokenizer::fromTokenizerJson(R"({"model": {"type": "WordPiece", "vocab": {"a": 0}}})", "t.json"),
               "t.json", "no unknown token");
   expectError(HfTokenizer::fromTokenizerJson(
                   R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": ["a b"]}})", "t.json"),
               "t.json", "merge 1");
-  expectError(HfTokenizer::fromTokenizerJson(
-                  R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "normalizer": {"type": "Precompiled"}})",
-                  "t.json"),
-              "t.json", "unsupported normalizer type 'Precompiled'");
+  expectError(
+      HfTokenizer::fromTokenizerJson(
+          R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "normalizer": {"type": "Nonexistent"}})",
+          "t.json"),
+      "t.json", "unsupported normalizer type 'Nonexistent'");
   expectError(HfTokenizer::fromTokenizerJson(
                   R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
                       "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(unclosed"}, "behavior": "Isolated"}})",

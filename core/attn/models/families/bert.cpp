@@ -38,6 +38,7 @@ void bertLayer(ForwardPass& f, int l, Mat& h, bool store, AttentionResult& res) 
   f.o += h;
   layerNorm(f.o, L.attnNorm, c.normEps, f.a);  // a: the attention block's output
   mlp(f, L, f.a, f.o);
+  mlpOutputHook(f, l, f.o);
   f.o += f.a;
   layerNorm(f.o, L.mlpNorm, c.normEps, h);
 }

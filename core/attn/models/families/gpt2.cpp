@@ -29,6 +29,7 @@ void gpt2Layer(ForwardPass& f, int l, Mat& h, bool store, AttentionResult& res) 
   h += f.o;
   layerNorm(h, L.mlpNorm, c.normEps, f.a);
   mlp(f, L, f.a, f.o);
+  mlpOutputHook(f, l, f.o);
   h += f.o;
 }
 

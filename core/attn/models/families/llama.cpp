@@ -28,6 +28,7 @@ void llamaLayer(ForwardPass& f, int l, Mat& h, bool store, AttentionResult& res)
   h += f.o;
   rmsNorm(h, L.mlpNorm, c.normEps, f.a);
   gatedMlp(f, L, f.a, f.o);
+  mlpOutputHook(f, l, f.o);
   h += f.o;
 }
 

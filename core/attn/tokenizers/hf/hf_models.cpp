@@ -258,9 +258,13 @@ Result<std::unique_ptr<HfModel>> parseModel(const nlohmann::json& j, const std::
   if (!j.is_object()) return Error{source + ": \"model\" is missing or not an object"};
   std::string type = hfjson::str(j, "type");
   if (type.empty()) type = j.contains("merges") ? "BPE" : j.contains("max_input_chars_per_word") ? "WordPiece" : "";
+  if (type.empty() && j.contains("vocab") && j["vocab"].is_array()) type = "Unigram";
+  if (type == "Unigram") return parseUnigram(j, source);
+  if (type == "WordLevel") return parseWordLevel(j, source);
   if (type != "WordPiece" && type != "BPE")
-    return Error{fmt::format("{}: unsupported model type {} (WordPiece and BPE are supported)", source,
-                             quoteForMessage(type.empty() ? "(none)" : type))};
+    return Error{
+        fmt::format("{}: unsupported model type {} (WordPiece, BPE, Unigram and WordLevel are supported)",
+                    source, quoteForMessage(type.empty() ? "(none)" : type))};
   if (type == "WordPiece") {
     auto vocab = parseVocab(j.contains("vocab") ? j["vocab"] : nlohmann::json(), source);
     if (!vocab) return vocab.error();

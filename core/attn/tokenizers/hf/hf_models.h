@@ -55,6 +55,11 @@ Result<std::unique_ptr<HfModel>> makeBpe(std::unordered_map<std::string, int> vo
                                          const std::vector<std::pair<std::string, std::string>>& merges,
                                          BpeOptions options, const std::string& source);
 
+/// Unigram (hf_unigram.cpp): Viterbi over [piece, score] pieces, unk_id, byte_fallback.
+Result<std::unique_ptr<HfModel>> parseUnigram(const nlohmann::json& j, const std::string& source);
+/// WordLevel (hf_unigram.cpp): one id per whole pre-token, else unk_token.
+Result<std::unique_ptr<HfModel>> parseWordLevel(const nlohmann::json& j, const std::string& source);
+
 /// The "model" object of a tokenizer.json.
 Result<std::unique_ptr<HfModel>> parseModel(const nlohmann::json& j, const std::string& source);
 

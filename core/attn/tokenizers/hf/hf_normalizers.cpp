@@ -2,13 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
+#include "attn/io/quote.h"
 #include "attn/io/utf8.h"
 #include "attn/tokenizers/hf/hf_json.h"
 #include "attn/tokenizers/hf/hf_unicode.h"
-#include "attn/io/quote.h"
+#include "attn/tokenizers/spm/precompiled_charsmap.h"
 
 namespace attn::models {
 namespace {
@@ -48,6 +51,78 @@ std::string replaceAll(std::string_view text, std::string_view from, std::string
   }
   out.append(text.substr(i));
   return out;
+}
+
+/// Standard base64 (RFC 4648 section 4) with padding; nullopt on any other character.
+std::optional<std::string> decodeBase64(std::string_view in) {
+  auto sextet = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  while (!in.empty() && in.back() == '=') in.remove_suffix(1);
+  std::string out;
+  out.reserve(in.size() / 4 * 3 + 3);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    const int v = sextet(c);
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  return out;
+}
+
+// The library's Precompiled normalizer (normalizers/precompiled.rs): per grapheme
+// cluster shorter than 6 bytes, the rule that is its shortest prefix replaces the
+// whole cluster; otherwise each character on its own.
+Result<Normalizer> precompiledNormalizer(const nlohmann::json& j, const std::string& source) {
+  const auto field = j.find("precompiled_charsmap");
+  if (field == j.end() || field->is_null()) return Normalizer{};
+  if (!field->is_string())
+    return Error{source + ": Precompiled \"precompiled_charsmap\" is not a base64 string"};
+  const auto blob = decodeBase64(field->get<std::string>());
+  if (!blob) return Error{source + ": Precompiled \"precompiled_charsmap\" is not base64"};
+  if (blob->empty()) return Normalizer{};
+  auto map = PrecompiledCharsmap::parse(*blob, source);
+  if (!map) return map.error();
+  if (!isValidUtf8(map->strings()))
+    return Error{source + ": precompiled charsmap: its replacements are not UTF-8"};
+  auto shared = std::make_shared<const PrecompiledCharsmap>(std::move(*map));
+  return Normalizer([shared](std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    const std::vector<size_t> cuts = uni::graphemeBoundaries(text);
+    for (size_t g = 0; g + 1 < cuts.size(); ++g) {
+      const std::string_view cluster = text.substr(cuts[g], cuts[g + 1] - cuts[g]);
+      if (cluster.size() < 6)
+        if (const auto r = shared->shortestPrefix(cluster)) {
+          out.append(*r);
+          continue;
+        }
+      for (size_t i = 0; i < cluster.size();) {
+        const auto b = static_cast<unsigned char>(cluster[i]);
+        const size_t len = std::min<size_t>(b < 0x80             ? 1
+                                            : (b & 0xE0) == 0xC0 ? 2
+                                            : (b & 0xF0) == 0xE0 ? 3
+                                                                 : 4,
+                                            cluster.size() - i);
+        const std::string_view ch = cluster.substr(i, len);
+        const auto r = shared->shortestPrefix(ch);
+        out.append(r ? *r : ch);
+        i += len;
+      }
+    }
+    return out;
+  });
 }
 
 }  // namespace
@@ -137,6 +212,7 @@ Result<Normalizer> parseNormalizer(const nlohmann::json& j, const std::string& s
     }
     return Error{source + ": Replace normalizer pattern is neither a String nor a Regex"};
   }
+  if (type == "Precompiled") return precompiledNormalizer(j, source);
   if (type == "Sequence") {
     const auto list = j.find("normalizers");
     if (list == j.end() || !list->is_array()) return Error{source + ": Sequence normalizer without \"normalizers\""};

@@ -50,6 +50,11 @@ Result<HfTokenizer> parseTokenizerJson(std::string_view json, const std::string&
   if (impl->model->isWordPiece()) impl->kind = HfKind::WordPiece;
   else if (hasType(pre, "ByteLevel", "pretokenizers")) impl->kind = HfKind::ByteLevelBpe;
   else impl->kind = HfKind::SentencePieceBpe;
+  const std::string modelType = hfjson::str(doc["model"], "type");
+  if (modelType == "Unigram")
+    impl->kindLabel = "SentencePiece Unigram";
+  else if (modelType == "WordLevel")
+    impl->kindLabel = "WordLevel";
 
   std::vector<AddedToken> added;
   if (doc.contains("added_tokens") && !doc["added_tokens"].is_null()) {
@@ -171,11 +176,14 @@ Result<Encoding> HfTokenizer::encode(std::string_view text, std::optional<std::s
     return impl_->post.process(std::move(a), std::move(b), addSpecialTokens);
   } catch (const uni::RegexFailure& e) {
     return Error{uni::regexFailureMessage(e, source)};
+  } catch (const std::runtime_error& e) {  // a model that reports a failure (SentencePiece's status)
+    return Error{source + ": " + e.what()};
   }
 }
 
 std::string HfTokenizer::kindName() const {
   if (!impl_) return "";
+  if (!impl_->kindLabel.empty()) return impl_->kindLabel;
   switch (impl_->kind) {
     case HfKind::WordPiece: return "WordPiece";
     case HfKind::ByteLevelBpe: return "byte-level BPE";

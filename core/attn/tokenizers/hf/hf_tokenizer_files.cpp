@@ -1,7 +1,8 @@
 // HfTokenizer::fromFolder: tokenizer.json when the folder has one; otherwise the
 // older files converted as transformers' BertTokenizerFast (vocab.txt),
 // GPT2TokenizerFast and RobertaTokenizerFast (vocab.json + merges.txt) build them
-// (transformers/convert_slow_tokenizer.py: BertConverter, GPT2Converter, RobertaConverter).
+// (transformers/convert_slow_tokenizer.py: BertConverter, GPT2Converter, RobertaConverter),
+// or a SentencePiece model (spm/spm_hf_tokenizer.h).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -16,42 +17,12 @@
 #include "attn/tokenizers/hf/hf_json.h"
 #include "attn/tokenizers/hf/hf_tokenizer.h"
 #include "attn/tokenizers/hf/hf_tokenizer_impl.h"
+#include "attn/tokenizers/spm/spm_hf_tokenizer.h"
 
 namespace attn::models {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// Whether the folder names `path` at all: a FIFO, a device or a dangling link in
-/// its place is then read, and refused with a message, instead of skipped.
-bool exists(const std::string& path) {
-  std::error_code ec;
-  return fs::exists(fs::symlink_status(path, ec));
-}
-
-/// tokenizer_config.json merged over special_tokens_map.json (both optional).
-Result<nlohmann::json> readConfig(const std::string& dir) {
-  nlohmann::json merged = nlohmann::json::object();
-  for (const char* name : {"special_tokens_map.json", "tokenizer_config.json"}) {
-    const std::string path = (fs::path(dir) / name).string();
-    if (!exists(path)) continue;
-    if (auto st = checkModelFilePath(dir, path); !st) return st.error();
-    auto doc = readJsonFile(path, file_limit::kTokenizerConfig);
-    if (!doc) return doc.error();
-    if (!doc->is_object()) return Error{path + ": not a JSON object"};
-    for (auto& [k, v] : doc->items()) merged[k] = std::move(v);
-  }
-  return merged;
-}
-
-/// A special token name from the config: a string or {"content": ...}.
-std::string tokenName(const nlohmann::json& config, const char* key, const std::string& fallback) {
-  const auto it = config.find(key);
-  if (it == config.end()) return fallback;
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_object()) return hfjson::str(*it, "content", fallback);
-  return fallback;
-}
 
 Result<std::unordered_map<std::string, int>> readVocabTxt(const std::string& path) {
   auto text = readUtf8TextFile(path, file_limit::kVocabulary);
@@ -73,7 +44,7 @@ Result<std::unordered_map<std::string, int>> readVocabTxt(const std::string& pat
 }
 
 Result<HfTokenizer> fromVocabTxt(const std::string& dir, const std::string& path) {
-  auto config = readConfig(dir);
+  auto config = readTokenizerConfig(dir);
   if (!config) return config.error();
   auto vocab = readVocabTxt(path);
   if (!vocab) return vocab.error();
@@ -81,9 +52,11 @@ Result<HfTokenizer> fromVocabTxt(const std::string& dir, const std::string& path
   const bool chinese = hfjson::boolean(*config, "tokenize_chinese_chars", true);
   const auto sa = config->find("strip_accents");
   const bool strip = (sa == config->end() || !sa->is_boolean()) ? lower : sa->get<bool>();
-  const std::string unk = tokenName(*config, "unk_token", "[UNK]"), sep = tokenName(*config, "sep_token", "[SEP]"),
-                    cls = tokenName(*config, "cls_token", "[CLS]"), pad = tokenName(*config, "pad_token", "[PAD]"),
-                    mask = tokenName(*config, "mask_token", "[MASK]");
+  const std::string unk = configTokenName(*config, "unk_token", "[UNK]"),
+                    sep = configTokenName(*config, "sep_token", "[SEP]"),
+                    cls = configTokenName(*config, "cls_token", "[CLS]"),
+                    pad = configTokenName(*config, "pad_token", "[PAD]"),
+                    mask = configTokenName(*config, "mask_token", "[MASK]");
   for (const auto& needed : {unk, sep, cls})
     if (!vocab->count(needed))
       return Error{fmt::format("{}: the vocabulary has no {} token", path, quoteForMessage(needed))};
@@ -92,7 +65,7 @@ Result<HfTokenizer> fromVocabTxt(const std::string& dir, const std::string& path
 
 Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& vocabPath, const std::string& mergesPath,
                                   const std::string& modelType) {
-  auto config = readConfig(dir);
+  auto config = readTokenizerConfig(dir);
   if (!config) return config.error();
   auto vtext = readUtf8TextFile(vocabPath, file_limit::kVocabulary);
   if (!vtext) return vtext.error();
@@ -117,27 +90,56 @@ Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& voc
     added.push_back({name, vocab.at(name), true, false, lstrip, false, false});
   };
   if (modelType == "roberta") {
-    const std::string bos = tokenName(*config, "bos_token", "<s>"), eos = tokenName(*config, "eos_token", "</s>"),
-                      cls = tokenName(*config, "cls_token", "<s>"), sep = tokenName(*config, "sep_token", "</s>");
+    const std::string bos = configTokenName(*config, "bos_token", "<s>"),
+                      eos = configTokenName(*config, "eos_token", "</s>"),
+                      cls = configTokenName(*config, "cls_token", "<s>"),
+                      sep = configTokenName(*config, "sep_token", "</s>");
     for (const auto& needed : {cls, sep})
       if (!vocab.count(needed))
         return Error{fmt::format("{}: the vocabulary has no {} token", vocabPath, quoteForMessage(needed))};
     impl->post = PostProcessor::roberta(cls, vocab.at(cls), sep, vocab.at(sep));
     addSpecial(bos, false);
-    addSpecial(tokenName(*config, "pad_token", "<pad>"), false);
+    addSpecial(configTokenName(*config, "pad_token", "<pad>"), false);
     addSpecial(eos, false);
-    addSpecial(tokenName(*config, "unk_token", "<unk>"), false);
-    addSpecial(tokenName(*config, "mask_token", "<mask>"), true);
-    impl->maskToken = tokenName(*config, "mask_token", "<mask>");
+    addSpecial(configTokenName(*config, "unk_token", "<unk>"), false);
+    addSpecial(configTokenName(*config, "mask_token", "<mask>"), true);
+    impl->maskToken = configTokenName(*config, "mask_token", "<mask>");
   } else {
     for (const char* key : {"bos_token", "eos_token", "unk_token", "pad_token"})
-      addSpecial(tokenName(*config, key, "<|endoftext|>"), false);
+      addSpecial(configTokenName(*config, key, "<|endoftext|>"), false);
   }
   impl->setAddedTokens(std::move(added));
   return makeHfTokenizer(std::move(impl));
 }
 
 }  // namespace
+
+bool fileExists(const std::string& path) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(path, ec));
+}
+
+Result<nlohmann::json> readTokenizerConfig(const std::string& dir) {
+  nlohmann::json merged = nlohmann::json::object();
+  for (const char* name : {"special_tokens_map.json", "tokenizer_config.json"}) {
+    const std::string path = (fs::path(dir) / name).string();
+    if (!fileExists(path)) continue;
+    if (auto st = checkModelFilePath(dir, path); !st) return st.error();
+    auto doc = readJsonFile(path, file_limit::kTokenizerConfig);
+    if (!doc) return doc.error();
+    if (!doc->is_object()) return Error{path + ": not a JSON object"};
+    for (auto& [k, v] : doc->items()) merged[k] = std::move(v);
+  }
+  return merged;
+}
+
+std::string configTokenName(const nlohmann::json& config, const char* key, const std::string& fallback) {
+  const auto it = config.find(key);
+  if (it == config.end()) return fallback;
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_object()) return hfjson::str(*it, "content", fallback);
+  return fallback;
+}
 
 Result<HfTokenizer> makeBertWordPiece(const std::unordered_map<std::string, int>& vocab, bool lowercase,
                                       bool stripAccents, bool chineseChars, const std::string& unk,
@@ -167,26 +169,34 @@ Result<HfTokenizer> makeBertWordPiece(const std::unordered_map<std::string, int>
 Result<HfTokenizer> HfTokenizer::fromFolder(const std::string& dir, const std::string& modelType) {
   try {
     const std::string json = (fs::path(dir) / "tokenizer.json").string();
-    if (exists(json)) {
+    if (fileExists(json)) {
       if (auto st = checkModelFilePath(dir, json); !st) return st.error();
       auto text = readUtf8TextFile(json, file_limit::kTokenizerJson);
       if (!text) return text.error();
       return fromTokenizerJson(*text, json);
     }
     const std::string vocabTxt = (fs::path(dir) / "vocab.txt").string();
-    if (exists(vocabTxt)) {
+    if (fileExists(vocabTxt)) {
       if (auto st = checkModelFilePath(dir, vocabTxt); !st) return st.error();
       return fromVocabTxt(dir, vocabTxt);
     }
     const std::string vocabJson = (fs::path(dir) / "vocab.json").string();
     const std::string merges = (fs::path(dir) / "merges.txt").string();
-    if (exists(vocabJson) && exists(merges)) {
+    if (fileExists(vocabJson) && fileExists(merges)) {
       for (const auto& f : {vocabJson, merges})
         if (auto st = checkModelFilePath(dir, f); !st) return st.error();
       return fromVocabJson(dir, vocabJson, merges, modelType);
     }
-    if (exists(vocabJson)) return Error{merges + ": missing (vocab.json needs merges.txt beside it)"};
-    return Error{dir + ": no tokenizer.json, vocab.txt or vocab.json + merges.txt in the folder"};
+    for (const char* name : kSentencePieceFileNames) {
+      const std::string model = (fs::path(dir) / name).string();
+      if (!fileExists(model)) continue;
+      if (auto st = checkModelFilePath(dir, model); !st) return st.error();
+      return sentencePieceTokenizer(dir, model, modelType);
+    }
+    if (fileExists(vocabJson)) return Error{merges + ": missing (vocab.json needs merges.txt beside it)"};
+    return Error{dir +
+                 ": no tokenizer.json, vocab.txt, vocab.json + merges.txt or SentencePiece model "
+                 "(tokenizer.model, spiece.model, source.spm) in the folder"};
   } catch (const std::exception& ex) {
     return Error{fmt::format("{}: cannot read the tokenizer files ({})", dir, quoteForMessage(ex.what()))};
   }

@@ -3,6 +3,7 @@
 // the added vocabulary. Shared by hf_tokenizer.cpp (tokenizer.json, encode) and
 // hf_tokenizer_files.cpp (model folders, vocab.txt, vocab.json + merges.txt).
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -27,6 +28,7 @@ struct HfTokenizer::Impl {
   std::unordered_map<int, std::string> addedById;
   HfKind kind = HfKind::WordPiece;
   std::string maskToken;  // tokenizer_config.json mask_token, when the loader read it
+  std::string kindLabel;  // kindName() when set ("SentencePiece Unigram")
 
   /// Registers the added tokens (ids from the model vocabulary where it has them).
   void setAddedTokens(std::vector<AddedToken> tokens);
@@ -41,6 +43,14 @@ Result<HfTokenizer> makeBertWordPiece(const std::unordered_map<std::string, int>
                                       const std::string& prefix, const std::string& sep, const std::string& cls,
                                       const std::vector<std::string>& specials, const std::string& source,
                                       const std::string& maskToken = {});
+
+/// Whether the folder names `path` at all: a FIFO, a device or a dangling link in
+/// its place is then read, and refused with a message, instead of skipped.
+bool fileExists(const std::string& path);
+/// tokenizer_config.json merged over special_tokens_map.json (both optional).
+Result<nlohmann::json> readTokenizerConfig(const std::string& dir);
+/// A special token name from the config: a string or {"content": ...}.
+std::string configTokenName(const nlohmann::json& config, const char* key, const std::string& fallback);
 
 /// Builds an HfTokenizer around a filled Impl.
 HfTokenizer makeHfTokenizer(std::shared_ptr<const HfTokenizer::Impl> impl);

@@ -1,5 +1,7 @@
 #include "attn/tokenizers/hf/hf_unicode.h"
 
+#include <fmt/format.h>
+#include <unicode/brkiter.h>
 #include <unicode/normalizer2.h>
 #include <unicode/regex.h>
 #include <unicode/uchar.h>
@@ -7,11 +9,29 @@
 #include <unicode/ustring.h>
 #include <unicode/utext.h>
 
-#include <fmt/format.h>
+#include <memory>
 
 #include "attn/io/quote.h"
 
 namespace attn::models::uni {
+
+std::vector<size_t> graphemeBoundaries(std::string_view text) {
+  std::vector<size_t> out{0};
+  if (text.empty()) return out;
+  UErrorCode status = U_ZERO_ERROR;
+  UText* ut = utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(text.size()), &status);
+  std::unique_ptr<icu::BreakIterator> it(
+      icu::BreakIterator::createCharacterInstance(icu::Locale::getRoot(), status));
+  if (U_SUCCESS(status) && it) {
+    it->setText(ut, status);
+    // UTF-8 UText: native indexes are byte offsets.
+    for (int32_t b = it->next(); U_SUCCESS(status) && b != icu::BreakIterator::DONE; b = it->next())
+      out.push_back(static_cast<size_t>(b));
+  }
+  utext_close(ut);
+  if (out.back() != text.size()) out.push_back(text.size());  // ICU failed: the rest as one cluster
+  return out;
+}
 
 bool isWhitespace(char32_t c) { return u_isUWhiteSpace(static_cast<UChar32>(c)); }
 

@@ -32,6 +32,10 @@ std::string normalize(std::string_view text, Form form);
 /// NormalizedString::lowercase does: "Σ" always becomes "σ".
 std::string lowercase(std::string_view text);
 
+/// Byte offsets of the extended grapheme cluster boundaries of valid UTF-8 text
+/// (UAX #29, ICU's character break iterator), 0 and text.size() included.
+std::vector<size_t> graphemeBoundaries(std::string_view text);
+
 /// A regex in the syntax tokenizer.json carries (Oniguruma's, as the library
 /// compiles it), run with ICU. \s and \S are rewritten to the White_Space
 /// property, which is what Oniguruma's Unicode \s means (ICU's omits U+000B, U+0085).

@@ -1,0 +1,169 @@
+#include "attn/tokenizers/spm/spm_hf_tokenizer.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "attn/io/quote.h"
+#include "attn/io/text_file.h"
+#include "attn/models/model_paths.h"
+#include "attn/tokenizers/bpe.h"
+#include "attn/tokenizers/hf/hf_json.h"
+#include "attn/tokenizers/hf/hf_tokenizer_impl.h"
+#include "attn/tokenizers/spm/sentencepiece_model.h"
+
+namespace attn::models {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The pieces of a SentencePiece model as an HfModel: each piece of text between
+/// added tokens goes to the library whole (it normalizes and splits on its own).
+/// With `vocab` (Marian's vocab.json) the ids are that file's, the unknown id
+/// for a piece it lacks, as MarianTokenizer._convert_token_to_id.
+class SpmHfModel final : public HfModel {
+ public:
+  SpmHfModel(SentencePieceModel model, std::unordered_map<std::string, int> vocab, int vocabUnk)
+      : model_(std::move(model)), vocab_(std::move(vocab)), vocabUnk_(vocabUnk) {
+    for (const auto& [piece, id] : vocab_) {
+      auto [it, fresh] = reverse_.emplace(id, piece);
+      if (!fresh && piece < it->second)
+        it->second = piece;  // two pieces on one id: keep one, always the same
+      limit_ = std::max(limit_, id + 1);
+    }
+    if (vocab_.empty()) limit_ = model_.pieceCount();
+  }
+
+  void tokenize(const std::string& word, std::vector<ModelToken>& out) const override {
+    auto pieces = model_.encode(word, "the text");
+    if (!pieces) throw std::runtime_error(pieces.error().message);
+    for (auto& p : *pieces) {
+      int id = p.id;
+      if (!vocab_.empty()) {
+        const auto it = vocab_.find(p.piece);
+        id = it == vocab_.end() ? vocabUnk_ : it->second;
+      }
+      out.push_back({id, std::move(p.piece)});
+    }
+  }
+  std::optional<int> tokenToId(const std::string& token) const override {
+    if (vocab_.empty()) return model_.pieceToId(token);
+    const auto it = vocab_.find(token);
+    return it == vocab_.end() ? std::nullopt : std::optional<int>(it->second);
+  }
+  std::string idToToken(int id) const override {
+    if (vocab_.empty()) return model_.idToPiece(id);
+    const auto it = reverse_.find(id);
+    return it == reverse_.end() ? std::string() : it->second;
+  }
+  int idLimit() const override { return limit_; }
+  bool isWordPiece() const override { return false; }
+
+  const SentencePieceModel& model() const { return model_; }
+
+ private:
+  SentencePieceModel model_;
+  std::unordered_map<std::string, int> vocab_;
+  std::unordered_map<int, std::string> reverse_;
+  int vocabUnk_ = 0;
+  int limit_ = 0;
+};
+
+bool appendsEosOnly(const std::string& modelType) {
+  return modelType == "t5" || modelType == "mt5" || modelType == "umt5" || modelType == "marian";
+}
+
+/// "[BOS] $A [EOS]" and "[BOS] $A [EOS] [BOS] $B [EOS]" (each special only where
+/// the model adds it), as build_inputs_with_special_tokens of the slow tokenizers.
+Result<PostProcessor> specialTokenTemplate(const std::string& bos, int bosId, const std::string& eos,
+                                           int eosId, int pairTypeId, const std::string& source) {
+  nlohmann::json single = nlohmann::json::array(), pair = nlohmann::json::array(),
+                 specials = nlohmann::json::object();
+  auto add = [&](nlohmann::json& list, const std::string& name, int id, int typeId) {
+    list.push_back({{"SpecialToken", {{"id", name}, {"type_id", typeId}}}});
+    specials[name] = {{"id", name}, {"ids", {id}}, {"tokens", {name}}};
+  };
+  auto sequence = [&](nlohmann::json& list, const char* which, int typeId) {
+    if (bosId >= 0) add(list, bos, bosId, typeId);
+    list.push_back({{"Sequence", {{"id", which}, {"type_id", typeId}}}});
+    if (eosId >= 0) add(list, eos, eosId, typeId);
+  };
+  sequence(single, "A", 0);
+  sequence(pair, "A", 0);
+  sequence(pair, "B", pairTypeId);
+  const nlohmann::json j = {
+      {"type", "TemplateProcessing"}, {"single", single}, {"pair", pair}, {"special_tokens", specials}};
+  return PostProcessor::parse(j, source);
+}
+
+/// Marian's vocab.json beside source.spm; empty when the folder has none.
+Result<std::unordered_map<std::string, int>> marianVocab(const std::string& dir,
+                                                         const std::string& modelPath) {
+  if (fs::path(modelPath).filename() != "source.spm") return std::unordered_map<std::string, int>{};
+  const std::string path = (fs::path(dir) / "vocab.json").string();
+  if (!fileExists(path)) return std::unordered_map<std::string, int>{};
+  if (auto st = checkModelFilePath(dir, path); !st) return st.error();
+  auto text = readUtf8TextFile(path, file_limit::kVocabulary);
+  if (!text) return text.error();
+  return parseVocabJson(*text, path);
+}
+
+}  // namespace
+
+Result<HfTokenizer> sentencePieceTokenizer(const std::string& dir, const std::string& modelPath,
+                                           const std::string& modelType) {
+  auto config = readTokenizerConfig(dir);
+  if (!config) return config.error();
+  auto spm = SentencePieceModel::fromFile(modelPath);
+  if (!spm) return spm.error();
+  auto vocab = marianVocab(dir, modelPath);
+  if (!vocab) return vocab.error();
+  const std::string vocabPath = (fs::path(dir) / "vocab.json").string();
+  const std::string unkName = configTokenName(*config, "unk_token", spm->idToPiece(spm->unkId()));
+  int vocabUnk = 0;
+  if (!vocab->empty()) {
+    const auto it = vocab->find(unkName);
+    if (it == vocab->end())
+      return Error{
+          fmt::format("{}: the vocabulary has no unknown token {}", vocabPath, quoteForMessage(unkName))};
+    vocabUnk = it->second;
+  }
+  auto model = std::make_unique<SpmHfModel>(std::move(*spm), std::move(*vocab), vocabUnk);
+  const SentencePieceModel& sp = model->model();
+  auto impl = std::make_shared<HfTokenizer::Impl>();
+  impl->kind = HfKind::SentencePieceBpe;  // "▁" and <0xNN> pieces: shown as SentencePiece BPE's
+  impl->kindLabel = "SentencePiece " + sp.algorithm() + " (" + fs::path(modelPath).filename().string() + ")";
+
+  // The special pieces by name (the config may rename them), their ids from the model.
+  const bool eosOnly = appendsEosOnly(modelType);
+  const bool addBos = hfjson::boolean(*config, "add_bos_token", !eosOnly && sp.bosId() >= 0);
+  const bool addEos = hfjson::boolean(*config, "add_eos_token", eosOnly && sp.eosId() >= 0);
+  const std::string bos = configTokenName(*config, "bos_token", sp.idToPiece(sp.bosId()));
+  const std::string eos = configTokenName(*config, "eos_token", sp.idToPiece(sp.eosId()));
+  const std::string pad = configTokenName(*config, "pad_token", sp.idToPiece(sp.padId()));
+  std::vector<AddedToken> added;
+  for (const std::string& name : {unkName, bos, eos, pad}) {
+    if (name.empty()) continue;
+    bool seen = false;
+    for (const auto& a : added) seen = seen || a.content == name;
+    if (const auto id = model->tokenToId(name); id && !seen)
+      added.push_back({name, *id, true, false, false, false, false});
+  }
+  const auto bosId = model->tokenToId(bos), eosId = model->tokenToId(eos);
+  if (addBos && !bosId)
+    return Error{fmt::format("{}: the model has no BOS piece {}", modelPath, quoteForMessage(bos))};
+  if (addEos && !eosId)
+    return Error{fmt::format("{}: the model has no EOS piece {}", modelPath, quoteForMessage(eos))};
+  auto post =
+      specialTokenTemplate(bos, addBos ? *bosId : -1, eos, addEos ? *eosId : -1, eosOnly ? 0 : 1, modelPath);
+  if (!post) return post.error();
+  impl->post = std::move(*post);
+  impl->model = std::move(model);
+  impl->setAddedTokens(std::move(added));
+  return makeHfTokenizer(std::move(impl));
+}
+
+}  // namespace attn::models

@@ -1,0 +1,246 @@
+// SentencePiece .model files (core/attn/tokenizers/spm) against Debian's
+// python3-sentencepiece: tests/scripts/spm/gen_spm_fixtures.py trains a T5-style
+// Unigram and a Llama-2-style BPE model and writes the library's ids, pieces and
+// byte offsets for a multilingual list of texts; all must be identical. The
+// precompiled charsmap is checked against Unicode's NFKC, the HfTokenizer
+// wrapping against transformers' slow tokenizers' special-token rules.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/tokenizers/spm/model_proto_scan.h"
+#include "attn/tokenizers/spm/precompiled_charsmap.h"
+#include "attn/tokenizers/spm/sentencepiece_model.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using attn::models::HfTokenizer;
+using attn::models::PrecompiledCharsmap;
+using attn::models::SentencePieceModel;
+
+const std::string kSpmDir = std::string(ATTN_FIXTURE_DIR) + "/spm";
+
+std::string readSpmFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+nlohmann::json expected(const std::string& name) {
+  return nlohmann::json::parse(readSpmFile(kSpmDir + "/" + name + "/expected.json"));
+}
+
+std::string modelPath(const std::string& name) {
+  return kSpmDir + "/" + name + "/" + expected(name)["model_file"].get<std::string>();
+}
+
+class SentencePieceFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SentencePieceFixture, MatchesTheLibraryOnEveryText) {
+  const auto want = expected(GetParam());
+  auto model = SentencePieceModel::fromFile(modelPath(GetParam()));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  EXPECT_EQ(model->pieceCount(), want["piece_size"].get<int>());
+  EXPECT_EQ(model->unkId(), want["unk_id"].get<int>());
+  EXPECT_EQ(model->bosId(), want["bos_id"].get<int>());
+  EXPECT_EQ(model->eosId(), want["eos_id"].get<int>());
+  EXPECT_EQ(model->padId(), want["pad_id"].get<int>());
+  const auto pieces = want["pieces"].get<std::vector<std::string>>();
+  for (int id = 0; id < model->pieceCount(); ++id) {
+    EXPECT_EQ(model->idToPiece(id), pieces[static_cast<size_t>(id)]);
+    EXPECT_EQ(model->pieceToId(pieces[static_cast<size_t>(id)]), id);
+  }
+  EXPECT_EQ(model->idToPiece(-1), "");
+  EXPECT_EQ(model->idToPiece(model->pieceCount()), "");
+  EXPECT_FALSE(model->pieceToId("no such piece at all").has_value());
+  ASSERT_GE(want["cases"].size(), 25u);
+  for (const auto& c : want["cases"]) {
+    const std::string text = c["text"];
+    auto got = model->encode(text, "--text");
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    std::vector<int> ids;
+    std::vector<std::string> strs;
+    std::vector<std::vector<size_t>> offsets;
+    for (const auto& p : *got) {
+      ids.push_back(p.id);
+      strs.push_back(p.piece);
+      offsets.push_back({p.begin, p.end});
+    }
+    const std::string shown = nlohmann::json(text).dump();
+    EXPECT_EQ(ids, c["ids"].get<std::vector<int>>()) << shown;
+    EXPECT_EQ(strs, c["pieces"].get<std::vector<std::string>>()) << shown;
+    EXPECT_EQ(offsets, c["offsets"].get<std::vector<std::vector<size_t>>>()) << shown;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, SentencePieceFixture, ::testing::Values("unigram", "bpe"));
+
+TEST(SentencePieceModel, AlgorithmComesFromTheTrainerSpec) {
+  auto unigram = SentencePieceModel::fromFile(modelPath("unigram"));
+  auto bpe = SentencePieceModel::fromFile(modelPath("bpe"));
+  ASSERT_TRUE(unigram.ok() && bpe.ok());
+  EXPECT_EQ(unigram->algorithm(), "Unigram");
+  EXPECT_EQ(bpe->algorithm(), "BPE");
+  EXPECT_TRUE(bpe->isByte(*bpe->pieceToId("<0x0A>")));
+  EXPECT_TRUE(bpe->isControl(bpe->bosId()));
+  EXPECT_FALSE(bpe->isControl(*bpe->pieceToId("<0x0A>")));
+}
+
+TEST(SentencePieceModel, NonUtf8TextNamesTheOffset) {
+  auto model = SentencePieceModel::fromFile(modelPath("bpe"));
+  ASSERT_TRUE(model.ok());
+  auto e = model->encode("ab\xff", "input.txt");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("input.txt"), std::string::npos) << e.error().message;
+  EXPECT_NE(e.error().message.find("byte offset 2"), std::string::npos) << e.error().message;
+}
+
+void expectRefused(const attn::Result<SentencePieceModel>& r, const std::string& names,
+                   const std::string& fault) {
+  ASSERT_FALSE(r.ok()) << names;
+  const std::string& m = r.error().message;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  EXPECT_NE(m.find(names), std::string::npos) << m;
+  EXPECT_NE(m.find(fault), std::string::npos) << m;
+}
+
+TEST(SentencePieceModel, BadFilesGiveOneMessageNamingTheFile) {
+  const fs::path dir = fs::temp_directory_path() / ("attn_spm_bad_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir / name, std::ios::binary) << bytes;
+    return (dir / name).string();
+  };
+  expectRefused(SentencePieceModel::fromFile((dir / "missing.model").string()), "missing.model", "");
+  expectRefused(SentencePieceModel::fromFile(dir.string()), dir.string(), "");
+  expectRefused(SentencePieceModel::fromFile(write("empty.model", "")), "empty.model", "empty");
+  expectRefused(SentencePieceModel::fromFile(write("text.model", "{\"model\": \"not protobuf\"}\n")),
+                "text.model", "not a SentencePiece model");
+  const std::string real = readSpmFile(modelPath("bpe"));
+  expectRefused(SentencePieceModel::fromFile(write("cut.model", real.substr(0, real.size() / 2))),
+                "cut.model", "not a SentencePiece model");
+  // A well-formed protobuf that is no model: one varint field.
+  expectRefused(SentencePieceModel::fromFile(write("varint.model", std::string("\x08\x01", 2))),
+                "varint.model", "no pieces");
+  // Every piece field empty: protobuf parses, the library refuses (its status, not an abort).
+  expectRefused(SentencePieceModel::fromFile(write("hollow.model", std::string("\x0a\x00\x0a\x00", 4))),
+                "hollow.model", "not a usable SentencePiece model");
+  // Past the size limit, refused before reading (a sparse file).
+  const std::string big = write("big.model", "");
+  fs::resize_file(big, (int64_t{64} << 20) + 1);
+  expectRefused(SentencePieceModel::fromFile(big), "big.model", "");
+  fs::remove_all(dir);
+}
+
+// The nmt_nfkc charsmap inside the Unigram fixture, found by the wire walk.
+std::string unigramCharsmap() {
+  static const std::string bytes = readSpmFile(modelPath("unigram"));
+  auto facts = attn::models::scanModelProto(bytes, "spiece.model");
+  EXPECT_TRUE(facts.ok());
+  if (!facts.ok()) return {};
+  EXPECT_EQ(facts->modelType, 1);
+  for (auto m : facts->charsmaps)
+    if (!m.empty()) return std::string(m);
+  ADD_FAILURE() << "no charsmap";
+  return {};
+}
+
+TEST(PrecompiledCharsmap, GivesNfkcOfTheTrainersRules) {
+  auto map = PrecompiledCharsmap::parse(unigramCharsmap(), "spiece.model");
+  ASSERT_TRUE(map.ok()) << map.error().message;
+  EXPECT_EQ(map->unitCount() % 256, 0u);  // darts-clone grows in blocks of 256 units
+  // NFKC (Unicode UAX #15) of each: compatibility forms decompose.
+  const std::vector<std::pair<std::string, std::string>> nfkc = {
+      {"\xE2\x91\xA0", "1"},    // ① CIRCLED DIGIT ONE
+      {"\xEF\xAC\x81", "fi"},   // ﬁ LATIN SMALL LIGATURE FI
+      {"\xE2\x85\xAB", "XII"},  // Ⅻ ROMAN NUMERAL TWELVE
+      {"\xEF\xBC\xA1", "A"},    // Ａ FULLWIDTH LATIN CAPITAL LETTER A
+      {"\xC2\xB2", "2"},        // ² SUPERSCRIPT TWO
+  };
+  for (const auto& [in, out] : nfkc) {
+    const auto [replacement, length] = map->longestPrefix(in + "tail");
+    EXPECT_EQ(length, in.size()) << in;
+    EXPECT_EQ(replacement, out) << in;
+  }
+  EXPECT_EQ(map->longestPrefix("plain ascii").second, 0u);
+  EXPECT_EQ(map->longestPrefix("").second, 0u);
+}
+
+TEST(PrecompiledCharsmap, RefusesBlobsThatWouldReadOutside) {
+  const std::string good = unigramCharsmap();
+  auto refused = [](const std::string& blob, const std::string& fault) {
+    auto r = PrecompiledCharsmap::parse(blob, "x.model");
+    ASSERT_FALSE(r.ok()) << fault;
+    EXPECT_NE(r.error().message.find("x.model: precompiled charsmap"), std::string::npos)
+        << r.error().message;
+    EXPECT_NE(r.error().message.find(fault), std::string::npos) << r.error().message;
+  };
+  refused("", "shorter than");
+  refused(std::string("\x10\x00\x00", 3), "shorter than");
+  std::string tooLong = good;
+  tooLong[3] = '\x7F';  // the trie size claims ~2 GB
+  refused(tooLong, "the trie claims");
+  refused(std::string("\x04\x00\x00\x00\x00\x00\x00\x00", 8), "root lies outside");
+  // The strings cut before their last NUL: some replacement now runs off the end.
+  refused(good.substr(0, good.rfind('\0')), "replacement");
+}
+
+TEST(HfTokenizerFromSentencePiece, LlamaFolderAddsBosAndMatchesSpecialPieces) {
+  const auto want = expected("bpe");
+  auto tok = HfTokenizer::fromFolder(kSpmDir + "/bpe", "llama");
+  ASSERT_TRUE(tok.ok()) << tok.error().message;
+  EXPECT_EQ(tok->kindName(), "SentencePiece BPE (tokenizer.model)");
+  EXPECT_EQ(tok->idLimit(), want["piece_size"].get<int>());
+  const auto& hello = want["cases"][0];
+  ASSERT_EQ(hello["text"], "Hello world");
+  auto e = tok->encode("Hello world", std::nullopt, true, "--text");
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  std::vector<int> ids{want["bos_id"].get<int>()};
+  for (int id : hello["ids"]) ids.push_back(id);
+  EXPECT_EQ(e->ids, ids);
+  EXPECT_EQ(e->special.front(), 1);
+  e = tok->encode("Hello world", std::nullopt, false, "--text");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->ids, hello["ids"].get<std::vector<int>>());
+  // "</s>" written in the text is the EOS token, not its characters.
+  e = tok->encode("a</s>", std::nullopt, false, "--text");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->ids.back(), want["eos_id"].get<int>());
+}
+
+TEST(HfTokenizerFromSentencePiece, T5FolderAppendsEos) {
+  const auto want = expected("unigram");
+  auto tok = HfTokenizer::fromFolder(kSpmDir + "/unigram", "t5");
+  ASSERT_TRUE(tok.ok()) << tok.error().message;
+  EXPECT_EQ(tok->kindName(), "SentencePiece Unigram (spiece.model)");
+  const auto& c = want["cases"][1];
+  auto e = tok->encode(c["text"].get<std::string>(), std::string_view("Hello world"), true, "--text");
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  std::vector<int> ids = c["ids"].get<std::vector<int>>();
+  ids.push_back(want["eos_id"].get<int>());
+  for (int id : want["cases"][0]["ids"]) ids.push_back(id);
+  ids.push_back(want["eos_id"].get<int>());
+  EXPECT_EQ(e->ids, ids);
+  EXPECT_EQ(e->typeIds, std::vector<int>(ids.size(), 0));
+}
+
+TEST(HfTokenizerFromSentencePiece, CorruptModelInAFolderNamesIt) {
+  const fs::path dir = fs::temp_directory_path() / ("attn_spm_folder_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "tokenizer.model", std::ios::binary) << "\xff\xff\xff garbage";
+  auto tok = HfTokenizer::fromFolder(dir.string(), "llama");
+  ASSERT_FALSE(tok.ok());
+  EXPECT_NE(tok.error().message.find("tokenizer.model"), std::string::npos) << tok.error().message;
+  EXPECT_NE(tok.error().message.find("not a SentencePiece model"), std::string::npos) << tok.error().message;
+  fs::remove_all(dir);
+}
+
+}  // namespace
