@@ -12,7 +12,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth xdotool imagemagick fonts-noto-cjk fonts-dejavu-core
   appstream desktop-file-utils lintian dpkg-dev file
-  python3-torch python3-numpy python3-sentencepiece r-base-core r-cran-janeaustenr fortunes-zh libopenblas0-pthread
+  python3-torch python3-numpy python3-sentencepiece python3-pil r-base-core r-cran-janeaustenr fortunes-zh libopenblas0-pthread
 )
 
 missing=()

@@ -203,6 +203,24 @@ int runModelCommand(CommonOptions& opts, const std::string& out) {
     for (int p : run.maskPositions) positions.data.push_back(static_cast<float>(p));
     npz.add("mask_positions", positions);
   }
+  if (info.vision) {  // the pixels the model read [C, H, W], and a classifier's top 5 labels
+    const auto& px = run.pixelValues;
+    Tensor pixels;
+    pixels.shape = {px.channels, px.height, px.width};
+    pixels.data = px.values;
+    npz.add("pixel_values", pixels);
+    if (!run.topLabels.empty()) {
+      std::vector<std::string> labels;
+      Tensor probs;
+      probs.shape = {static_cast<int64_t>(run.topLabels.size())};
+      for (const auto& t : run.topLabels) {
+        labels.push_back(t.token);
+        probs.data.push_back(t.prob);
+      }
+      npz.addStrings("labels_top5", labels);
+      npz.add("labels_top5_probs", probs);
+    }
+  }
   if (req->comparison) addComparison(npz, *req, weights);
   if (run.contributions) addContributions(npz, *run.contributions, opts.layer > 0 ? opts.layer - 1 : -1, n);
   if (auto st = npz.write(out); !st) return fail(st.error().message);
@@ -214,6 +232,7 @@ int runModelCommand(CommonOptions& opts, const std::string& out) {
     for (const auto& t : run.nextTokens.back()) line += fmt::format("  {:?} {:.3f}", t.token, t.prob);
     fmt::print("next token after the last position:{}\n", line);
   }
+  if (!run.topLabels.empty()) fmt::print("top labels:{}\n", topLine(run.topLabels));
   for (size_t m = 0; m < run.maskPredictions.size() && m < run.maskPositions.size(); ++m)
     fmt::print("{} at position {}:{}\n", info.maskToken, run.maskPositions[m] + 1, topLine(run.maskPredictions[m]));
   fmt::print("wrote {} ({} layer(s), {} heads, {} tokens)\n", out, layers, heads, n);

@@ -50,11 +50,16 @@ void addInputOptions(CLI::App& cmd, InputOptions& o) {
                  "With --model, repeatable: ablate:L.H, uniform:L.H, temperature:L.H=T or mask:L.H=SPEC "
                  "(layer and head from 1); the views show the intervened model")
       ->needs(model);
-  auto* image = cmd.add_option("--image", o.image,
-                               "Image: self-attention over its --patch squares (row-major tokens r0c0, r0c1, ...); "
-                               "reads .ppm/.pgm/.npy/.npz, and PNG/JPEG in builds with the GUI");
-  for (auto* other : {text, textFile, input, keyText, keyFile, model}) image->excludes(other);
-  cmd.add_option("--patch", o.patch, "With --image: patch side in pixels")->capture_default_str()->needs(image);
+  auto* image =
+      cmd.add_option("--image", o.image,
+                     "Image: self-attention over its --patch squares (row-major tokens r0c0, r0c1, ...); "
+                     "with --model (a ViT / DeiT folder): the model's attention over the image, "
+                     "preprocessed as its preprocessor_config.json says; "
+                     "reads .ppm/.pgm/.npy/.npz, and PNG/JPEG in builds with the GUI");
+  for (auto* other : {text, textFile, input, keyText, keyFile}) image->excludes(other);
+  cmd.add_option("--patch", o.patch, "With --image (no --model): patch side in pixels")
+      ->capture_default_str()
+      ->needs(image);
 }
 
 Status checkLayerOption(int layer, int layers) {
@@ -63,9 +68,7 @@ Status checkLayerOption(int layer, int layers) {
   return okStatus();
 }
 
-namespace {
-
-Result<vision::ImagePixels> readImage(const std::string& path) {
+Result<vision::ImagePixels> readImagePixels(const std::string& path) {
 #ifdef ATTNSCOPE_HAVE_UI
   return ui::loadImagePixels(QString::fromStdString(path));
 #else
@@ -75,8 +78,6 @@ Result<vision::ImagePixels> readImage(const std::string& path) {
   return vision::readImageFile(path);
 #endif
 }
-
-}  // namespace
 
 namespace {
 
@@ -124,7 +125,7 @@ Result<AttentionInput> buildInput(const InputOptions& o, AttentionSpec& spec) {
     return in;
   }
   if (!o.image.empty()) {
-    auto pixels = readImage(o.image);
+    auto pixels = readImagePixels(o.image);
     if (!pixels) return pixels.error();
     auto grid = vision::cutPatches(*pixels, o.patch, o.image);
     if (!grid) return grid.error();

@@ -43,6 +43,10 @@ struct InputOptions {
 
 void addInputOptions(CLI::App& cmd, InputOptions& o);
 
+/// Decodes an image file: .ppm/.pgm/.npy/.npz in core, PNG/JPEG/BMP through Qt's reader in
+/// builds with the GUI (else handed over to attnscope-cli-figures). Errors name the file.
+Result<vision::ImagePixels> readImagePixels(const std::string& path);
+
 /// The one check of --layer (1-based, 0 = the last) against an input of `layers`
 /// layers, for every command: the same message whichever command was given.
 Status checkLayerOption(int layer, int layers);

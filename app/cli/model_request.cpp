@@ -43,6 +43,41 @@ Result<std::string> queryTextOf(const InputOptions& o) {
   return Error{"--model needs the text to run on: --text or --text-file"};
 }
 
+/// --model with --image: a vision model on the preprocessed image, as runModelRequest does
+/// for text (twice with --intervene, then compared).
+Result<ModelRequest> runModelImage(const InputOptions& o, const models::RunOptions& runOptions,
+                                   const std::vector<models::HeadIntervention>& interventions) {
+  if (!o.text.empty() || !o.textFile.empty()) return Error{"--image and --text: give one input"};
+  auto model = models::Model::open(o.modelDir, terminalProgress());
+  if (!model) return model.error();
+  const models::ModelInfo& info = (*model)->info();
+  if (!info.vision)
+    return Error{
+        fmt::format("--image: {} is a text model ({}); --image with --model needs a vision model (vit, "
+                    "deit)",
+                    info.name, info.modelType)};
+  auto image = readImagePixels(o.image);
+  if (!image) return image.error();
+  auto pixels = (*model)->preprocessImage(*image, o.image);
+  if (!pixels) return pixels.error();
+  models::RunOptions options = runOptions;
+  if (auto st = checkLayerOption(o.layer, info.layers); !st) return st.error();
+  if (options.onlyLayer == kLastLayer) options.onlyLayer = info.layers - 1;
+  auto run = (*model)->runImage(*pixels, options, terminalProgress());
+  if (!run) return run.error();
+  ModelRequest req{*model, std::move(run).value(), interventions, std::nullopt, std::nullopt};
+  if (interventions.empty()) return req;
+  options.interventions = interventions;
+  auto after = (*model)->runImage(*pixels, options, terminalProgress());
+  if (!after) return after.error();
+  auto cmp = models::compareRuns(**model, req.run, *after);
+  if (!cmp) return cmp.error();
+  req.before = std::move(req.run);
+  req.run = std::move(after).value();
+  req.comparison = std::move(cmp).value();
+  return req;
+}
+
 }  // namespace
 
 Result<std::pair<std::shared_ptr<const models::Model>, models::Encoding>> openModelText(const InputOptions& o) {
@@ -70,9 +105,13 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
     if (!iv) return iv.error();
     interventions.push_back(*iv);
   }
+  if (!o.image.empty()) return runModelImage(o, runOptions, interventions);
   auto opened = openModelText(o);
   if (!opened) return opened.error();
   auto& [model, enc] = *opened;
+  if (model->info().vision)
+    return Error{fmt::format("--model: {} is a vision model ({}): give the image with --image FILE",
+                             model->info().name, model->info().modelType)};
   models::RunOptions options = runOptions;
   const int layers = model->info().layers;
   // Every command with --model (metrics analyses all layers, but a wrong --layer is still wrong).
@@ -130,6 +169,20 @@ Result<int> modelLayerIndex(const ModelRequest& req, int layerOption) {
 }
 
 std::string describeModel(const models::ModelInfo& info) {
+  if (info.vision)
+    return fmt::format(
+        "model: {}\nfolder: {}\nfamily: {} ({}), bidirectional over image patches\nlayers: {}\nheads: {} of "
+        "{}\n"
+        "d_model: {}\nparameters: {} ({:.1f} M)\ndtype: {}\nimage: {}x{} pixels, {}x{} patches of {} + {} "
+        "token(s)\n"
+        "labels: {}\nimage processor: {}\n",
+        info.name, info.dir, models::familyName(info.family), info.modelType, info.layers, info.heads,
+        info.headDim, info.dModel, info.parameters, static_cast<double>(info.parameters) / 1e6, info.dtype,
+        info.imageSize, info.imageSize, info.imageSize / info.patchSize, info.imageSize / info.patchSize,
+        info.patchSize, info.prefixTokens,
+        info.labels > 0 ? std::to_string(info.labels) : std::string("none (no classifier)"),
+        info.processorFile.empty() ? std::string("defaults (no preprocessor_config.json)")
+                                   : info.processorFile);
   std::string heads = std::to_string(info.heads);
   if (info.kvHeads > 0 && info.kvHeads != info.heads) heads += fmt::format(" ({} key/value heads)", info.kvHeads);
   return fmt::format(

@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 
 #include "attn/io/npy_reader.h"
 #include "cli_runner.h"
+#include "model_fixtures.h"
 
 namespace attn::test {
 namespace {
@@ -111,6 +113,48 @@ TEST(CliImage, ExportsTheOverlayFigure) {
       runCli({"export", "--text", "a b c", "--view", "image", "--out", (dir / "y.png").string()});
   EXPECT_NE(noImage.status, 0);
   EXPECT_NE(noImage.err.find("--image"), std::string::npos) << noImage.err;
+}
+
+// `run --model DIR --image FILE` on the ViT fixture: the file contract against the
+// plain-PyTorch reference of tests/scripts/gen_vision_fixtures.py, and a truncated image
+// refused with its name and no output file.
+TEST(CliImage, VitModelOnAnImageWritesTheReferenceMaps) {
+  const auto dir = scratchDir("image_vit");
+  const auto out = (dir / "vit.npz").string();
+  const std::string scene = std::string(ATTN_FIXTURE_DIR) + "/vision/scene.ppm";
+  const auto r = runCli({"run", "--model", modelDir("vit"), "--image", scene, "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto got = loadNpz(out);
+  auto ref = loadNpz(modelDir("vit") + "/reference.npz");
+  ASSERT_TRUE(got.count("weights") && got.count("pixel_values") && got.count("tokens"));
+  const auto& w = got.at("weights").values;
+  ASSERT_EQ(w.shape, ref.at("attn").values.shape);
+  EXPECT_LE(maxAbsDiff(w.data.data(), ref.at("attn").values.data, 0, w.data.size()), 1e-4);
+  const auto& px = got.at("pixel_values").values;
+  ASSERT_EQ(px.shape, ref.at("pixel_values").values.shape);
+  EXPECT_LE(maxAbsDiff(px.data.data(), ref.at("pixel_values").values.data, 0, px.data.size()), 1e-5);
+  const auto& tokens = got.at("tokens").strings;
+  ASSERT_EQ(tokens.size(), 17u);  // [CLS] + a 4 x 4 grid of 8-pixel patches of the 32-pixel image
+  EXPECT_EQ(tokens[0], "[CLS]");
+  EXPECT_EQ(tokens[1], "r0c0");
+  EXPECT_EQ(tokens[6], "r1c1");
+  ASSERT_TRUE(got.count("labels_top5_probs"));
+  const auto& probs = got.at("labels_top5_probs").values;
+  EXPECT_LE(maxAbsDiff(probs.data.data(), ref.at("top5_probs").values.data, 0, 5), 1e-5);
+
+  std::string bytes;
+  {
+    std::ifstream in(scene, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto cut = (dir / "cut.ppm").string();
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  const auto bad = (dir / "bad.npz").string();
+  const auto e = runCli({"run", "--model", modelDir("vit"), "--image", cut, "--out", bad});
+  EXPECT_NE(e.status, 0);
+  EXPECT_NE(e.err.find("cut.ppm"), std::string::npos) << e.err;
+  EXPECT_NE(e.err.find("truncated"), std::string::npos) << e.err;
+  EXPECT_FALSE(std::filesystem::exists(bad));
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ struct Model::Impl {
   std::string configPath;
   ModelWeights weights;
   HfTokenizer tokenizer;
+  vision::ImageProcessorConfig processor;  // vision models
 };
 
 std::string_view familyName(Family f) {
@@ -31,6 +32,8 @@ std::string_view familyName(Family f) {
     case Family::Gpt2: return "GPT-2";
     case Family::Bert: return "BERT";
     case Family::Llama: return "Llama";
+    case Family::Vit:
+      return "ViT";
   }
   return "?";
 }
@@ -43,6 +46,27 @@ std::string tokenizerFile(const std::string& dir) {
   for (const char* f : {"tokenizer.json", "vocab.txt", "vocab.json"})
     if (fs::exists(fs::path(dir) / f, ec)) return (fs::path(dir) / f).string();
   return (fs::path(dir) / "tokenizer.json").string();
+}
+
+/// preprocessor_config.json when the folder has one; else ViTImageProcessor's defaults at the
+/// config's image_size (what a checkpoint saved without its processor was trained on).
+Status readProcessor(const std::string& dir, const ModelConfig& c, vision::ImageProcessorConfig& out,
+                     std::string& file) {
+  std::error_code ec;
+  const std::string path = (fs::path(dir) / "preprocessor_config.json").string();
+  if (!fs::exists(fs::symlink_status(path, ec))) {
+    out.height = out.width = c.imageSize;
+    file.clear();
+    return okStatus();
+  }
+  if (auto st = checkModelFilePath(dir, path); !st) return st.error();
+  auto text = readUtf8TextFile(path, file_limit::kModelConfig);
+  if (!text) return text.error();
+  auto p = vision::parseImageProcessorConfig(*text, path);
+  if (!p) return p.error();
+  out = *p;
+  file = path;
+  return okStatus();
 }
 
 }  // namespace
@@ -69,18 +93,24 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
   if (!w) return w.error();
   impl->weights = std::move(*w);
 
-  if (progress && !progress(0.9, "reading the tokenizer")) return Error{impl->configPath + ": cancelled"};
-  auto tok = HfTokenizer::fromFolder(folder->dir, c.modelType);
-  if (!tok) return tok.error();
-  impl->tokenizer = std::move(*tok);
-  impl->config.maskTokenId = impl->weights.mlmHead.present() ? impl->tokenizer.maskTokenId() : -1;
+  ModelInfo& info = impl->info;
+  if (c.family == Family::Vit) {
+    if (progress && !progress(0.9, "reading the image processor"))
+      return Error{impl->configPath + ": cancelled"};
+    if (auto st = readProcessor(folder->dir, c, impl->processor, info.processorFile); !st) return st.error();
+  } else {
+    if (progress && !progress(0.9, "reading the tokenizer")) return Error{impl->configPath + ": cancelled"};
+    auto tok = HfTokenizer::fromFolder(folder->dir, c.modelType);
+    if (!tok) return tok.error();
+    impl->tokenizer = std::move(*tok);
+    impl->config.maskTokenId = impl->weights.mlmHead.present() ? impl->tokenizer.maskTokenId() : -1;
+  }
   // A vocab_size above the tokenizer's ids is normal (Qwen2 pads it); below, ids would index past the embedding.
-  if (impl->tokenizer.idLimit() > c.vocabSize)
+  if (c.family != Family::Vit && impl->tokenizer.idLimit() > c.vocabSize)
     return Error{fmt::format("{}: the tokenizer has ids up to {} but config.json's vocab_size is {} (embedding rows "
                              "in {})", tokenizerFile(folder->dir), impl->tokenizer.idLimit() - 1, c.vocabSize,
                              impl->weights.files.empty() ? std::string("the weights") : impl->weights.files[0])};
 
-  ModelInfo& info = impl->info;
   info.dir = folder->dir;
   info.name = folder->name;
   info.modelType = c.modelType;
@@ -90,8 +120,13 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
   info.maxPositions = c.maxSequence();
   info.parameters = impl->weights.parameters;
   info.dtype = impl->weights.dtype;
-  info.tokenizerKind = impl->tokenizer.kindName();
-  info.causal = c.family != Family::Bert;
+  info.tokenizerKind = c.family == Family::Vit ? std::string("image patches") : impl->tokenizer.kindName();
+  info.causal = c.family != Family::Bert && c.family != Family::Vit;
+  info.vision = c.family == Family::Vit;
+  if (info.vision) {
+    info.imageSize = c.imageSize, info.patchSize = c.patchSize, info.prefixTokens = c.prefixTokens;
+    info.labels = impl->weights.classifier.w.empty() ? 0 : static_cast<int>(c.labels.size());
+  }
   info.maskedLm = impl->weights.mlmHead.present();
   if (c.maskTokenId >= 0) info.maskToken = impl->tokenizer.idToToken(c.maskTokenId);
   if (progress && !progress(1.0, "ready")) return Error{impl->configPath + ": cancelled"};
@@ -107,6 +142,9 @@ const HfTokenizer& Model::tokenizer() const { return impl_->tokenizer; }
 Result<Encoding> Model::encode(std::string_view text, std::optional<std::string_view> pair, const std::string& source,
                                int padTo) const {
   const ModelConfig& c = impl_->config;
+  if (c.family == Family::Vit)
+    return Error{fmt::format("{}: {} is a vision model ({}): give it an image, not text", source,
+                             impl_->info.name, c.modelType)};
   // Compared with the context before anything is tokenized or allocated: 2e9 pad
   // tokens would take gigabytes first. A config without max_position_embeddings
   // still has the config reader's bound on positions.
@@ -218,6 +256,36 @@ Result<ModelRun> Model::run(const Encoding& encoding, const RunOptions& options,
   }
   trimToOptions(*run, options, options.contributions);
   return run;
+}
+
+Result<vision::PixelTensor> Model::preprocessImage(const vision::ImagePixels& image,
+                                                   const std::string& source) const {
+  const ModelConfig& c = impl_->config;
+  if (c.family != Family::Vit)
+    return Error{fmt::format("{}: {} is a text model ({}): it does not read images", source, impl_->info.name,
+                             c.modelType)};
+  const vision::ImageProcessorConfig& p = impl_->processor;
+  const std::string cfgFile =
+      impl_->info.processorFile.empty() ? impl_->configPath : impl_->info.processorFile;
+  if (auto st = vision::checkImagePixels(image, source); !st) return st.error();
+  // Checked before any pixel is resampled: the processor's output against the model's input.
+  const auto [oh, ow] = vision::outputSize(p, image.height, image.width);
+  if (oh % c.patchSize != 0 || ow % c.patchSize != 0)
+    return Error{
+        fmt::format("{}: the image processor gives {}x{} pixels, not a multiple of patch_size {} ({})",
+                    cfgFile, ow, oh, c.patchSize, impl_->configPath)};
+  if (oh != c.imageSize || ow != c.imageSize)
+    return Error{
+        fmt::format("{}: the image processor gives {}x{} pixels but the model takes image_size {}x{} ({})",
+                    cfgFile, ow, oh, c.imageSize, c.imageSize, impl_->configPath)};
+  return vision::preprocessImage(image, p, source);
+}
+
+Result<ModelRun> Model::runImage(const vision::PixelTensor& pixels, const RunOptions& options,
+                                 const ProgressFn& progress) const {
+  if (options.contributions)
+    return Error{impl_->configPath + ": attention contributions are not computed for vision models"};
+  return visionForward(impl_->config, impl_->weights, pixels, options, impl_->configPath, progress);
 }
 
 Result<PatchingResult> Model::patch(const Encoding& clean, const Encoding& corrupt, int target, int foil,

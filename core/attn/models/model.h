@@ -22,11 +22,12 @@
 #include "attn/status.h"
 #include "attn/tensor.h"
 #include "attn/tokenizers/hf/hf_tokenizer.h"
+#include "attn/vision/preprocessing/image_processor.h"
 
 namespace attn::models {
 
-enum class Family { Gpt2, Bert, Llama };
-/// "GPT-2", "BERT", "Llama".
+enum class Family { Gpt2, Bert, Llama, Vit };
+/// "GPT-2", "BERT", "Llama", "ViT".
 std::string_view familyName(Family f);
 
 /// Long work reports a fraction in [0, 1] and a short stage text; returning false cancels
@@ -47,6 +48,11 @@ struct ModelInfo {
   bool causal = false;
   bool maskedLm = false;  // a BERT-style checkpoint with its masked-LM head (cls.predictions / lm_head)
   std::string maskToken;  // the tokenizer's mask token ("[MASK]", "<mask>"); "" when none
+  // Vision models (family Vit): square input of imageSize pixels in patchSize squares, the
+  // [CLS] (+ distillation) tokens before the patches, and the classifier's label count (0: no head).
+  bool vision = false;
+  int imageSize = 0, patchSize = 0, prefixTokens = 0, labels = 0;
+  std::string processorFile;  // preprocessor_config.json read ("" when absent: ViTImageProcessor defaults)
 };
 
 struct TopToken {
@@ -104,6 +110,11 @@ struct ModelRun {
   std::vector<std::vector<TopToken>> maskPredictions;
   /// RunOptions::contributions: every layer's, whatever onlyLayer kept.
   std::shared_ptr<const Contributions> contributions;
+  // Vision models (Model::runImage): the pixels the model read, [C, H, W] after preprocessing,
+  // the classifier's logits [1, labels] and its 5 most probable labels (TopToken::id the label id).
+  vision::PixelTensor pixelValues;
+  Mat labelLogits;
+  std::vector<TopToken> topLabels;
   /// RunOptions::logitLens: rows 0..layers (the embeddings, then each layer's output).
   std::shared_ptr<const LogitLens> lens;
 };
@@ -132,6 +143,15 @@ class Model {
   Result<ModelRun> run(const Encoding& encoding, const RunOptions& options = {},
                        const ProgressFn& progress = {}) const;
 
+  /// Vision models: `image` as the folder's preprocessor_config.json prepares it (resize with
+  /// its resampling, centre crop, rescale, normalise). `source` (the image file) names errors.
+  Result<vision::PixelTensor> preprocessImage(const vision::ImagePixels& image,
+                                              const std::string& source) const;
+  /// Vision models: the forward pass on preprocessed pixels. ModelRun::encoding.tokens are
+  /// "[CLS]" ("[DIST]" for DeiT) then "r{row}c{col}" per patch, row-major; ModelRun::pixelValues,
+  /// labelLogits and topLabels (classification checkpoints) are filled. Text models: an error.
+  Result<ModelRun> runImage(const vision::PixelTensor& pixels, const RunOptions& options = {},
+                            const ProgressFn& progress = {}) const;
   /// Activation patching (patching/activation_patching.h): the corrupt encoding run with each
   /// asked-for activation taken from the clean encoding's run; target and foil are token ids.
   Result<PatchingResult> patch(const Encoding& clean, const Encoding& corrupt, int target, int foil,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -198,6 +200,68 @@ Status readLlama(const Reader& r, ModelConfig& c) {
   return okStatus();
 }
 
+/// id2label {"0": "tabby cat", ...}: labels by id; every key a number below kMaxLabels.
+Status readLabels(const Reader& r, ModelConfig& c) {
+  constexpr int64_t kMaxLabels = int64_t{1} << 20;
+  const json* m = r.find("id2label");
+  if (!m) {  // PretrainedConfig's default: num_labels 2
+    c.labels = {"LABEL_0", "LABEL_1"};
+    return okStatus();
+  }
+  if (!m->is_object()) return Error{r.src + ": 'id2label' must be an object"};
+  if (static_cast<int64_t>(m->size()) > kMaxLabels)
+    return Error{fmt::format("{}: 'id2label' has {} entries, at most {}", r.src, m->size(), kMaxLabels)};
+  int64_t top = -1;
+  for (const auto& [key, value] : m->items()) {
+    char* end = nullptr;
+    const long long id = std::strtoll(key.c_str(), &end, 10);
+    if (key.empty() || *end != '\0' || id < 0 || id >= static_cast<long long>(m->size()) ||
+        !value.is_string())
+      return Error{fmt::format("{}: 'id2label' entry {} must map an id 0 to {} to a string", r.src,
+                               quoteForMessage(key), m->size() - 1)};
+    top = std::max<int64_t>(top, id);
+  }
+  c.labels.assign(static_cast<size_t>(top + 1), std::string());
+  for (const auto& [key, value] : m->items()) c.labels[std::stoul(key)] = value.get<std::string>();
+  return okStatus();
+}
+
+/// ViT (Dosovitskiy et al. 2021) and DeiT (Touvron et al. 2021, with the distillation token):
+/// transformers' ViTConfig / DeiTConfig.
+Status readVit(const Reader& r, ModelConfig& c) {
+  ATTN_TRY(layers, r.integer("num_hidden_layers", 12, 1, kMaxLayers));
+  ATTN_TRY(heads, r.integer("num_attention_heads", 12, 1, kMaxWidth));
+  ATTN_TRY(d, r.integer("hidden_size", 768, 1, kMaxWidth));
+  ATTN_TRY(inter, r.integer("intermediate_size", 3072, 1, 4 * kMaxWidth));
+  ATTN_TRY(eps, r.number("layer_norm_eps", 1e-12, 0, 1));
+  ATTN_TRY(act, r.string("hidden_act", "gelu"));
+  ATTN_TRY(a, activationFrom(act, "hidden_act", r.src));
+  ATTN_TRY(image, r.integer("image_size", 224, 1, 8192));
+  ATTN_TRY(patch, r.integer("patch_size", 16, 1, 8192));
+  ATTN_TRY(channels, r.integer("num_channels", 3, 1, 3));
+  ATTN_TRY(qkvBias, r.boolean("qkv_bias", true));
+  if (d % heads != 0)
+    return Error{
+        fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {}", r.src, d, heads)};
+  if (image % patch != 0)
+    return Error{fmt::format("{}: image_size {} is not a multiple of patch_size {}", r.src, image, patch)};
+  if (channels != 3)
+    return Error{fmt::format("{}: num_channels {} is not supported (RGB images: 3)", r.src, channels)};
+  const int64_t grid = image / patch;
+  if (grid * grid > 16384)
+    return Error{fmt::format("{}: image_size {} / patch_size {} gives {} patches, at most 16384", r.src,
+                             image, patch, grid * grid)};
+  c.family = Family::Vit;
+  c.layers = layers, c.heads = heads, c.kvHeads = heads, c.dModel = d, c.headDim = d / heads,
+  c.intermediate = inter;
+  c.normEps = eps, c.activation = a, c.imageSize = image, c.patchSize = patch, c.numChannels = channels;
+  c.prefixTokens = c.modelType == "deit" ? 2 : 1;
+  c.maxPositions = static_cast<int>(grid * grid) + c.prefixTokens;  // rows of position_embeddings
+  c.attentionBias = qkvBias, c.outputBias = c.mlpBias = true;
+  c.vocabSize = 0, c.typeVocabSize = 0;
+  return readLabels(r, c);
+}
+
 /// The snapshot hash in a cache's refs/main: "" when there is no such file
 /// (the newest snapshot is used instead); a FIFO, a device or an oversized
 /// file in its place is an error.
@@ -226,12 +290,15 @@ Result<ModelConfig> parseModelConfig(std::string_view text, const std::string& s
   if (c.modelType == "gpt2") st = readGpt2(r, c);
   else if (c.modelType == "bert" || c.modelType == "roberta") st = readBert(r, c, c.modelType == "roberta");
   else if (c.modelType == "llama" || c.modelType == "mistral" || c.modelType == "qwen2") st = readLlama(r, c);
+  else if (c.modelType == "vit" || c.modelType == "deit")
+    st = readVit(r, c);
   else
-    return Error{fmt::format("{}: model_type {} is not supported (gpt2, bert, roberta, llama, mistral, qwen2)", src,
-                             quoteForMessage(c.modelType))};
+    return Error{fmt::format(
+        "{}: model_type {} is not supported (gpt2, bert, roberta, llama, mistral, qwen2, vit, deit)", src,
+        quoteForMessage(c.modelType))};
   if (!st) return st.error();
   // Only padding (Model::encode's padTo) reads it outside BERT: a missing or odd value is no fault.
-  if (c.family != Family::Bert)
+  if (c.family != Family::Bert && c.family != Family::Vit)
     if (const json* pad = r.find("pad_token_id"); pad && pad->is_number_integer() && pad->get<int64_t>() >= 0 &&
                                                   pad->get<int64_t>() < c.vocabSize)
       c.padTokenId = static_cast<int>(pad->get<int64_t>());

@@ -40,6 +40,10 @@ struct ModelConfig {
   bool mlpBias = false;        // Llama mlp_bias
   bool scaleByInverseLayer = false;  // GPT-2 scale_attn_by_inverse_layer_idx
   int maskTokenId = -1;      // the tokenizer's mask token ([MASK], <mask>), set by Model::open; -1: none
+  // Vision transformers (ViT, DeiT): square images of imageSize pixels cut into patchSize squares.
+  int imageSize = 0, patchSize = 0, numChannels = 0;
+  int prefixTokens = 0;             // [CLS] (and DeiT's distillation token) before the patches
+  std::vector<std::string> labels;  // id2label by id: the classifier's outputs ("" for a gap)
 
   /// Longest sequence the model accepts (positions start at positionOffset).
   int maxSequence() const { return maxPositions > 0 ? maxPositions - positionOffset : 0; }

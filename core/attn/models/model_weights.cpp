@@ -127,8 +127,10 @@ class Loader {
     if (e.shape != shape)
       return Error{fmt::format("{}: tensor {} has shape {} but config.json needs {}", it->second.file->path(),
                                quoteForMessage(e.name), shapeText(e.shape), shapeText(shape))};
-    dest.rows = shape.size() == 2 ? shape[0] : 1;
-    dest.cols = shape.back();
+    // Rows by the first axis (a Conv2d kernel [out, C, P, P] becomes [out, C*P*P]); a vector is one row.
+    dest.rows = shape.size() >= 2 ? shape[0] : 1;
+    dest.cols = 1;
+    for (size_t i = shape.size() >= 2 ? 1 : 0; i < shape.size(); ++i) dest.cols *= shape[i];
     pending_.push_back({it->second, &dest, keepBf16 && shape.size() == 2});
     return okStatus();
   }
@@ -325,6 +327,49 @@ Status queueLlama(Loader& l, const ModelConfig& c, ModelWeights& w) {
   return l.need(w.lmHead, "lm_head.weight", {c.vocabSize, d}, /*bare=*/true, /*keepBf16=*/true);
 }
 
+/// ViTModel / DeiTModel (bare, or under "vit." / "deit." in the classification checkpoints) and
+/// the classifier: ViTForImageClassification's classifier, DeiTForImageClassificationWithTeacher's
+/// cls_classifier + distillation_classifier. A checkpoint without a head has no labels.
+Status queueVit(Loader& l, const ModelConfig& c, ModelWeights& w) {
+  const int64_t d = c.dModel, P = c.patchSize;
+  if (auto st = l.choosePrefix("embeddings.cls_token", {"", c.modelType + "."}); !st) return st;
+  Status st = l.need(w.clsToken, "embeddings.cls_token", {1, 1, d});
+  if (st && c.prefixTokens > 1) st = l.need(w.distillationToken, "embeddings.distillation_token", {1, 1, d});
+  if (st) st = l.need(w.positionEmbedding, "embeddings.position_embeddings", {1, c.maxPositions, d});
+  if (st)
+    st =
+        l.need(w.patchEmbedding.w, "embeddings.patch_embeddings.projection.weight", {d, c.numChannels, P, P});
+  if (st) st = l.need(w.patchEmbedding.b, "embeddings.patch_embeddings.projection.bias", {d});
+  if (!st) return st;
+  w.positionEmbedding.rows = c.maxPositions, w.positionEmbedding.cols = d;
+  for (int i = 0; i < c.layers; ++i) {
+    LayerWeights& L = w.layers[static_cast<size_t>(i)];
+    const std::string p = fmt::format("encoder.layer.{}.", i);
+    st = l.needNorm(L.attnNorm, p + "layernorm_before", true);
+    if (st) st = l.needLinear(L.q, p + "attention.attention.query", d, d, c.attentionBias, false);
+    if (st) st = l.needLinear(L.k, p + "attention.attention.key", d, d, c.attentionBias, false);
+    if (st) st = l.needLinear(L.v, p + "attention.attention.value", d, d, c.attentionBias, false);
+    if (st) st = l.needLinear(L.o, p + "attention.output.dense", d, d, true, false);
+    if (st) st = l.needNorm(L.mlpNorm, p + "layernorm_after", true);
+    if (st) st = l.needLinear(L.up, p + "intermediate.dense", d, c.intermediate, true, false);
+    if (st) st = l.needLinear(L.down, p + "output.dense", c.intermediate, d, true, false);
+    if (!st) return st;
+  }
+  if (auto s2 = l.needNorm(w.finalNorm, "layernorm", true); !s2) return s2;
+  const int64_t labels = static_cast<int64_t>(c.labels.size());
+  auto head = [&](LinearWeight& lw, const std::string& name) -> Status {
+    lw.inOut = false;
+    if (auto s3 = l.need(lw.w, name + ".weight", {labels, d}, /*bare=*/true); !s3) return s3;
+    return l.need(lw.b, name + ".bias", {labels}, /*bare=*/true);
+  };
+  if (l.has("cls_classifier.weight")) {
+    if (auto s3 = head(w.classifier, "cls_classifier"); !s3) return s3;
+    return head(w.distillationClassifier, "distillation_classifier");
+  }
+  if (l.has("classifier.weight")) return head(w.classifier, "classifier");
+  return okStatus();
+}
+
 }  // namespace
 
 void bf16ToFloat(const char* src, float* dst, int64_t n) {
@@ -433,11 +478,13 @@ Result<ModelWeights> loadModelWeights(const std::string& dir, const ModelConfig&
   w.layers.resize(static_cast<size_t>(cfg.layers));  // sized once: queued tensors point into it
   Status st = cfg.family == Family::Gpt2   ? queueGpt2(l, cfg, w)
               : cfg.family == Family::Bert ? queueBert(l, cfg, w)
+              : cfg.family == Family::Vit  ? queueVit(l, cfg, w)
                                            : queueLlama(l, cfg, w);
   if (!st) return st.error();
   if (auto m = l.materialize(progress); !m) return m.error();
   // Tied heads point at the embedding, which materialize() has filled in since.
-  if (cfg.family != Family::Bert && cfg.tieWordEmbeddings) w.lmHead = w.tokenEmbedding;
+  if (cfg.family != Family::Bert && cfg.family != Family::Vit && cfg.tieWordEmbeddings)
+    w.lmHead = w.tokenEmbedding;
   if (w.mlmHead.present() && cfg.tieWordEmbeddings) w.mlmHead.decoder = w.tokenEmbedding;
   return std::move(w);
 }

@@ -88,6 +88,13 @@ struct ModelWeights {
   NormWeight finalNorm;            // GPT-2 ln_f, Llama norm
   WeightTensor lmHead;             // [vocab, d]: causal models (the token embedding when tied)
   MaskedLmHead mlmHead;            // BERT-style masked-LM checkpoints
+  // Vision transformers: positionEmbedding is [prefix + patches, d]; layers' attnNorm / mlpNorm
+  // are layernorm_before / layernorm_after; finalNorm the encoder's layernorm.
+  LinearWeight patchEmbedding;          // the Conv2d kernel [d, C, P, P] as [d, C*P*P], its bias
+  WeightTensor clsToken;                // [1, d]
+  WeightTensor distillationToken;       // [1, d] (DeiT)
+  LinearWeight classifier;              // [labels, d] on [CLS] (DeiT with teacher: cls_classifier)
+  LinearWeight distillationClassifier;  // DeiT with teacher: on the distillation token; logits averaged
   int64_t parameters = 0;          // elements of every tensor loaded
   std::string dtype;               // "F32", "F16", "BF16" or "mixed"
   std::vector<std::string> files;  // the safetensors files read

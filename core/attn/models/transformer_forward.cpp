@@ -14,7 +14,7 @@ Status checkModelEncoding(const ModelConfig& c, const Encoding& enc, const std::
   if (c.maxSequence() > 0 && n > c.maxSequence())
     return Error{fmt::format("{}: the input has {} tokens but max_position_embeddings allows {}", src, n,
                              c.maxSequence())};
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < n && c.family != Family::Vit; ++i) {  // vision models: no vocabulary (ids 0)
     const int id = enc.ids[static_cast<size_t>(i)];
     if (id < 0 || id >= c.vocabSize)
       return Error{fmt::format("{}: token id {} at position {} is outside the vocabulary (vocab_size {})",
@@ -105,6 +105,8 @@ FamilyGraph familyGraph(Family family) {
       return bertGraph();
     case Family::Llama:
       return llamaGraph();
+    case Family::Vit:
+      return vitGraph();
   }
   return gpt2Graph();
 }
@@ -118,7 +120,7 @@ Result<Mask> modelMask(const ModelConfig& c, const Encoding& enc) {
     trailing = std::all_of(enc.attention.begin() + real, enc.attention.end(), [](uint8_t a) { return a == 0; });
   }
   std::string spec;
-  if (c.family != Family::Bert) spec = "causal";
+  if (c.family != Family::Bert && c.family != Family::Vit) spec = "causal";
   if (c.slidingWindow > 0 && n > c.slidingWindow) spec += fmt::format("+window:{}", c.slidingWindow - 1);
   if (real < n && trailing) spec += fmt::format("{}padding:{}", spec.empty() ? "" : "+", real);
   Mask m;
@@ -138,9 +140,11 @@ Result<Mask> modelMask(const ModelConfig& c, const Encoding& enc) {
   return m.bind(n, n, enc.tokens.size() == static_cast<size_t>(n) ? enc.tokens : std::vector<std::string>{});
 }
 
-Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w, const Encoding& enc,
-                                    const RunOptions& opt, const std::string& src,
-                                    const std::function<std::string(int)>& display, const ProgressFn& progress) {
+namespace {
+
+Result<ModelRun> forwardOver(const ModelConfig& c, const ModelWeights& w, const Encoding& enc,
+                             const vision::PixelTensor* pixels, const RunOptions& opt, const std::string& src,
+                             const std::function<std::string(int)>& display, const ProgressFn& progress) {
   if (auto st = checkEncoding(c, enc, opt, src); !st) return st.error();
   const int n = enc.size();
   auto mask = modelMask(c, enc);
@@ -153,6 +157,7 @@ Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w,
   ModelRun run;
   run.encoding = enc;
   ForwardPass f(c, w, enc, opt, keep, *edits, display);
+  f.pixels = pixels;
   const FamilyGraph graph = familyGraph(c.family);
   Mat h;
   graph.embed(f, h);
@@ -161,6 +166,57 @@ Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w,
   graph.output(f, h, run);
   run.firstLayer = opt.onlyLayer >= 0 ? opt.onlyLayer : 0;
   if (progress && !progress(1.0, "done")) return Error{src + ": cancelled"};
+  return run;
+}
+
+}  // namespace
+
+Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w, const Encoding& enc,
+                                    const RunOptions& opt, const std::string& src,
+                                    const std::function<std::string(int)>& display,
+                                    const ProgressFn& progress) {
+  if (c.family == Family::Vit)
+    return Error{fmt::format("{}: a {} model reads an image, not text", src, c.modelType)};
+  return forwardOver(c, w, enc, nullptr, opt, src, display, progress);
+}
+
+Encoding visionEncoding(const ModelConfig& c, int gridRows, int gridCols) {
+  Encoding enc;
+  enc.tokens.push_back("[CLS]");
+  if (c.prefixTokens > 1) enc.tokens.push_back("[DIST]");
+  enc.special.assign(enc.tokens.size(), 1);
+  for (int r = 0; r < gridRows; ++r)
+    for (int q = 0; q < gridCols; ++q) {
+      enc.tokens.push_back(fmt::format("r{}c{}", r, q));
+      enc.special.push_back(0);
+    }
+  enc.ids.assign(enc.tokens.size(), 0);
+  return enc;
+}
+
+Result<ModelRun> visionForward(const ModelConfig& c, const ModelWeights& w, const vision::PixelTensor& px,
+                               const RunOptions& opt, const std::string& src, const ProgressFn& progress) {
+  if (c.family != Family::Vit)
+    return Error{fmt::format("{}: a {} model reads text, not an image", src, c.modelType)};
+  if (px.channels != c.numChannels ||
+      px.values.size() != static_cast<size_t>(px.channels) * px.height * px.width)
+    return Error{
+        fmt::format("{}: the pixels have {} channels; the model takes {}", src, px.channels, c.numChannels)};
+  if (px.height % c.patchSize != 0 || px.width % c.patchSize != 0)
+    return Error{
+        fmt::format("{}: the image is {}x{} pixels after preprocessing, not a multiple of patch_size {}", src,
+                    px.width, px.height, c.patchSize)};
+  if (px.height != c.imageSize || px.width != c.imageSize)
+    return Error{
+        fmt::format("{}: the image is {}x{} pixels after preprocessing but the model's position embeddings "
+                    "are for image_size {}x{}",
+                    src, px.width, px.height, c.imageSize, c.imageSize)};
+  const Encoding enc = visionEncoding(c, px.height / c.patchSize, px.width / c.patchSize);
+  RunOptions o = opt;
+  o.cache = nullptr;  // the prefix cache compares ids, which are all 0 here
+  auto run = forwardOver(c, w, enc, &px, o, src, {}, progress);
+  if (!run) return run.error();
+  run->pixelValues = px;
   return run;
 }
 

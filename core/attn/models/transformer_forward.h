@@ -18,6 +18,14 @@ Result<ModelRun> transformerForward(const ModelConfig& config, const ModelWeight
                                     const RunOptions& options, const std::string& source,
                                     const std::function<std::string(int)>& display, const ProgressFn& progress = {});
 
+/// A vision model (Family::Vit) over preprocessed pixels [C, H, W]: H and W must be the
+/// config's image_size. ModelRun::encoding names the tokens "[CLS]" (DeiT: "[DIST]" next) and
+/// "r{row}c{col}" for the patches, row-major; ids are 0. Interventions apply; no prefix cache.
+Result<ModelRun> visionForward(const ModelConfig& config, const ModelWeights& weights,
+                               const vision::PixelTensor& pixels, const RunOptions& options,
+                               const std::string& source, const ProgressFn& progress = {});
+/// The token names of a vision model's sequence for a gridRows x gridCols patch grid.
+Encoding visionEncoding(const ModelConfig& config, int gridRows, int gridCols);
 /// The faults of an encoding the model cannot run, one line naming `source`: no tokens, more
 /// than max_position_embeddings, ids outside the vocabulary, type ids or mask entries that do not fit.
 Status checkModelEncoding(const ModelConfig& config, const Encoding& enc, const std::string& source);

@@ -12,6 +12,7 @@
 #include "attn/models/model_config.h"
 #include "attn/models/model_weights.h"
 #include "attn/models/nn_ops.h"
+#include "attn/vision/preprocessing/image_processor.h"
 
 namespace attn::models {
 
@@ -44,6 +45,7 @@ struct ForwardPass {
   const std::vector<std::vector<HeadEdit>>& edits;  // per layer, per head
   const std::function<std::string(int)>& display;   // id -> text for the predictions
   RopeTable rope;                                   // rotary families only
+  const vision::PixelTensor* pixels = nullptr;      // vision families: the preprocessed image
   ActivationHooks* hooks = nullptr;                 // activation patching; null: none
   Mat a, qkv, q, k, v, concat, o, u, g;
 

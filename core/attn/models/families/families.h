@@ -22,6 +22,7 @@ struct FamilyGraph {
 FamilyGraph gpt2Graph();
 FamilyGraph bertGraph();
 FamilyGraph llamaGraph();
+FamilyGraph vitGraph();
 
 /// The graph of config.family.
 FamilyGraph familyGraph(Family family);

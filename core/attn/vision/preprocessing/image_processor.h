@@ -1,0 +1,54 @@
+#pragma once
+// A Hugging Face image processor (ViTImageProcessor, DeiTImageProcessor and the
+// others of that shape) as preprocessor_config.json describes it: resize with
+// the named PIL resampling, centre crop, rescale, normalise with the given mean
+// and std, channels first. Done in core so the CLI and the window hand a model
+// the same tensor; images arrive as decoded pixels (image_pixels.h).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/status.h"
+#include "attn/vision/image_pixels.h"
+#include "attn/vision/preprocessing/pil_resample.h"
+
+namespace attn::vision {
+
+struct ImageProcessorConfig {
+  bool doResize = true;
+  int height = 224, width = 224;  // size {"height", "width"}
+  int shortestEdge = 0;           // size {"shortest_edge"} instead: the short side to this, aspect kept
+  Resampling resample = Resampling::Bilinear;
+  bool doCenterCrop = false;
+  int cropHeight = 224, cropWidth = 224;
+  bool doRescale = true;
+  double rescaleFactor = 1.0 / 255.0;
+  bool doNormalize = true;
+  std::vector<float> mean{0.5f, 0.5f, 0.5f}, std{0.5f, 0.5f, 0.5f};  // IMAGENET_STANDARD_MEAN / _STD
+};
+
+/// Parses preprocessor_config.json text (`source` names it in errors): an unknown or
+/// unsupported resampling, a size of 0 or past 8192, mean/std of the wrong length or a
+/// std of 0 are errors. Missing keys keep ViTImageProcessor's defaults.
+Result<ImageProcessorConfig> parseImageProcessorConfig(std::string_view json, const std::string& source);
+
+/// Pixels as a model reads them: [channels, height, width], row-major.
+struct PixelTensor {
+  int channels = 0, height = 0, width = 0;
+  std::vector<float> values;
+
+  float at(int c, int y, int x) const { return values[(static_cast<size_t>(c) * height + y) * width + x]; }
+};
+
+/// The (height, width) the processor resizes an h x w image to.
+std::pair<int, int> resizedSize(const ImageProcessorConfig& cfg, int h, int w);
+/// The (height, width) of the tensor it produces from an h x w image.
+std::pair<int, int> outputSize(const ImageProcessorConfig& cfg, int h, int w);
+
+/// Preprocesses `img` (grey is repeated to RGB, as PIL's convert("RGB") does; values are
+/// taken back to the 8 bits PIL resizes). Errors name `source`: an empty image, a crop
+/// larger than the resized image, mean/std lengths that do not match the channels.
+Result<PixelTensor> preprocessImage(const ImagePixels& img, const ImageProcessorConfig& cfg,
+                                    const std::string& source);
+
+}  // namespace attn::vision
