@@ -1,0 +1,399 @@
+#!/usr/bin/python3
+"""Writes the encoder-decoder reference fixtures the C++ seq2seq models are checked against:
+a small random BART (BartForConditionalGeneration) as a Hugging Face folder with a byte-level
+BPE tokenizer.json (RobertaProcessing: <s> ... </s>), the token ids Hugging Face's own
+`tokenizers` gives, and the encoder self-attention, decoder self-attention and
+cross-attention maps, the logits and the greedy output ids that a plain-PyTorch port of
+transformers/models/bart/modeling_bart.py (eager attention) and of the greedy branch of
+GenerationMixin.generate compute on them.
+
+Run (from the repository root; Debian's python3-torch 1.13 + numpy, and node):
+
+    (cd tests/scripts/hf_tokenizers && npm install)      # once: the `tokenizers` npm package
+    /usr/bin/python3 tests/scripts/gen_seq2seq_fixtures.py
+
+Steps (--step folders|tokens|reference, default all):
+  1. folders:   tests/fixtures/models/bart/ (config.json, generation_config.json,
+                model.safetensors with HF's tensor names, tokenizer.json, tokenizer_config.json);
+  2. tokens:    node tests/scripts/hf_tokenizers/encode_seq2seq_fixtures.js writes
+                reference_tokens.json (source and target ids per case);
+  3. reference: the forward below, checked against an independent float64 numpy port
+                (per-head loops), written to reference.npz.
+
+reference.npz, per case c (float32 except the ids):
+  source_ids_c [Ns], decoder_ids_c [Nt] = [decoder_start_token_id] + the target's ids
+  (its <s> ... </s>), the sequence the decoder reads in forced decoding;
+  enc_attn_c [L, H, Ns, Ns], dec_attn_c [L, H, Nt, Nt], cross_attn_c [L, H, Nt, Ns];
+  logits_c [Nt, V] (lm_head + final_logits_bias);
+  greedy_c [T] the greedy output ids (decoder start first) with generation_config.json's
+  settings; greedy_short_c the same with max_new_tokens = 4.
+"""
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import hf_folder  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(HERE, "..", "fixtures", "models"))
+NODE_DIR = os.path.join(HERE, "hf_tokenizers")
+
+CORPUS = """The animal didn't cross the street because it was too tired. The animal was tired,
+so it stayed on the other side of the street. The cat sat on the mat, and it was very happy!
+Hello, world! Hello there, how are you? Attention is all you need: every head attends to the
+tokens it finds useful. Translation models look at the source word they are writing.
+"""
+
+BART_CFG = dict(d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+                decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,
+                max_position_embeddings=64, activation_function="gelu", scale_embedding=True)
+BART_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>"]  # ids 0..3, <mask> last (facebook/bart-base)
+BART_GEN = dict(decoder_start_token_id=2, bos_token_id=0, eos_token_id=2, pad_token_id=1,
+                forced_bos_token_id=0, forced_eos_token_id=2, max_length=12, no_repeat_ngram_size=3,
+                num_beams=1)
+
+
+def gen(seed):
+    g = torch.Generator().manual_seed(seed)
+
+    def rnd(*shape, std=1.0, mean=0.0):
+        return torch.randn(*shape, generator=g) * std + mean
+    return rnd
+
+
+def write_bart_tokenizer(folder):
+    """tokenizer.json as facebook/bart-base ships it (RobertaTokenizerFast): byte-level BPE,
+    <s> <pad> </s> <unk> first, <mask> (lstrip) last, RobertaProcessing. Returns the vocab."""
+    bytes_vocab, merges = hf_folder.byte_level_bpe(CORPUS, 200)
+    vocab = {t: i for i, t in enumerate(BART_SPECIALS)}
+    for t in sorted(bytes_vocab, key=bytes_vocab.get):
+        vocab[t] = len(vocab)
+    vocab["<mask>"] = len(vocab)
+    added = [{"id": vocab[t], "content": t, "single_word": False, "lstrip": t == "<mask>", "rstrip": False,
+              "normalized": t == "<mask>", "special": True} for t in BART_SPECIALS + ["<mask>"]]
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    tok = {
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
+        "pre_tokenizer": dict(byte_level),
+        "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0],
+                           "trim_offsets": True, "add_prefix_space": False},
+        "decoder": dict(byte_level),
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                  "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False,
+                  "vocab": vocab, "merges": [f"{a} {b}" for a, b in merges]},
+    }
+    hf_folder.write_json(os.path.join(folder, "tokenizer.json"), tok)
+    hf_folder.write_json(os.path.join(folder, "tokenizer_config.json"), {
+        "bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>", "unk_token": "<unk>",
+        "mask_token": "<mask>", "model_max_length": BART_CFG["max_position_embeddings"],
+        "tokenizer_class": "BartTokenizer"})
+    return vocab
+
+
+def bart_build(V, cfg, seed=2020):
+    """BartForConditionalGeneration's state dict (what save_pretrained keeps: model.shared,
+    the tied embed_tokens and lm_head left out, final_logits_bias kept)."""
+    d, P = cfg["d_model"], cfg["max_position_embeddings"] + 2  # BartLearnedPositionalEmbedding offset 2
+    r = gen(seed)
+    w = {"model.shared.weight": r(V, d, std=0.3), "final_logits_bias": r(1, V, std=0.5)}
+
+    def linear(name, n_in, n_out, std):
+        w[name + ".weight"] = r(n_out, n_in, std=std)  # nn.Linear [out, in]
+        w[name + ".bias"] = r(n_out, std=0.05)
+
+    def norm(name):
+        w[name + ".weight"] = r(d, std=0.1, mean=1.0)
+        w[name + ".bias"] = r(d, std=0.1)
+
+    def attention(p):
+        linear(p + "q_proj", d, d, 0.25)
+        linear(p + "k_proj", d, d, 0.25)
+        linear(p + "v_proj", d, d, 0.15)
+        linear(p + "out_proj", d, d, 0.12)
+
+    for stack in ("encoder", "decoder"):
+        p = f"model.{stack}."
+        w[p + "embed_positions.weight"] = r(P, d, std=0.3)
+        norm(p + "layernorm_embedding")
+        ffn = cfg[f"{stack}_ffn_dim"]
+        for i in range(cfg[f"{stack}_layers"]):
+            q = f"{p}layers.{i}."
+            attention(q + "self_attn.")
+            norm(q + "self_attn_layer_norm")
+            if stack == "decoder":
+                attention(q + "encoder_attn.")
+                norm(q + "encoder_attn_layer_norm")
+            linear(q + "fc1", d, ffn, 0.15)
+            linear(q + "fc2", ffn, d, 0.08)
+            norm(q + "final_layer_norm")
+    return w
+
+
+def bart_config(V, cfg):
+    c = dict(model_type="bart", architectures=["BartForConditionalGeneration"], vocab_size=V,
+             is_encoder_decoder=True, tie_word_embeddings=True, normalize_before=False,
+             add_final_layer_norm=False, init_std=0.02, dropout=0.0, attention_dropout=0.0,
+             activation_dropout=0.0, torch_dtype="float32")
+    c.update(cfg)
+    c.update(BART_GEN)
+    return c
+
+
+# ---------------------------------------------------------------------------
+# The forward (transformers/models/bart/modeling_bart.py, eager attention, post-LN)
+
+def bart_attention(w, p, x, kv, H, keep):
+    """BartAttention: q_proj(x) * head_dim^-0.5, k/v from kv (x itself, or the encoder output
+    for cross-attention); masked logits get finfo.min as the 4D masks do. Returns
+    (out_proj output, weights [H, Nq, Nk])."""
+    Nq, d = x.shape
+    Nk, dh = kv.shape[0], d // H
+    q = F.linear(x, w[p + "q_proj.weight"], w[p + "q_proj.bias"]) * dh ** -0.5
+    k = F.linear(kv, w[p + "k_proj.weight"], w[p + "k_proj.bias"])
+    v = F.linear(kv, w[p + "v_proj.weight"], w[p + "v_proj.bias"])
+    q, k, v = (t.view(-1, H, dh).transpose(0, 1) for t in (q, k, v))
+    s = q @ k.transpose(1, 2)
+    if keep is not None:
+        s = torch.where(keep, s, torch.tensor(torch.finfo(s.dtype).min))
+    pw = torch.softmax(s, dim=-1)
+    o = (pw @ v).transpose(0, 1).reshape(Nq, d)
+    return F.linear(o, w[p + "out_proj.weight"], w[p + "out_proj.bias"]), pw
+
+
+def bart_embed(w, cfg, stack, ids):
+    d = cfg["d_model"]
+    scale = math.sqrt(d) if cfg["scale_embedding"] else 1.0  # BartScaledWordEmbedding
+    ids_t = torch.tensor(ids)
+    h = w["model.shared.weight"][ids_t] * scale
+    h = h + w[f"model.{stack}.embed_positions.weight"][torch.arange(len(ids)) + 2]  # offset 2
+    p = f"model.{stack}.layernorm_embedding."
+    return F.layer_norm(h, (d,), w[p + "weight"], w[p + "bias"], 1e-5)
+
+
+def bart_ffn(w, p, h, d):
+    m = F.gelu(F.linear(h, w[p + "fc1.weight"], w[p + "fc1.bias"]))  # ACT2FN["gelu"]: erf GELU
+    m = F.linear(m, w[p + "fc2.weight"], w[p + "fc2.bias"])
+    return F.layer_norm(h + m, (d,), w[p + "final_layer_norm.weight"], w[p + "final_layer_norm.bias"], 1e-5)
+
+
+def bart_encode(w, cfg, src):
+    d, H = cfg["d_model"], cfg["encoder_attention_heads"]
+    h = bart_embed(w, cfg, "encoder", src)
+    attns = []
+    for i in range(cfg["encoder_layers"]):
+        p = f"model.encoder.layers.{i}."
+        a, pw = bart_attention(w, p + "self_attn.", h, h, H, None)
+        attns.append(pw)
+        h = F.layer_norm(h + a, (d,), w[p + "self_attn_layer_norm.weight"], w[p + "self_attn_layer_norm.bias"], 1e-5)
+        h = bart_ffn(w, p, h, d)
+    return h, torch.stack(attns)
+
+
+def bart_decode(w, cfg, enc, dec_ids):
+    d, H = cfg["d_model"], cfg["decoder_attention_heads"]
+    N = len(dec_ids)
+    causal = torch.tril(torch.ones(N, N, dtype=torch.bool))
+    h = bart_embed(w, cfg, "decoder", dec_ids)
+    self_attns, cross_attns = [], []
+    for i in range(cfg["decoder_layers"]):
+        p = f"model.decoder.layers.{i}."
+        a, pw = bart_attention(w, p + "self_attn.", h, h, H, causal)
+        self_attns.append(pw)
+        h = F.layer_norm(h + a, (d,), w[p + "self_attn_layer_norm.weight"], w[p + "self_attn_layer_norm.bias"], 1e-5)
+        a, pw = bart_attention(w, p + "encoder_attn.", h, enc, H, None)
+        cross_attns.append(pw)
+        h = F.layer_norm(h + a, (d,), w[p + "encoder_attn_layer_norm.weight"],
+                         w[p + "encoder_attn_layer_norm.bias"], 1e-5)
+        h = bart_ffn(w, p, h, d)
+    logits = h @ w["model.shared.weight"].T + w["final_logits_bias"]  # tied lm_head
+    return torch.stack(self_attns), torch.stack(cross_attns), logits
+
+
+def banned_ngram_tokens(ids, n):
+    """NoRepeatNGramLogitsProcessor: the tokens that would complete an n-gram already in `ids`."""
+    if n <= 0 or len(ids) + 1 < n:
+        return []
+    seen = {}
+    for i in range(len(ids) - n + 1):
+        seen.setdefault(tuple(ids[i:i + n - 1]), []).append(ids[i + n - 1])
+    return seen.get(tuple(ids[len(ids) - n + 1:]), [])
+
+
+def bart_greedy(w, cfg, src, max_length):
+    """GenerationMixin.greedy_search with BART's logits processors (NoRepeatNGram,
+    ForcedBOS at length 1, ForcedEOS at max_length - 1); stops at eos or max_length."""
+    enc, _ = bart_encode(w, cfg, src)
+    ids = [cfg["decoder_start_token_id"]]
+    while len(ids) < max_length:
+        _, _, logits = bart_decode(w, cfg, enc, ids)
+        s = logits[-1].clone()
+        for t in banned_ngram_tokens(ids, cfg["no_repeat_ngram_size"]):
+            s[t] = -math.inf
+        if len(ids) == 1:
+            s[:] = -math.inf
+            s[cfg["forced_bos_token_id"]] = 0
+        if len(ids) == max_length - 1:
+            s[:] = -math.inf
+            s[cfg["forced_eos_token_id"]] = 0
+        ids.append(int(torch.argmax(s)))
+        if ids[-1] == cfg["eos_token_id"]:
+            break
+    return ids
+
+
+# ---------------------------------------------------------------------------
+# The independent check: float64 numpy, one head at a time.
+
+def np_ln(x, g, b):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * g + b
+
+
+def np_gelu(x):
+    return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+
+
+def np_bart(w, cfg, src, dec):
+    w = {k: v.double().numpy() for k, v in w.items()}
+    d = cfg["d_model"]
+
+    def embed(stack, ids):
+        h = w["model.shared.weight"][ids] * (math.sqrt(d) if cfg["scale_embedding"] else 1.0)
+        h = h + w[f"model.{stack}.embed_positions.weight"][np.arange(len(ids)) + 2]
+        return np_ln(h, w[f"model.{stack}.layernorm_embedding.weight"], w[f"model.{stack}.layernorm_embedding.bias"])
+
+    def lin(x, name):
+        return x @ w[name + ".weight"].T + w[name + ".bias"]
+
+    def attend(p, x, kv, H, causal):
+        dh = d // H
+        q, k, v = lin(x, p + "q_proj"), lin(kv, p + "k_proj"), lin(kv, p + "v_proj")
+        out, maps = np.zeros_like(q), []
+        for h in range(H):
+            sl = slice(h * dh, (h + 1) * dh)
+            s = q[:, sl] @ k[:, sl].T / math.sqrt(dh)
+            if causal:
+                s = np.where(np.tril(np.ones_like(s)) > 0, s, -np.inf)
+            e = np.exp(s - s.max(-1, keepdims=True))
+            a = e / e.sum(-1, keepdims=True)
+            maps.append(a)
+            out[:, sl] = a @ v[:, sl]
+        return lin(out, p + "out_proj"), np.stack(maps)
+
+    def block_end(p, h):
+        m = lin(np_gelu(lin(h, p + "fc1")), p + "fc2")
+        return np_ln(h + m, w[p + "final_layer_norm.weight"], w[p + "final_layer_norm.bias"])
+
+    h, enc_maps = embed("encoder", src), []
+    for i in range(cfg["encoder_layers"]):
+        p = f"model.encoder.layers.{i}."
+        a, m = attend(p + "self_attn.", h, h, cfg["encoder_attention_heads"], False)
+        enc_maps.append(m)
+        h = block_end(p, np_ln(h + a, w[p + "self_attn_layer_norm.weight"], w[p + "self_attn_layer_norm.bias"]))
+    enc = h
+    h, dec_maps, cross_maps = embed("decoder", dec), [], []
+    for i in range(cfg["decoder_layers"]):
+        p = f"model.decoder.layers.{i}."
+        a, m = attend(p + "self_attn.", h, h, cfg["decoder_attention_heads"], True)
+        dec_maps.append(m)
+        h = np_ln(h + a, w[p + "self_attn_layer_norm.weight"], w[p + "self_attn_layer_norm.bias"])
+        a, m = attend(p + "encoder_attn.", h, enc, cfg["decoder_attention_heads"], False)
+        cross_maps.append(m)
+        h = np_ln(h + a, w[p + "encoder_attn_layer_norm.weight"], w[p + "encoder_attn_layer_norm.bias"])
+        h = block_end(p, h)
+    logits = h @ w["model.shared.weight"].T + w["final_logits_bias"]
+    return np.stack(enc_maps), np.stack(dec_maps), np.stack(cross_maps), logits
+
+
+def check_close(name, got, want, tol):
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    err = float(np.max(np.abs(got - want)))
+    print(f"    {name:24s} max |diff| {err:.2e}")
+    if err > tol * max(1.0, float(np.max(np.abs(want)))):
+        raise SystemExit(f"{name}: the reference and the independent check differ by {err}")
+
+
+# ---------------------------------------------------------------------------
+
+def write_bart():
+    folder = os.path.join(ROOT, "bart")
+    os.makedirs(folder, exist_ok=True)
+    vocab = write_bart_tokenizer(folder)
+    V = len(vocab)
+    w = bart_build(V, BART_CFG)
+    hf_folder.write_safetensors(os.path.join(folder, "model.safetensors"), {k: (v, "F32") for k, v in w.items()})
+    hf_folder.write_json(os.path.join(folder, "config.json"), bart_config(V, BART_CFG))
+    gen_cfg = dict(BART_GEN)
+    gen_cfg["_from_model_config"] = True
+    hf_folder.write_json(os.path.join(folder, "generation_config.json"), gen_cfg)
+
+
+def load_weights(folder):
+    with open(os.path.join(folder, "model.safetensors"), "rb") as f:
+        n = int.from_bytes(f.read(8), "little")
+        header = json.loads(f.read(n))
+        data = f.read()
+    w = {}
+    for k, e in header.items():
+        if k == "__metadata__":
+            continue
+        b0, b1 = e["data_offsets"]
+        w[k] = torch.from_numpy(np.frombuffer(data[b0:b1], "<f4").reshape(e["shape"]).copy())
+    return w
+
+
+def reference_bart():
+    folder = os.path.join(ROOT, "bart")
+    with open(os.path.join(folder, "config.json")) as f:
+        cfg = json.load(f)
+    with open(os.path.join(folder, "reference_tokens.json")) as f:
+        cases = json.load(f)["cases"]
+    w = load_weights(folder)
+    out = {}
+    print("bart:")
+    for c, case in enumerate(cases):
+        src = case["source_ids"]
+        dec = [cfg["decoder_start_token_id"]] + case["target_ids"]
+        enc, enc_attn = bart_encode(w, cfg, src)
+        dec_attn, cross_attn, logits = bart_decode(w, cfg, enc, dec)
+        want = np_bart(w, cfg, src, dec)
+        for name, got, ref in zip(("encoder attention", "decoder attention", "cross-attention", "logits"),
+                                  (enc_attn, dec_attn, cross_attn, logits), want):
+            check_close(name, got.numpy(), ref, 1e-5)
+        greedy = bart_greedy(w, cfg, src, cfg["max_length"])
+        short = bart_greedy(w, cfg, src, 1 + 4)
+        print(f"    case {c}: {len(src)} source, {len(dec)} decoder tokens; greedy {greedy}, short {short}")
+        out.update({f"source_ids_{c}": np.array(src, np.int64), f"decoder_ids_{c}": np.array(dec, np.int64),
+                    f"enc_attn_{c}": enc_attn.numpy(), f"dec_attn_{c}": dec_attn.numpy(),
+                    f"cross_attn_{c}": cross_attn.numpy(), f"logits_{c}": logits.numpy(),
+                    f"greedy_{c}": np.array(greedy, np.int64), f"greedy_short_{c}": np.array(short, np.int64)})
+    np.savez_compressed(os.path.join(folder, "reference.npz"), **out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--step", choices=["all", "folders", "tokens", "reference"], default="all")
+    args = ap.parse_args()
+    torch.set_grad_enabled(False)
+    torch.set_num_threads(1)
+    if args.step in ("all", "folders"):
+        write_bart()
+    if args.step in ("all", "tokens"):
+        node = shutil.which("node") or "node"
+        subprocess.run([node, os.path.join(NODE_DIR, "encode_seq2seq_fixtures.js"), ROOT], check=True)
+    if args.step in ("all", "reference"):
+        reference_bart()
+
+
+if __name__ == "__main__":
+    main()

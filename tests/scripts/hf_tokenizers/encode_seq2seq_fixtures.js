@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// Encodes the encoder-decoder fixtures' source and target texts with Hugging Face's own
+// `tokenizers` library (npm tokenizers 0.23.2, the Rust code through its Node binding) and
+// writes tests/fixtures/models/<name>/reference_tokens.json: the ids the PyTorch reference
+// (tests/scripts/gen_seq2seq_fixtures.py) runs on and the C++ tokenizer must reproduce.
+//
+//   cd tests/scripts/hf_tokenizers && npm install && node encode_seq2seq_fixtures.js [FIXTURE_ROOT]
+//
+// Each folder has a tokenizer.json, loaded as it is. A target is encoded as the source is
+// (BartTokenizer's text_target: the same pipeline, <s> ... </s>).
+const fs = require('fs');
+const path = require('path');
+const tk = require('tokenizers');
+
+const CASES = {
+  bart: [
+    { source: 'The animal didn\'t cross the street because it was too tired.',
+      target: 'The cat sat on the mat.' },
+    { source: 'Hello, world! Attention is all you need.', target: 'Hello there, how are you?' },
+  ],
+};
+
+async function main() {
+  const root = process.argv[2] || path.join(__dirname, '..', '..', 'fixtures', 'models');
+  const version = JSON.parse(fs.readFileSync(path.join(__dirname, 'node_modules', 'tokenizers',
+    'package.json'), 'utf8')).version;
+  for (const [name, cases] of Object.entries(CASES)) {
+    const dir = path.join(root, name);
+    if (!fs.existsSync(dir)) {
+      console.log(`skip ${name}: ${dir} absent`);
+      continue;
+    }
+    const tok = tk.Tokenizer.fromFile(path.join(dir, 'tokenizer.json'));
+    const out = [];
+    for (const c of cases) {
+      const src = await tok.encode(c.source, null, { addSpecialTokens: true });
+      const tgt = await tok.encode(c.target, null, { addSpecialTokens: true });
+      out.push({ source: c.source, target: c.target, source_ids: src.getIds(), source_tokens: src.getTokens(),
+        target_ids: tgt.getIds(), target_tokens: tgt.getTokens() });
+    }
+    const doc = { library: `tokenizers ${version} (npm, the Node binding of Hugging Face's Rust library)`,
+      tokenizer: 'tokenizer.json', cases: out };
+    fs.writeFileSync(path.join(dir, 'reference_tokens.json'), JSON.stringify(doc, null, 1) + '\n');
+    console.log(`${name}: ${out.map((c) => `${c.source_ids.length}+${c.target_ids.length}`).join(', ')} tokens`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e.message || e);
+  process.exit(1);
+});
