@@ -99,9 +99,10 @@ def write_bart_tokenizer(folder):
     return vocab
 
 
-def bart_build(V, cfg, seed=2020):
+def bart_build(V, cfg, seed=2020, marian=False):
     """BartForConditionalGeneration's state dict (what save_pretrained keeps: model.shared,
-    the tied embed_tokens and lm_head left out, final_logits_bias kept)."""
+    the tied embed_tokens and lm_head left out, final_logits_bias kept). MarianMTModel's is
+    the same without layernorm_embedding and without the sinusoidal position tables (not saved)."""
     d, P = cfg["d_model"], cfg["max_position_embeddings"] + 2  # BartLearnedPositionalEmbedding offset 2
     r = gen(seed)
     w = {"model.shared.weight": r(V, d, std=0.3), "final_logits_bias": r(1, V, std=0.5)}
@@ -122,8 +123,9 @@ def bart_build(V, cfg, seed=2020):
 
     for stack in ("encoder", "decoder"):
         p = f"model.{stack}."
-        w[p + "embed_positions.weight"] = r(P, d, std=0.3)
-        norm(p + "layernorm_embedding")
+        if not marian:
+            w[p + "embed_positions.weight"] = r(P, d, std=0.3)
+            norm(p + "layernorm_embedding")
         ffn = cfg[f"{stack}_ffn_dim"]
         for i in range(cfg[f"{stack}_layers"]):
             q = f"{p}layers.{i}."
@@ -169,18 +171,43 @@ def bart_attention(w, p, x, kv, H, keep):
     return F.linear(o, w[p + "out_proj.weight"], w[p + "out_proj.bias"]), pw
 
 
+def marian_positions(n_pos, dim):
+    """MarianSinusoidalPositionalEmbedding._init_weight: float64 numpy, then float32; sines in
+    the first half of the columns, cosines in the second, column j of each half at frequency
+    10000^(-2j/dim)."""
+    enc = np.array([[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for pos in range(n_pos)])
+    out = torch.zeros(n_pos, dim)
+    sentinel = dim // 2 if dim % 2 == 0 else dim // 2 + 1
+    out[:, 0:sentinel] = torch.FloatTensor(np.sin(enc[:, 0::2]))
+    out[:, sentinel:] = torch.FloatTensor(np.cos(enc[:, 1::2]))
+    return out
+
+
+def positions_of(w, cfg, stack):
+    if cfg["model_type"] == "marian":  # computed, not stored (_keys_to_ignore_on_save)
+        return marian_positions(cfg["max_position_embeddings"], cfg["d_model"]), 0
+    return w[f"model.{stack}.embed_positions.weight"], 2  # BartLearnedPositionalEmbedding offset 2
+
+
 def bart_embed(w, cfg, stack, ids):
     d = cfg["d_model"]
-    scale = math.sqrt(d) if cfg["scale_embedding"] else 1.0  # BartScaledWordEmbedding
+    scale = math.sqrt(d) if cfg["scale_embedding"] else 1.0  # BartScaledWordEmbedding / Marian embed_scale
     ids_t = torch.tensor(ids)
+    table, offset = positions_of(w, cfg, stack)
     h = w["model.shared.weight"][ids_t] * scale
-    h = h + w[f"model.{stack}.embed_positions.weight"][torch.arange(len(ids)) + 2]  # offset 2
+    h = h + table[torch.arange(len(ids)) + offset]
+    if cfg["model_type"] == "marian":  # no layernorm_embedding
+        return h
     p = f"model.{stack}.layernorm_embedding."
     return F.layer_norm(h, (d,), w[p + "weight"], w[p + "bias"], 1e-5)
 
 
-def bart_ffn(w, p, h, d):
-    m = F.gelu(F.linear(h, w[p + "fc1.weight"], w[p + "fc1.bias"]))  # ACT2FN["gelu"]: erf GELU
+def act(cfg, x):  # ACT2FN: "gelu" is erf GELU, "swish" SiLU
+    return F.silu(x) if cfg["activation_function"] == "swish" else F.gelu(x)
+
+
+def bart_ffn(w, cfg, p, h, d):
+    m = act(cfg, F.linear(h, w[p + "fc1.weight"], w[p + "fc1.bias"]))
     m = F.linear(m, w[p + "fc2.weight"], w[p + "fc2.bias"])
     return F.layer_norm(h + m, (d,), w[p + "final_layer_norm.weight"], w[p + "final_layer_norm.bias"], 1e-5)
 
@@ -194,7 +221,7 @@ def bart_encode(w, cfg, src):
         a, pw = bart_attention(w, p + "self_attn.", h, h, H, None)
         attns.append(pw)
         h = F.layer_norm(h + a, (d,), w[p + "self_attn_layer_norm.weight"], w[p + "self_attn_layer_norm.bias"], 1e-5)
-        h = bart_ffn(w, p, h, d)
+        h = bart_ffn(w, cfg, p, h, d)
     return h, torch.stack(attns)
 
 
@@ -213,7 +240,7 @@ def bart_decode(w, cfg, enc, dec_ids):
         cross_attns.append(pw)
         h = F.layer_norm(h + a, (d,), w[p + "encoder_attn_layer_norm.weight"],
                          w[p + "encoder_attn_layer_norm.bias"], 1e-5)
-        h = bart_ffn(w, p, h, d)
+        h = bart_ffn(w, cfg, p, h, d)
     logits = h @ w["model.shared.weight"].T + w["final_logits_bias"]  # tied lm_head
     return torch.stack(self_attns), torch.stack(cross_attns), logits
 
@@ -236,9 +263,12 @@ def bart_greedy(w, cfg, src, max_length):
     while len(ids) < max_length:
         _, _, logits = bart_decode(w, cfg, enc, ids)
         s = logits[-1].clone()
-        for t in banned_ngram_tokens(ids, cfg["no_repeat_ngram_size"]):
+        for t in banned_ngram_tokens(ids, cfg.get("no_repeat_ngram_size", 0)):
             s[t] = -math.inf
-        if len(ids) == 1:
+        for bad in cfg.get("bad_words_ids", []):  # NoBadWordsLogitsProcessor
+            if len(bad) == 1 or ids[len(ids) - len(bad) + 1:] == bad[:-1]:
+                s[bad[-1]] = -math.inf
+        if len(ids) == 1 and cfg.get("forced_bos_token_id") is not None:
             s[:] = -math.inf
             s[cfg["forced_bos_token_id"]] = 0
         if len(ids) == max_length - 1:
@@ -269,8 +299,15 @@ def np_bart(w, cfg, src, dec):
 
     def embed(stack, ids):
         h = w["model.shared.weight"][ids] * (math.sqrt(d) if cfg["scale_embedding"] else 1.0)
+        if cfg["model_type"] == "marian":  # the sinusoid written out again, in float64
+            pos = np.arange(len(ids))[:, None]
+            freq = 10000.0 ** (-2 * np.arange(d // 2) / d)
+            return h + np.concatenate([np.sin(pos * freq), np.cos(pos * freq)], axis=1)
         h = h + w[f"model.{stack}.embed_positions.weight"][np.arange(len(ids)) + 2]
         return np_ln(h, w[f"model.{stack}.layernorm_embedding.weight"], w[f"model.{stack}.layernorm_embedding.bias"])
+
+    def np_act(x):
+        return x / (1 + np.exp(-x)) if cfg["activation_function"] == "swish" else np_gelu(x)
 
     def lin(x, name):
         return x @ w[name + ".weight"].T + w[name + ".bias"]
@@ -291,7 +328,7 @@ def np_bart(w, cfg, src, dec):
         return lin(out, p + "out_proj"), np.stack(maps)
 
     def block_end(p, h):
-        m = lin(np_gelu(lin(h, p + "fc1")), p + "fc2")
+        m = lin(np_act(lin(h, p + "fc1")), p + "fc2")
         return np_ln(h + m, w[p + "final_layer_norm.weight"], w[p + "final_layer_norm.bias"])
 
     h, enc_maps = embed("encoder", src), []
@@ -313,6 +350,108 @@ def np_bart(w, cfg, src, dec):
         h = block_end(p, h)
     logits = h @ w["model.shared.weight"].T + w["final_logits_bias"]
     return np.stack(enc_maps), np.stack(dec_maps), np.stack(cross_maps), logits
+
+
+# ---------------------------------------------------------------------------
+# Marian (MarianMTModel, the opus-mt layout): source.spm / target.spm trained here by
+# python3-sentencepiece, vocab.json the union of their pieces (</s> 0, <unk> 1, <pad> last).
+
+MARIAN_TARGET_CORPUS = """Das Tier überquerte die Straße nicht, weil es zu müde war. Die Katze saß auf der
+Matte und war sehr glücklich! Hallo Welt! Hallo, wie geht es dir? Aufmerksamkeit ist alles, was
+man braucht: jeder Kopf achtet auf die Wörter, die er nützlich findet. Übersetzungsmodelle schauen
+auf das Quellwort, das sie gerade schreiben. Größe, Mädchen, Bücher über Straßen.
+"""
+
+
+def train_spm(corpus, path, vocab_size):
+    import sentencepiece as spm
+    import tempfile
+    tmp = tempfile.mkdtemp()
+    try:
+        src = os.path.join(tmp, "corpus.txt")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(corpus)
+        spm.SentencePieceTrainer.train(input=src, model_prefix=os.path.join(tmp, "m"), model_type="unigram",
+                                       vocab_size=vocab_size, hard_vocab_limit=False, character_coverage=1.0,
+                                       eos_id=0, unk_id=1, bos_id=-1, pad_id=-1, num_threads=1, minloglevel=2)
+        shutil.copyfile(os.path.join(tmp, "m.model"), path)
+    finally:
+        shutil.rmtree(tmp)
+    return spm.SentencePieceProcessor(model_file=path)
+
+
+def write_marian_tokenizer(folder):
+    src = train_spm(CORPUS, os.path.join(folder, "source.spm"), 160)
+    tgt = train_spm(MARIAN_TARGET_CORPUS, os.path.join(folder, "target.spm"), 160)
+    vocab = {"</s>": 0, "<unk>": 1}
+    for sp in (src, tgt):
+        for i in range(sp.get_piece_size()):
+            if not (sp.is_control(i) or sp.is_unknown(i)):
+                vocab.setdefault(sp.id_to_piece(i), len(vocab))
+    vocab["<pad>"] = len(vocab)
+    hf_folder.write_json(os.path.join(folder, "vocab.json"), vocab)
+    hf_folder.write_json(os.path.join(folder, "tokenizer_config.json"), {
+        "source_lang": "en", "target_lang": "de", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>",
+        "model_max_length": BART_CFG["max_position_embeddings"], "tokenizer_class": "MarianTokenizer"})
+    return vocab
+
+
+def marian_encode(folder, text, spm_file):
+    """MarianTokenizer: the spm's pieces, their vocab.json ids (unknown: <unk>), then </s>."""
+    import sentencepiece as spm
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(folder, spm_file))
+    with open(os.path.join(folder, "vocab.json"), encoding="utf-8") as f:
+        vocab = json.load(f)
+    pieces = sp.encode(text, out_type=str)
+    return [vocab.get(p, vocab["<unk>"]) for p in pieces] + [vocab["</s>"]], pieces + ["</s>"]
+
+
+MARIAN_CASES = [
+    ("The animal didn't cross the street because it was too tired.", "Die Katze saß auf der Matte."),
+    ("Hello, world! Attention is all you need.", "Hallo Welt, wie geht es dir?"),
+]
+
+
+def marian_config(V):
+    c = dict(model_type="marian", architectures=["MarianMTModel"], vocab_size=V, decoder_vocab_size=V,
+             is_encoder_decoder=True, tie_word_embeddings=True, share_encoder_decoder_embeddings=True,
+             static_position_embeddings=True, normalize_embedding=False, normalize_before=False,
+             add_final_layer_norm=False, dropout=0.0, torch_dtype="float32")
+    c.update(BART_CFG)
+    c.update(activation_function="swish", scale_embedding=True)
+    c.update(marian_generation(V))
+    return c
+
+
+def marian_generation(V):
+    return dict(decoder_start_token_id=V - 1, pad_token_id=V - 1, eos_token_id=0, bos_token_id=0,
+                forced_eos_token_id=0, bad_words_ids=[[V - 1]], max_length=12, num_beams=1)
+
+
+def write_marian():
+    folder = os.path.join(ROOT, "marian")
+    os.makedirs(folder, exist_ok=True)
+    vocab = write_marian_tokenizer(folder)
+    V = len(vocab)
+    w = bart_build(V, BART_CFG, seed=2017, marian=True)
+    hf_folder.write_safetensors(os.path.join(folder, "model.safetensors"), {k: (v, "F32") for k, v in w.items()})
+    hf_folder.write_json(os.path.join(folder, "config.json"), marian_config(V))
+    hf_folder.write_json(os.path.join(folder, "generation_config.json"), marian_generation(V))
+
+
+def tokens_marian():
+    """reference_tokens.json from python3-sentencepiece, as MarianTokenizer (slow only) encodes."""
+    folder = os.path.join(ROOT, "marian")
+    out = []
+    for source, target in MARIAN_CASES:
+        sids, spieces = marian_encode(folder, source, "source.spm")
+        tids, tpieces = marian_encode(folder, target, "target.spm")
+        out.append(dict(source=source, target=target, source_ids=sids, source_tokens=spieces,
+                        target_ids=tids, target_tokens=tpieces))
+    import sentencepiece as spm
+    hf_folder.write_json(os.path.join(folder, "reference_tokens.json"), {
+        "library": f"python3-sentencepiece {spm.__version__} + vocab.json, as MarianTokenizer",
+        "tokenizer": "source.spm / target.spm + vocab.json", "cases": out})
 
 
 def check_close(name, got, want, tol):
@@ -352,15 +491,15 @@ def load_weights(folder):
     return w
 
 
-def reference_bart():
-    folder = os.path.join(ROOT, "bart")
+def reference(name):
+    folder = os.path.join(ROOT, name)
     with open(os.path.join(folder, "config.json")) as f:
         cfg = json.load(f)
     with open(os.path.join(folder, "reference_tokens.json")) as f:
         cases = json.load(f)["cases"]
     w = load_weights(folder)
     out = {}
-    print("bart:")
+    print(f"{name}:")
     for c, case in enumerate(cases):
         src = case["source_ids"]
         dec = [cfg["decoder_start_token_id"]] + case["target_ids"]
@@ -371,6 +510,7 @@ def reference_bart():
                                   (enc_attn, dec_attn, cross_attn, logits), want):
             check_close(name, got.numpy(), ref, 1e-5)
         greedy = bart_greedy(w, cfg, src, cfg["max_length"])
+        assert len(greedy) > 3, "the random model should write a few tokens before its eos"
         short = bart_greedy(w, cfg, src, 1 + 4)
         print(f"    case {c}: {len(src)} source, {len(dec)} decoder tokens; greedy {greedy}, short {short}")
         out.update({f"source_ids_{c}": np.array(src, np.int64), f"decoder_ids_{c}": np.array(dec, np.int64),
@@ -388,11 +528,14 @@ def main():
     torch.set_num_threads(1)
     if args.step in ("all", "folders"):
         write_bart()
+        write_marian()
     if args.step in ("all", "tokens"):
         node = shutil.which("node") or "node"
         subprocess.run([node, os.path.join(NODE_DIR, "encode_seq2seq_fixtures.js"), ROOT], check=True)
+        tokens_marian()
     if args.step in ("all", "reference"):
-        reference_bart()
+        reference("bart")
+        reference("marian")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 #include "attn/io/regular_file.h"
 #include "attn/models/bundled_models.h"
 #include "attn/models/model_paths.h"
+#include "attn/models/seq2seq/seq2seq_config.h"
 
 namespace attn::models {
 namespace {
@@ -292,10 +293,16 @@ Result<ModelConfig> parseModelConfig(std::string_view text, const std::string& s
   else if (c.modelType == "llama" || c.modelType == "mistral" || c.modelType == "qwen2") st = readLlama(r, c);
   else if (c.modelType == "vit" || c.modelType == "deit")
     st = readVit(r, c);
+  else if (isEncoderDecoderType(c.modelType))
+    return Error{
+        fmt::format("{}: model_type {} is an encoder-decoder (translation) model: open it with "
+                    "`attnscope-cli translate` or `run --target-text`, not here",
+                    src, quoteForMessage(c.modelType))};
   else
     return Error{fmt::format(
-        "{}: model_type {} is not supported (gpt2, bert, roberta, llama, mistral, qwen2, vit, deit)", src,
-        quoteForMessage(c.modelType))};
+        "{}: model_type {} is not supported (gpt2, bert, roberta, llama, mistral, qwen2, vit, deit; "
+        "encoder-decoder: bart)",
+        src, quoteForMessage(c.modelType))};
   if (!st) return st.error();
   // Only padding (Model::encode's padTo) reads it outside BERT: a missing or odd value is no fault.
   if (c.family != Family::Bert && c.family != Family::Vit)

@@ -105,9 +105,14 @@ TEST_F(ModelErrors, MissingConfigOrWeights) {
 TEST_F(ModelErrors, UnsupportedModelTypeNamesConfigAndType) {
   const fs::path dir = copyOf("gpt2");
   editConfig(dir, [](json& c) { c["model_type"] = "t5"; });
+  EXPECT_EQ(openError(dir), (dir / "config.json").string() +
+                                ": model_type 't5' is an encoder-decoder (translation) model: open it with "
+                                "`attnscope-cli translate` or `run --target-text`, not here");
+  editConfig(dir, [](json& c) { c["model_type"] = "xlnet"; });
   EXPECT_EQ(openError(dir),
             (dir / "config.json").string() +
-                ": model_type 't5' is not supported (gpt2, bert, roberta, llama, mistral, qwen2, vit, deit)");
+                ": model_type 'xlnet' is not supported (gpt2, bert, roberta, llama, mistral, qwen2, "
+                "vit, deit; encoder-decoder: bart)");
   editConfig(dir, [](json& c) { c["model_type"] = "gpt2", c["n_head"] = 5; });
   EXPECT_EQ(openError(dir), (dir / "config.json").string() + ": n_embd 64 is not a multiple of n_head 5");
   editConfig(dir, [](json& c) { c["n_head"] = "four"; });

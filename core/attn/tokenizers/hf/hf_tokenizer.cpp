@@ -221,6 +221,31 @@ int HfTokenizer::maskTokenId() const {
   return -1;
 }
 
+namespace {
+
+/// A byte-level BPE token's bytes (GPT-2's printable alphabet mapped back), which may end
+/// inside a UTF-8 character that the next token completes.
+std::string byteLevelBytes(const std::string& token) {
+  static const std::unordered_map<char32_t, unsigned char> reverse = [] {
+    std::unordered_map<char32_t, unsigned char> r;
+    const auto& table = byteLevelAlphabet();
+    for (int b = 0; b < 256; ++b)
+      r[(*utf8ToUtf32(table[static_cast<size_t>(b)]))[0]] = static_cast<unsigned char>(b);
+    return r;
+  }();
+  std::string bytes;
+  for (char32_t c : utf8ToUtf32(token).value_or(std::u32string())) {
+    const auto it = reverse.find(c);
+    if (it != reverse.end())
+      bytes.push_back(static_cast<char>(it->second));
+    else
+      bytes += utf32ToUtf8(std::u32string(1, c));
+  }
+  return bytes;
+}
+
+}  // namespace
+
 std::string HfTokenizer::displayText(int id) const {
   if (!impl_) return "";
   if (const auto it = impl_->addedById.find(id); it != impl_->addedById.end()) return it->second;
@@ -229,20 +254,8 @@ std::string HfTokenizer::displayText(int id) const {
     case HfKind::WordPiece:
       return token;
     case HfKind::ByteLevelBpe: {
-      static const std::unordered_map<char32_t, unsigned char> reverse = [] {
-        std::unordered_map<char32_t, unsigned char> r;
-        const auto& table = byteLevelAlphabet();
-        for (int b = 0; b < 256; ++b) r[(*utf8ToUtf32(table[static_cast<size_t>(b)]))[0]] = static_cast<unsigned char>(b);
-        return r;
-      }();
-      std::string bytes;
-      for (char32_t c : utf8ToUtf32(token).value_or(std::u32string())) {
-        const auto it = reverse.find(c);
-        if (it != reverse.end()) bytes.push_back(static_cast<char>(it->second));
-        else bytes += utf32ToUtf8(std::u32string(1, c));
-      }
       std::string out;
-      appendBytesAsUtf8(out, bytes);
+      appendBytesAsUtf8(out, byteLevelBytes(token));
       return out;
     }
     case HfKind::SentencePieceBpe: {
@@ -264,6 +277,25 @@ std::string HfTokenizer::displayText(int id) const {
     }
   }
   return token;
+}
+
+std::string HfTokenizer::decode(const std::vector<int>& ids) const {
+  std::string out;
+  if (impl_ && impl_->kind == HfKind::ByteLevelBpe) {  // bytes first: a character may span two tokens
+    std::string bytes;
+    for (int id : ids) {
+      if (const auto it = impl_->addedById.find(id); it != impl_->addedById.end())
+        bytes += it->second;
+      else
+        bytes += byteLevelBytes(impl_->model->idToToken(id));
+    }
+    appendBytesAsUtf8(out, bytes);
+    return out;
+  }
+  for (int id : ids) out += displayText(id);
+  // SentencePiece's Metaspace decoder drops the space of the first word's "▁".
+  if (impl_ && impl_->kind == HfKind::SentencePieceBpe && out.starts_with(' ')) out.erase(0, 1);
+  return out;
 }
 
 }  // namespace attn::models

@@ -57,6 +57,10 @@ class HfTokenizer {
   int maskTokenId() const;
   /// `id` as text a reader sees: byte-level "Ġworld" -> " world", "▁the" -> " the", "<0x0A>" -> "\n".
   std::string displayText(int id) const;
+  /// The text of `ids` as the library's decode(ids) with the folder's decoder: byte-level
+  /// tokens joined as bytes (invalid UTF-8 replaced), SentencePiece "▁" as spaces.
+  /// The caller leaves out the special tokens it does not want.
+  std::string decode(const std::vector<int>& ids) const;
 
   HfTokenizer();
   ~HfTokenizer();

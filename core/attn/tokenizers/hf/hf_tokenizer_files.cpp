@@ -89,7 +89,7 @@ Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& voc
       if (a.content == name) return;
     added.push_back({name, vocab.at(name), true, false, lstrip, false, false});
   };
-  if (modelType == "roberta") {
+  if (modelType == "roberta" || modelType == "bart") {  // RobertaConverter; BART ships the same files
     const std::string bos = configTokenName(*config, "bos_token", "<s>"),
                       eos = configTokenName(*config, "eos_token", "</s>"),
                       cls = configTokenName(*config, "cls_token", "<s>"),

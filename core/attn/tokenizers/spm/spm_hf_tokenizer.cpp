@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "attn/io/quote.h"
+#include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/models/model_paths.h"
 #include "attn/tokenizers/bpe.h"
@@ -99,10 +100,11 @@ Result<PostProcessor> specialTokenTemplate(const std::string& bos, int bosId, co
   return PostProcessor::parse(j, source);
 }
 
-/// Marian's vocab.json beside source.spm; empty when the folder has none.
+/// Marian's vocab.json beside source.spm / target.spm; empty when the folder has none.
 Result<std::unordered_map<std::string, int>> marianVocab(const std::string& dir,
                                                          const std::string& modelPath) {
-  if (fs::path(modelPath).filename() != "source.spm") return std::unordered_map<std::string, int>{};
+  const std::string file = fs::path(modelPath).filename().string();
+  if (file != "source.spm" && file != "target.spm") return std::unordered_map<std::string, int>{};
   const std::string path = (fs::path(dir) / "vocab.json").string();
   if (!fileExists(path)) return std::unordered_map<std::string, int>{};
   if (auto st = checkModelFilePath(dir, path); !st) return st.error();

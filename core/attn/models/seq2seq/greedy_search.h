@@ -1,0 +1,20 @@
+#pragma once
+// The next token of greedy decoding as transformers' generate picks it: the logits
+// processors BART's and Marian's generation configs turn on (NoRepeatNGramLogitsProcessor,
+// NoBadWordsLogitsProcessor, ForcedBOSTokenLogitsProcessor, ForcedEOSTokenLogitsProcessor),
+// then the argmax.
+#include <vector>
+
+#include "attn/models/seq2seq/seq2seq_config.h"
+
+namespace attn::models {
+
+/// Tokens that would repeat an n-gram already in `ids` (n = g.noRepeatNgramSize; none when 0).
+std::vector<int> bannedNgramTokens(const std::vector<int>& ids, int n);
+
+/// The argmax of `logits` [vocab] after the processors, for a decoder holding `ids`
+/// (decoder start first) that may grow to `maxLength`; ties go to the smaller id.
+int greedyNextToken(const float* logits, int vocab, const std::vector<int>& ids, const GenerationSettings& g,
+                    int maxLength);
+
+}  // namespace attn::models

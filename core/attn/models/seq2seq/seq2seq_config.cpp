@@ -1,0 +1,219 @@
+#include "attn/models/seq2seq/seq2seq_config.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <nlohmann/json.hpp>
+
+#include "attn/io/json_document.h"
+#include "attn/io/quote.h"
+
+namespace attn::models {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kSeq2SeqMaxLayers = 1024, kSeq2SeqMaxWidth = int64_t{1} << 17,
+                  kSeq2SeqMaxVocab = int64_t{1} << 24, kSeq2SeqMaxPositions = int64_t{1} << 20;
+
+/// Typed, bounded fields of a config object; errors name the file and the key.
+struct Seq2SeqFields {
+  const json& doc;
+  const std::string& src;
+
+  const json* find(const char* key) const {
+    auto it = doc.find(key);
+    return it == doc.end() || it->is_null() ? nullptr : &*it;
+  }
+  Result<int> integer(const char* key, std::optional<int64_t> fallback, int64_t lo, int64_t hi) const {
+    const json* v = find(key);
+    if (!v) {
+      if (fallback) return static_cast<int>(*fallback);
+      return Error{fmt::format("{}: missing '{}'", src, key)};
+    }
+    if (!v->is_number_integer())
+      return Error{fmt::format("{}: '{}' must be an integer, not {}", src, key, jsonExcerpt(*v))};
+    const int64_t x = v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)
+                          ? INT64_MAX
+                          : v->get<int64_t>();
+    if (x < lo || x > hi) return Error{fmt::format("{}: '{}' is {}, expected {} to {}", src, key, x, lo, hi)};
+    return static_cast<int>(x);
+  }
+  Result<bool> boolean(const char* key, bool fallback) const {
+    const json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) return Error{fmt::format("{}: '{}' must be true or false", src, key)};
+    return v->get<bool>();
+  }
+  Result<std::string> string(const char* key, std::string fallback) const {
+    const json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_string()) return Error{fmt::format("{}: '{}' must be a string", src, key)};
+    return v->get<std::string>();
+  }
+};
+
+#define ATTN_S2S_TRY(var, expr)         \
+  auto var##_r = (expr);                \
+  if (!var##_r) return var##_r.error(); \
+  auto var = std::move(*var##_r)
+
+/// The token-id fields of GenerationConfig present in `f`, each -1 .. vocab - 1 (-1: none).
+Status readGenerationFields(const Seq2SeqFields& f, int vocab, GenerationSettings& g) {
+  struct IdField {
+    const char* key;
+    int* dest;
+  };
+  const std::array<IdField, 6> ids{{{"decoder_start_token_id", &g.decoderStartTokenId},
+                                    {"bos_token_id", &g.bosTokenId},
+                                    {"eos_token_id", &g.eosTokenId},
+                                    {"pad_token_id", &g.padTokenId},
+                                    {"forced_bos_token_id", &g.forcedBosTokenId},
+                                    {"forced_eos_token_id", &g.forcedEosTokenId}}};
+  for (const auto& [key, dest] : ids) {
+    const json* v = f.find(key);
+    if (v && v->is_array()) {  // a list of eos ids: the first stops decoding as well as any
+      if (v->empty()) continue;
+      const json first = (*v)[0];
+      const json one = json{{key, first}};
+      const Seq2SeqFields sub{one, f.src};
+      ATTN_S2S_TRY(id, sub.integer(key, -1, -1, vocab - 1));
+      *dest = id;
+      continue;
+    }
+    ATTN_S2S_TRY(id, f.integer(key, *dest, -1, vocab - 1));
+    *dest = id;
+  }
+  if (const json* bad = f.find("bad_words_ids")) {
+    const auto fault = Error{
+        fmt::format("{}: 'bad_words_ids' must be a list of lists of token ids 0 to {}", f.src, vocab - 1)};
+    if (!bad->is_array() || bad->size() > 4096) return fault;
+    g.badWordsIds.clear();
+    for (const json& words : *bad) {
+      if (!words.is_array() || words.empty() || words.size() > 64) return fault;
+      std::vector<int> banned;
+      for (const json& id : words) {
+        if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= vocab) return fault;
+        banned.push_back(static_cast<int>(id.get<int64_t>()));
+      }
+      g.badWordsIds.push_back(std::move(banned));
+    }
+  }
+  ATTN_S2S_TRY(maxLength, f.integer("max_length", g.maxLength, 2, kSeq2SeqMaxPositions));
+  ATTN_S2S_TRY(ngram, f.integer("no_repeat_ngram_size", g.noRepeatNgramSize, 0, 1024));
+  ATTN_S2S_TRY(beams, f.integer("num_beams", g.numBeams, 1, 1024));
+  g.maxLength = maxLength, g.noRepeatNgramSize = ngram, g.numBeams = beams;
+  g.source = f.src;
+  return okStatus();
+}
+
+Status readBartConfig(const Seq2SeqFields& f, Seq2SeqConfig& c) {
+  ATTN_S2S_TRY(d, f.integer("d_model", 1024, 1, kSeq2SeqMaxWidth));
+  ATTN_S2S_TRY(encLayers, f.integer("encoder_layers", 12, 1, kSeq2SeqMaxLayers));
+  ATTN_S2S_TRY(decLayers, f.integer("decoder_layers", 12, 1, kSeq2SeqMaxLayers));
+  ATTN_S2S_TRY(encHeads, f.integer("encoder_attention_heads", 16, 1, kSeq2SeqMaxWidth));
+  ATTN_S2S_TRY(decHeads, f.integer("decoder_attention_heads", 16, 1, kSeq2SeqMaxWidth));
+  ATTN_S2S_TRY(encFfn, f.integer("encoder_ffn_dim", 4096, 1, 8 * kSeq2SeqMaxWidth));
+  ATTN_S2S_TRY(decFfn, f.integer("decoder_ffn_dim", 4096, 1, 8 * kSeq2SeqMaxWidth));
+  ATTN_S2S_TRY(pos, f.integer("max_position_embeddings", 1024, 1, kSeq2SeqMaxPositions));
+  ATTN_S2S_TRY(vocab, f.integer("vocab_size", 50265, 1, kSeq2SeqMaxVocab));
+  ATTN_S2S_TRY(act, f.string("activation_function", "gelu"));
+  ATTN_S2S_TRY(scale, f.boolean("scale_embedding", false));
+  ATTN_S2S_TRY(before, f.boolean("normalize_before", false));
+  ATTN_S2S_TRY(finalNorm, f.boolean("add_final_layer_norm", false));
+  ATTN_S2S_TRY(tie, f.boolean("tie_word_embeddings", true));
+  const bool marian = c.base.modelType == "marian";
+  if (marian) {  // one vocabulary, shared by the encoder, the decoder and the lm_head
+    ATTN_S2S_TRY(share, f.boolean("share_encoder_decoder_embeddings", true));
+    ATTN_S2S_TRY(decVocab, f.integer("decoder_vocab_size", vocab, 1, kSeq2SeqMaxVocab));
+    if (!share || decVocab != vocab)
+      return Error{
+          fmt::format("{}: separate source and target vocabularies (share_encoder_decoder_embeddings "
+                      "false, decoder_vocab_size {} vs vocab_size {}) are not supported for marian",
+                      f.src, decVocab, vocab)};
+    if (d % 2 != 0)
+      return Error{fmt::format("{}: d_model {} must be even for sinusoidal positions", f.src, d)};
+  }
+  if (before || finalNorm)
+    return Error{
+        fmt::format("{}: normalize_before / add_final_layer_norm (pre-LayerNorm, mBART's layout) is not "
+                    "supported for {}",
+                    f.src, c.base.modelType)};
+  if (!tie)
+    return Error{
+        fmt::format("{}: tie_word_embeddings false is not supported for {}", f.src, c.base.modelType)};
+  for (const auto& [heads, key] :
+       {std::pair{encHeads, "encoder_attention_heads"}, std::pair{decHeads, "decoder_attention_heads"}})
+    if (d % heads != 0)
+      return Error{fmt::format("{}: d_model {} is not a multiple of {} {}", f.src, d, key, heads)};
+  // transformers.activations.ACT2FN names the BART family uses.
+  Activation a = Activation::GeluErf;
+  if (act == "gelu")
+    a = Activation::GeluErf;
+  else if (act == "gelu_new" || act == "gelu_pytorch_tanh")
+    a = Activation::GeluNew;
+  else if (act == "relu")
+    a = Activation::Relu;
+  else if (act == "silu" || act == "swish")
+    a = Activation::Silu;
+  else
+    return Error{fmt::format("{}: activation_function {} is not supported (gelu, gelu_new, relu, swish)",
+                             f.src, quoteForMessage(act))};
+  ModelConfig& b = c.base;
+  b.layers = encLayers, b.heads = b.kvHeads = encHeads, b.dModel = d, b.headDim = d / encHeads;
+  b.intermediate = encFfn, b.vocabSize = vocab, b.activation = a, b.normEps = 1e-5;  // nn.LayerNorm's default
+  b.maxPositions = pos, b.tieWordEmbeddings = true, b.attentionBias = b.outputBias = b.mlpBias = true;
+  c.encoderLayers = encLayers, c.decoderLayers = decLayers, c.encoderHeads = encHeads,
+  c.decoderHeads = decHeads;
+  c.encoderFfn = encFfn, c.decoderFfn = decFfn, c.maxPositions = pos, c.positionOffset = 2;
+  c.scaleEmbedding = scale;
+  c.sinusoidalPositions = marian;
+  c.positionOffset = marian ? 0 : 2;
+  GenerationSettings& g = c.generation;
+  if (vocab < 3) return Error{fmt::format("{}: vocab_size {} is below the special tokens (3)", f.src, vocab)};
+  if (marian) {  // MarianConfig's defaults: </s> 0, decoding starts at the pad token
+    g.eosTokenId = 0, g.forcedEosTokenId = 0, g.padTokenId = -1, g.decoderStartTokenId = -1;
+  } else {  // BartConfig's: <s> 0, <pad> 1, </s> 2; decoding starts at </s>
+    g.bosTokenId = 0, g.padTokenId = 1, g.eosTokenId = 2, g.decoderStartTokenId = 2, g.forcedEosTokenId = 2;
+  }
+  if (auto st = readGenerationFields(f, vocab, g); !st) return st;
+  b.padTokenId = g.padTokenId;
+  return okStatus();
+}
+
+}  // namespace
+
+bool isEncoderDecoderType(std::string_view t) {
+  for (std::string_view known : {"bart", "mbart", "marian", "t5", "mt5", "umt5", "pegasus", "m2m_100",
+                                 "nllb-moe", "fsmt", "blenderbot", "blenderbot-small", "led", "prophetnet",
+                                 "bigbird_pegasus", "longt5", "switch_transformers", "whisper"})
+    if (t == known) return true;
+  return false;
+}
+
+Result<Seq2SeqConfig> parseSeq2SeqConfig(std::string_view text, const std::string& src) {
+  auto parsed = parseJsonText(text, src);
+  if (!parsed) return parsed.error();
+  const json& doc = *parsed;
+  if (!doc.is_object()) return Error{src + ": expected a JSON object"};
+  const Seq2SeqFields f{doc, src};
+  ATTN_S2S_TRY(type, f.string("model_type", ""));
+  if (type.empty()) return Error{src + ": missing 'model_type'"};
+  Seq2SeqConfig c;
+  c.base.modelType = type;
+  if (type != "bart" && type != "marian")
+    return Error{fmt::format("{}: model_type {} is not a supported encoder-decoder model (bart, marian)", src,
+                             quoteForMessage(type))};
+  if (auto st = readBartConfig(f, c); !st) return st.error();
+  return c;
+}
+
+Status readGenerationConfig(std::string_view text, const std::string& src, int vocabSize,
+                            GenerationSettings& g) {
+  auto parsed = parseJsonText(text, src);
+  if (!parsed) return parsed.error();
+  if (!parsed->is_object()) return Error{src + ": expected a JSON object"};
+  return readGenerationFields(Seq2SeqFields{*parsed, src}, vocabSize, g);
+}
+
+}  // namespace attn::models

@@ -1,0 +1,58 @@
+#pragma once
+// config.json (and generation_config.json) of an encoder-decoder checkpoint, reduced to
+// what the seq2seq forward and generation need: BART (Lewis et al. 2020) and Marian
+// (Junczys-Dowmunt et al. 2018, the opus-mt models) as transformers' BartConfig and
+// MarianConfig describe them.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/models/model_config.h"
+#include "attn/status.h"
+
+namespace attn::models {
+
+/// How decoding starts, stops and which tokens it forces (GenerationConfig fields).
+struct GenerationSettings {
+  int decoderStartTokenId = -1;
+  int bosTokenId = -1, eosTokenId = -1, padTokenId = -1;
+  int forcedBosTokenId = -1;  // forced as the first generated token (-1: none)
+  int forcedEosTokenId = -1;  // forced when one token is left before maxLength (-1: none)
+  int maxLength = 20;         // decoder length, decoder start included (transformers' default)
+  int noRepeatNgramSize = 0;  // 0: off
+  int numBeams = 1;
+  /// NoBadWordsLogitsProcessor: a list's last token is banned after the rest of it
+  /// (a one-token list: always; Marian bans its pad token this way).
+  std::vector<std::vector<int>> badWordsIds;
+  std::string source;  // the file the settings came from
+};
+
+struct Seq2SeqConfig {
+  /// d_model, vocab_size, activation, the norm epsilon and model_type, as the shared layers
+  /// read them; layers = encoder layers, heads = encoder heads (the weight loader's messages).
+  ModelConfig base;
+  int encoderLayers = 0, decoderLayers = 0, encoderHeads = 0, decoderHeads = 0;
+  int encoderFfn = 0, decoderFfn = 0;
+  int maxPositions = 0;         // rows of the position tables (learned: plus positionOffset)
+  int positionOffset = 2;       // BartLearnedPositionalEmbedding: position p is row p + 2
+  bool scaleEmbedding = false;  // token embeddings times sqrt(d_model)
+  /// Marian: MarianSinusoidalPositionalEmbedding's fixed table (not stored in checkpoints)
+  /// instead of learned positions, and no layernorm_embedding.
+  bool sinusoidalPositions = false;
+  GenerationSettings generation;
+
+  int headDim(bool decoder) const { return base.dModel / (decoder ? decoderHeads : encoderHeads); }
+};
+
+/// model_type values of encoder-decoder checkpoints (bart, mbart, marian, t5, mt5, ...).
+bool isEncoderDecoderType(std::string_view modelType);
+
+/// Parses config.json text; `source` names the file in errors. generation settings come from
+/// its fields (decoder_start_token_id, forced_*, max_length, ...) until readGenerationConfig.
+Result<Seq2SeqConfig> parseSeq2SeqConfig(std::string_view json, const std::string& source);
+
+/// generation_config.json's fields over `g` (those it names); `source` names it in errors.
+Status readGenerationConfig(std::string_view json, const std::string& source, int vocabSize,
+                            GenerationSettings& g);
+
+}  // namespace attn::models

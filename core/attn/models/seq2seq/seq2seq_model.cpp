@@ -1,0 +1,225 @@
+#include "attn/models/seq2seq/seq2seq_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+#include "attn/io/json_document.h"
+#include "attn/io/regular_file.h"
+#include "attn/io/text_file.h"
+#include "attn/models/model_config.h"
+#include "attn/models/model_paths.h"
+#include "attn/models/seq2seq/greedy_search.h"
+#include "attn/models/seq2seq/seq2seq_weights.h"
+#include "attn/tokenizers/spm/spm_hf_tokenizer.h"
+
+namespace attn::models {
+
+namespace fs = std::filesystem;
+
+struct Seq2SeqModel::Impl {
+  Seq2SeqInfo info;
+  Seq2SeqConfig config;
+  std::string configPath;
+  Seq2SeqWeights weights;
+  HfTokenizer tokenizer;
+  /// Marian: target.spm's pieces (MarianTokenizer's text_target and decode), with vocab.json's ids.
+  std::optional<HfTokenizer> targetTokenizer;
+
+  const HfTokenizer& target() const { return targetTokenizer ? *targetTokenizer : tokenizer; }
+};
+
+namespace {
+
+/// generation_config.json over the config's settings, when the folder has one.
+Status readFolderGenerationConfig(const std::string& dir, Seq2SeqConfig& c) {
+  std::error_code ec;
+  const std::string path = (fs::path(dir) / "generation_config.json").string();
+  if (!fs::exists(fs::symlink_status(path, ec))) return okStatus();
+  if (auto st = checkModelFilePath(dir, path); !st) return st;
+  auto text = readUtf8TextFile(path, file_limit::kModelConfig);
+  if (!text) return text.error();
+  return readGenerationConfig(*text, path, c.base.vocabSize, c.generation);
+}
+
+/// The token strings of ids, for the views.
+std::vector<std::string> tokenStrings(const HfTokenizer& tok, const std::vector<int>& ids) {
+  std::vector<std::string> out;
+  out.reserve(ids.size());
+  for (int id : ids) out.push_back(tok.idToToken(id));
+  return out;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Seq2SeqModel>> Seq2SeqModel::open(const std::string& path,
+                                                               const ProgressFn& progress) {
+  auto folder = resolveModelFolder(path);
+  if (!folder) return folder.error();
+  auto impl = std::make_unique<Impl>();
+  impl->configPath = (fs::path(folder->dir) / "config.json").string();
+  if (progress && !progress(0.0, "reading config.json")) return Error{impl->configPath + ": cancelled"};
+  if (auto st = checkModelFilePath(folder->dir, impl->configPath); !st) return st.error();
+  auto text = readUtf8TextFile(impl->configPath, file_limit::kModelConfig);
+  if (!text) return text.error();
+  auto cfg = parseSeq2SeqConfig(*text, impl->configPath);
+  if (!cfg) return cfg.error();
+  impl->config = std::move(*cfg);
+  Seq2SeqConfig& c = impl->config;
+  if (auto st = readFolderGenerationConfig(folder->dir, c); !st) return st.error();
+  if (c.generation.decoderStartTokenId < 0)
+    return Error{fmt::format("{}: no decoder_start_token_id (config.json or generation_config.json)",
+                             impl->configPath)};
+
+  ProgressFn weightProgress;
+  if (progress)
+    weightProgress = [&progress](double f, std::string_view stage) {
+      return progress(0.05 + 0.85 * f, stage);
+    };
+  auto w = loadSeq2SeqWeights(folder->dir, c, weightProgress);
+  if (!w) return w.error();
+  impl->weights = std::move(*w);
+  if (progress && !progress(0.9, "reading the tokenizer")) return Error{impl->configPath + ": cancelled"};
+  auto tok = HfTokenizer::fromFolder(folder->dir, c.base.modelType);
+  if (!tok) return tok.error();
+  impl->tokenizer = std::move(*tok);
+  const std::string targetSpm = (fs::path(folder->dir) / "target.spm").string();
+  std::error_code ec;
+  if (c.base.modelType == "marian" && fs::exists(fs::symlink_status(targetSpm, ec))) {
+    if (auto st = checkModelFilePath(folder->dir, targetSpm); !st) return st.error();
+    auto target = sentencePieceTokenizer(folder->dir, targetSpm, c.base.modelType);
+    if (!target) return target.error();
+    if (target->idLimit() > c.base.vocabSize)
+      return Error{
+          fmt::format("{}: the target tokenizer has ids up to {} but config.json's vocab_size is {} ({})",
+                      targetSpm, target->idLimit() - 1, c.base.vocabSize, impl->configPath)};
+    impl->targetTokenizer = std::move(*target);
+  }
+  if (impl->tokenizer.idLimit() > c.base.vocabSize)
+    return Error{fmt::format("{}: the tokenizer has ids up to {} but config.json's vocab_size is {} ({})",
+                             (fs::path(folder->dir) / "tokenizer.json").string(),
+                             impl->tokenizer.idLimit() - 1, c.base.vocabSize, impl->configPath)};
+
+  Seq2SeqInfo& info = impl->info;
+  info.dir = folder->dir, info.name = folder->name, info.modelType = c.base.modelType;
+  info.encoderLayers = c.encoderLayers, info.decoderLayers = c.decoderLayers;
+  info.encoderHeads = c.encoderHeads, info.decoderHeads = c.decoderHeads;
+  info.dModel = c.base.dModel, info.vocabSize = c.base.vocabSize, info.maxPositions = c.maxPositions;
+  info.parameters = impl->weights.store.parameters, info.dtype = impl->weights.store.dtype;
+  info.tokenizerKind = impl->tokenizer.kindName();
+  info.generation = c.generation;
+  if (progress && !progress(1.0, "ready")) return Error{impl->configPath + ": cancelled"};
+  return std::shared_ptr<const Seq2SeqModel>(new Seq2SeqModel(std::move(impl)));
+}
+
+Seq2SeqModel::Seq2SeqModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Seq2SeqModel::~Seq2SeqModel() = default;
+
+const Seq2SeqInfo& Seq2SeqModel::info() const { return impl_->info; }
+const HfTokenizer& Seq2SeqModel::tokenizer() const { return impl_->tokenizer; }
+
+Result<Encoding> Seq2SeqModel::encode(std::string_view text, const std::string& source) const {
+  auto enc = impl_->tokenizer.encode(text, std::nullopt, /*addSpecialTokens=*/true, source);
+  if (!enc) return enc.error();
+  if (enc->size() == 0) return Error{source + ": the text gives no tokens"};
+  if (enc->size() > impl_->config.maxPositions)
+    return Error{fmt::format("{}: {} tokens, but the model takes {} at most (max_position_embeddings in {})",
+                             source, enc->size(), impl_->config.maxPositions, impl_->configPath)};
+  return enc;
+}
+
+Result<Seq2SeqRun> Seq2SeqModel::forcedIds(const Encoding& source, const std::vector<int>& decoderIds) const {
+  const Seq2SeqConfig& c = impl_->config;
+  Seq2SeqState s;
+  if (auto st = encodeSource(c, impl_->weights, source.ids, impl_->configPath, s); !st) return st.error();
+  Seq2SeqRun run;
+  if (auto st =
+          decodeRows(c, impl_->weights, decoderIds, /*lastOnly=*/false, impl_->configPath, s, run.logits);
+      !st)
+    return st.error();
+  run.source = source;
+  run.targetIds = decoderIds;
+  run.targetTokens = tokenStrings(impl_->target(), decoderIds);
+  run.attention = seq2seqResults(c, s, source.tokens, run.targetTokens);
+  return run;
+}
+
+Result<Seq2SeqRun> Seq2SeqModel::forced(const Encoding& source, std::string_view target,
+                                        const std::string& targetName) const {
+  auto enc = impl_->target().encode(target, std::nullopt, /*addSpecialTokens=*/true, targetName);
+  if (!enc) return enc.error();
+  std::vector<int> ids{impl_->config.generation.decoderStartTokenId};
+  ids.insert(ids.end(), enc->ids.begin(), enc->ids.end());
+  if (static_cast<int>(ids.size()) > impl_->config.maxPositions)
+    return Error{
+        fmt::format("{}: {} decoder tokens with the decoder start, but the model takes {} at most ({})",
+                    targetName, ids.size(), impl_->config.maxPositions, impl_->configPath)};
+  return forcedIds(source, ids);
+}
+
+Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& source, const GenerateOptions& o,
+                                          const ProgressFn& progress) const {
+  const Seq2SeqConfig& c = impl_->config;
+  const GenerationSettings& g = c.generation;
+  if (o.beams != 1)
+    return Error{
+        fmt::format("beam search ({} beams) is not available: only greedy decoding (1 beam)", o.beams)};
+  if (o.maxNewTokens < 0) return Error{fmt::format("max new tokens {}: must be at least 1", o.maxNewTokens)};
+  int maxLength = o.maxNewTokens > 0 ? 1 + o.maxNewTokens : g.maxLength;
+  maxLength = std::min(maxLength, c.maxPositions);  // the decoder has no position past its table
+  Seq2SeqState s;
+  if (auto st = encodeSource(c, impl_->weights, source.ids, impl_->configPath, s); !st) return st.error();
+  std::vector<int> ids{g.decoderStartTokenId};
+  Mat logits;
+  if (auto st = decodeRows(c, impl_->weights, ids, true, impl_->configPath, s, logits); !st)
+    return st.error();
+  while (static_cast<int>(ids.size()) < maxLength) {
+    if (progress && !progress(static_cast<double>(ids.size()) / maxLength, "generating"))
+      return Error{impl_->configPath + ": cancelled"};
+    const int next = greedyNextToken(logits.data(), c.base.vocabSize, ids, g, maxLength);
+    ids.push_back(next);
+    // The token just written is fed too: its rows of every map are then there as well.
+    if (auto st = decodeRows(c, impl_->weights, {next}, true, impl_->configPath, s, logits); !st)
+      return st.error();
+    if (next == g.eosTokenId) break;
+  }
+  Seq2SeqRun run;
+  run.source = source;
+  run.targetIds = ids;
+  run.targetTokens = tokenStrings(impl_->target(), ids);
+  run.attention = seq2seqResults(c, s, source.tokens, run.targetTokens);
+  std::vector<int> text;
+  for (int id : ids)
+    if (id != g.decoderStartTokenId && id != g.bosTokenId && id != g.eosTokenId && id != g.padTokenId &&
+        id != g.forcedBosTokenId)
+      text.push_back(id);
+  run.outputText = impl_->target().decode(text);
+  run.settings = fmt::format(
+      "greedy; decoder_start_token_id {}, forced_bos_token_id {}, forced_eos_token_id {}, eos_token_id {}, "
+      "max_length {}{}, no_repeat_ngram_size {}, bad_words_ids {} (from {})",
+      g.decoderStartTokenId, g.forcedBosTokenId, g.forcedEosTokenId, g.eosTokenId, maxLength,
+      o.maxNewTokens > 0 ? " (1 + max new tokens)" : "", g.noRepeatNgramSize, g.badWordsIds.size(),
+      g.source.empty() ? impl_->configPath : g.source);
+  if (g.numBeams > 1)
+    run.settings +=
+        fmt::format("; the config's num_beams {} is not applied (beam search is not available)", g.numBeams);
+  if (progress && !progress(1.0, "done")) return Error{impl_->configPath + ": cancelled"};
+  return run;
+}
+
+bool isEncoderDecoderFolder(const std::string& path) {
+  auto folder = resolveModelFolder(path);
+  if (!folder) return false;
+  const std::string config = (fs::path(folder->dir) / "config.json").string();
+  if (!checkModelFilePath(folder->dir, config)) return false;
+  auto text = readUtf8TextFile(config, file_limit::kModelConfig);
+  if (!text) return false;
+  auto doc = parseJsonText(*text, config);
+  if (!doc || !doc->is_object()) return false;
+  const auto it = doc->find("model_type");
+  return it != doc->end() && it->is_string() && isEncoderDecoderType(it->get<std::string>());
+}
+
+}  // namespace attn::models

@@ -1,0 +1,77 @@
+#pragma once
+// An encoder-decoder checkpoint (BART) opened from a Hugging Face model folder: the source
+// sentence through the encoder, the target through the decoder either forced (a target
+// text the user gives) or generated greedily as transformers' generate does, with every
+// encoder self-attention, decoder self-attention and cross-attention map kept.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/models/model.h"
+#include "attn/models/seq2seq/seq2seq_config.h"
+#include "attn/models/seq2seq/seq2seq_forward.h"
+#include "attn/status.h"
+#include "attn/tokenizers/hf/hf_tokenizer.h"
+
+namespace attn::models {
+
+struct Seq2SeqInfo {
+  std::string dir, name, modelType;
+  int encoderLayers = 0, decoderLayers = 0, encoderHeads = 0, decoderHeads = 0, dModel = 0, vocabSize = 0;
+  int maxPositions = 0;
+  int64_t parameters = 0;
+  std::string dtype, tokenizerKind;
+  GenerationSettings generation;  // config.json, then generation_config.json over it
+};
+
+struct GenerateOptions {
+  int maxNewTokens = 0;  // > 0: the decoder may grow to 1 + maxNewTokens (else max_length)
+  int beams = 1;         // only 1 (greedy) is implemented
+};
+
+struct Seq2SeqRun {
+  Encoding source;
+  std::vector<int> targetIds;  // the decoder's input, decoder start first
+  std::vector<std::string> targetTokens;
+  Seq2SeqAttention attention;
+  Mat logits;              // forced decoding: [Nt, vocab] (lm_head + final_logits_bias)
+  std::string outputText;  // generation: the generated ids decoded, special tokens left out
+  std::string settings;    // generation: the settings used, in words
+};
+
+class Seq2SeqModel {
+ public:
+  /// As Model::open: a folder, a cache layout or a snapshot. Errors name the file and the fault.
+  static Result<std::shared_ptr<const Seq2SeqModel>> open(const std::string& path,
+                                                          const ProgressFn& progress = {});
+  const Seq2SeqInfo& info() const;
+  const HfTokenizer& tokenizer() const;
+
+  /// The source as the tokenizer encodes it (special tokens added); `source` names errors.
+  Result<Encoding> encode(std::string_view text, const std::string& source) const;
+  /// Forced decoding: the decoder reads decoder_start_token_id then `target` as the tokenizer
+  /// encodes it (its <s> ... </s>); logits of every row kept.
+  Result<Seq2SeqRun> forced(const Encoding& source, std::string_view target,
+                            const std::string& targetName) const;
+  /// The same on decoder ids given directly (decoder start included).
+  Result<Seq2SeqRun> forcedIds(const Encoding& source, const std::vector<int>& decoderIds) const;
+  /// Greedy generation from decoder_start_token_id until eos or the length limit, with the
+  /// config's forced BOS/EOS and no_repeat_ngram_size; the maps cover every token it wrote
+  /// (the last one fed once more, so its rows are there too).
+  Result<Seq2SeqRun> generate(const Encoding& source, const GenerateOptions& options,
+                              const ProgressFn& progress = {}) const;
+
+  ~Seq2SeqModel();
+  struct Impl;
+
+ private:
+  explicit Seq2SeqModel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Whether `path` is a model folder whose config.json names an encoder-decoder model_type
+/// (false for anything unreadable: opening it then says what is wrong).
+bool isEncoderDecoderFolder(const std::string& path);
+
+}  // namespace attn::models

@@ -1,0 +1,184 @@
+// Seq2SeqModel on the small random BART and Marian folders tests/scripts/gen_seq2seq_fixtures.py
+// writes, against its plain-PyTorch ports of BartForConditionalGeneration, MarianMTModel and
+// greedy generation (checked there against float64 numpy): the tokenizers' ids (BART: Hugging
+// Face's `tokenizers`; Marian: python3-sentencepiece + vocab.json as MarianTokenizer), every
+// encoder, decoder and cross-attention map, the logits and the greedy ids.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "attn/models/seq2seq/greedy_search.h"
+#include "attn/models/seq2seq/seq2seq_model.h"
+#include "model_fixtures.h"
+
+namespace attn::models {
+namespace {
+
+using attn::test::loadNpz;
+using attn::test::maxAbsDiff;
+using attn::test::modelDir;
+
+nlohmann::json seq2seqCases(const std::string& name) {
+  std::ifstream in(modelDir(name) + "/reference_tokens.json");
+  return nlohmann::json::parse(in)["cases"];
+}
+
+std::vector<int> idsOf(const NpyArray& a) {
+  std::vector<int> out;
+  for (float v : a.values.data) out.push_back(static_cast<int>(v));
+  return out;
+}
+
+/// The worst difference over every layer and head of `layers` against want [L, H, rows, cols].
+double worstMap(const std::vector<AttentionResult>& layers, const NpyArray& want) {
+  const auto& s = want.values.shape;
+  EXPECT_EQ(s.size(), 4u);
+  EXPECT_EQ(static_cast<int64_t>(layers.size()), s[0]);
+  const size_t cells = static_cast<size_t>(s[2] * s[3]);
+  double worst = 0;
+  for (size_t l = 0; l < layers.size(); ++l)
+    for (size_t h = 0; h < layers[l].heads.size(); ++h) {
+      const Mat& w = layers[l].heads[h].weights;
+      EXPECT_EQ(w.rows(), s[2]);
+      EXPECT_EQ(w.cols(), s[3]);
+      if (static_cast<size_t>(w.size()) != cells) return 1e9;
+      worst = std::max(
+          worst, maxAbsDiff(w.data(), want.values.data, (l * static_cast<size_t>(s[1]) + h) * cells, cells));
+    }
+  return worst;
+}
+
+/// The folders, each opened once for the suite.
+std::shared_ptr<const Seq2SeqModel> openedSeq2Seq(const std::string& name) {
+  static std::map<std::string, std::shared_ptr<const Seq2SeqModel>> opened;
+  auto& m = opened[name];
+  if (!m) {
+    auto r = Seq2SeqModel::open(modelDir(name));
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    if (r) m = *r;
+  }
+  return m;
+}
+
+class Seq2SeqReference : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    model_ = openedSeq2Seq(GetParam());
+    ASSERT_TRUE(model_);
+  }
+  std::shared_ptr<const Seq2SeqModel> model_;
+};
+
+TEST(Seq2SeqInfo, BartAndMarianSettingsFromTheirFolders) {
+  const Seq2SeqInfo& i = openedSeq2Seq("bart")->info();
+  EXPECT_EQ(i.modelType, "bart");
+  EXPECT_EQ(i.encoderLayers, 2);
+  EXPECT_EQ(i.decoderLayers, 2);
+  EXPECT_EQ(i.decoderHeads, 4);
+  EXPECT_EQ(i.dModel, 64);
+  EXPECT_EQ(i.generation.decoderStartTokenId, 2);
+  EXPECT_EQ(i.generation.forcedBosTokenId, 0);
+  EXPECT_EQ(i.generation.forcedEosTokenId, 2);
+  EXPECT_EQ(i.generation.maxLength, 12);
+  EXPECT_EQ(i.generation.noRepeatNgramSize, 3);
+  EXPECT_NE(i.generation.source.find("generation_config.json"), std::string::npos);
+  const Seq2SeqInfo& m = openedSeq2Seq("marian")->info();
+  EXPECT_EQ(m.modelType, "marian");
+  EXPECT_EQ(m.generation.decoderStartTokenId, m.vocabSize - 1);  // <pad>
+  EXPECT_EQ(m.generation.eosTokenId, 0);
+  EXPECT_EQ(m.generation.forcedBosTokenId, -1);
+  EXPECT_EQ(m.generation.badWordsIds, (std::vector<std::vector<int>>{{m.vocabSize - 1}}));
+  EXPECT_NE(m.tokenizerKind.find("source.spm"), std::string::npos) << m.tokenizerKind;
+}
+
+TEST_P(Seq2SeqReference, ForcedDecodingEveryMapAndTheLogitsMatch) {
+  const auto cases = seq2seqCases(GetParam());
+  auto ref = loadNpz(modelDir(GetParam()) + "/reference.npz");
+  ASSERT_EQ(cases.size(), 2u);
+  for (size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE("case " + std::to_string(c));
+    auto src = model_->encode(cases[c]["source"].get<std::string>(), "source");
+    ASSERT_TRUE(src.ok()) << src.error().message;
+    EXPECT_EQ(src->ids, cases[c]["source_ids"].get<std::vector<int>>());
+    EXPECT_EQ(src->tokens, cases[c]["source_tokens"].get<std::vector<std::string>>());
+    auto run = model_->forced(*src, cases[c]["target"].get<std::string>(), "target");
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    const std::string k = std::to_string(c);
+    EXPECT_EQ(run->targetIds, idsOf(ref.at("decoder_ids_" + k)));  // the target tokenizer's ids
+    EXPECT_EQ(run->targetTokens.front(),
+              model_->tokenizer().idToToken(model_->info().generation.decoderStartTokenId));
+    EXPECT_LE(worstMap(run->attention.encoder, ref.at("enc_attn_" + k)), 1e-4);
+    EXPECT_LE(worstMap(run->attention.decoder, ref.at("dec_attn_" + k)), 1e-4);
+    EXPECT_LE(worstMap(run->attention.cross, ref.at("cross_attn_" + k)), 1e-4);
+    const auto& logits = ref.at("logits_" + k).values;
+    ASSERT_EQ(logits.shape, (std::vector<int64_t>{run->logits.rows(), run->logits.cols()}));
+    EXPECT_LE(maxAbsDiff(run->logits.data(), logits.data, 0, logits.data.size()), 1e-3);
+    // The engine results carry the tokens and the decoder's causal mask.
+    const AttentionResult& cross = run->attention.cross[1];
+    EXPECT_EQ(cross.queryTokens, run->targetTokens);
+    EXPECT_EQ(cross.keyTokens, src->tokens);
+    EXPECT_EQ(cross.nq(), static_cast<int>(run->targetIds.size()));
+    EXPECT_EQ(cross.nk(), src->size());
+    EXPECT_FALSE(run->attention.decoder[0].mask.isNone());
+    EXPECT_TRUE(run->attention.encoder[0].mask.isNone());
+  }
+}
+
+TEST_P(Seq2SeqReference, GreedyIdsMatchAndTheirMapsEqualForcedDecodingOfThem) {
+  const auto cases = seq2seqCases(GetParam());
+  auto ref = loadNpz(modelDir(GetParam()) + "/reference.npz");
+  for (size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE("case " + std::to_string(c));
+    const std::string k = std::to_string(c);
+    auto src = model_->encode(cases[c]["source"].get<std::string>(), "source");
+    ASSERT_TRUE(src.ok());
+    auto gen = model_->generate(*src, GenerateOptions{});
+    ASSERT_TRUE(gen.ok()) << gen.error().message;
+    EXPECT_EQ(gen->targetIds, idsOf(ref.at("greedy_" + k)));
+    GenerateOptions shortRun;
+    shortRun.maxNewTokens = 4;
+    auto brief = model_->generate(*src, shortRun);
+    ASSERT_TRUE(brief.ok());
+    EXPECT_EQ(brief->targetIds, idsOf(ref.at("greedy_short_" + k)));
+    EXPECT_NE(gen->settings.find("max_length 12"), std::string::npos) << gen->settings;
+    // Kept a row at a time with the key/value cache: the same maps as all rows at once.
+    auto forced = model_->forcedIds(*src, gen->targetIds);
+    ASSERT_TRUE(forced.ok());
+    for (size_t l = 0; l < 2; ++l)
+      for (size_t h = 0; h < 4; ++h) {
+        EXPECT_TRUE(gen->attention.decoder[l].heads[h].weights.isApprox(
+            forced->attention.decoder[l].heads[h].weights, 1e-5f));
+        EXPECT_TRUE(gen->attention.cross[l].heads[h].weights.isApprox(
+            forced->attention.cross[l].heads[h].weights, 1e-5f));
+      }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Folders, Seq2SeqReference, ::testing::Values("bart", "marian"));
+
+TEST(Seq2SeqGreedy, NoRepeatNgramBansTheTokenThatWouldRepeatATrigram) {
+  EXPECT_EQ(bannedNgramTokens({5, 6, 7, 5, 6}, 3), std::vector<int>{7});
+  EXPECT_TRUE(bannedNgramTokens({5, 6, 7, 5, 8}, 3).empty());
+  EXPECT_TRUE(bannedNgramTokens({5, 6}, 3).empty());
+  EXPECT_EQ(bannedNgramTokens({4, 4}, 2), std::vector<int>{4});
+  GenerationSettings g;
+  g.noRepeatNgramSize = 2;
+  const float logits[3] = {0.f, 3.f, 2.f};
+  EXPECT_EQ(greedyNextToken(logits, 3, {9, 1, 9}, g, 10), 2);  // bigram (9,1) seen: 1 banned
+  EXPECT_EQ(greedyNextToken(logits, 3, {1, 9, 1}, g, 10), 1);  // bigram (1,9) seen: 9 banned, not 1
+  EXPECT_EQ(greedyNextToken(logits, 3, {9, 1, 0, 1}, g, 10), 1);
+  EXPECT_EQ(greedyNextToken(logits, 3, {1, 1}, g, 10), 2);  // (1,1) seen: 1 banned
+  g.forcedEosTokenId = 0;
+  EXPECT_EQ(greedyNextToken(logits, 3, {9, 1}, g, 3), 0);  // one token left: eos
+  g.forcedBosTokenId = 2;
+  EXPECT_EQ(greedyNextToken(logits, 3, {9}, g, 10), 2);
+  GenerationSettings bad;
+  bad.badWordsIds = {{1}, {0, 2}};
+  EXPECT_EQ(greedyNextToken(logits, 3, {9, 5}, bad, 10), 2);  // 1 always banned
+  EXPECT_EQ(greedyNextToken(logits, 3, {9, 0}, bad, 10), 0);  // after 0: 2 banned too
+}
+
+}  // namespace
+}  // namespace attn::models
