@@ -281,6 +281,8 @@ Result<vision::PixelTensor> Model::preprocessImage(const vision::ImagePixels& im
   return vision::preprocessImage(image, p, source);
 }
 
+const vision::ImageProcessorConfig& Model::imageProcessor() const { return impl_->processor; }
+
 Result<ModelRun> Model::runImage(const vision::PixelTensor& pixels, const RunOptions& options,
                                  const ProgressFn& progress) const {
   if (options.contributions)

@@ -147,6 +147,9 @@ class Model {
   /// its resampling, centre crop, rescale, normalise). `source` (the image file) names errors.
   Result<vision::PixelTensor> preprocessImage(const vision::ImagePixels& image,
                                               const std::string& source) const;
+  /// Vision models: the image processor preprocessImage applies (ViTImageProcessor's defaults
+  /// when the folder has no preprocessor_config.json).
+  const vision::ImageProcessorConfig& imageProcessor() const;
   /// Vision models: the forward pass on preprocessed pixels. ModelRun::encoding.tokens are
   /// "[CLS]" ("[DIST]" for DeiT) then "r{row}c{col}" per patch, row-major; ModelRun::pixelValues,
   /// labelLogits and topLabels (classification checkpoints) are filled. Text models: an error.

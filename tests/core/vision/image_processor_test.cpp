@@ -121,5 +121,29 @@ TEST(ImageProcessor, CropLargerThanTheImageAndEmptyImagesAreErrors) {
   EXPECT_EQ(e.error().message.rfind("e.ppm: ", 0), 0u) << e.error().message;
 }
 
+TEST(ImageProcessor, DisplayPixelsUndoNormaliseAndRescale) {
+  // 8-bit values 0, 51, 255 -> rescale 1/255 -> (v - 0.5) / 0.5 = -1, -0.6, 1; back to u / 255.
+  ImagePixels img;
+  img.height = 1, img.width = 3, img.channels = 1, img.values = {0.0f, 0.2f, 1.0f};
+  ImageProcessorConfig c;
+  c.doResize = false;
+  auto t = preprocessImage(img, c, "g.pgm");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_NEAR(t->at(0, 0, 1), -0.6f, 1e-6f);
+  const ImagePixels back = pixelsForDisplay(*t, c);
+  ASSERT_EQ(back.channels, 3);
+  for (int ch = 0; ch < 3; ++ch) {
+    EXPECT_NEAR(back.at(0, 0, ch), 0.0f, 1e-6f);
+    EXPECT_NEAR(back.at(0, 1, ch), 0.2f, 1e-6f);
+    EXPECT_NEAR(back.at(0, 2, ch), 1.0f, 1e-6f);
+  }
+  // Neither rescaled nor normalised: the tensor holds 0..255.
+  c.doRescale = false, c.doNormalize = false;
+  auto raw = preprocessImage(img, c, "g.pgm");
+  ASSERT_TRUE(raw.ok());
+  EXPECT_NEAR(raw->at(0, 0, 1), 51.0f, 1e-6f);
+  EXPECT_NEAR(pixelsForDisplay(*raw, c).at(0, 1, 2), 0.2f, 1e-6f);
+}
+
 }  // namespace
 }  // namespace attn::vision

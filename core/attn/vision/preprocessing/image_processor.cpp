@@ -193,4 +193,30 @@ Result<PixelTensor> preprocessImage(const ImagePixels& img, const ImageProcessor
   return t;
 }
 
+ImagePixels pixelsForDisplay(const PixelTensor& t, const ImageProcessorConfig& c) {
+  ImagePixels out;
+  out.height = t.height, out.width = t.width, out.channels = 3;
+  out.values.assign(static_cast<size_t>(t.height) * t.width * 3, 0.0f);
+  if (t.channels <= 0) return out;
+  for (int ch = 0; ch < 3; ++ch) {
+    const int src = std::min(ch, t.channels - 1);
+    const auto pick = [ch](const std::vector<float>& v, float fallback) {
+      return v.empty()       ? fallback
+             : v.size() == 1 ? v[0]
+                             : v[std::min<size_t>(static_cast<size_t>(ch), v.size() - 1)];
+    };
+    const float mean = pick(c.mean, 0.0f), sd = pick(c.std, 1.0f);
+    const double scale = (c.doRescale ? c.rescaleFactor : 1.0) * 255.0;  // 8-bit value u -> u / 255
+    for (int y = 0; y < t.height; ++y)
+      for (int x = 0; x < t.width; ++x) {
+        float v = t.at(src, y, x);
+        if (c.doNormalize) v = v * sd + mean;
+        const double unit = static_cast<double>(v) / scale;
+        out.values[(static_cast<size_t>(y) * t.width + x) * 3 + static_cast<size_t>(ch)] =
+            static_cast<float>(std::clamp(unit, 0.0, 1.0));
+      }
+  }
+  return out;
+}
+
 }  // namespace attn::vision

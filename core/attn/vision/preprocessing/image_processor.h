@@ -51,4 +51,8 @@ std::pair<int, int> outputSize(const ImageProcessorConfig& cfg, int h, int w);
 Result<PixelTensor> preprocessImage(const ImagePixels& img, const ImageProcessorConfig& cfg,
                                     const std::string& source);
 
+/// The tensor back as displayable pixels in [0, 1] (height x width x 3): normalisation and
+/// rescaling undone, so the window draws the very crop the model read, to float rounding.
+ImagePixels pixelsForDisplay(const PixelTensor& t, const ImageProcessorConfig& cfg);
+
 }  // namespace attn::vision
