@@ -33,7 +33,8 @@ std::vector<Action> addCommands(CLI::App& app, int argc, char** argv) {
           addLensCommand(app),
           addTrainCommand(app),
           addGraphCommand(app, argc, argv),
-          addGeometryCommand(app, argc, argv)};
+          addGeometryCommand(app, argc, argv),
+          addTranslateCommand(app)};
 }
 
 }  // namespace attn::cli

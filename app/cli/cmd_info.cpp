@@ -10,6 +10,7 @@
 #include "attn/io/input_file.h"
 #include "attn/models/bundled_models.h"
 #include "attn/models/model.h"
+#include "attn/models/seq2seq/seq2seq_model.h"
 #include "commands.h"
 #include "figures_program.h"
 #include "model_request.h"
@@ -32,6 +33,34 @@ int printBundledModels() {
                path ? *path : std::string("not installed"));
   }
   if (missing > 0) fmt::print("(looked in {})\n", models::bundledModelDirsText());
+  return 0;
+}
+
+}  // namespace
+
+namespace {
+
+/// `info` on an encoder-decoder folder: its two stacks, tokenizer and generation settings.
+int printSeq2SeqInfo(const std::string& dir) {
+  auto model = models::Seq2SeqModel::open(dir);
+  if (!model) return fail(model.error().message);
+  const models::Seq2SeqInfo& i = (*model)->info();
+  const models::GenerationSettings& g = i.generation;
+  fmt::print("model: {} ({}, encoder-decoder) in {}\n", i.name, i.modelType, i.dir);
+  fmt::print(
+      "encoder: {} layers x {} heads; decoder: {} layers x {} heads; d_model {}; vocabulary {}; "
+      "positions {}\n",
+      i.encoderLayers, i.encoderHeads, i.decoderLayers, i.decoderHeads, i.dModel, i.vocabSize,
+      i.maxPositions);
+  fmt::print("parameters: {} ({})\ntokenizer: {}\n", i.parameters, i.dtype, i.tokenizerKind);
+  fmt::print(
+      "generation: decoder_start_token_id {}, eos_token_id {}, forced_bos_token_id {}, forced_eos_token_id "
+      "{}, max_length {}, num_beams {} (from {})\n",
+      g.decoderStartTokenId, g.eosTokenId, g.forcedBosTokenId, g.forcedEosTokenId, g.maxLength, g.numBeams,
+      g.source);
+  fmt::print(
+      "views: encoder, decoder and cross-attention with `run --model DIR --text SRC --target-text TGT` "
+      "or `translate --model DIR --text SRC`\n");
   return 0;
 }
 
@@ -73,6 +102,7 @@ Action addInfoCommand(CLI::App& app) {
     // A folder, or the name of a bundled model (austen-gpt2) where no such file is here.
     if (std::filesystem::is_directory(*file, ec) ||
         (!std::filesystem::exists(*file, ec) && models::findBundledModel(*file))) {
+      if (models::isEncoderDecoderFolder(*file)) return printSeq2SeqInfo(*file);
       auto model = models::Model::open(*file);
       if (!model) return fail(model.error().message);
       fmt::print("{}", describeModel((*model)->info()));

@@ -4,9 +4,10 @@
 #include <memory>
 
 #include "attn/engine.h"
+#include "attn/engine/worker_threads.h"
 #include "attn/io/npy_writer.h"
 #include "attn/io/npz_stream.h"
-#include "attn/engine/worker_threads.h"
+#include "attn/models/seq2seq/seq2seq_model.h"
 #include "commands.h"
 #include "model_request.h"
 #include "options.h"
@@ -248,7 +249,13 @@ Action addRunCommand(CLI::App& app) {
   auto force = std::make_shared<bool>(false);
   auto dtype = std::make_shared<std::string>("f32");
   auto variant = std::make_shared<VariantCliOptions>();
+  auto target = std::make_shared<std::string>();
   addCommonOptions(*cmd, *opts);
+  cmd->add_option(
+         "--target-text", *target,
+         "With --model on an encoder-decoder model (bart, marian): the target the decoder reads (forced "
+         "decoding); writes encoder_weights, decoder_weights, cross_weights, source_tokens, target_tokens")
+      ->needs(cmd->get_option("--model"));
   addVariantOptions(*cmd, *variant);
   cmd->add_option("--out", *out, "Result file (.npz)")->required();
   cmd->add_option("--weights-dtype", *dtype,
@@ -260,10 +267,20 @@ Action addRunCommand(CLI::App& app) {
   cmd->add_flag("--contributions", opts->modelRunOptions.contributions,
                 "With --model: also write attention_norms, attention_norms_resln, alti and alti_rollout "
                 "(what each token contributes: Kobayashi et al. 2020/2021, Ferrando et al. 2022)");
-  return [cmd, opts, out, force, dtype, variant]() -> int {
+  return [cmd, opts, out, force, dtype, variant, target]() -> int {
     if (!cmd->parsed()) return -1;
     if (!out->ends_with(".npz")) return fail(fmt::format("{}: --out of run must end in .npz", *out));
     if (auto st = checkOverwrite(*out, *force); !st) return fail(st.error().message);
+    if (!opts->modelDir.empty() && models::isEncoderDecoderFolder(opts->modelDir)) {
+      if (opts->modelRunOptions.contributions || variant->active())
+        return fail("--contributions and attention variants do not apply to an encoder-decoder model");
+      return runSeq2SeqForced(*opts, *target, *out);
+    }
+    if (!target->empty())
+      return fail(
+          fmt::format("--target-text: {} is not an encoder-decoder model; a target text is read only by "
+                      "translation models (bart, marian)",
+                      opts->modelDir));
     if (opts->modelRunOptions.contributions && opts->modelDir.empty())
       return fail("--contributions needs --model (a pretrained model's forward pass)");
     if (variant->active()) return runVariantCommand(*opts, *variant, *out);

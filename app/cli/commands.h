@@ -32,6 +32,13 @@ Action addGraphCommand(CLI::App& app, int argc, char** argv);
 /// `geometry`: one head's query-key PCA (AttentionViz).
 Action addGeometryCommand(CLI::App& app, int argc, char** argv);
 
+/// `translate`: greedy generation with an encoder-decoder model, its three attention kinds.
+Action addTranslateCommand(CLI::App& app);
+struct InputOptions;
+/// `run --model` on an encoder-decoder folder: forced decoding of --target-text (an error
+/// without one), its three attention kinds into `out`.
+int runSeq2SeqForced(const InputOptions& o, const std::string& targetText, const std::string& out);
+
 /// Sets up the version flag and registers every command on `app`; main()
 /// parses and runs the actions, the option-parser fuzz target only parses.
 std::vector<Action> addCommands(CLI::App& app, int argc, char** argv);

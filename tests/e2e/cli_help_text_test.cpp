@@ -13,7 +13,7 @@ namespace {
 
 const std::vector<std::string> kCommands = {"run",   "export",     "metrics", "info",
                                             "train", "importance", "corpus",  "corpus-merge",
-                                            "graph", "geometry",   "lens"};
+                                            "graph", "geometry",   "lens",    "translate"};
 
 TEST(CliHelpText, NoCommandsHelpNamesAnIssue) {
   const std::regex issue(R"((^|[^A-Za-z])[Ii]ssues? ?#?[0-9]+)");

@@ -1,0 +1,165 @@
+// attnscope-cli translate, and `run --model --target-text` on an encoder-decoder model:
+// the three attention kinds of a BART-style model (encoder self-attention, decoder
+// self-attention, cross-attention) for a source and a target that is given (forced
+// decoding) or generated greedily.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "attn/io/npy_writer.h"
+#include "attn/io/text_file.h"
+#include "attn/models/seq2seq/seq2seq_model.h"
+#include "commands.h"
+#include "input_options.h"
+#include "model_request.h"
+
+namespace attn::cli {
+
+namespace {
+
+/// [L, H, rows, cols] from one attention kind's layers.
+Tensor stackedMaps(const std::vector<AttentionResult>& layers) {
+  Tensor t;
+  const int64_t L = static_cast<int64_t>(layers.size()), H = layers.empty() ? 0 : layers[0].numHeads();
+  const int64_t rows = L > 0 && H > 0 ? layers[0].heads[0].weights.rows() : 0,
+                cols = L > 0 && H > 0 ? layers[0].heads[0].weights.cols() : 0;
+  t.shape = {L, H, rows, cols};
+  t.data.reserve(static_cast<size_t>(L * H * rows * cols));
+  for (const auto& layer : layers)
+    for (const auto& h : layer.heads)
+      t.data.insert(t.data.end(), h.weights.data(), h.weights.data() + h.weights.size());
+  return t;
+}
+
+Tensor idsAsTensor(const std::vector<int>& ids) {
+  Tensor t;
+  t.shape = {static_cast<int64_t>(ids.size())};
+  for (int id : ids) t.data.push_back(static_cast<float>(id));
+  return t;
+}
+
+void addSeq2SeqArrays(NpzWriter& npz, const models::Seq2SeqRun& run) {
+  npz.add("encoder_weights", stackedMaps(run.attention.encoder));
+  npz.add("decoder_weights", stackedMaps(run.attention.decoder));
+  npz.add("cross_weights", stackedMaps(run.attention.cross));
+  npz.addStrings("source_tokens", run.source.tokens);
+  npz.addStrings("target_tokens", run.targetTokens);
+  npz.add("source_ids", idsAsTensor(run.source.ids));
+  npz.add("target_ids", idsAsTensor(run.targetIds));
+}
+
+struct Seq2SeqOpened {
+  std::shared_ptr<const models::Seq2SeqModel> model;
+  models::Encoding source;
+};
+
+/// Opens --model as an encoder-decoder model and encodes the source text.
+Result<Seq2SeqOpened> openSeq2Seq(const InputOptions& o) {
+  if (o.text.empty() && o.textFile.empty())
+    return Error{"--model needs the source text: --text or --text-file"};
+  if (!o.keyText.empty() || !o.keyTextFile.empty() || o.padTo > 0 || !o.intervene.empty() || !o.image.empty())
+    return Error{"--key-text, --pad-to, --intervene and --image do not apply to an encoder-decoder model"};
+  std::string text = o.text;
+  if (!o.textFile.empty()) {
+    auto t = readUtf8TextFile(o.textFile);
+    if (!t) return t.error();
+    text = std::move(*t);
+  }
+  auto model = models::Seq2SeqModel::open(o.modelDir, terminalProgress());
+  if (!model) return model.error();
+  auto enc = (*model)->encode(text, o.textFile.empty() ? std::string("--text") : o.textFile);
+  if (!enc) return enc.error();
+  return Seq2SeqOpened{std::move(*model), std::move(*enc)};
+}
+
+void printModelLine(const models::Seq2SeqInfo& i) {
+  fmt::print("model: {} ({}, encoder {} x {} heads, decoder {} x {} heads)\n", i.name, i.modelType,
+             i.encoderLayers, i.encoderHeads, i.decoderLayers, i.decoderHeads);
+}
+
+struct TranslateOptions {
+  InputOptions input;
+  std::string out;
+  bool force = false;
+  int maxNewTokens = 0;
+  int beam = 1;
+};
+
+int runTranslate(const TranslateOptions& o) {
+  if (!o.out.ends_with(".npz")) return fail(fmt::format("{}: --out of translate must end in .npz", o.out));
+  if (auto st = checkOverwrite(o.out, o.force); !st) return fail(st.error().message);
+  if (o.beam < 1 || o.beam > 8) return fail(fmt::format("--beam: {} is out of range (1 to 8)", o.beam));
+  if (o.beam > 1)
+    return fail(fmt::format("--beam {}: beam search is not available yet; use --beam 1 (greedy)", o.beam));
+  if (o.maxNewTokens < 0) return fail(fmt::format("--max-new-tokens: {} must be at least 1", o.maxNewTokens));
+  if (!models::isEncoderDecoderFolder(o.input.modelDir)) {
+    auto m = models::Model::open(o.input.modelDir);  // says what the folder is, or what is wrong with it
+    if (!m) return fail(m.error().message);
+    return fail(
+        fmt::format("--model: {} is not an encoder-decoder model (model_type {}): translate needs one "
+                    "(bart, marian)",
+                    (*m)->info().name, (*m)->info().modelType));
+  }
+  auto opened = openSeq2Seq(o.input);
+  if (!opened) return fail(opened.error().message);
+  models::GenerateOptions g;
+  g.maxNewTokens = o.maxNewTokens;
+  g.beams = o.beam;
+  auto run = opened->model->generate(opened->source, g, terminalProgress());
+  if (!run) return fail(run.error().message);
+  NpzWriter npz;
+  addSeq2SeqArrays(npz, *run);
+  npz.addStrings("output_text", {run->outputText}, {1});
+  npz.add("output_ids", idsAsTensor(run->targetIds));
+  if (auto st = npz.write(o.out); !st) return fail(st.error().message);
+  printModelLine(opened->model->info());
+  fmt::print("generation: {}\n", run->settings);
+  fmt::print("output: {:?}\n", run->outputText);
+  fmt::print("wrote {} ({} source, {} target tokens)\n", o.out, run->source.size(), run->targetIds.size());
+  return 0;
+}
+
+}  // namespace
+
+int runSeq2SeqForced(const InputOptions& o, const std::string& targetText, const std::string& out) {
+  if (targetText.empty())
+    return fail(
+        fmt::format("--model: {} is an encoder-decoder model: give the target with --target-text, or "
+                    "generate one with `attnscope-cli translate`",
+                    o.modelDir));
+  auto opened = openSeq2Seq(o);
+  if (!opened) return fail(opened.error().message);
+  auto run = opened->model->forced(opened->source, targetText, "--target-text");
+  if (!run) return fail(run.error().message);
+  NpzWriter npz;
+  addSeq2SeqArrays(npz, *run);
+  if (auto st = npz.write(out); !st) return fail(st.error().message);
+  printModelLine(opened->model->info());
+  fmt::print("wrote {} ({} source, {} target tokens)\n", out, run->source.size(), run->targetIds.size());
+  return 0;
+}
+
+Action addTranslateCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("translate",
+                                 "Translate --text with an encoder-decoder model (greedy) and write its "
+                                 "encoder, decoder and cross-attention "
+                                 "(.npz)");
+  auto o = std::make_shared<TranslateOptions>();
+  cmd->add_option("--model", o->input.modelDir,
+                  "Hugging Face encoder-decoder folder (bart, marian) or its cache directory")
+      ->required();
+  auto* text = cmd->add_option("--text", o->input.text, "Source text");
+  auto* file = cmd->add_option("--text-file", o->input.textFile, "Source text from a UTF-8 .txt file");
+  text->excludes(file);
+  cmd->add_option("--max-new-tokens", o->maxNewTokens,
+                  "At most this many tokens after the decoder start (default: the model's max_length)");
+  cmd->add_option("--beam", o->beam, "Beams (1: greedy, the only one available)")->capture_default_str();
+  cmd->add_option("--out", o->out, "Result file (.npz)")->required();
+  cmd->add_flag("--force", o->force, "Overwrite an existing output file");
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    return runTranslate(*o);
+  };
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,131 @@
+// End-to-end: encoder-decoder models on the small random BART folder of
+// tests/scripts/gen_seq2seq_fixtures.py. `run --model --target-text` writes the three
+// attention kinds of forced decoding as the plain-PyTorch reference computes them;
+// `translate` writes the greedy output the reference generates, with its maps; bad input
+// (a target text for an encoder-only model, --beam 0, a folder missing its weights, an
+// encoder-decoder folder given to a command that reads decoder-only models) is one line
+// naming the option or file, with no output file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "attn/io/npy_reader.h"
+#include "cli_runner.h"
+#include "model_fixtures.h"
+
+namespace attn::test {
+namespace {
+
+double worstDiff(const NpyArray& got, const NpyArray& want) {
+  EXPECT_EQ(got.values.shape, want.values.shape);
+  if (got.values.data.size() != want.values.data.size()) return 1e9;
+  return maxAbsDiff(got.values.data.data(), want.values.data, 0, want.values.data.size());
+}
+
+TEST(CliTranslate, RunWithTargetTextWritesTheReferenceMaps) {
+  const auto dir = scratchDir("translate_run");
+  const auto out = (dir / "forced.npz").string();
+  const auto r = runCli({"run", "--model", modelDir("bart"), "--text",
+                         "The animal didn't cross the street because it was too tired.", "--target-text",
+                         "The cat sat on the mat.", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("encoder 2 x 4 heads, decoder 2 x 4 heads"), std::string::npos) << r.out;
+  auto got = loadNpz(out);
+  auto ref = loadNpz(modelDir("bart") + "/reference.npz");
+  for (const auto& [mine, theirs] :
+       {std::pair{"encoder_weights", "enc_attn_0"}, std::pair{"decoder_weights", "dec_attn_0"},
+        std::pair{"cross_weights", "cross_attn_0"}}) {
+    ASSERT_TRUE(got.count(mine)) << mine;
+    EXPECT_LE(worstDiff(got.at(mine), ref.at(theirs)), 1e-4) << mine;
+  }
+  ASSERT_TRUE(got.count("source_tokens") && got.count("target_tokens"));
+  EXPECT_EQ(got.at("source_tokens").strings.size(), 15u);
+  EXPECT_EQ(got.at("target_tokens").strings.front(), "</s>");
+  EXPECT_EQ(got.at("target_tokens").strings[1], "<s>");
+  EXPECT_EQ(got.at("target_ids").values.data, ref.at("decoder_ids_0").values.data);
+}
+
+TEST(CliTranslate, TranslateWritesTheGreedyOutputAndItsMaps) {
+  const auto dir = scratchDir("translate_greedy");
+  const auto out = (dir / "t.npz").string();
+  const auto r = runCli({"translate", "--model", modelDir("bart"), "--text",
+                         "Hello, world! Attention is all you need.", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("no_repeat_ngram_size 3"), std::string::npos) << r.out;
+  auto got = loadNpz(out);
+  auto ref = loadNpz(modelDir("bart") + "/reference.npz");
+  ASSERT_TRUE(got.count("output_ids") && got.count("output_text") && got.count("cross_weights"));
+  EXPECT_EQ(got.at("output_ids").values.data, ref.at("greedy_1").values.data);
+  const int64_t nt = static_cast<int64_t>(ref.at("greedy_1").values.data.size());
+  EXPECT_EQ(got.at("cross_weights").values.shape, (std::vector<int64_t>{2, 4, nt, 12}));
+  EXPECT_EQ(got.at("decoder_weights").values.shape, (std::vector<int64_t>{2, 4, nt, nt}));
+  EXPECT_EQ(got.at("encoder_weights").values.shape, (std::vector<int64_t>{2, 4, 12, 12}));
+  EXPECT_EQ(got.at("target_tokens").strings.size(), static_cast<size_t>(nt));
+  ASSERT_EQ(got.at("output_text").strings.size(), 1u);
+  EXPECT_FALSE(got.at("output_text").strings[0].empty());
+  // Every cross-attention row is a distribution over the source.
+  const auto& cw = got.at("cross_weights").values.data;
+  for (size_t row = 0; row < cw.size() / 12; ++row) {
+    double sum = 0;
+    for (size_t j = 0; j < 12; ++j) sum += cw[row * 12 + j];
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+  const auto brief =
+      runCli({"translate", "--model", modelDir("bart"), "--text", "Hello, world! Attention is all you need.",
+              "--max-new-tokens", "4", "--out", (dir / "short.npz").string()});
+  ASSERT_EQ(brief.status, 0) << brief.err;
+  EXPECT_EQ(loadNpz((dir / "short.npz").string()).at("output_ids").values.data,
+            ref.at("greedy_short_1").values.data);
+}
+
+TEST(CliTranslate, InfoDescribesBothStacksAndTheGenerationSettings) {
+  const auto r = runCli({"info", modelDir("marian")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("(marian, encoder-decoder)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("encoder: 2 layers x 4 heads; decoder: 2 layers x 4 heads"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("SentencePiece"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("decoder_start_token_id 136"), std::string::npos) << r.out;
+}
+
+TEST(CliTranslate, BadInputIsOneLineNamingTheOptionOrFile) {
+  const auto dir = scratchDir("translate_errors");
+  const auto out = (dir / "x.npz").string();
+  const auto noWeights = dir / "bart_noweights";
+  std::filesystem::copy(modelDir("bart"), noWeights);
+  std::filesystem::remove(noWeights / "model.safetensors");
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::string bart = modelDir("bart");
+  for (const Case& c : std::vector<Case>{
+           {{"run", "--model", modelDir("bert"), "--text", "a b", "--target-text", "c", "--out", out},
+            "--target-text: " + modelDir("bert") + " is not an encoder-decoder model"},
+           {{"translate", "--model", bart, "--text", "Hello", "--beam", "0", "--out", out},
+            "--beam: 0 is out of range"},
+           {{"translate", "--model", bart, "--text", "Hello", "--beam", "4", "--out", out},
+            "beam search is not available"},
+           {{"translate", "--model", bart, "--text", "Hello", "--max-new-tokens", "-3", "--out", out},
+            "--max-new-tokens"},
+           {{"translate", "--model", modelDir("gpt2"), "--text", "Hello", "--out", out},
+            "not an encoder-decoder model"},
+           {{"translate", "--model", noWeights.string(), "--text", "Hello", "--out", out},
+            "model.safetensors: no such file"},
+           {{"run", "--model", bart, "--text", "Hello", "--out", out}, "give the target with --target-text"},
+           {{"metrics", "--model", bart, "--text", "Hello"}, "is an encoder-decoder (translation) model"},
+           {{"lens", "--model", bart, "--text", "Hello", "--out", out},
+            "is an encoder-decoder (translation) model"},
+       }) {
+    const auto r = runCli(c.args);
+    EXPECT_NE(r.status, 0) << c.says;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << c.says;
+  }
+}
+
+}  // namespace
+}  // namespace attn::test
