@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "attn/io/quote.h"
+#include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/models/model_paths.h"
 #include "attn/tokenizers/bpe.h"
