@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "attn/engine/memory_budget.h"
 #include "attn/engine/system_info.h"
 #include "attn/io/input_file.h"
 #include "attn/models/bundled_models.h"
@@ -105,7 +106,19 @@ Action addInfoCommand(CLI::App& app) {
       if (models::isEncoderDecoderFolder(*file)) return printSeq2SeqInfo(*file);
       auto model = models::Model::open(*file);
       if (!model) return fail(model.error().message);
-      fmt::print("{}", describeModel((*model)->info()));
+      const auto& info = (*model)->info();
+      fmt::print("{}", describeModel(info));
+      if (!info.vision) {  // what a streamed run (run --model with --head/--rows/--pool) keeps to recompute
+                           // maps
+        const int n = info.maxPositions > 0 ? info.maxPositions : 8192;
+        fmt::print(
+            "streamed q/k store: {} per 1,024 tokens, {} at {} tokens (f16; bf16 the same, f32 twice)\n",
+            formatBytes(models::QkStore::bytesFor(info.layers, 1024, info.heads, info.kvHeads, info.headDim,
+                                                  models::QkPrecision::F16)),
+            formatBytes(models::QkStore::bytesFor(info.layers, n, info.heads, info.kvHeads, info.headDim,
+                                                  models::QkPrecision::F16)),
+            n);
+      }
       return 0;
     }
     auto in = loadInputFile(*file);

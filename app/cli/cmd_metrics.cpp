@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "attn/engine.h"
+#include "attn/engine/memory_budget.h"
 #include "attn/engine/worker_threads.h"
 #include "attn/io/atomic_file.h"
 #include "attn/io/input_file.h"
@@ -430,13 +431,98 @@ std::string comparisonText(const ModelRequest& req) {
   return t;
 }
 
+// --model: what the model predicts at its mask tokens, what --intervene changed and every
+// head's type, added to the report.
+void addModelReport(const ModelRequest& req, MetricsOptions& o) {
+  o.attnFile = req.model->info().name;
+  const auto& run = req.run;
+  if (!run.maskPredictions.empty()) {
+    auto& masked = o.modelJson["masked_predictions"] = nlohmann::json::array();
+    for (size_t m = 0; m < run.maskPredictions.size() && m < run.maskPositions.size(); ++m) {
+      masked.push_back({{"position", run.maskPositions[m]}, {"top5", topJson(run.maskPredictions[m])}});
+      o.modelText += fmt::format("{} at position {}:{}\n", req.model->info().maskToken,
+                                 run.maskPositions[m] + 1, topText(run.maskPredictions[m]));
+    }
+  }
+  if (req.comparison) {
+    o.modelJson["intervention"] = comparisonJson(req);
+    o.modelText += comparisonText(req);
+  }
+  // Head types come from their own sequence (seed 0, as `heads` by default), not the text.
+  if (auto types = models::modelHeadTypes(*req.model)) {
+    o.modelJson["head_types"] = headTypesJson(*types);
+    o.modelText += headTypesText(*types);
+    o.headTypes = std::move(*types);
+  } else {
+    o.modelJson["head_types"] = {{"error", types.error().message}};
+    o.modelText += "head types: not computed: " + types.error().message + "\n";
+  }
+}
+
+// --analysis-path auto streams a model whose layers' maps together pass this (then
+// rollout and flow, which need every full map, are not computed).
+constexpr int64_t kStreamModelAbove = int64_t{1} << 30;
+
+// --model, streamed: each layer's measures from the tiled pass inside the forward
+// (no N x N array); the report has the layered file's form, without rollout and flow.
+int reportStreamedModel(MetricsOptions& o, const ModelRequest& req) {
+  const auto& run = req.run;
+  const auto& layersAn = run.streamedLayers;
+  nlohmann::json doc = optionsJson(o.analysis);
+  doc["source"] = o.attnFile;
+  doc["analysis_path"] = "streamed";
+  doc["n_heads"] = layersAn.empty() ? 0 : layersAn.front().heads.size();
+  doc["n_query"] = doc["n_key"] = run.encoding.size();
+  doc["n_layers"] = layersAn.size();
+  std::vector<std::string> warnings;
+  std::string text, csv;
+  auto& layers = doc["layers"] = nlohmann::json::array();
+  for (size_t l = 0; l < layersAn.size(); ++l) {
+    nlohmann::json layer{{"layer", l + 1}};
+    addAnalysisJson(layer, layersAn[l]);
+    layers.push_back(std::move(layer));
+    for (const auto& w : layersAn[l].warnings) warnings.push_back(fmt::format("layer {} {}", l + 1, w));
+    text += analysisText(layersAn[l], fmt::format("{}: layer {} of {} (streamed), entropy in {}", o.attnFile,
+                                                  l + 1, layersAn.size(), unitName(o.analysis.unit))) +
+            "\n";
+    csv += csvRows(layersAn[l], static_cast<int>(l) + 1);
+  }
+  doc["warnings"] = warnings;
+  const std::string note =
+      "not computed on the streamed path (it needs every layer's full maps; "
+      "--analysis-path materialized computes it on a text short enough)";
+  doc["rollout_note"] = doc["flow_note"] = note;
+  text += "attention rollout and flow: " + note + "\n";
+  printWarnings(warnings);
+  if (o.headTypes) annotateHeadTypes(doc, *o.headTypes);
+  for (const auto& [key, value] : o.modelJson.items()) doc[key] = value;
+  text += o.modelText;
+  return finish(o, doc, text, csv);
+}
+
 // --model: every layer of the model's run, analysed as a layered file is
-// (per-layer measures, rollout, flow), labelled with the model's tokens.
+// (per-layer measures, rollout, flow), labelled with the model's tokens; streamed
+// (no N x N array) when asked or when the maps would pass kStreamModelAbove.
 int runOnModel(CommonOptions& common, MetricsOptions& o) {
   common.modelRunOptions.keepQkv = false;
   common.modelRunOptions.topK = 0;
-  auto req = runModelRequest(common, common.modelRunOptions);
+  bool streamed = false;
+  auto adjust = [&](const models::ModelInfo& info, const models::Encoding& enc,
+                    models::RunOptions& ro) -> Status {
+    const int64_t maps = matrixBytes(int64_t{info.layers} * info.heads, enc.size(), enc.size());
+    streamed = o.analysisPath == "streamed" ||
+               (o.analysisPath == "auto" && common.intervene.empty() && maps > kStreamModelAbove);
+    if (streamed && !common.intervene.empty())
+      return Error{"--analysis-path streamed: --intervene needs the materialized maps (drop one of them)"};
+    ro.streamed = streamed;
+    ro.keepStreamedQk = false;  // measures only
+    ro.streamedAnalysis = o.analysis;
+    return okStatus();
+  };
+  auto req = runModelRequest(common, common.modelRunOptions, adjust);
   if (!req) return fail(req.error().message);
+  addModelReport(*req, o);
+  if (streamed) return reportStreamedModel(o, *req);
   Precomputed p;
   for (auto& layer : req->run.layers) {
     std::vector<Mat> heads;
@@ -446,29 +532,6 @@ int runOnModel(CommonOptions& common, MetricsOptions& o) {
   p.hasLayerAxis = true;
   p.tokens = req->run.encoding.tokens;
   p.keyTokens = p.tokens;
-  o.attnFile = req->model->info().name;
-  const auto& run = req->run;
-  if (!run.maskPredictions.empty()) {
-    auto& masked = o.modelJson["masked_predictions"] = nlohmann::json::array();
-    for (size_t m = 0; m < run.maskPredictions.size() && m < run.maskPositions.size(); ++m) {
-      masked.push_back({{"position", run.maskPositions[m]}, {"top5", topJson(run.maskPredictions[m])}});
-      o.modelText += fmt::format("{} at position {}:{}\n", req->model->info().maskToken, run.maskPositions[m] + 1,
-                                 topText(run.maskPredictions[m]));
-    }
-  }
-  if (req->comparison) {
-    o.modelJson["intervention"] = comparisonJson(*req);
-    o.modelText += comparisonText(*req);
-  }
-  // Head types come from their own sequence (seed 0, as `heads` by default), not the text.
-  if (auto types = models::modelHeadTypes(*req->model)) {
-    o.modelJson["head_types"] = headTypesJson(*types);
-    o.modelText += headTypesText(*types);
-    o.headTypes = std::move(*types);
-  } else {
-    o.modelJson["head_types"] = {{"error", types.error().message}};
-    o.modelText += "head types: not computed: " + types.error().message + "\n";
-  }
   return runOnFile(o, std::move(p));
 }
 
@@ -501,7 +564,8 @@ Action addMetricsCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--divergence-rows", o->divergenceRows, "Rows drawn by --divergence sampled")->capture_default_str();
   cmd->add_option("--analysis-path", o->analysisPath,
-                  "auto: stream the analysis through the tiled kernel when it runs (no N x N array); "
+                  "auto: stream the analysis through the tiled kernel when it runs (no N x N array; with "
+                  "--model, when all layers' maps would pass 1 GiB: no rollout or flow then); "
                   "streamed: always; materialized: keep every head's weights, then analyze")
       ->capture_default_str();
   cmd->add_option("--collapse-entropy", o->analysis.collapse.uniformEntropy,

@@ -9,6 +9,7 @@
 #include "attn/io/npz_stream.h"
 #include "attn/models/seq2seq/seq2seq_model.h"
 #include "commands.h"
+#include "model_maps.h"
 #include "model_request.h"
 #include "options.h"
 #include "variant_options.h"
@@ -167,12 +168,19 @@ void addContributions(NpzWriter& npz, const models::Contributions& c, int onlyLa
 // their row entropy, the tokens and ids, for causal models the top-5 next tokens
 // after each position with their probabilities, and for masked-LM models the
 // top 5 at each mask token (mask_tokens / mask_probs [M, 5], mask_positions [M]).
-int runModelCommand(CommonOptions& opts, const std::string& out) {
+// Past the memory budget, or with --head/--rows/--pool, the run streams (model_maps.h).
+int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std::string& out,
+                    NpyFloat mapType) {
   opts.modelRunOptions.keepQkv = false;
   opts.modelRunOptions.topK = 5;
   if (opts.layer > 0) opts.modelRunOptions.onlyLayer = opts.layer - 1;
-  auto req = runModelRequest(opts, opts.modelRunOptions);
+  bool streamed = false;
+  const auto plan = [&](const models::ModelInfo& info, const models::Encoding& enc, models::RunOptions& ro) {
+    return planModelMaps(info, enc, opts, maps, ro, streamed);
+  };
+  auto req = runModelRequest(opts, opts.modelRunOptions, opts.image.empty() ? AdjustRun(plan) : AdjustRun());
   if (!req) return fail(req.error().message);
+  if (streamed) return writeStreamedModel(*req, opts, maps, out, mapType);
   const auto& info = req->model->info();
   const auto& run = req->run;
   const int n = run.encoding.size();
@@ -250,7 +258,9 @@ Action addRunCommand(CLI::App& app) {
   auto dtype = std::make_shared<std::string>("f32");
   auto variant = std::make_shared<VariantCliOptions>();
   auto target = std::make_shared<std::string>();
+  auto maps = std::make_shared<ModelMapOptions>();
   addCommonOptions(*cmd, *opts);
+  addModelMapOptions(*cmd, *maps);
   cmd->add_option(
          "--target-text", *target,
          "With --model on an encoder-decoder model (bart, marian): the target the decoder reads (forced "
@@ -267,7 +277,7 @@ Action addRunCommand(CLI::App& app) {
   cmd->add_flag("--contributions", opts->modelRunOptions.contributions,
                 "With --model: also write attention_norms, attention_norms_resln, alti and alti_rollout "
                 "(what each token contributes: Kobayashi et al. 2020/2021, Ferrando et al. 2022)");
-  return [cmd, opts, out, force, dtype, variant, target]() -> int {
+  return [cmd, opts, out, force, dtype, variant, target, maps]() -> int {
     if (!cmd->parsed()) return -1;
     if (!out->ends_with(".npz")) return fail(fmt::format("{}: --out of run must end in .npz", *out));
     if (auto st = checkOverwrite(*out, *force); !st) return fail(st.error().message);
@@ -284,7 +294,10 @@ Action addRunCommand(CLI::App& app) {
     if (opts->modelRunOptions.contributions && opts->modelDir.empty())
       return fail("--contributions needs --model (a pretrained model's forward pass)");
     if (variant->active()) return runVariantCommand(*opts, *variant, *out);
-    if (!opts->modelDir.empty()) return runModelCommand(*opts, *out);
+    if (maps->partial() && opts->modelDir.empty())
+      return fail("--head, --rows and --pool choose the maps of a --model run");
+    if (!opts->modelDir.empty())
+      return runModelCommand(*opts, *maps, *out, *dtype == "f16" ? NpyFloat::F16 : NpyFloat::F32);
     auto req = buildRequest(*opts);
     if (!req) return fail(req.error().message);
     auto res = runRequest(*opts, req->first, req->second);

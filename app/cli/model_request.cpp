@@ -98,7 +98,8 @@ Result<std::pair<std::shared_ptr<const models::Model>, models::Encoding>> openMo
   return std::make_pair(std::move(model).value(), std::move(enc).value());
 }
 
-Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOptions& runOptions) {
+Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOptions& runOptions,
+                                     const AdjustRun& adjust) {
   std::vector<models::HeadIntervention> interventions;
   for (const auto& spec : o.intervene) {
     auto iv = models::parseIntervention(spec);
@@ -120,6 +121,8 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
   if (options.onlyLayer >= layers)
     return Error{fmt::format("--layer: {} is out of range (1..{})", options.onlyLayer + 1, layers)};
   if (!interventions.empty() && model->info().causal) options.keepFullLogits = true;  // KL and loss
+  if (adjust)
+    if (auto st = adjust(model->info(), enc, options); !st) return st.error();
   auto run = model->run(enc, options, terminalProgress());
   if (!run) return run.error();
   ModelRequest req{model, std::move(run).value(), interventions, std::nullopt, std::nullopt};

@@ -2,10 +2,11 @@
 // --model DIR: a Hugging Face model folder run on the text. The commands view
 // its layers as engine results (run writes every layer, metrics analyses every
 // layer with rollout and flow, export draws one layer's heads).
+#include <functional>
 #include <memory>
 #include <optional>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "attn/models/experiments/head_experiments.h"
 #include "attn/models/model.h"
@@ -41,7 +42,12 @@ Result<std::pair<std::shared_ptr<const models::Model>, models::Encoding>> openMo
 /// Opens --model, encodes --text/--text-file (with --key-text as the second
 /// segment) and runs every layer; with --intervene, runs the model twice (without,
 /// then with the interventions) and compares the runs. Progress goes to stderr when it is a terminal.
-Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOptions& runOptions);
+/// `adjust`, when given, sees the model and the encoded text before the run: it may change
+/// the run's options to the sequence (stream a long one) or refuse it.
+using AdjustRun = std::function<Status(const models::ModelInfo& info, const models::Encoding& enc,
+                                       models::RunOptions& options)>;
+Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOptions& runOptions,
+                                     const AdjustRun& adjust = {});
 
 /// The spec a model's attention amounts to, for the views that read one
 /// (step-through scaling, titles): scaled dot over its heads, causal or padding mask.

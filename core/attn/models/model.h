@@ -15,10 +15,12 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/analysis/head_analysis.h"
 #include "attn/engine.h"
 #include "attn/models/attribution/contributions.h"
 #include "attn/models/experiments/interventions.h"
 #include "attn/models/lens/logit_lens.h"
+#include "attn/models/streamed/qk_store.h"
 #include "attn/status.h"
 #include "attn/tensor.h"
 #include "attn/tokenizers/hf/hf_tokenizer.h"
@@ -88,6 +90,19 @@ struct RunOptions {
   /// tokens per layer and position; the forward keeps the hidden states while it runs.
   bool logitLens = false;
   int lensTopK = 5;
+  /// Long prompts: no N x N array anywhere. Each layer's attention output comes from the
+  /// tiled kernel (causal tiles skipped), each head's measures from the streamed analysis of
+  /// the layer's F32 q/k (ModelRun::streamedLayers, with streamedAnalysis), and the post-RoPE
+  /// q and k are kept in qkPrecision (ModelRun::qk) so that any map can be recomputed
+  /// (streamed/head_maps.h). ModelRun::layers stays empty; interventions and contributions
+  /// are refused (they need the maps).
+  bool streamed = false;
+  bool keepStreamedQk = true;  // false: measures only (ModelRun::qk stays null)
+  QkPrecision qkPrecision = QkPrecision::F16;
+  AnalysisOptions streamedAnalysis;
+  /// Chunked prefill: the MLP runs on blocks of this many rows (its [rows, intermediate]
+  /// activations then stay the same size at any N); <= 0: all rows at once.
+  int prefillRows = 1024;
 };
 
 struct ModelRun {
@@ -117,6 +132,10 @@ struct ModelRun {
   std::vector<TopToken> topLabels;
   /// RunOptions::logitLens: rows 0..layers (the embeddings, then each layer's output).
   std::shared_ptr<const LogitLens> lens;
+  /// RunOptions::streamed: every layer's per-head measures (as analyzeHeads over the layer's
+  /// materialized weights would give them) and the kept q/k of every layer.
+  std::vector<Analysis> streamedLayers;
+  std::shared_ptr<const QkStore> qk;
 };
 
 struct PatchingOptions;

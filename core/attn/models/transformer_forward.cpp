@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "attn/models/families/families.h"
+#include "attn/models/streamed/streamed_attention.h"
 
 namespace attn::models {
 
@@ -78,7 +79,7 @@ Status runLayers(const FamilyGraph& graph, ForwardPass& f, int start, const Mask
   for (int l = start; l < c.layers; ++l) {
     if (progress && !progress(static_cast<double>(l) / (c.layers + 1), "running layers"))
       return Error{src + ": cancelled"};
-    const bool store = opt.keepAttention && (opt.onlyLayer < 0 || opt.onlyLayer == l);
+    const bool store = opt.keepAttention && !opt.streamed && (opt.onlyLayer < 0 || opt.onlyLayer == l);
     if (opt.keepHiddenStates) run.hiddenStates.push_back(h);
     if (opt.cache && opt.interventions.empty()) opt.cache->layerInputs.push_back(h);
     AttentionResult res;
@@ -146,10 +147,15 @@ Result<ModelRun> forwardOver(const ModelConfig& c, const ModelWeights& w, const 
                              const vision::PixelTensor* pixels, const RunOptions& opt, const std::string& src,
                              const std::function<std::string(int)>& display, const ProgressFn& progress) {
   if (auto st = checkEncoding(c, enc, opt, src); !st) return st.error();
+  if (opt.streamed && (!opt.interventions.empty() || opt.contributions))
+    return Error{src +
+                 ": a streamed run keeps no attention maps; interventions and contributions need them "
+                 "(run without streaming, on a shorter text)"};
   const int n = enc.size();
   auto mask = modelMask(c, enc);
   if (!mask) return Error{src + ": " + mask.error().message};
-  const std::vector<uint8_t> keep = mask->isNone() ? std::vector<uint8_t>{} : mask->bitmap(n, n);
+  const std::vector<uint8_t> keep =
+      mask->isNone() || opt.streamed ? std::vector<uint8_t>{} : mask->bitmap(n, n);  // streamed: no N x N
   auto edits = headEdits(c.layers, c.heads, enc, keep, opt.interventions, src);
   if (!edits) return edits.error();
   const int start = prepareCache(c, w, enc, opt, *edits);
@@ -158,12 +164,21 @@ Result<ModelRun> forwardOver(const ModelConfig& c, const ModelWeights& w, const 
   run.encoding = enc;
   ForwardPass f(c, w, enc, opt, keep, *edits, display);
   f.pixels = pixels;
+  std::shared_ptr<QkStore> store;
+  StreamedOutputs streamed;
+  if (opt.streamed) {
+    if (opt.keepStreamedQk)
+      store = std::make_shared<QkStore>(c.layers, n, c.heads, c.kvHeads, c.headDim, opt.qkPrecision, *mask);
+    streamed = {mask->isNone() ? nullptr : &*mask, opt.streamedAnalysis, store.get(), &run.streamedLayers};
+    f.streamed = &streamed;
+  }
   const FamilyGraph graph = familyGraph(c.family);
   Mat h;
   graph.embed(f, h);
   if (opt.keepHiddenStates) run.hiddenStates.reserve(static_cast<size_t>(c.layers) + 1);
   if (auto st = runLayers(graph, f, start, *mask, h, run, src, progress); !st) return st.error();
   graph.output(f, h, run);
+  run.qk = std::move(store);
   run.firstLayer = opt.onlyLayer >= 0 ? opt.onlyLayer : 0;
   if (progress && !progress(1.0, "done")) return Error{src + ": cancelled"};
   return run;

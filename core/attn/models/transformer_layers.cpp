@@ -7,6 +7,7 @@
 #include "attn/cpu/tiled_attention.h"
 #include "attn/models/mlm_head.h"
 #include "attn/models/next_token_loss.h"
+#include "attn/models/streamed/streamed_attention.h"
 
 namespace attn::models {
 namespace {
@@ -128,7 +129,10 @@ void tokenEmbeddings(const ForwardPass& f, Mat& h) {
 }
 
 void selfAttention(ForwardPass& f, int l, float scale, bool store, AttentionResult& res) {
-  attendHeads(f, scale, store, res, f.edits[static_cast<size_t>(l)]);
+  if (f.streamed)
+    streamedAttention(f, l, scale);
+  else
+    attendHeads(f, scale, store, res, f.edits[static_cast<size_t>(l)]);
   if (ActivationHooks* hk = f.hooks) {
     if (hk->recordHeads) hk->recordHeads->push_back(f.concat);
     if (hk->site == ActivationHooks::Site::HeadOutput && hk->layer == l) {
@@ -148,18 +152,45 @@ void mlpOutputHook(ForwardPass& f, int l, Mat& out) {
     out.row(hk->index) = hk->source->row(hk->index);
 }
 
+namespace {
+
+/// Chunked prefill: the MLP is row-wise, so a long sequence runs it on blocks of
+/// RunOptions::prefillRows rows; its hidden activations [rows, intermediate] then take
+/// the same memory at any N. Short sequences (n <= the block) run in one piece as before.
+template <typename Block>
+void mlpInRowBlocks(ForwardPass& f, const LinearWeight& down, const Mat& x, Mat& out, Block block) {
+  const int n = static_cast<int>(x.rows()), rows = f.opt.prefillRows;
+  if (rows <= 0 || n <= rows) {
+    block(ConstMatRef(x));
+    linear(f.u, down, out);
+    return;
+  }
+  out.resize(n, down.out());
+  Mat part;
+  for (int r0 = 0; r0 < n; r0 += rows) {
+    const int m = std::min(rows, n - r0);
+    block(ConstMatRef(x.middleRows(r0, m)));
+    linear(f.u, down, part);
+    out.middleRows(r0, m) = part;
+  }
+}
+
+}  // namespace
+
 void mlp(ForwardPass& f, const LayerWeights& L, const Mat& x, Mat& out) {
-  linear(x, L.up, f.u);
-  activate(f.u, f.config.activation);
-  linear(f.u, L.down, out);
+  mlpInRowBlocks(f, L.down, x, out, [&](const ConstMatRef& xs) {
+    linear(xs, L.up, f.u);
+    activate(f.u, f.config.activation);
+  });
 }
 
 void gatedMlp(ForwardPass& f, const LayerWeights& L, const Mat& x, Mat& out) {
-  linear(x, L.up, f.u);
-  linear(x, L.gate, f.g);
-  activate(f.g, f.config.activation);
-  f.u.array() *= f.g.array();  // SwiGLU: act(gate) * up
-  linear(f.u, L.down, out);
+  mlpInRowBlocks(f, L.down, x, out, [&](const ConstMatRef& xs) {
+    linear(xs, L.up, f.u);
+    linear(xs, L.gate, f.g);
+    activate(f.g, f.config.activation);
+    f.u.array() *= f.g.array();  // SwiGLU: act(gate) * up
+  });
 }
 
 void causalLmOutputs(ForwardPass& f, ModelRun& run) {

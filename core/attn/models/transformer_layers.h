@@ -29,6 +29,8 @@ struct ActivationHooks {
   const Mat* source = nullptr;  // the other run's recorded matrix of that layer and site
 };
 
+struct StreamedOutputs;  // streamed/streamed_attention.h
+
 /// One forward pass over one encoding: the model, its mask bitmap and per-layer head
 /// edits, and the scratch matrices the layers reuse (rows are tokens).
 struct ForwardPass {
@@ -47,6 +49,7 @@ struct ForwardPass {
   RopeTable rope;                                   // rotary families only
   const vision::PixelTensor* pixels = nullptr;      // vision families: the preprocessed image
   ActivationHooks* hooks = nullptr;                 // activation patching; null: none
+  StreamedOutputs* streamed = nullptr;              // RunOptions::streamed; null: maps materialized
   Mat a, qkv, q, k, v, concat, o, u, g;
 
   int tokens() const { return enc.size(); }
@@ -59,7 +62,8 @@ void tokenEmbeddings(const ForwardPass& f, Mat& h);
 /// Multi-head attention of layer `l` on the projected f.q [n, H*hd], f.k, f.v [n, KV*hd]
 /// (query head h reads kv head h / (H / KV), transformers' repeat_kv), logits times
 /// `scale`; then the output projection: f.o = concat W_O (before the residual).
-/// With `store`, `res` keeps the heads (and res.output = f.o).
+/// With `store`, `res` keeps the heads (and res.output = f.o). A streamed pass
+/// (f.streamed) computes the heads tiled instead and keeps their measures and q/k.
 void selfAttention(ForwardPass& f, int l, float scale, bool store, AttentionResult& res);
 
 /// After layer l's MLP: records `out` or replaces one position's row (f.hooks).

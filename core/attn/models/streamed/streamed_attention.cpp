@@ -1,0 +1,45 @@
+#include "attn/models/streamed/streamed_attention.h"
+
+#include "attn/analysis/streamed_analysis.h"
+#include "attn/cpu/tiled_attention.h"
+
+namespace attn::models {
+
+void streamedAttention(ForwardPass& f, int layer, float scale) {
+  const ModelConfig& c = f.config;
+  StreamedOutputs& out = *f.streamed;
+  const int n = f.tokens(), H = c.heads, KV = c.kvHeads, hd = c.headDim, group = H / KV;
+  // Contiguous per-head copies (the kernels read whole matrices); keys and values once per KV head.
+  std::vector<Mat> q(static_cast<size_t>(H)), k(static_cast<size_t>(KV)), v(static_cast<size_t>(KV));
+  for (int h = 0; h < H; ++h)
+    q[static_cast<size_t>(h)] = f.q.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
+  for (int g = 0; g < KV; ++g) {
+    k[static_cast<size_t>(g)] = f.k.middleCols(static_cast<Eigen::Index>(g) * hd, hd);
+    v[static_cast<size_t>(g)] = f.v.middleCols(static_cast<Eigen::Index>(g) * hd, hd);
+  }
+  std::vector<HeadView> views(static_cast<size_t>(H));
+  for (int h = 0; h < H; ++h) {
+    HeadView& view = views[static_cast<size_t>(h)];
+    view.q = &q[static_cast<size_t>(h)];
+    view.k = &k[static_cast<size_t>(h / group)];
+    view.v = &v[static_cast<size_t>(h / group)];
+    view.scale = scale;
+    view.mask = out.mask;
+  }
+  out.analyses->push_back(analyzeStreamed(views, f.enc.tokens, out.options));
+  f.concat.resize(n, static_cast<Eigen::Index>(H) * hd);
+#pragma omp parallel
+  {
+    TileScratch scratch;
+    Mat o;
+    RowStats stats;
+#pragma omp for schedule(dynamic, 1)
+    for (int h = 0; h < H; ++h) {
+      flashAttention(views[static_cast<size_t>(h)], TileConfig{}, scratch, o, stats);
+      f.concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd) = o;
+    }
+  }
+  if (out.store) out.store->setLayer(layer, f.q, f.k, scale);
+}
+
+}  // namespace attn::models

@@ -1,0 +1,26 @@
+#pragma once
+// Self-attention of a streamed forward (RunOptions::streamed): the heads'
+// output from the tiled online-softmax kernel (Dao et al. 2022, alg. 1; masked
+// tiles skipped), every head's measures from the streamed analysis of the same
+// F32 q/k, and the layer's q/k kept for recomputing maps. Nothing N x N.
+#include <vector>
+
+#include "attn/analysis/head_analysis.h"
+#include "attn/models/streamed/qk_store.h"
+#include "attn/models/transformer_layers.h"
+
+namespace attn::models {
+
+/// Where a streamed pass puts what it keeps.
+struct StreamedOutputs {
+  const Mask* mask = nullptr;  // the model's mask, bound to N x N; null: every key
+  AnalysisOptions options;
+  QkStore* store = nullptr;                   // null: the q/k are not kept
+  std::vector<Analysis>* analyses = nullptr;  // one per layer, appended
+};
+
+/// f.concat [N, H * hd] = the heads' outputs on f.q, f.k, f.v (GQA: head h reads KV head
+/// h / (H / KV)); appends the layer's measures and stores its q/k.
+void streamedAttention(ForwardPass& f, int layer, float scale);
+
+}  // namespace attn::models
