@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "attn/io/quote.h"
+#include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/models/model_paths.h"
 #include "attn/tokenizers/bpe.h"
@@ -159,6 +160,26 @@ Result<HfTokenizer> sentencePieceTokenizer(const std::string& dir, const std::st
     return Error{fmt::format("{}: the model has no EOS piece {}", modelPath, quoteForMessage(eos))};
   auto post =
       specialTokenTemplate(bos, addBos ? *bosId : -1, eos, addEos ? *eosId : -1, eosOnly ? 0 : 1, modelPath);
+  if (!post) return post.error();
+  impl->post = std::move(*post);
+  impl->model = std::move(model);
+  impl->setAddedTokens(std::move(added));
+  return makeHfTokenizer(std::move(impl));
+}
+
+Result<HfTokenizer> sentencePieceTokenizerFromModel(SentencePieceModel spm, const std::vector<int>& specials,
+                                                    int bosId, int eosId, const std::string& label,
+                                                    const std::string& source) {
+  auto model = std::make_unique<SpmHfModel>(std::move(spm), std::unordered_map<std::string, int>{}, 0);
+  const SentencePieceModel& sp = model->model();
+  auto impl = std::make_shared<HfTokenizer::Impl>();
+  impl->kind = HfKind::SentencePieceBpe;
+  impl->kindLabel = label;
+  std::vector<AddedToken> added;
+  for (int id : specials)
+    if (const std::string name = sp.idToPiece(id); !name.empty())
+      added.push_back({name, id, true, false, false, false, false});
+  auto post = specialTokenTemplate(sp.idToPiece(bosId), bosId, sp.idToPiece(eosId), eosId, 1, source);
   if (!post) return post.error();
   impl->post = std::move(*post);
   impl->model = std::move(model);
