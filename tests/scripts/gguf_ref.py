@@ -183,6 +183,59 @@ def quantize_q4_0(x):  # quantize_row_q4_0_ref: d = max / -8 (signed max), q = m
     return np.concatenate([to_f16_bytes(d), qs], axis=1).tobytes()
 
 
+
+def quantize_q4_K(x):
+    """block_q4_K (ggml-common.h): 8 sub-blocks of 32 with 6-bit scales and mins under fp16 d and
+    dmin, 4-bit values; x ~ d * sc * q - dmin * m. Plain rounding (not ggml's optimal search):
+    any valid block decodes by deq_qk45 the same way."""
+    x = x.reshape(-1, 8, 32).astype(F32)
+    nb = x.shape[0]
+    mn = np.minimum(x.min(axis=2), 0).astype(F32)
+    scale = ((x.max(axis=2) - mn) / F32(15)).astype(F32)
+    d = (scale.max(axis=1) / F32(63)).astype(np.float16).astype(F32)
+    dmin = ((-mn).max(axis=1) / F32(63)).astype(np.float16).astype(F32)
+    safe = lambda v: np.where(v != 0, v, 1)  # noqa: E731
+    sc = np.clip(np.round(scale / safe(d)[:, None]), 0, 63).astype(np.int32)
+    m = np.clip(np.round(-mn / safe(dmin)[:, None]), 0, 63).astype(np.int32)
+    D, M = d[:, None] * sc.astype(F32), dmin[:, None] * m.astype(F32)
+    q = np.clip(np.round((x + M[:, :, None]) / safe(D)[:, :, None]), 0, 15).astype(np.int32)
+    q = np.where(D[:, :, None] != 0, q, 0)
+    s = np.zeros((nb, 12), np.int32)
+    for j in range(8):
+        if j < 4:
+            s[:, j] |= sc[:, j]
+            s[:, j + 4] |= m[:, j]
+        else:
+            s[:, j + 4] |= (sc[:, j] & 0xF) | ((m[:, j] & 0xF) << 4)
+            s[:, j - 4] |= (sc[:, j] >> 4) << 6
+            s[:, j] |= (m[:, j] >> 4) << 6
+    qs = np.concatenate([q[:, 2 * k] | (q[:, 2 * k + 1] << 4) for k in range(4)], axis=1)
+    return np.concatenate([to_f16_bytes(d), to_f16_bytes(dmin), s.astype(np.uint8), qs.astype(np.uint8)],
+                          axis=1).tobytes()
+
+
+def quantize_q6_K(x):
+    """block_q6_K: 16 sub-blocks of 16 with int8 scales under fp16 d, 6-bit values stored as
+    4 low bits (ql) and 2 high bits (qh); x ~ d * sc * (q - 32). Plain rounding."""
+    x = x.reshape(-1, 16, 16).astype(F32)
+    nb = x.shape[0]
+    scale = (np.abs(x).max(axis=2) / F32(31)).astype(F32)
+    d = (scale.max(axis=1) / F32(127)).astype(np.float16).astype(F32)
+    safe = lambda v: np.where(v != 0, v, 1)  # noqa: E731
+    sc = np.clip(np.round(scale / safe(d)[:, None]), 0, 127).astype(np.int32)
+    D = d[:, None] * sc.astype(F32)
+    q = np.clip(np.round(x / safe(D)[:, :, None]), -32, 31).astype(np.int32) + 32
+    q = np.where(D[:, :, None] != 0, q, 32).reshape(nb, 256)
+    ql, qh = np.zeros((nb, 128), np.int32), np.zeros((nb, 64), np.int32)
+    for n in range(2):
+        for l in range(32):
+            q1, q2, q3, q4 = (q[:, 128 * n + l + off] for off in (0, 32, 64, 96))
+            ql[:, 64 * n + l] = (q1 & 0xF) | ((q3 & 0xF) << 4)
+            ql[:, 64 * n + l + 32] = (q2 & 0xF) | ((q4 & 0xF) << 4)
+            qh[:, 32 * n + l] = (q1 >> 4) | ((q2 >> 4) << 2) | ((q3 >> 4) << 4) | ((q4 >> 4) << 6)
+    return np.concatenate([ql.astype(np.uint8), qh.astype(np.uint8), sc.astype(np.int8).view(np.uint8),
+                           to_f16_bytes(d)], axis=1).tobytes()
+
 # --- the file format ------------------------------------------------------------------------
 
 VT = {"u8": 0, "i8": 1, "u16": 2, "i16": 3, "u32": 4, "i32": 5, "f32": 6, "bool": 7, "str": 8, "arr": 9,

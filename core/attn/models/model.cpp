@@ -7,12 +7,16 @@
 #include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/models/attribution/attribution.h"
+#include "attn/models/gguf/gguf_file.h"
+#include "attn/models/gguf/gguf_model.h"
+#include "attn/models/gguf/ollama_store.h"
 #include "attn/models/lens/lens_readout.h"
 #include "attn/models/model_config.h"
 #include "attn/models/model_paths.h"
 #include "attn/models/model_weights.h"
 #include "attn/models/patching/activation_patching.h"
 #include "attn/models/transformer_forward.h"
+#include "attn/tokenizers/gguf/gguf_tokenizer.h"
 
 namespace attn::models {
 
@@ -69,9 +73,76 @@ Status readProcessor(const std::string& dir, const ModelConfig& c, vision::Image
   return okStatus();
 }
 
+/// What the views show of a model, from its config and weights.
+void fillInfo(Model::Impl& impl, const std::string& dir, const std::string& name) {
+  ModelInfo& info = impl.info;
+  const ModelConfig& c = impl.config;
+  info.dir = dir;
+  info.name = name;
+  info.modelType = c.modelType;
+  info.family = c.family;
+  info.layers = c.layers, info.heads = c.heads, info.kvHeads = c.kvHeads, info.dModel = c.dModel;
+  info.headDim = c.headDim, info.intermediate = c.intermediate, info.vocabSize = c.vocabSize;
+  info.maxPositions = c.maxSequence();
+  info.parameters = impl.weights.parameters;
+  info.dtype = impl.weights.dtype;
+  info.tokenizerKind = c.family == Family::Vit ? std::string("image patches") : impl.tokenizer.kindName();
+  info.causal = c.family != Family::Bert && c.family != Family::Vit;
+  info.vision = c.family == Family::Vit;
+  if (info.vision) {
+    info.imageSize = c.imageSize, info.patchSize = c.patchSize, info.prefixTokens = c.prefixTokens;
+    info.labels = impl.weights.classifier.w.empty() ? 0 : static_cast<int>(c.labels.size());
+  }
+  info.maskedLm = impl.weights.mlmHead.present();
+  if (c.maskTokenId >= 0) info.maskToken = impl.tokenizer.idToToken(c.maskTokenId);
+}
+
+/// A GGUF file (llama.cpp, Ollama, LM Studio): config, weights and tokenizer from the one file.
+Result<std::unique_ptr<Model::Impl>> openGguf(const std::string& path, const ProgressFn& progress) {
+  if (progress && !progress(0.0, "reading the GGUF header")) return Error{path + ": cancelled"};
+  auto file = gguf::GgufFile::open(path);
+  if (!file) return file.error();
+  const gguf::GgufFile& f = **file;
+  auto cfg = gguf::ggufModelConfig(f);
+  if (!cfg) return cfg.error();
+  auto impl = std::make_unique<Model::Impl>();
+  impl->config = std::move(*cfg);
+  impl->configPath = path;
+  auto w = gguf::loadGgufWeights(*file, impl->config);
+  if (!w) return w.error();
+  impl->weights = std::move(*w);
+  if (progress && !progress(0.9, "reading the tokenizer")) return Error{path + ": cancelled"};
+  auto tok = gguf::ggufTokenizer(f);
+  if (!tok) return tok.error();
+  impl->tokenizer = std::move(*tok);
+  if (impl->tokenizer.idLimit() > impl->config.vocabSize)
+    return Error{fmt::format("{}: the tokenizer has {} tokens but token_embd.weight only {} rows", path,
+                             impl->tokenizer.idLimit(), impl->config.vocabSize)};
+  const fs::path p(path);
+  fillInfo(*impl, p.parent_path().string(), p.filename().string());
+  impl->info.quantization = gguf::ggufWeightSummary(f);
+  return impl;
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const ProgressFn& progress) {
+  if (path.starts_with(gguf::kOllamaPrefix)) {
+    auto blob = gguf::resolveOllamaModel(path);
+    if (!blob) return blob.error();
+    auto impl = openGguf(*blob, progress);
+    if (!impl) return impl.error();
+    (*impl)->info.name = path.substr(gguf::kOllamaPrefix.size());
+    return std::shared_ptr<const Model>(new Model(std::move(*impl)));
+  }
+  std::error_code ec;
+  // By the magic, or by the name: a damaged x.gguf is then refused by the GGUF reader, by name.
+  if (gguf::looksLikeGguf(path) || (path.ends_with(".gguf") && !fs::is_directory(path, ec))) {
+    auto impl = openGguf(path, progress);
+    if (!impl) return impl.error();
+    if (progress && !progress(1.0, "ready")) return Error{path + ": cancelled"};
+    return std::shared_ptr<const Model>(new Model(std::move(*impl)));
+  }
   auto folder = resolveModelFolder(path);
   if (!folder) return folder.error();
   auto impl = std::make_unique<Impl>();
@@ -111,24 +182,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
                              "in {})", tokenizerFile(folder->dir), impl->tokenizer.idLimit() - 1, c.vocabSize,
                              impl->weights.files.empty() ? std::string("the weights") : impl->weights.files[0])};
 
-  info.dir = folder->dir;
-  info.name = folder->name;
-  info.modelType = c.modelType;
-  info.family = c.family;
-  info.layers = c.layers, info.heads = c.heads, info.kvHeads = c.kvHeads, info.dModel = c.dModel;
-  info.headDim = c.headDim, info.intermediate = c.intermediate, info.vocabSize = c.vocabSize;
-  info.maxPositions = c.maxSequence();
-  info.parameters = impl->weights.parameters;
-  info.dtype = impl->weights.dtype;
-  info.tokenizerKind = c.family == Family::Vit ? std::string("image patches") : impl->tokenizer.kindName();
-  info.causal = c.family != Family::Bert && c.family != Family::Vit;
-  info.vision = c.family == Family::Vit;
-  if (info.vision) {
-    info.imageSize = c.imageSize, info.patchSize = c.patchSize, info.prefixTokens = c.prefixTokens;
-    info.labels = impl->weights.classifier.w.empty() ? 0 : static_cast<int>(c.labels.size());
-  }
-  info.maskedLm = impl->weights.mlmHead.present();
-  if (c.maskTokenId >= 0) info.maskToken = impl->tokenizer.idToToken(c.maskTokenId);
+  fillInfo(*impl, folder->dir, folder->name);
   if (progress && !progress(1.0, "ready")) return Error{impl->configPath + ": cancelled"};
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }

@@ -45,7 +45,9 @@ struct ModelInfo {
   int vocabSize = 0;      // rows of the token embedding
   int maxPositions = 0;   // longest sequence the model accepts (0: no limit from the config)
   int64_t parameters = 0; // elements of every tensor loaded
-  std::string dtype;      // of the weights on disk: "F32", "F16", "BF16" (or "mixed")
+  std::string dtype;      // of the weights on disk: "F32", "F16", "BF16", a ggml type "Q4_K" (or "mixed")
+  std::string
+      quantization;  // GGUF files: llama.cpp's file type and bits per weight, "Q4_K_M, 4.8 bits/weight"
   std::string tokenizerKind;  // HfTokenizer::kindName()
   bool causal = false;
   bool maskedLm = false;  // a BERT-style checkpoint with its masked-LM head (cls.predictions / lm_head)
@@ -145,8 +147,10 @@ class Model {
  public:
   /// Opens a model folder, a Hugging Face cache directory `models--org--name` (its newest
   /// snapshot, or the one refs/main names) or a `snapshots/<hash>` folder. Safetensors files are
-  /// memory-mapped. Errors name the file and the fault (missing file, unsupported model_type,
-  /// tensor missing or of the wrong shape, shard absent, tokenizer ids beyond the vocabulary).
+  /// memory-mapped. A GGUF file (llama.cpp's format: llama, qwen2, gpt2) is opened whole: its
+  /// metadata, quantized or float tensors (decoded inside the products) and embedded tokenizer. Errors name
+  /// the file and the fault (missing file, unsupported model_type, tensor missing or of the wrong shape,
+  /// shard absent, tokenizer ids beyond the vocabulary).
   static Result<std::shared_ptr<const Model>> open(const std::string& path, const ProgressFn& progress = {});
 
   const ModelInfo& info() const;

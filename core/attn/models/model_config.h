@@ -18,6 +18,9 @@ enum class Activation { GeluNew, GeluErf, Relu, Silu };
 struct RopeScaling {
   std::string type;  // "" = none
   double factor = 1, lowFreqFactor = 1, highFreqFactor = 4, originalMaxPositions = 8192;
+  /// GGUF files of Llama 3.1+ store the llama3 scaling as one divisor per frequency (llama.cpp's
+  /// rope_freqs tensor, written by its converter from the same formula); used when not empty.
+  std::vector<float> freqFactors;
 };
 
 struct ModelConfig {
@@ -39,6 +42,9 @@ struct ModelConfig {
   bool outputBias = false;     // o_proj bias (Llama attention_bias=true)
   bool mlpBias = false;        // Llama mlp_bias
   bool scaleByInverseLayer = false;  // GPT-2 scale_attn_by_inverse_layer_idx
+  /// GGUF `llama` files: llama.cpp's converter interleaved the two halves of each q/k head's rows
+  /// (its `permute`, for GPT-J-style RoPE); the forward puts q/k columns back in Hugging Face order.
+  bool qkRowsInterleaved = false;
   int maskTokenId = -1;      // the tokenizer's mask token ([MASK], <mask>), set by Model::open; -1: none
   // Vision transformers (ViT, DeiT): square images of imageSize pixels cut into patchSize squares.
   int imageSize = 0, patchSize = 0, numChannels = 0;

@@ -12,6 +12,7 @@
 #include "attn/io/json_document.h"
 #include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
+#include "attn/models/gguf/dequantize.h"
 #include "attn/models/model_paths.h"
 #include "attn/models/weight_loader.h"
 
@@ -192,9 +193,15 @@ void bf16ToFloat(const char* src, float* dst, int64_t n) {
   }
 }
 
-void WeightTensor::rowTo(int64_t r, float* dst) const {
-  if (bf16) bf16ToFloat(bf16 + 2 * r * cols, dst, cols);
-  else std::memcpy(dst, data + r * cols, static_cast<size_t>(cols) * sizeof(float));
+void WeightTensor::rowsTo(int64_t r0, int64_t m, float* dst) const {
+  if (bf16) {
+    bf16ToFloat(bf16 + 2 * r0 * cols, dst, m * cols);
+  } else if (quant) {
+    // Rows are whole blocks (checked when the file was read), so m rows decode as one run.
+    gguf::dequantize(quantType, quant + r0 * quantRowBytes, dst, m * cols);
+  } else {
+    std::memcpy(dst, data + r0 * cols, static_cast<size_t>(m * cols) * sizeof(float));
+  }
 }
 
 void FreeDeleter::operator()(float* p) const noexcept { std::free(p); }

@@ -18,20 +18,30 @@
 
 namespace attn::models {
 
-/// A tensor: f32 (`data`, in the mapping or in converted storage) or BF16 left in
-/// the mapping (`bf16`, row-major, any alignment); empty when absent.
+/// A tensor: f32 (`data`, in the mapping or in converted storage), BF16 left in
+/// the mapping (`bf16`, row-major, any alignment) or a GGUF tensor of another ggml
+/// type left in the mapping (`quant`: rows of `quantRowBytes` bytes, each a whole
+/// number of the type's blocks); empty when absent. BF16 and quantized matrices are
+/// decoded a panel of rows at a time inside the products (nn_ops.cpp linear()).
 struct WeightTensor {
   const float* data = nullptr;
   int64_t rows = 0, cols = 0;  // a vector has rows = 1
   const char* bf16 = nullptr;  // set instead of data for BF16 matrices kept as stored
+  const char* quant = nullptr;  // set instead of data for GGUF matrices of ggml type quantType
+  uint32_t quantType = 0;
+  int64_t quantRowBytes = 0;
 
-  bool empty() const { return data == nullptr && bf16 == nullptr; }
+  bool empty() const { return data == nullptr && bf16 == nullptr && quant == nullptr; }
   bool isBf16() const { return bf16 != nullptr; }
+  /// Stored in another format than f32: rows are decoded on use (rowTo / rowsTo).
+  bool isPacked() const { return bf16 != nullptr || quant != nullptr; }
   /// f32 tensors only.
   Eigen::Map<const Mat> mat() const { return {data, rows, cols}; }
   Eigen::Map<const Eigen::RowVectorXf> row() const { return {data, rows * cols}; }
   /// Row r as f32 into dst[cols], whichever the storage.
-  void rowTo(int64_t r, float* dst) const;
+  void rowTo(int64_t r, float* dst) const { rowsTo(r, 1, dst); }
+  /// Rows [r0, r0 + m) as f32 into dst[m * cols] (row-major), whichever the storage.
+  void rowsTo(int64_t r0, int64_t m, float* dst) const;
 };
 
 /// bfloat16 -> f32 (the upper half of an f32: shift left 16), AVX-512 / AVX2 where built for;
@@ -102,6 +112,7 @@ struct ModelWeights {
   // Owners of what the tensors point into.
   std::vector<std::shared_ptr<SafetensorsFile>> mapped;
   std::vector<FloatBuffer> converted;
+  std::shared_ptr<const void> keepAlive;  // a GGUF file the tensors point into
 };
 
 /// Finds and checks every tensor the config asks for in `dir` (model.safetensors, or the

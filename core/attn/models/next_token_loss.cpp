@@ -43,9 +43,9 @@ double fusedNextTokenLoss(const ConstMatRef& hidden, const WeightTensor& w, cons
     for (Eigen::Index p = 0; p < panels; ++p) {
       const Eigen::Index v0 = p * P, m = std::min(P, V - v0);
       logits.resize(R, m);
-      if (w.isBf16()) {
+      if (w.isPacked()) {
         wp.resize(m, d);
-        for (Eigen::Index j = 0; j < m; ++j) w.rowTo(v0 + j, &wp(j, 0));
+        w.rowsTo(v0, m, wp.data());
         logits.noalias() = x * wp.transpose();
       } else {
         logits.noalias() = x * w.mat().middleRows(v0, m).transpose();

@@ -21,12 +21,12 @@ int threadsFor(double flops) {
   return 1;
 }
 
-/// Output rows of a BF16 weight converted per panel: 128 x K f32 (1 MB at K = 2048) stays
+/// Output rows of a BF16 (or GGUF-quantized) weight converted per panel: 128 x K f32 (1 MB at K = 2048) stays
 /// near the core while Eigen multiplies it (Zen 5: 1 MB L2). Measured on the Llama-1B
 /// forward: CPU seconds within noise for panels of 64, 128 and 256 rows.
 constexpr Eigen::Index kBf16Panel = 128;
 
-void linearBf16(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
+void linearPacked(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
   const Eigen::Index n = x.rows(), K = l.w.cols, out = l.w.rows;
   y.resize(n, out);
   const Eigen::Index panels = (out + kBf16Panel - 1) / kBf16Panel;
@@ -41,7 +41,7 @@ void linearBf16(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
     for (Eigen::Index p = 0; p < panels; ++p) {
       const Eigen::Index r0 = p * kBf16Panel, m = std::min(kBf16Panel, out - r0);
       Eigen::Map<Mat> wp(scratch.data(), m, K);
-      bf16ToFloat(l.w.bf16 + 2 * r0 * K, wp.data(), m * K);  // the panel's rows are contiguous
+      l.w.rowsTo(r0, m, wp.data());  // the panel's rows are contiguous
       auto yc = y.middleCols(r0, m);
       yc.noalias() = x * wp.transpose();
       if (!l.b.empty()) yc.rowwise() += l.b.row().segment(r0, m);
@@ -52,7 +52,7 @@ void linearBf16(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
 }  // namespace
 
 void linear(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
-  if (l.w.isBf16() && !l.inOut) return linearBf16(x, l, y);
+  if (l.w.isPacked() && !l.inOut) return linearPacked(x, l, y);
   const Eigen::Index n = x.rows(), out = l.out();
   y.resize(n, out);
   const auto w = l.w.mat();
@@ -141,6 +141,7 @@ RopeTable ropeTable(int n, int headDim, double theta, const RopeScaling& s) {
         f = static_cast<float>((1 - smooth) * f / s.factor + smooth * f);
       }
     }
+    if (!s.freqFactors.empty()) f /= s.freqFactors[static_cast<size_t>(i)];
     invFreq[static_cast<size_t>(i)] = f;
   }
   RopeTable t;
@@ -153,6 +154,20 @@ RopeTable ropeTable(int n, int headDim, double theta, const RopeScaling& s) {
       t.sin(p, i) = t.sin(p, i + half) = std::sin(a);
     }
   return t;
+}
+
+void deinterleaveHeads(Mat& x, int headDim) {
+  const int half = headDim / 2, heads = static_cast<int>(x.cols()) / headDim;
+  std::vector<float> tmp(static_cast<size_t>(headDim));
+  for (Eigen::Index p = 0; p < x.rows(); ++p)
+    for (int h = 0; h < heads; ++h) {
+      float* v = &x(p, h * headDim);
+      for (int i = 0; i < half; ++i) {
+        tmp[static_cast<size_t>(i)] = v[2 * i];
+        tmp[static_cast<size_t>(half + i)] = v[2 * i + 1];
+      }
+      std::copy(tmp.begin(), tmp.end(), v);
+    }
 }
 
 void applyRope(Mat& x, int headDim, const RopeTable& t) {

@@ -31,6 +31,10 @@ RopeTable ropeTable(int n, int headDim, double theta, const RopeScaling& scaling
 /// x * cos + rotate_half(x) * sin on every head of x [n, heads * headDim],
 /// rotate_half(x) = cat(-x[d/2:], x[:d/2]) (transformers' apply_rotary_pos_emb).
 void applyRope(Mat& x, int headDim, const RopeTable& t);
+/// Undoes llama.cpp's converter permutation of q/k rows on the product: within each head of x
+/// [n, heads * headDim], column 2i + j moves to j * headDim / 2 + i (j = 0, 1), the order of the
+/// Hugging Face weights whose rotate_half RoPE applyRope computes.
+void deinterleaveHeads(Mat& x, int headDim);
 
 /// The `k` most probable tokens of one logits row [vocab]: softmax in double (the max
 /// subtracted), ties by the smaller id; k is clamped to [0, vocab]; no display text.

@@ -22,6 +22,10 @@ void llamaLayer(ForwardPass& f, int l, Mat& h, bool store, AttentionResult& res)
   linear(f.a, L.q, f.q);
   linear(f.a, L.k, f.k);
   linear(f.a, L.v, f.v);
+  if (c.qkRowsInterleaved) {
+    deinterleaveHeads(f.q, c.headDim);
+    deinterleaveHeads(f.k, c.headDim);
+  }
   applyRope(f.q, c.headDim, f.rope);
   applyRope(f.k, c.headDim, f.rope);
   selfAttention(f, l, 1.0f / std::sqrt(static_cast<float>(c.headDim)), store, res);

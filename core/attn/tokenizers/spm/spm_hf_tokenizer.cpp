@@ -168,4 +168,24 @@ Result<HfTokenizer> sentencePieceTokenizer(const std::string& dir, const std::st
   return makeHfTokenizer(std::move(impl));
 }
 
+Result<HfTokenizer> sentencePieceTokenizerFromModel(SentencePieceModel spm, const std::vector<int>& specials,
+                                                    int bosId, int eosId, const std::string& label,
+                                                    const std::string& source) {
+  auto model = std::make_unique<SpmHfModel>(std::move(spm), std::unordered_map<std::string, int>{}, 0);
+  const SentencePieceModel& sp = model->model();
+  auto impl = std::make_shared<HfTokenizer::Impl>();
+  impl->kind = HfKind::SentencePieceBpe;
+  impl->kindLabel = label;
+  std::vector<AddedToken> added;
+  for (int id : specials)
+    if (const std::string name = sp.idToPiece(id); !name.empty())
+      added.push_back({name, id, true, false, false, false, false});
+  auto post = specialTokenTemplate(sp.idToPiece(bosId), bosId, sp.idToPiece(eosId), eosId, 1, source);
+  if (!post) return post.error();
+  impl->post = std::move(*post);
+  impl->model = std::move(model);
+  impl->setAddedTokens(std::move(added));
+  return makeHfTokenizer(std::move(impl));
+}
+
 }  // namespace attn::models
