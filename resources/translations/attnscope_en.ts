@@ -553,7 +553,7 @@ FLAG: near-one-hot</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>BERT trained on Jane Austen&apos;s novels: bidirectional attention, heads that rest on [SEP], predictions at each [MASK]</source>
+        <source>BERT trained on Jane Austen&apos;s novels: bidirectional attention, heads on the previous and the next token, predictions at each [MASK]</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -982,8 +982,8 @@ FLAG: near-one-hot</source>
         <translation>在简·奥斯汀小说上训练的 GPT-2：从英文散文中学到的注意力</translation>
     </message>
     <message>
-        <source>BERT trained on Jane Austen&apos;s novels: bidirectional attention, heads that rest on [SEP], predictions at each [MASK]</source>
-        <translation>在简·奥斯汀小说上训练的 BERT：双向注意力、停在 [SEP] 上的注意力头、每个 [MASK] 处的预测</translation>
+        <source>BERT trained on Jane Austen&apos;s novels: bidirectional attention, heads on the previous and the next token, predictions at each [MASK]</source>
+        <translation>在简·奥斯汀小说上训练的 BERT：双向注意力、看前一个和后一个词元的注意力头、每个 [MASK] 处的预测</translation>
     </message>
     <message>
         <source>Two attention-only layers trained on word sequences that repeat: type a phrase twice</source>

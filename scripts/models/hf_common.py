@@ -158,7 +158,7 @@ class BertLayer(nn.Module):
 
 
 class Bert(nn.Module):
-    def __init__(self, vocab, positions, d, layers, heads, inner, eps=1e-12):
+    def __init__(self, vocab, positions, d, layers, heads, inner, eps=1e-12, fan_in_init=False, sinusoid_init=False):
         super().__init__()
         self.cfg = dict(vocab=vocab, positions=positions, d=d, layers=layers, heads=heads, inner=inner, eps=eps)
         self.word = nn.Embedding(vocab, d)
@@ -170,11 +170,28 @@ class Bert(nn.Module):
         self.head_dense = nn.Linear(d, d)
         self.head_ln = nn.LayerNorm(d, eps=eps)
         self.head_bias = nn.Parameter(torch.zeros(vocab))
+        # BERT's initialisation: N(0, 0.02) everywhere. fan_in_init: the dense layers N(0, 1/fan_in)
+        # instead (LeCun's, as T5 initialises its layers, Raffel et al. 2020): at hidden 128, 0.02 is a
+        # quarter of that, which leaves the query-key and value-output products, and with them the
+        # first attention patterns, near zero.
         for m in self.modules():
             if isinstance(m, (nn.Linear, nn.Embedding)):
-                nn.init.normal_(m.weight, std=0.02)
+                std = m.weight.shape[1] ** -0.5 if fan_in_init and isinstance(m, nn.Linear) else 0.02
+                nn.init.normal_(m.weight, std=std)
             if isinstance(m, nn.Linear):
                 nn.init.zeros_(m.bias)
+        if sinusoid_init:
+            # The learned positions start as Vaswani et al.'s (2017, section 3.5) sinusoids, in which
+            # position i-1 is a fixed linear map of position i: a head can find its neighbours with one
+            # map instead of first learning that structure for each of the positions. Scaled to
+            # the word embeddings' RMS (0.02), so that neither dominates the embedding LayerNorm.
+            pos = torch.arange(positions, dtype=torch.float32)[:, None]
+            freq = torch.exp(torch.arange(0, d, 2, dtype=torch.float32) * (-math.log(10000.0) / d))
+            table = torch.zeros(positions, d)
+            table[:, 0::2] = torch.sin(pos * freq)
+            table[:, 1::2] = torch.cos(pos * freq)
+            with torch.no_grad():
+                self.pos.weight.copy_(table * (0.02 * math.sqrt(2.0)))
 
     def encode(self, ids, keep=None, types=None, want_attn=False):
         """The last layer's hidden states [B, T, d] (BertModel's last_hidden_state) and the maps.

@@ -16,9 +16,26 @@ import sys
 import time
 import unicodedata
 
-import numpy as np
-import torch
-import torch.nn.functional as F
+
+def _blas_threads(argv):
+    """The --threads value, set for OpenBLAS before numpy or torch load it: Debian's torch does its
+    matrix products in OpenBLAS, which starts a thread per core whatever torch.set_num_threads says,
+    and on a shared CPU those threads wait on each other (a 2-3x slower step)."""
+    n = "1"
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv):
+            n = argv[i + 1]
+        elif a.startswith("--threads="):
+            n = a.split("=", 1)[1]
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        os.environ.setdefault(var, n)
+
+
+_blas_threads(sys.argv)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_common as hc  # noqa: E402
@@ -29,7 +46,9 @@ PAD, UNK, CLS, SEP, MASK = range(len(SPECIALS))
 PREFIX = "##"  # WordPiece's continuing-subword prefix
 MAX_WORD = 100  # max_input_chars_per_word: a longer word is [UNK]
 SEQ = 64  # --seq; max_position_embeddings
-PEAK_LR = 3e-3  # --lr; 1e-3 at batch 16 left the post-LN model on the unigram plateau after 800 steps
+# --lr: 3e-3 with 70 warm-up steps left this post-LN model on the unigram plateau (always ",") after
+# 700 steps; a lower peak with a longer warm-up lets it leave (Xiong et al. 2020 on post-LN warm-up).
+PEAK_LR = 1e-3
 
 # ----------------------------------------------------------------------------- tokenizer
 # Debian has no Python `tokenizers`, so the normalizer, the pre-tokenizer, the WordPiece trainer and
@@ -211,8 +230,8 @@ class PairSampler:
         self.rng = np.random.default_rng(seed)
         self.starts = np.array([0] + [i + 1 for i, t in enumerate(stream[:-SEQ]) if t in ends])
 
-    def row(self):
-        L = SEQ if self.rng.random() > 0.2 else int(self.rng.integers(12, SEQ))
+    def row(self, limit):
+        L = limit if self.rng.random() > 0.2 else int(self.rng.integers(min(12, limit - 1), limit))
         pair = self.rng.random() < 0.5
         n = L - (3 if pair else 2)
         s = int(self.starts[self.rng.integers(len(self.starts))])
@@ -224,14 +243,28 @@ class PairSampler:
         a, b = body[:cut], body[cut:]
         return [CLS] + a + [SEP] + b + [SEP], [0] * (len(a) + 2) + [1] * (len(b) + 1)
 
-    def batch(self, size):
-        ids = torch.full((size, SEQ), PAD, dtype=torch.long)
-        types = torch.zeros((size, SEQ), dtype=torch.long)
+    def batch(self, size, limit=None):
+        """`size` rows of at most `limit` tokens (default SEQ)."""
+        limit = limit or SEQ
+        ids = torch.full((size, limit), PAD, dtype=torch.long)
+        types = torch.zeros((size, limit), dtype=torch.long)
         for r in range(size):
-            x, t = self.row()
+            x, t = self.row(limit)
             ids[r, :len(x)] = torch.tensor(x)
             types[r, :len(t)] = torch.tensor(t)
         return ids, types
+
+
+SHORT = 16  # tokens per row at the start of training
+
+
+def row_length(step, steps):
+    """Sequence-length warm-up (Li et al. 2022, "The stability-efficiency dilemma"): rows of SHORT
+    tokens for the first fifth of the steps, growing to SEQ by the half, the same tokens per step.
+    In a row of 64 a [MASK] first sees the uniform average of 63 tokens, in which its neighbours are
+    lost: this model sat at the unigram loss for 1750 steps; in rows of 16 it leaves it in a few hundred."""
+    t = min(1.0, max(0.0, (step / max(1, steps) - 0.2) / 0.3))
+    return int(round(SHORT + (SEQ - SHORT) * t)) if SEQ > SHORT else SEQ
 
 
 def mask_tokens(ids, vocab, gen):
@@ -340,13 +373,15 @@ def held_rows(held_ids, ends, count):
 # ----------------------------------------------------------------------------- main
 def main():
     global SEQ, PEAK_LR
-    ap = hc.common_args(argparse.ArgumentParser(description=__doc__), 700, "resources/models/austen-bert")
+    ap = hc.common_args(argparse.ArgumentParser(description=__doc__), 3000, "resources/models/austen-bert")
     # The defaults are those of the shipped model (its model card).
     ap.add_argument("--vocab", type=int, default=int(os.environ.get("ATTN_WORDPIECE_VOCAB", "2048")))
-    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=PEAK_LR)
     ap.add_argument("--seq", type=int, default=SEQ)
     ap.add_argument("--dims", default="4,4,128,512", help="layers,heads,hidden,mlp")
+    ap.add_argument("--warmup", type=int, default=None, help="warm-up steps (default: a tenth, at most 400)")
+    ap.add_argument("--probe-every", type=int, default=250, help="steps between held-out probes")
     args = ap.parse_args()
     SEQ, PEAK_LR = args.seq, args.lr
     torch.set_num_threads(args.threads)
@@ -365,19 +400,29 @@ def main():
           f"{sum(t == UNK for t in train_ids)} [UNK] ({time.time() - t0:.0f} s)", flush=True)
 
     layers, heads, d, inner = (int(v) for v in args.dims.split(","))
-    model = hc.Bert(vocab=V, positions=SEQ, d=d, layers=layers, heads=heads, inner=inner)
+    model = hc.Bert(vocab=V, positions=SEQ, d=d, layers=layers, heads=heads, inner=inner, fan_in_init=True,
+                    sinusoid_init=True)
+    # The decoder's bias starts at the training text's log unigram (Karpathy 2019, "A recipe for training
+    # neural networks": initialise the last layer's bias to the prior). From zero, Adam moves each entry
+    # by about lr a step, so at lr 1e-3 the 10-nat spread of word frequencies alone takes thousands of
+    # steps, spent before the model can use any context.
+    with torch.no_grad():
+        counts = torch.bincount(torch.tensor(train_ids), minlength=V)[:V].double() + 1
+        model.head_bias.copy_((counts / counts.sum()).log().float())
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     rest = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}],
                             lr=1e-3, betas=(0.9, 0.98), eps=1e-6)
     sampler = PairSampler(train_ids, ends, args.seed)
     gen = torch.Generator().manual_seed(args.seed + 1)
-    warmup = max(1, min(200, args.steps // 10))
+    warmup = args.warmup if args.warmup is not None else max(1, min(400, args.steps // 10))
+    args.warmup = warmup
     log, t1 = [], time.time()
     for step in range(args.steps):
         for g in opt.param_groups:
             g["lr"] = hc.lr_at(step, args.steps, PEAK_LR, warmup)
-        ids, types = sampler.batch(args.batch)
+        limit = row_length(step, args.steps)
+        ids, types = sampler.batch(args.batch * SEQ // limit, limit)
         x, chosen = mask_tokens(ids, V, gen)
         h, _ = model.encode(x, (ids != PAD).long(), types)
         logits = model.mlm_logits(h[chosen])
@@ -386,7 +431,7 @@ def main():
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        if step % 200 == 0 or step == args.steps - 1:
+        if step % args.probe_every == 0 or step == args.steps - 1:
             model.eval()
             probe = evaluate(model, held_ids[:10 * (SEQ - 2)])  # the held-out start, as the C++ test
             model.train()
@@ -414,13 +459,38 @@ def main():
     hc.write_json(os.path.join(args.out, "config.json"), model.hf_config({"initializer_range": 0.02}))
     hc.write_json(os.path.join(args.out, "tokenizer.json"), tokenizer_json(vocab))
     hc.write_json(os.path.join(args.out, "tokenizer_config.json"), tokenizer_config())
-    stats = dict(V=V, n_train=len(train_ids), n_held=len(held_ids), train=(train_loss, train_acc),
+    examples = mask_examples(model, enc, vocab)
+    print(examples)
+    stats = dict(examples=examples, V=V, n_train=len(train_ids), n_held=len(held_ids), train=(train_loss, train_acc),
                  held=(held_loss, held_acc), uni=(uni_loss, uni_acc, vocab[uni_top]), seconds=seconds,
                  log=log, rows=len(rows), dims=(layers, heads, d, inner))
     hc.write_text(os.path.join(args.out, "README.md"), card(args, stats, scores))
     if args.fixture:
         os.makedirs(args.fixture, exist_ok=True)
         write_fixture(model, held_ids, ends, os.path.join(args.fixture, "austen-bert.npz"))
+
+
+EXAMPLES = ["She was the [MASK] of a very clever man.",
+            "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
+            "must be in want of a [MASK].",
+            "Emma could not [MASK] her; but as neither provocation nor anger was meant, she said nothing."]
+
+
+def mask_examples(model, enc, vocab):
+    """A Markdown list: each example sentence with the model's top 5 (and probabilities) at its [MASK]."""
+    lines = []
+    with torch.no_grad():
+        for text in EXAMPLES:
+            ids = [CLS]
+            for i, part in enumerate(text.split("[MASK]")):
+                ids += ([MASK] if i else []) + enc.encode(part)
+            ids.append(SEP)
+            at = ids.index(MASK)
+            p = torch.softmax(model(torch.tensor([ids]))[0, at], -1)
+            top = torch.topk(p, 5)
+            guesses = ", ".join(f"{vocab[int(i)]} {float(v):.2f}" for v, i in zip(top.values, top.indices))
+            lines.append(f"- {text.replace('[MASK]', '`[MASK]`')} → {guesses}")
+    return "\n".join(lines)
 
 
 def write_fixture(model, held_ids, ends, path):
@@ -447,14 +517,20 @@ predictions worth reading. The heads below still show where it parks attention (
 """
 NO_SEP_HEAD = """
 No head of this model rests on `[SEP]` the way Clark et al. (2019) found in BERT-base (over half of
-its weight there, section 3.2): this short run on one CPU thread did not form one; the `[CLS]` column
-is where its sink heads look.
+its weight there, section 3.2): this short run on one CPU thread did not form one, nor one that rests on
+`[CLS]` (the runs that stayed on the unigram plateau did: their heads had nothing else to do).
 """
+
+
+def thin(log, rows=12):
+    """About `rows` entries of the training log, the last always included once."""
+    kept = log[:: max(1, len(log) // rows)]
+    return kept if kept[-1] is log[-1] else kept + [log[-1]]
 
 
 def card(args, s, scores):
     curve = "\n".join(f"| {st} | {l:.3f} | {hl:.3f} | {ha:.3f} |"
-                      for st, l, hl, ha in s["log"][:: max(1, len(s["log"]) // 12)] + [s["log"][-1]])
+                      for st, l, hl, ha in thin(s["log"]))
     layers, heads, d, inner = s["dims"]
     sep_heads = sorted(((scores[l]["sep"][h], l, h) for l in range(layers) for h in range(heads)), reverse=True)
     cls_heads = sorted(((scores[l]["cls"][h], l, h) for l in range(layers) for h in range(heads)), reverse=True)
@@ -464,7 +540,7 @@ def card(args, s, scores):
 
 A small BERT masked-language model trained by AttnScope's `scripts/models/train_austen_bert.py` on
 Jane Austen's six novels: bidirectional attention maps, predictions at each `[MASK]`, and heads that
-park their weight on `[SEP]` and `[CLS]` as Clark et al. (2019) found in BERT.
+attend to the previous and to the next token, as Clark et al. (2019, section 4.1) found in BERT.
 
     attnscope-cli run --model austen-bert --text "She was the [MASK] of a very clever man." --out run.npz
 
@@ -492,8 +568,16 @@ embeddings. Weights in F16. No pooler and no next-sentence head.
 Masked LM only (no next-sentence prediction, as RoBERTa): 15% of the tokens predicted, of those 80%
 `[MASK]`, 10% random, 10% kept. Rows of {SEQ} tokens: half `[CLS] A [SEP] B [SEP]` with A and B
 consecutive text split at a sentence end, half `[CLS] A [SEP]`; a fifth shorter and padded. AdamW
-(lr {PEAK_LR:g}, warm-up, cosine to {PEAK_LR / 10:g}, betas 0.9/0.98, weight decay 0.01, gradient clip 1), batch
-{args.batch}, {args.steps} steps, one CPU thread, {s["seconds"]:.0f} s, seed {args.seed}.
+(lr {PEAK_LR:g}, warm-up {args.warmup} steps, cosine to {PEAK_LR / 10:g}, betas 0.9/0.98, weight decay 0.01,
+gradient clip 1), batch {args.batch} rows of {SEQ} tokens, {args.steps} steps, one CPU thread, {s["seconds"]:.0f} s,
+seed {args.seed}.
+Against the unigram plateau (always ","), on which runs of this model with BERT's initialisation
+and rows of {SEQ} from the start sat for all of their 700-1750 steps: rows of {SHORT} tokens for the
+first fifth of the steps, growing to {SEQ} by the half, the same tokens per step (sequence-length
+warm-up, Li et al. 2022), so that a `[MASK]`'s neighbours are not lost in a uniform average of 63
+tokens; the decoder bias starts at the training text's log unigram; the dense layers N(0, 1/fan_in)
+rather than N(0, 0.02); the learned positions start as sinusoids (Vaswani et al. 2017) scaled to the
+word embeddings' 0.02.
 
 | step | train loss (batch) | held-out start: MLM loss | top-1 at masks |
 |---|---|---|---|
@@ -510,6 +594,10 @@ passes so that each token is predicted once (the weights as shipped, F16):
 | unigram of the training text, on the held-out text | {s["uni"][0]:.3f} | {s["uni"][1]:.3f} (always {s["uni"][2]!r}) |
 
 {PLATEAU if s["held"][1] <= s["uni"][1] + 0.02 else ""}
+The example sentences, top 5 at each `[MASK]` (probabilities of the F16 weights):
+
+{s["examples"]}
+
 ## What the heads do
 Mean over the tokens of {s["rows"]} held-out pairs `[CLS] A [SEP] B [SEP]` (consecutive sentences) of the
 weight on `[CLS]`, on the two `[SEP]`, on "." and ",", on the previous, the next and the same token:

@@ -23,16 +23,15 @@ std::vector<BundledModel> makeBundledModels() {
         "Emma could not forgive her; but as neither provocation nor anger was meant, she said nothing."},
        3,  // layer 4 head 1: most of its weight on the commas and full stops
        0},
-      // Masked LM: "[MASK]" shows the top 5 there; "A [SEP] B" is a sentence pair (token types 0, 1)
-      // with the two [SEP] that many heads rest on (Clark et al. 2019, section 3.2).
+      // Masked LM: "[MASK]" shows the top 5 there; "A [SEP] B" is a sentence pair (token types 0, 1).
       {"austen-bert",
        "en",
        {"Mr. Darcy bowed to Elizabeth. [SEP] Elizabeth, with a [MASK], curtsied to Mr. Darcy.",
         "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
         "must be in want of a [MASK].",
         "Emma could not [MASK] her; but as neither provocation nor anger was meant, she said nothing."},
-       3,  // layer 4 head 1: over half its weight on the two [SEP]
-       0},
+       0,  // layer 1 head 3: most of its weight on the previous token
+       2},
       {"induction-2l",
        "",
        {"the red fox saw a big owl on the hill . the red fox saw a big owl on the hill",

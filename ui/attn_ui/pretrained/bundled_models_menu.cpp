@@ -49,8 +49,8 @@ QString BundledModelsMenu::description(const QString& name) {
     return tr("GPT-2 trained on Jane Austen's novels: attention learned from English prose");
   if (name == QLatin1String("austen-bert"))
     return tr(
-        "BERT trained on Jane Austen's novels: bidirectional attention, heads that rest on [SEP], "
-        "predictions at each [MASK]");
+        "BERT trained on Jane Austen's novels: bidirectional attention, heads on the previous and the next "
+        "token, predictions at each [MASK]");
   if (name == QLatin1String("induction-2l"))
     return tr("Two attention-only layers trained on word sequences that repeat: type a phrase twice");
   if (name == QLatin1String("tang-poems-gpt2"))
