@@ -26,6 +26,7 @@
 #include "attn/engine/exec_path.h"
 #include "attn/teaching/compare.h"
 #include "attn/teaching/step_through.h"
+#include "attn/vision/maps/patch_maps.h"
 #include "attn_ui/classroom/compare_view.h"
 #include "attn_ui/classroom/step_through_panel.h"
 #include "attn_ui/explorer/heatmap_widget.h"
@@ -38,6 +39,7 @@
 #include "attn_ui/theme/plot_theme.h"
 #include "attn_ui/variants/variant_figure.h"
 #include "attn_ui/variants/variant_walk_text.h"
+#include "attn_ui/vision/vision_overlay_view.h"
 #include "headless_figures.h"
 #endif
 
@@ -60,6 +62,8 @@ struct ExportOptions {
   float compareTemperature = 0.0f;
   std::string compareExec;
   std::string measure = "entropy_mean";
+  std::string overlay = "head";  // --model with --image: head, rollout or mask
+  double opacity = 0.6;
   bool force = false;
 };
 
@@ -97,10 +101,67 @@ int reportFigure(const attn::Status& st, const ExportOptions& ex, const attn::ui
   return 0;
 }
 
+/// A vision model's overlay (--model with --image): the query token's attention in the
+/// layer and head, the rollout through the layer or the head's 60% mass mask, over the
+/// crop the model read, as the window's Vision attention panel draws it.
+int exportVisionOverlay(const ExportOptions& ex, const CommonOptions& opts, int h0,
+                        const attn::ui::FigureOptions& fo) {
+  using namespace attn::ui;
+  const auto& req = *opts.model;
+  const auto& info = req.model->info();
+  const auto& run = req.run;
+  auto layer = modelLayerIndex(req, opts.layer);
+  if (!layer) return fail(layer.error().message);
+  if (ex.overlay != "head" && ex.overlay != "rollout" && ex.overlay != "mask")
+    return fail(fmt::format("--overlay: unknown '{}' (head, rollout, mask)", ex.overlay));
+  if (!(ex.opacity >= 0.0 && ex.opacity <= 1.0))
+    return fail(fmt::format("--opacity: {} is outside 0..1", ex.opacity));
+  const int n = static_cast<int>(run.encoding.tokens.size());
+  if (ex.query < 0 || ex.query >= n)
+    return fail(fmt::format("--query: token {} is out of range (0..{}; 0 is [CLS])", ex.query, n - 1));
+  LayeredWeights layers;
+  for (const auto& l : run.layers) {
+    layers.emplace_back();
+    for (const auto& h : l.heads) layers.back().push_back(h.weights);
+  }
+  const int patch = std::max(info.patchSize, 1);
+  const vision::PatchLayout layout{info.prefixTokens, run.pixelValues.height / patch,
+                                   run.pixelValues.width / patch, patch};
+  auto maps = vision::computeQueryMaps(layers, ex.query, layout);
+  if (!maps) return fail(maps.error().message);
+  const int li = *layer;
+  const Mat& raw = ex.overlay == "rollout" ? maps->rollout[static_cast<size_t>(li)] : maps->headMap(li, h0);
+  PatchOverlay o;
+  o.image = imageFromPixels(vision::pixelsForDisplay(run.pixelValues, req.model->imageProcessor()));
+  o.levels = vision::normalizedToMax(raw);
+  if (ex.overlay == "mask") o.mask = maps->headMask(li, h0);
+  o.opacity = ex.opacity;
+  o.colormap = fo.colormap;
+  o.queryPatch = ex.query >= layout.prefix ? ex.query - layout.prefix : -1;
+  const std::string who = run.encoding.tokens[static_cast<size_t>(ex.query)];
+  const std::string caption =
+      ex.overlay == "rollout"
+          ? fmt::format("{} — rollout through layer {} — attention of {}", info.name, li + 1, who)
+      : ex.overlay == "mask"
+          ? fmt::format("{} — layer {}, head {} — patches holding 60% of {}'s attention", info.name, li + 1,
+                        h0 + 1, who)
+          : fmt::format("{} — layer {}, head {} — attention of {}", info.name, li + 1, h0 + 1, who);
+  const double top = raw.size() > 0 ? raw.maxCoeff() : 0.0;
+  const QString title = QString::fromStdString(caption);
+  return reportFigure(writeFigure(QString::fromStdString(ex.out), fo,
+                                  [&](QCPPainter& p, const QRect& r) {
+                                    p.fillRect(r, Qt::white);
+                                    p.setPen(Qt::black);
+                                    paintOverlayFigure(p, r, o, title, top);
+                                  }),
+                      ex, fo);
+}
+
 /// One query patch's weights over the image (--image; --query is the patch, row-major).
 int exportImageView(const ExportOptions& ex, const CommonOptions& opts, const AttentionResult& res, int h0,
                     const attn::ui::FigureOptions& fo) {
   using namespace attn::ui;
+  if (opts.model && opts.model->model->info().vision) return exportVisionOverlay(ex, opts, h0, fo);
   if (!opts.patchGrid) return fail("--view image: needs --image FILE");
   const auto& g = *opts.patchGrid;
   if (ex.query < 0 || ex.query >= g.count())
@@ -297,7 +358,16 @@ void addExportOptions(CLI::App& cmd, ExportOptions& ex) {
   cmd.add_option("--colormap", ex.colormap, "viridis, magma, cividis, grayscale, diverging")
       ->capture_default_str();
   cmd.add_flag("--shared-scale", ex.sharedScale, "One colour range for every head of a grid");
-  cmd.add_option("--query", ex.query, "Step-through: the query row, 0-based; image view: the query patch")
+  cmd.add_option("--query", ex.query,
+                 "Step-through: the query row, 0-based; image view: the query patch (with --model: the query "
+                 "token, 0 = [CLS])")
+      ->capture_default_str();
+  cmd.add_option(
+         "--overlay", ex.overlay,
+         "Image view of a vision model: head (the head's attention), rollout (through --layer) or mask "
+         "(the patches holding 60% of the head's attention)")
+      ->capture_default_str();
+  cmd.add_option("--opacity", ex.opacity, "Image view of a vision model: opacity of the heat layer, 0..1")
       ->capture_default_str();
   cmd.add_option("--step", ex.step, "Step-through: the step, 1-based")->capture_default_str();
   cmd.add_option("--compare-head", ex.compareHead, "Compare: B's head (default: A's)");
@@ -403,6 +473,8 @@ int runExport(const CLI::App& cmd, CommonOptions& opts, const ExportOptions& ex,
   if (*what == "figure" && figuresProgramFound()) return handOverToFigures("export");
 #endif
   keepOneLayer(opts);
+  if (!opts.modelDir.empty() && !opts.image.empty() && ex.view == "image")
+    opts.modelRunOptions.onlyLayer = -1;  // the rollout composes every layer
   if (!opts.modelDir.empty())
     opts.modelRunOptions.keepLogits = true;  // the step-through and logits exports read them
   auto req = buildRequest(opts);

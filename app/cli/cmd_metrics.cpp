@@ -3,6 +3,7 @@
 // table, JSON (--json) or CSV (--csv FILE).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "attn/io/input_file.h"
 #include "attn/io/npy_reader.h"
 #include "attn/metrics.h"
+#include "attn/vision/maps/patch_maps.h"
 #include "commands.h"
 #include "head_types_report.h"
 #include "metrics_report.h"
@@ -500,6 +502,43 @@ int reportStreamedModel(MetricsOptions& o, const ModelRequest& req) {
   return finish(o, doc, text, csv);
 }
 
+// --model with --image: the patch grid, each head's mean attention distance in pixels
+// (Dosovitskiy et al. 2021, Fig. 7) and a classifier's top 5 labels.
+void addVisionReport(const ModelRequest& req, MetricsOptions& o) {
+  const auto& info = req.model->info();
+  const auto& run = req.run;
+  const int patch = std::max(info.patchSize, 1);
+  const vision::PatchLayout layout{info.prefixTokens, run.pixelValues.height / patch,
+                                   run.pixelValues.width / patch, patch};
+  nlohmann::json distances = nlohmann::json::array();
+  o.modelText += fmt::format(
+      "image: {}x{} pixels after preprocessing, {}x{} patches of {} px, {} prefix token(s)\n",
+      run.pixelValues.width, run.pixelValues.height, layout.cols, layout.rows, patch, layout.prefix);
+  o.modelText += "mean attention distance (px), per layer and head:\n";
+  for (size_t l = 0; l < run.layers.size(); ++l) {
+    nlohmann::json row = nlohmann::json::array();
+    std::string line = fmt::format("  layer {:>2}:", run.firstLayer + static_cast<int>(l) + 1);
+    for (const auto& h : run.layers[l].heads) {
+      const double d = vision::meanAttentionDistancePixels(h.weights, layout);
+      row.push_back(d);
+      line += fmt::format(" {:6.2f}", d);
+    }
+    distances.push_back(row);
+    o.modelText += line + "\n";
+  }
+  o.modelJson["image"] = {{"height", run.pixelValues.height},
+                          {"width", run.pixelValues.width},
+                          {"grid_rows", layout.rows},
+                          {"grid_cols", layout.cols},
+                          {"patch", patch},
+                          {"prefix_tokens", layout.prefix}};
+  o.modelJson["mean_attention_distance_px"] = distances;
+  if (!run.topLabels.empty()) {
+    o.modelJson["labels_top5"] = topJson(run.topLabels);
+    o.modelText += "top labels:" + topText(run.topLabels) + "\n";
+  }
+}
+
 // --model: every layer of the model's run, analysed as a layered file is
 // (per-layer measures, rollout, flow), labelled with the model's tokens; streamed
 // (no N x N array) when asked or when the maps would pass kStreamModelAbove.
@@ -523,6 +562,7 @@ int runOnModel(CommonOptions& common, MetricsOptions& o) {
   if (!req) return fail(req.error().message);
   addModelReport(*req, o);
   if (streamed) return reportStreamedModel(o, *req);
+  if (req->model->info().vision) addVisionReport(*req, o);
   Precomputed p;
   for (auto& layer : req->run.layers) {
     std::vector<Mat> heads;

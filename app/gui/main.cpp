@@ -9,6 +9,7 @@
 #include "attn_ui/pretrained/bundled_models_menu.h"
 #include "attn_ui/system/recovery_prompt.h"
 #include "attn_ui/system/timing_probe.h"
+#include "attn_ui/vision/image_open_action.h"
 #include "attn_ui/window/autosave.h"
 #include "attn_ui/window/main_window.h"
 #include "attn_ui/window/process_tuning.h"
@@ -48,6 +49,12 @@ int main(int argc, char** argv) {
                                  "Start on the random-projection explorer instead of the bundled model "
                                  "(austen-gpt2).");
   parser.addOption(explorerOpt);
+  QCommandLineOption imageOpt(
+      "image",
+      "With a vision model folder (ViT, DeiT): the picture it looks at (PNG, JPEG, BMP, "
+      "PPM, .npy/.npz), as File > Open Image… does.",
+      "image");
+  parser.addOption(imageOpt);
   parser.process(app);
 
   // Language: --lang (saved), else the preference (View > Language), else the
@@ -70,6 +77,8 @@ int main(int argc, char** argv) {
   attn::ui::MainWindow window;
   window.show();
   attn::ui::installTimingProbe(window);  // ATTNSCOPE_TIMING=1 only: times count from here
+  if (parser.isSet(imageOpt))            // kept by the view-model until the vision model has opened
+    if (auto* images = window.findChild<attn::ui::ImageOpenAction*>()) images->open(parser.value(imageOpt));
   if (!parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().first());
 
   // An autosave left behind means the last run did not exit cleanly.

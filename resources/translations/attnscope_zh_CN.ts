@@ -133,6 +133,18 @@
 <context>
     <name>QObject</name>
     <message>
+        <source>Vision attention</source>
+        <translation>视觉注意力</translation>
+    </message>
+    <message>
+        <source>%1 is a vision model: open an image with File &gt; Open Image…</source>
+        <translation>%1 是视觉模型：请用“文件 &gt; 打开图像…”打开一张图像</translation>
+    </message>
+    <message>
+        <source>Out of memory: this image needs more memory than is available.</source>
+        <translation>内存不足：处理这张图像所需的内存超过了可用内存。</translation>
+    </message>
+    <message>
         <source>Logit lens</source>
         <translation>逻辑透镜（Logit lens）</translation>
     </message>
@@ -3003,6 +3015,14 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::PredictionPanel</name>
     <message>
+        <source>%1&apos;s classifier on the image: its 5 most probable labels</source>
+        <translation>%1 的分类器对这张图像给出的 5 个最可能的标签</translation>
+    </message>
+    <message>
+        <source>%1 has no classifier head: it predicts no label for the image</source>
+        <translation>%1 没有分类头：它不为图像预测标签</translation>
+    </message>
+    <message>
         <source>The model's five most probable next tokens after the pinned query position (click a heatmap row to pin it; the last token when none is pinned). Masked-LM models (BERT): the five most probable tokens at a [MASK] of the text.</source>
         <translation>模型在固定的查询位置之后最可能的五个下一个词元（点击热图的一行来固定；未固定时为最后一个词元）。掩码语言模型（BERT）：文本中 [MASK] 处最可能的五个词元。</translation>
     </message>
@@ -4518,6 +4538,143 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>A pretrained model fixes every configuration control; its card in the Input panel says what it is, and the maps get the room.</source>
         <translation>预训练模型固定了所有配置控件；输入面板中的模型卡片说明了模型是什么，注意力图因此获得更多空间。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ImageOpenAction</name>
+    <message>
+        <source>Open &amp;Image…</source>
+        <translation>打开图像(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Open a picture (PNG, JPEG, BMP, PPM, NumPy) for the vision model to look at; its image processor resizes, crops and normalises it.</source>
+        <translation>打开一张图片（PNG、JPEG、BMP、PPM、NumPy）交给视觉模型；模型的图像处理器会对它缩放、裁剪和归一化。</translation>
+    </message>
+    <message>
+        <source>Opened the image %1</source>
+        <translation>已打开图像 %1</translation>
+    </message>
+    <message>
+        <source>Open Image</source>
+        <translation>打开图像</translation>
+    </message>
+    <message>
+        <source>Images (*.png *.jpg *.jpeg *.bmp *.gif *.ppm *.pgm *.npy *.npz);;All files (*)</source>
+        <translation>图像 (*.png *.jpg *.jpeg *.bmp *.gif *.ppm *.pgm *.npy *.npz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>example image</source>
+        <translation>示例图像</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::VisionHeadGrid</name>
+    <message>
+        <source>H%1</source>
+        <translation>头%1</translation>
+    </message>
+    <message>
+        <source>Roll.</source>
+        <translation>展开</translation>
+    </message>
+    <message>
+        <source>L%1</source>
+        <translation>层%1</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::VisionPanel</name>
+    <message>
+        <source>Head attention</source>
+        <translation>头的注意力</translation>
+    </message>
+    <message>
+        <source>Attention rollout</source>
+        <translation>注意力展开</translation>
+    </message>
+    <message>
+        <source>60% mass mask</source>
+        <translation>60% 质量掩码</translation>
+    </message>
+    <message>
+        <source>Head attention: the query&apos;s attention in the chosen layer and head. Attention rollout: the attention composed through the layers up to the chosen one, residual included (Abnar &amp; Zuidema 2020). 60% mass mask: the patches that together hold 60% of the head&apos;s attention, as in DINO (Caron et al. 2021).</source>
+        <translation>头的注意力：查询在所选层和头中的注意力。注意力展开：从第一层复合到所选层的注意力，含残差连接（Abnar 与 Zuidema 2020）。60% 质量掩码：合计占该头 60% 注意力的图块，与 DINO 相同（Caron 等 2021）。</translation>
+    </message>
+    <message>
+        <source>Opacity of the heat layer over the image</source>
+        <translation>图像上热力层的不透明度</translation>
+    </message>
+    <message>
+        <source>Reset to [CLS]</source>
+        <translation>回到 [CLS]</translation>
+    </message>
+    <message>
+        <source>Show the [CLS] token&apos;s attention again (click a patch to show that patch&apos;s)</source>
+        <translation>重新显示 [CLS] 词元的注意力（点击图块可显示该图块的注意力）</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop computing the patch maps</source>
+        <translation>停止计算图块注意力图</translation>
+    </message>
+    <message>
+        <source>Brighter = more attention. Click a patch to see where it attends.</source>
+        <translation>越亮 = 注意力越多。点击一个图块，查看它关注哪里。</translation>
+    </message>
+    <message>
+        <source>Every layer (rows) and head (columns) for the same query; the last column is the rollout through each layer. Click a tile to open it above.</source>
+        <translation>同一查询在每一层（行）和每个头（列）的注意力；最后一列是到该层为止的注意力展开。点击一格，在上方打开它。</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Opacity</source>
+        <translation>不透明度</translation>
+    </message>
+    <message>
+        <source>%1… %2%</source>
+        <translation>%1… %2%</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>Open a vision transformer (ViT, DeiT) with File &gt; Open Model…, then an image with File &gt; Open Image…, to see its attention over the image.</source>
+        <translation>用“文件 &gt; 打开模型…”打开一个视觉 Transformer（ViT、DeiT），再用“文件 &gt; 打开图像…”打开一张图像，即可查看它在图像上的注意力。</translation>
+    </message>
+    <message>
+        <source>Running the model on the image…</source>
+        <translation>正在对图像运行模型…</translation>
+    </message>
+    <message>
+        <source>Computing the patch maps</source>
+        <translation>正在计算图块注意力图</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2: attention of %3</source>
+        <translation>第 %1 层，头 %2：%3 的注意力</translation>
+    </message>
+    <message>
+        <source>Rollout through layer %1: attention of %2</source>
+        <translation>展开到第 %1 层：%2 的注意力</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2: patches holding 60% of %3&apos;s attention</source>
+        <translation>第 %1 层，头 %2：占 %3 注意力 60% 的图块</translation>
+    </message>
+    <message>
+        <source>Query: %1</source>
+        <translation>查询：%1</translation>
+    </message>
+    <message>
+        <source>%1 x %2 patches of %3 px. Layer %4, head %5: mean attention distance %6 px.</source>
+        <translation>%1 x %2 个图块，每块 %3 像素。第 %4 层，头 %5：平均注意力距离 %6 像素。</translation>
     </message>
 </context>
 </TS>

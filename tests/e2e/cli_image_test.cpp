@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 
 #include "attn/io/npy_reader.h"
 #include "cli_runner.h"
@@ -155,6 +156,64 @@ TEST(CliImage, VitModelOnAnImageWritesTheReferenceMaps) {
   EXPECT_NE(e.err.find("cut.ppm"), std::string::npos) << e.err;
   EXPECT_NE(e.err.find("truncated"), std::string::npos) << e.err;
   EXPECT_FALSE(std::filesystem::exists(bad));
+}
+
+// `metrics --model DIR --image FILE`: each head's mean attention distance in pixels from
+// the reference maps and the 4 x 4 grid of 8-pixel patches worked out here; `export
+// --view image` draws the model's overlay (head, rollout, mask) and refuses bad options.
+TEST(CliImage, VisionModelMetricsAndOverlayFigure) {
+  const std::string scene = std::string(ATTN_FIXTURE_DIR) + "/vision/scene.ppm";
+  const auto r = runCli({"metrics", "--model", modelDir("vit"), "--image", scene, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(doc.contains("mean_attention_distance_px")) << r.out.substr(0, 400);
+  EXPECT_EQ(doc["image"]["grid_rows"], 4);
+  EXPECT_EQ(doc["image"]["patch"], 8);
+  auto ref = loadNpz(modelDir("vit") + "/reference.npz");
+  const auto& attn = ref.at("attn").values;  // [2, 4, 17, 17]: [CLS] then 16 patches
+  const auto& dist = doc["mean_attention_distance_px"];
+  ASSERT_EQ(dist.size(), 2u);
+  for (int l = 0; l < 2; ++l) {
+    ASSERT_EQ(dist[static_cast<size_t>(l)].size(), 4u);
+    for (int h = 0; h < 4; ++h) {
+      double sum = 0;
+      for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) {
+          const double a = attn.data[((static_cast<size_t>(l) * 4 + h) * 17 + 1 + i) * 17 + 1 + j];
+          sum += a * 8.0 * std::hypot(i / 4 - j / 4, i % 4 - j % 4);
+        }
+      EXPECT_NEAR(dist[static_cast<size_t>(l)][static_cast<size_t>(h)].get<double>(), sum / 16, 1e-3)
+          << l << h;
+    }
+  }
+  ASSERT_TRUE(doc.contains("labels_top5"));
+  EXPECT_EQ(doc["labels_top5"].size(), 5u);
+
+  const auto dir = scratchDir("image_vit_export");
+  for (const char* overlay : {"head", "rollout", "mask"}) {
+    const auto png = (dir / (std::string(overlay) + ".png")).string();
+    const auto e =
+        runCli({"export", "--model", modelDir("vit"), "--image", scene, "--view", "image", "--overlay",
+                overlay, "--layer", "2", "--head", "3", "--query", "6", "--size", "420x460", "--out", png});
+    if (e.err.find("no figure renderer") != std::string::npos)
+      GTEST_SKIP() << "a build without the GUI cannot draw";
+    ASSERT_EQ(e.status, 0) << e.err;
+    const std::string bytes = readFile(png);
+    ASSERT_GT(bytes.size(), 100u);
+    EXPECT_EQ(bytes.substr(1, 3), "PNG");
+  }
+  for (const auto& [args, says] :
+       std::vector<std::pair<std::vector<std::string>, std::string>>{{{"--overlay", "flow"}, "--overlay"},
+                                                                     {{"--query", "17"}, "--query"},
+                                                                     {{"--opacity", "2"}, "--opacity"}}) {
+    std::vector<std::string> cmd{"export", "--model", modelDir("vit"),           "--image", scene, "--view",
+                                 "image",  "--out",   (dir / "bad.png").string()};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    const auto e = runCli(cmd);
+    EXPECT_NE(e.status, 0) << says;
+    EXPECT_NE(e.err.find(says), std::string::npos) << e.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "bad.png"));
+  }
 }
 
 }  // namespace

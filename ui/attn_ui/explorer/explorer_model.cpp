@@ -8,6 +8,7 @@
 
 #include "attn/models/model.h"
 #include "attn/tokenizers/tokenizer.h"
+#include "attn/vision/image_pixels.h"
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/common/core_text.h"
 #include "attn_ui/pretrained/model_spec.h"
@@ -30,6 +31,8 @@ struct ExplorerModel::Job {
   std::string text, keyText;
   std::shared_ptr<const attn::LoadedInput> file;  // keeps the loaded arrays alive
   std::shared_ptr<const attn::models::Model> model;  // a pretrained model: encode + run instead of the engine
+  std::shared_ptr<const attn::vision::ImagePixels> image;  // a vision model's input
+  std::string imageSource;
   bool precomputed = false;  // view the file's 'attn' (layer below) instead of running the engine
   int layer = 0;
   attn::AttentionSpec spec;
@@ -135,6 +138,17 @@ void ExplorerModel::clearModel() {
   emit inputChanged();
   recompute();
 }
+
+void ExplorerModel::setModelImage(std::shared_ptr<const attn::vision::ImagePixels> image,
+                                  const QString& source) {
+  image_ = std::move(image);
+  imageSource_ = source;
+  if (!hasVisionModel()) return;
+  emit inputChanged();
+  recompute();
+}
+
+bool ExplorerModel::hasVisionModel() const { return model_ && model_->info().vision; }
 
 bool ExplorerModel::showsLayers() const { return model_ ? run_ != nullptr : showsPrecomputed(); }
 
@@ -423,7 +437,50 @@ void ExplorerModel::setIntervenedRun(std::shared_ptr<const attn::models::ModelRu
   showModelLayer();
 }
 
+// A vision transformer on the image: its processor's tensor, then every layer over
+// [CLS] (and [DIST]) followed by the patches, labelled r{row}c{col}.
+void ExplorerModel::runVisionJob(Job& job) {
+  QElapsedTimer timer;
+  timer.start();
+  const auto& info = job.model->info();
+  job.spec = specOfModel(info);
+  if (!job.image) {
+    job.error = QObject::tr("%1 is a vision model: open an image with File > Open Image…")
+                    .arg(QString::fromStdString(info.name));
+    return;
+  }
+  try {
+    auto pixels = job.model->preprocessImage(*job.image, job.imageSource);
+    if (!pixels) {
+      job.error = uiMessage(pixels.error().message);
+      return;
+    }
+    attn::models::RunOptions options;
+    options.keepQkv = true;
+    options.topK = 0;
+    auto run = job.model->runImage(*pixels, options);
+    if (!run) {
+      job.error = uiMessage(run.error().message);
+      return;
+    }
+    auto shared = std::make_shared<attn::models::ModelRun>(std::move(run).value());
+    if (shared->layers.empty()) {
+      job.error = QObject::tr("%1: the model returned no layers.").arg(QString::fromStdString(info.dir));
+      return;
+    }
+    job.runLabels.clear();
+    for (const auto& t : shared->encoding.tokens) job.runLabels << QString::fromStdString(t);
+    job.runLayers = layeredWeights(*shared);
+    job.run = std::move(shared);
+  } catch (const std::bad_alloc&) {
+    job.error = QObject::tr("Out of memory: this image needs more memory than is available.");
+    return;
+  }
+  job.ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+}
+
 void ExplorerModel::runModelJob(Job& job) {
+  if (job.model->info().vision) return runVisionJob(job);
   QElapsedTimer timer;
   timer.start();
   const auto& info = job.model->info();
@@ -495,6 +552,8 @@ void ExplorerModel::launch() {
   job->keyText = keyText_.toStdString();
   job->file = file_;
   job->model = model_;
+  job->image = image_;
+  job->imageSource = imageSource_.toStdString();
   job->precomputed = showsPrecomputed();
   job->layer = std::clamp(currentLayer_, 0, std::max(0, numLayers() - 1));
   job->spec = spec_;
@@ -518,7 +577,9 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
   // the one on screen; the check keeps that true should that ever change.
   // A file opened or closed since this job started: its result would show one
   // input under the other's labels and titles; the newest request follows.
-  const bool otherInput = job->file != file_ || job->model != model_ || job->precomputed != showsPrecomputed();
+  const bool otherInput = job->file != file_ || job->model != model_ ||
+                          (hasVisionModel() && job->image != image_) ||
+                          job->precomputed != showsPrecomputed();
   if (job->generation > shownGeneration_ && !(otherInput && !newest)) {
     if (job->run) {  // a model run: show the current layer of it
       ownRun_.reset();  // a new text: interventions re-run on it

@@ -17,6 +17,9 @@ namespace attn::models {
 class Model;
 struct ModelRun;
 }  // namespace attn::models
+namespace attn::vision {
+struct ImagePixels;
+}  // namespace attn::vision
 
 namespace attn::ui {
 
@@ -56,6 +59,13 @@ class ExplorerModel : public QObject {
   void setModel(std::shared_ptr<const attn::models::Model> model);
   /// Back to the text input with the configured mechanism.
   void clearModel();
+  /// Vision models run on this image (decoded pixels; the model's image processor prepares
+  /// them on the worker) instead of the text; it stays set when another model is opened.
+  void setModelImage(std::shared_ptr<const attn::vision::ImagePixels> image, const QString& source);
+  std::shared_ptr<const attn::vision::ImagePixels> modelImage() const { return image_; }
+  const QString& modelImageSource() const { return imageSource_; }
+  /// True when the model is a vision transformer (it reads the image, not the text).
+  bool hasVisionModel() const;
   bool hasModel() const { return model_ != nullptr; }
   std::shared_ptr<const attn::models::Model> modelPtr() const { return model_; }
   /// The run the shown result is a layer of (encoding, every layer, next-token
@@ -163,6 +173,7 @@ class ExplorerModel : public QObject {
   struct Job;
   static void runJob(const std::shared_ptr<Job>& job);  // on a worker thread
   static void runModelJob(Job& job);                    // on a worker thread
+  static void runVisionJob(Job& job);                   // on a worker thread
   void showModelLayer();
   void launch();
   void deliver(const std::shared_ptr<Job>& job);
@@ -170,6 +181,8 @@ class ExplorerModel : public QObject {
   QString text_, keyText_;
   std::shared_ptr<const attn::LoadedInput> file_;  // a loaded file, or null for text
   std::shared_ptr<const attn::models::Model> model_;  // a pretrained model the text runs through
+  std::shared_ptr<const attn::vision::ImagePixels> image_;  // what a vision model runs on
+  QString imageSource_;
   std::shared_ptr<const attn::models::ModelRun> run_;  // its newest run (the shown result is a layer of it)
   std::shared_ptr<const attn::PrecomputedAttention> runLayers_;  // run_'s weights as [L][H]
   QStringList runLabels_;  // run_'s tokens as text ("␣animal"), for the views' labels

@@ -73,6 +73,9 @@ void PredictionPanel::refresh() {
     const int pinned = model_->pinnedRow();
     position_ = pinned >= 0 && pinned < n ? pinned : n - 1;
     entries_ = run->nextTokens[static_cast<size_t>(position_)];
+  } else if (m && m->info().vision && run && !run->topLabels.empty()) {
+    position_ = 0;  // an image classifier: one prediction for the whole image
+    entries_ = run->topLabels;
   } else if (m && !m->info().causal && run && !run->maskPredictions.empty() &&
              run->maskPredictions.size() == run->maskPositions.size()) {
     // Masked-LM models: what the head predicts at a mask token, the pinned row's when it is one.
@@ -100,6 +103,10 @@ QString PredictionPanel::heading() const {
   if (!m) return tr("Open a model (File > Open Model…) to see what it predicts after each token.");
   const QString name = QString::fromStdString(m->info().name);
   const auto run = model_->modelRun();
+  if (m->info().vision)
+    return run && !run->topLabels.empty()
+               ? tr("%1's classifier on the image: its 5 most probable labels").arg(name)
+               : tr("%1 has no classifier head: it predicts no label for the image").arg(name);
   const QString mask = QString::fromStdString(m->info().maskToken);
   if (!m->info().causal && (mask.isEmpty() || !run || position_ < 0))
     return mask.isEmpty()

@@ -15,6 +15,8 @@
 #include "attn_ui/spatial/qk_geometry_panel.h"
 #include "attn_ui/training/training_window.h"
 #include "attn_ui/variants/variants_panel.h"
+#include "attn_ui/vision/image_open_action.h"
+#include "attn_ui/vision/vision_panel.h"
 #include "attn_ui/window/main_window.h"
 #include "attn_ui/window/status_summary.h"
 
@@ -34,6 +36,10 @@ void installExtraPanels(MainWindow& window) {
       ->hide();  // a teaching view: opened from the View menu
   window.addPanel(QObject::tr("Image attention"), new ImagePanel(window.model()), Qt::RightDockWidgetArea)
       ->hide();  // opened from View > Panels
+  auto* vision = window.addPanel(QObject::tr("Vision attention"), new VisionPanel(window.model()),
+                                 Qt::RightDockWidgetArea);
+  vision->hide();                        // shown when a vision model opens
+  new ImageOpenAction(&window, vision);  // File > Open Image…
   window.addPanel(QObject::tr("Graph attention"), new GraphPanel, Qt::RightDockWidgetArea)->hide();
   window.addPanel(QObject::tr("Query–key geometry"), new QkGeometryPanel(window.model()), Qt::RightDockWidgetArea)
       ->hide();

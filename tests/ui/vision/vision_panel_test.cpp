@@ -1,0 +1,243 @@
+// The Vision attention panel and File > Open Image…, offscreen, on the ViT and DeiT
+// fixtures and the committed scene.ppm: every tile is the core's patch map of the
+// model's own run, a clicked patch becomes the query of every view, the opacity
+// slider changes the drawn pixels, the 60% mask and the rollout are the core's,
+// Cancel drops the maps, and a bad image changes nothing but the message.
+#include "attn_ui/vision/vision_panel.h"
+
+#include <gtest/gtest.h>
+
+#include <QAction>
+#include <QCoreApplication>
+#include <QDockWidget>
+#include <QMouseEvent>
+#include <QToolButton>
+
+#include "attn/models/model.h"
+#include "attn/vision/image_pixels.h"
+#include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/theme/colormaps.h"
+#include "attn_ui/vision/image_open_action.h"
+#include "attn_ui/vision/vision_head_grid.h"
+#include "attn_ui/vision/vision_overlay_view.h"
+#include "attn_ui/window/main_window.h"
+
+namespace attn::ui {
+namespace {
+
+const char* const kScene = ATTN_FIXTURE_DIR "/vision/scene.ppm";
+
+std::shared_ptr<const attn::models::Model> openVisionFixture(const char* name) {
+  auto m = attn::models::Model::open(std::string(ATTN_FIXTURE_DIR "/models/") + name);
+  EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message);
+  return m.ok() ? *m : nullptr;
+}
+
+std::shared_ptr<const attn::vision::ImagePixels> scenePixels() {
+  auto px = attn::vision::readImageFile(kScene);
+  EXPECT_TRUE(px.ok());
+  return std::make_shared<const attn::vision::ImagePixels>(std::move(px).value());
+}
+
+void settleVision(ExplorerModel& model, VisionPanel& panel) {
+  for (int i = 0; i < 3; ++i) {
+    model.waitForIdle();
+    QCoreApplication::processEvents();
+    panel.waitForIdle();
+    QCoreApplication::processEvents();
+  }
+}
+
+// The model's own run of the image, outside the window.
+attn::models::ModelRun directRun(const attn::models::Model& m) {
+  auto px = m.preprocessImage(*scenePixels(), kScene);
+  EXPECT_TRUE(px.ok());
+  auto run = m.runImage(*px);
+  EXPECT_TRUE(run.ok());
+  return std::move(run).value();
+}
+
+TEST(VisionPanel, TilesAreTheCoresPatchMapsOfTheModelsRun) {
+  for (const char* name : {"vit", "deit"}) {
+    SCOPED_TRACE(name);
+    ExplorerModel model;
+    VisionPanel panel(&model);
+    panel.resize(700, 800);
+    EXPECT_TRUE(panel.status().contains("Open a vision transformer")) << panel.status().toStdString();
+    auto m = openVisionFixture(name);
+    ASSERT_NE(m, nullptr);
+    model.setModel(m);
+    model.setModelImage(scenePixels(), kScene);
+    settleVision(model, panel);
+    ASSERT_NE(panel.maps(), nullptr) << panel.status().toStdString();
+    const auto& info = m->info();
+    const auto run = directRun(*m);
+    const attn::vision::PatchLayout& l = panel.layout();
+    EXPECT_EQ(l.prefix, info.prefixTokens);
+    EXPECT_EQ(l.tokens(), static_cast<int>(run.encoding.tokens.size()));
+    EXPECT_EQ(l.patch, info.patchSize);
+    const auto& maps = *panel.maps();
+    ASSERT_EQ(maps.layers, info.layers);
+    ASSERT_EQ(maps.heads, info.heads);
+    EXPECT_EQ(maps.query, 0);
+    attn::LayeredWeights direct;
+    for (int li = 0; li < info.layers; ++li) {
+      direct.emplace_back();
+      for (int h = 0; h < info.heads; ++h) {
+        const attn::Mat& w = run.layers[static_cast<size_t>(li)].heads[static_cast<size_t>(h)].weights;
+        direct.back().push_back(w);
+        const attn::Mat want = attn::vision::queryPatchMap(w, 0, l);
+        EXPECT_LT((maps.headMap(li, h) - want).cwiseAbs().maxCoeff(), 1e-6f) << li << "," << h;
+        EXPECT_TRUE(maps.headMask(li, h) == attn::vision::massMask(maps.headMap(li, h), 0.6));
+      }
+    }
+    auto rollout = attn::attentionRollout(direct);
+    ASSERT_TRUE(rollout.ok());
+    for (int li = 0; li < info.layers; ++li)
+      EXPECT_LT((maps.rollout[static_cast<size_t>(li)] -
+                 attn::vision::queryPatchMap((*rollout)[static_cast<size_t>(li)], 0, l))
+                    .cwiseAbs()
+                    .maxCoeff(),
+                1e-5f);
+    // The existing views work on the patch sequence.
+    const QStringList labels = model.queryLabels();
+    ASSERT_EQ(labels.size(), l.tokens());
+    EXPECT_EQ(labels.front(), "[CLS]");
+    EXPECT_EQ(labels[l.prefix], "r0c0");
+    EXPECT_EQ(labels.back(), QString("r%1c%2").arg(l.rows - 1).arg(l.cols - 1));
+    EXPECT_TRUE(panel.status().contains("mean attention distance")) << panel.status().toStdString();
+    EXPECT_EQ(panel.image().width(), l.cols * l.patch);  // the crop the model read
+  }
+}
+
+TEST(VisionPanel, ClickedPatchBecomesTheQueryAndTilesOpenTheirHead) {
+  ExplorerModel model;
+  VisionPanel panel(&model);
+  panel.resize(700, 800);
+  panel.show();
+  model.setModel(openVisionFixture("vit"));
+  model.setModelImage(scenePixels(), kScene);
+  settleVision(model, panel);
+  ASSERT_NE(panel.maps(), nullptr) << panel.status().toStdString();
+  const auto l = panel.layout();
+  VisionOverlayView* view = panel.view();
+  (void)view->grab();  // lays the image out
+  const QRectF img = fittedImageRect(
+      QRectF(view->rect())
+          .adjusted(4, 4 + view->fontMetrics().height() + 6, -4, -4 - view->fontMetrics().height() - 16),
+      panel.image().size());
+  const int row = 1, col = 2, patch = row * l.cols + col;
+  const QPointF at(img.left() + (col + 0.5) * img.width() / l.cols,
+                   img.top() + (row + 0.5) * img.height() / l.rows);
+  ASSERT_EQ(view->patchAt(at), patch);
+  QMouseEvent press(QEvent::MouseButtonPress, at, view->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton,
+                    Qt::NoModifier);
+  QCoreApplication::sendEvent(view, &press);
+  EXPECT_EQ(model.pinnedRow(), l.prefix + patch);  // the heatmap's pinned row too
+  settleVision(model, panel);
+  ASSERT_NE(panel.maps(), nullptr);
+  EXPECT_EQ(panel.maps()->query, l.prefix + patch);
+  EXPECT_EQ(view->overlay().queryPatch, patch);
+  EXPECT_TRUE(view->caption().contains(QString("r%1c%2").arg(row).arg(col))) << view->caption().toStdString();
+
+  // A tile of the grid opens that layer and head; the rollout column shows the rollout.
+  VisionHeadGrid* grid = panel.grid();
+  (void)grid->grab();
+  const QPointF tile = grid->tileRect(1, 2).center();
+  QMouseEvent pressTile(QEvent::MouseButtonPress, tile, grid->mapToGlobal(tile), Qt::LeftButton,
+                        Qt::LeftButton, Qt::NoModifier);
+  QCoreApplication::sendEvent(grid, &pressTile);
+  settleVision(model, panel);
+  EXPECT_EQ(model.currentLayer(), 1);
+  EXPECT_EQ(model.currentHead(), 2);
+  EXPECT_TRUE(view->overlay().levels.isApprox(attn::vision::normalizedToMax(panel.maps()->headMap(1, 2))));
+  const QPointF roll = grid->tileRect(0, panel.maps()->heads).center();
+  QMouseEvent pressRoll(QEvent::MouseButtonPress, roll, grid->mapToGlobal(roll), Qt::LeftButton,
+                        Qt::LeftButton, Qt::NoModifier);
+  QCoreApplication::sendEvent(grid, &pressRoll);
+  settleVision(model, panel);
+  EXPECT_EQ(panel.mode(), VisionPanel::Mode::Rollout);
+  EXPECT_EQ(model.currentLayer(), 0);
+  EXPECT_TRUE(view->overlay().levels.isApprox(attn::vision::normalizedToMax(panel.maps()->rollout[0])));
+  panel.setMode(VisionPanel::Mode::Mask);
+  EXPECT_TRUE(view->overlay().mask == panel.maps()->headMask(0, 2));
+}
+
+TEST(VisionPanel, OpacityChangesTheDrawnPixelsAndCancelDropsTheMaps) {
+  ExplorerModel model;
+  VisionPanel panel(&model);
+  panel.resize(600, 700);
+  panel.show();
+  model.setModel(openVisionFixture("vit"));
+  model.setModelImage(scenePixels(), kScene);
+  settleVision(model, panel);
+  ASSERT_NE(panel.maps(), nullptr);
+  VisionOverlayView* view = panel.view();
+  // The most attended patch: at opacity 0 the image's own colour, at 1 the colormap's top colour.
+  Eigen::Index r = 0, c = 0;
+  view->overlay().levels.maxCoeff(&r, &c);
+  const auto centreOf = [&] {
+    const QRectF img = fittedImageRect(
+        QRectF(view->rect())
+            .adjusted(4, 4 + view->fontMetrics().height() + 6, -4, -4 - view->fontMetrics().height() - 16),
+        panel.image().size());
+    return QPoint(qRound(img.left() + (c + 0.5) * img.width() / view->overlay().levels.cols()),
+                  qRound(img.top() + (r + 0.5) * img.height() / view->overlay().levels.rows()));
+  };
+  panel.setOpacity(0.0);
+  QImage shot = view->grab().toImage();
+  const QColor clear = shot.pixelColor(centreOf());
+  panel.setOpacity(1.0);
+  EXPECT_DOUBLE_EQ(view->overlay().opacity, 1.0);
+  const QColor heat = view->grab().toImage().pixelColor(centreOf());
+  const QColor top = QColor::fromRgb(colormapGradient(view->overlay().colormap).color(1.0, QCPRange(0, 1)));
+  EXPECT_NEAR(heat.red(), top.red(), 2);
+  EXPECT_NEAR(heat.green(), top.green(), 2);
+  EXPECT_NEAR(heat.blue(), top.blue(), 2);
+  EXPECT_NE(clear, heat);
+
+  model.setPinnedRow(5);  // a new query: the maps are on their way, then cancelled before delivery
+  ASSERT_TRUE(panel.busy());
+  panel.cancel();
+  QCoreApplication::processEvents();
+  EXPECT_FALSE(panel.busy());
+  EXPECT_EQ(panel.maps(), nullptr);
+  EXPECT_EQ(panel.status(), "Cancelled.");
+}
+
+TEST(ImageOpenAction, OpensTheExampleThenAFileAndRefusesABadOne) {
+  MainWindow window;
+  auto* action = window.findChild<ImageOpenAction*>();
+  ASSERT_NE(action, nullptr);
+  EXPECT_FALSE(action->action()->isEnabled());  // no vision model yet
+  auto* panel = window.findChild<VisionPanel*>();
+  ASSERT_NE(panel, nullptr);
+  window.model()->setModel(openVisionFixture("deit"));
+  EXPECT_TRUE(action->action()->isEnabled());
+  ASSERT_NE(window.model()->modelImage(), nullptr);  // the bundled example until a file is opened
+  EXPECT_EQ(window.model()->modelImage()->width, 128);
+  auto* dock = window.findChild<QDockWidget*>("VisionPanelDock");
+  ASSERT_NE(dock, nullptr);
+  EXPECT_FALSE(dock->isHidden());  // shown with the vision model
+  settleVision(*window.model(), *panel);
+  ASSERT_NE(panel->maps(), nullptr) << panel->status().toStdString();
+
+  ASSERT_TRUE(action->open(kScene));
+  settleVision(*window.model(), *panel);
+  EXPECT_EQ(window.model()->modelImage()->width, 44);
+  EXPECT_EQ(window.model()->modelImageSource(), kScene);
+  const auto before = window.model()->modelRun();
+  ASSERT_NE(before, nullptr);
+
+  QString error;
+  QObject::connect(window.model(), &ExplorerModel::errorOccurred, [&error](const QString& m) { error = m; });
+  const QString bad = QStringLiteral(ATTN_FIXTURE_DIR "/vision/no_such_image.png");
+  EXPECT_FALSE(action->open(bad));
+  EXPECT_TRUE(error.contains("no_such_image.png")) << error.toStdString();
+  settleVision(*window.model(), *panel);
+  EXPECT_EQ(window.model()->modelImage()->width, 44);  // unchanged
+  EXPECT_EQ(window.model()->modelRun(), before);
+}
+
+}  // namespace
+}  // namespace attn::ui
