@@ -10,6 +10,8 @@
 #include "attn/engine/system_info.h"
 #include "attn/io/input_file.h"
 #include "attn/models/bundled_models.h"
+#include "attn/models/gguf/gguf_file.h"
+#include "attn/models/gguf/ollama_store.h"
 #include "attn/models/model.h"
 #include "attn/models/seq2seq/seq2seq_model.h"
 #include "commands.h"
@@ -74,7 +76,8 @@ Action addInfoCommand(CLI::App& app) {
   auto file = std::make_shared<std::string>();
   auto system = std::make_shared<bool>(false);
   auto bundled = std::make_shared<bool>(false);
-  cmd->add_option("FILE", *file, ".npz, .npy, .safetensors or .csv, or a Hugging Face model folder");
+  cmd->add_option("FILE", *file,
+                  ".npz, .npy, .safetensors or .csv, a Hugging Face model folder or a GGUF model file");
   cmd->add_flag("--system", *system,
                 "Print the version, the kernel level chosen (ATTNSCOPE_CPU forces one), the thread count, "
                 "the backends found and the Qt/Eigen versions");
@@ -100,8 +103,10 @@ Action addInfoCommand(CLI::App& app) {
     }
     if (file->empty()) return fail("info: give a FILE (or --system, or --bundled)");
     std::error_code ec;
-    // A folder, or the name of a bundled model (austen-gpt2) where no such file is here.
-    if (std::filesystem::is_directory(*file, ec) ||
+    // A folder, a GGUF file (or ollama:NAME), or the name of a bundled model (austen-gpt2) where
+    // no such file is here.
+    if (std::filesystem::is_directory(*file, ec) || models::gguf::looksLikeGguf(*file) ||
+        file->ends_with(".gguf") || file->starts_with(models::gguf::kOllamaPrefix) ||
         (!std::filesystem::exists(*file, ec) && models::findBundledModel(*file))) {
       if (models::isEncoderDecoderFolder(*file)) return printSeq2SeqInfo(*file);
       auto model = models::Model::open(*file);

@@ -188,13 +188,18 @@ std::string describeModel(const models::ModelInfo& info) {
                                    : info.processorFile);
   std::string heads = std::to_string(info.heads);
   if (info.kvHeads > 0 && info.kvHeads != info.heads) heads += fmt::format(" ({} key/value heads)", info.kvHeads);
+  // GGUF files: the weights as llama.cpp names the file type, with the bits each weight takes.
+  const std::string weights =
+      info.quantization.empty() ? std::string() : "weights: " + info.quantization + "\n";
   return fmt::format(
-      "model: {}\nfolder: {}\nfamily: {} ({}), {}\nlayers: {}\nheads: {} of {}\nd_model: {}\nparameters: {} ({:.1f} M)\n"
-      "dtype: {}\nvocabulary: {}\nmax positions: {}\ntokenizer: {}\n",
+      "model: {}\nfolder: {}\nfamily: {} ({}), {}\nlayers: {}\nheads: {} of {}\nd_model: {}\nparameters: {} "
+      "({:.1f} M)\n"
+      "dtype: {}\n{}vocabulary: {}\nmax positions: {}\ntokenizer: {}\n",
       info.name, info.dir, models::familyName(info.family), info.modelType,
-      info.causal ? "causal" : "bidirectional", info.layers, heads, info.headDim, info.dModel, info.parameters,
-      static_cast<double>(info.parameters) / 1e6, info.dtype, info.vocabSize,
-      info.maxPositions > 0 ? std::to_string(info.maxPositions) : std::string("no limit"), info.tokenizerKind);
+      info.causal ? "causal" : "bidirectional", info.layers, heads, info.headDim, info.dModel,
+      info.parameters, static_cast<double>(info.parameters) / 1e6, info.dtype, weights, info.vocabSize,
+      info.maxPositions > 0 ? std::to_string(info.maxPositions) : std::string("no limit"),
+      info.tokenizerKind);
 }
 
 }  // namespace attn::cli
