@@ -74,7 +74,7 @@ Mat QkStore::get(const Plane& p, int group, int r0, int r1) const {
     } else if (precision_ == QkPrecision::F16) {
       for (size_t d = 0; d < hd; ++d) dst[d] = halfToFloat(p.half[at + d]);
     } else {
-      for (size_t d = 0; d < hd; ++d) dst[d] = bf16ToFloat(p.half[at + d]);
+      for (size_t d = 0; d < hd; ++d) dst[d] = attn::bf16ToFloat(p.half[at + d]);
     }
   }
   return out;
