@@ -110,7 +110,9 @@ TEST_P(StreamedForward, MeasuresLogitsAndRecomputedMapsEqualTheMaterializedForwa
       for (size_t h = 0; h < maps.size(); ++h) {
         auto map = headMap(*got->qk, static_cast<int>(l), static_cast<int>(h), fullMap(*got->qk));
         ASSERT_TRUE(map.ok()) << map.error().message;
-        EXPECT_LE((*map - maps[h]).cwiseAbs().maxCoeff(), 1e-6) << "layer " << l << " head " << h;
+        // The recomputation and the forward's N x N product round their dot products and exp
+        // differently on each engine copy (1.2e-6 measured on avx2): a few ulps of 1.
+        EXPECT_LE((*map - maps[h]).cwiseAbs().maxCoeff(), 4e-6) << "layer " << l << " head " << h;
       }
     }
   }
