@@ -143,15 +143,12 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     if (progress && !progress(1.0, "ready")) return Error{path + ": cancelled"};
     return std::shared_ptr<const Model>(new Model(std::move(*impl)));
   }
-  auto folder = resolveModelFolder(path);
-  if (!folder) return folder.error();
+  auto read = readFolderConfig(path, progress);
+  if (!read) return read.error();
+  const ModelFolder* folder = &read->folder;
   auto impl = std::make_unique<Impl>();
-  impl->configPath = (fs::path(folder->dir) / "config.json").string();
-  if (progress && !progress(0.0, "reading config.json")) return Error{impl->configPath + ": cancelled"};
-  if (auto st = checkModelFilePath(folder->dir, impl->configPath); !st) return st.error();
-  auto text = readUtf8TextFile(impl->configPath, file_limit::kModelConfig);
-  if (!text) return text.error();
-  auto cfg = parseModelConfig(*text, impl->configPath);
+  impl->configPath = read->path;
+  auto cfg = parseModelConfig(read->text, impl->configPath);
   if (!cfg) return cfg.error();
   impl->config = std::move(*cfg);
   const ModelConfig& c = impl->config;

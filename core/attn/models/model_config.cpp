@@ -10,6 +10,7 @@
 #include "attn/io/json_document.h"
 #include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
+#include "attn/io/text_file.h"
 #include "attn/models/bundled_models.h"
 #include "attn/models/model_paths.h"
 #include "attn/models/seq2seq/seq2seq_config.h"
@@ -374,6 +375,19 @@ Result<ModelFolder> resolveModelFolder(const std::string& path) {
     return ModelFolder{snap.string(), base.starts_with("models--") ? cacheName(base) : base};
   }
   return Error{(p / "config.json").string() + ": no such file (not a Hugging Face model folder)"};
+}
+
+Result<FolderConfig> readFolderConfig(const std::string& path, const ProgressFn& progress) {
+  auto folder = resolveModelFolder(path);
+  if (!folder) return folder.error();
+  FolderConfig out{std::move(*folder), {}, {}};
+  out.path = (std::filesystem::path(out.folder.dir) / "config.json").string();
+  if (progress && !progress(0.0, "reading config.json")) return Error{out.path + ": cancelled"};
+  if (auto st = checkModelFilePath(out.folder.dir, out.path); !st) return st.error();
+  auto text = readUtf8TextFile(out.path, file_limit::kModelConfig);
+  if (!text) return text.error();
+  out.text = std::move(*text);
+  return out;
 }
 
 }  // namespace attn::models

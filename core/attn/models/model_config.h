@@ -67,4 +67,13 @@ struct ModelFolder {
 /// snapshot refs/main names, else the newest), or its `snapshots/<hash>` folder.
 Result<ModelFolder> resolveModelFolder(const std::string& path);
 
+/// A resolved model folder and its config.json, read under the path rule and the size limit.
+struct FolderConfig {
+  ModelFolder folder;
+  std::string path;  // config.json's path, for messages
+  std::string text;
+};
+/// Resolves `path` (resolveModelFolder) and reads its config.json; `progress` may cancel first.
+Result<FolderConfig> readFolderConfig(const std::string& path, const ProgressFn& progress);
+
 }  // namespace attn::models

@@ -56,15 +56,12 @@ std::vector<std::string> tokenStrings(const HfTokenizer& tok, const std::vector<
 
 Result<std::shared_ptr<const Seq2SeqModel>> Seq2SeqModel::open(const std::string& path,
                                                                const ProgressFn& progress) {
-  auto folder = resolveModelFolder(path);
-  if (!folder) return folder.error();
+  auto read = readFolderConfig(path, progress);
+  if (!read) return read.error();
+  const ModelFolder* folder = &read->folder;
   auto impl = std::make_unique<Impl>();
-  impl->configPath = (fs::path(folder->dir) / "config.json").string();
-  if (progress && !progress(0.0, "reading config.json")) return Error{impl->configPath + ": cancelled"};
-  if (auto st = checkModelFilePath(folder->dir, impl->configPath); !st) return st.error();
-  auto text = readUtf8TextFile(impl->configPath, file_limit::kModelConfig);
-  if (!text) return text.error();
-  auto cfg = parseSeq2SeqConfig(*text, impl->configPath);
+  impl->configPath = read->path;
+  auto cfg = parseSeq2SeqConfig(read->text, impl->configPath);
   if (!cfg) return cfg.error();
   impl->config = std::move(*cfg);
   Seq2SeqConfig& c = impl->config;
