@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/io/json_document.h"
+#include "attn/io/json_fields.h"
 #include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
@@ -26,50 +27,7 @@ using nlohmann::json;
 constexpr int64_t kMaxLayers = 1024, kMaxWidth = int64_t{1} << 17, kMaxVocab = int64_t{1} << 24,
                   kMaxPositions = int64_t{1} << 24;
 
-struct Reader {
-  const json& doc;
-  const std::string& src;
-
-  const json* find(std::string_view key) const {
-    auto it = doc.find(std::string(key));
-    return it == doc.end() || it->is_null() ? nullptr : &*it;
-  }
-  Result<int> integer(std::string_view key, std::optional<int64_t> fallback, int64_t lo, int64_t hi) const {
-    const json* v = find(key);
-    if (!v) {
-      if (fallback) return static_cast<int>(*fallback);
-      return Error{fmt::format("{}: missing '{}'", src, key)};
-    }
-    if (!v->is_number_integer())
-      return Error{fmt::format("{}: '{}' must be an integer, not {}", src, key, jsonExcerpt(*v))};
-    const auto x = v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)
-                       ? INT64_MAX : v->get<int64_t>();
-    if (x < lo || x > hi)
-      return Error{fmt::format("{}: '{}' is {}, expected {} to {}", src, key, x, lo, hi)};
-    return static_cast<int>(x);
-  }
-  Result<double> number(std::string_view key, double fallback, double lo, double hi) const {
-    const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_number())
-      return Error{fmt::format("{}: '{}' must be a number, not {}", src, key, jsonExcerpt(*v))};
-    const double x = v->get<double>();
-    if (!(x >= lo && x <= hi)) return Error{fmt::format("{}: '{}' is {}, expected {} to {}", src, key, x, lo, hi)};
-    return x;
-  }
-  Result<bool> boolean(std::string_view key, bool fallback) const {
-    const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_boolean()) return Error{fmt::format("{}: '{}' must be true or false", src, key)};
-    return v->get<bool>();
-  }
-  Result<std::string> string(std::string_view key, std::string fallback) const {
-    const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_string()) return Error{fmt::format("{}: '{}' must be a string", src, key)};
-    return v->get<std::string>();
-  }
-};
+using Reader = JsonFields;
 
 #define ATTN_TRY(var, expr)              \
   auto var##_r = (expr);                 \

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/io/json_document.h"
+#include "attn/io/json_fields.h"
 #include "attn/io/quote.h"
 
 namespace attn::models {
@@ -16,42 +17,7 @@ using nlohmann::json;
 constexpr int64_t kSeq2SeqMaxLayers = 1024, kSeq2SeqMaxWidth = int64_t{1} << 17,
                   kSeq2SeqMaxVocab = int64_t{1} << 24, kSeq2SeqMaxPositions = int64_t{1} << 20;
 
-/// Typed, bounded fields of a config object; errors name the file and the key.
-struct Seq2SeqFields {
-  const json& doc;
-  const std::string& src;
-
-  const json* find(const char* key) const {
-    auto it = doc.find(key);
-    return it == doc.end() || it->is_null() ? nullptr : &*it;
-  }
-  Result<int> integer(const char* key, std::optional<int64_t> fallback, int64_t lo, int64_t hi) const {
-    const json* v = find(key);
-    if (!v) {
-      if (fallback) return static_cast<int>(*fallback);
-      return Error{fmt::format("{}: missing '{}'", src, key)};
-    }
-    if (!v->is_number_integer())
-      return Error{fmt::format("{}: '{}' must be an integer, not {}", src, key, jsonExcerpt(*v))};
-    const int64_t x = v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)
-                          ? INT64_MAX
-                          : v->get<int64_t>();
-    if (x < lo || x > hi) return Error{fmt::format("{}: '{}' is {}, expected {} to {}", src, key, x, lo, hi)};
-    return static_cast<int>(x);
-  }
-  Result<bool> boolean(const char* key, bool fallback) const {
-    const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_boolean()) return Error{fmt::format("{}: '{}' must be true or false", src, key)};
-    return v->get<bool>();
-  }
-  Result<std::string> string(const char* key, std::string fallback) const {
-    const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_string()) return Error{fmt::format("{}: '{}' must be a string", src, key)};
-    return v->get<std::string>();
-  }
-};
+using Seq2SeqFields = JsonFields;
 
 #define ATTN_S2S_TRY(var, expr)         \
   auto var##_r = (expr);                \
