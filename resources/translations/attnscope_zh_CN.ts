@@ -2140,6 +2140,30 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::InputPanel</name>
     <message>
+        <source>Image</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <source>Open Image…</source>
+        <translation>打开图像…</translation>
+    </message>
+    <message>
+        <source>Open another picture for the vision model (File &gt; Open Image…).</source>
+        <translation>为视觉模型打开另一张图片（文件 &gt; 打开图像…）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 × %3 px, %4&lt;br&gt;seen as %5 px: %6 × %6 patches of %7 px</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 × %3 像素，%4&lt;br&gt;模型看到 %5 像素：%6 × %6 个 %7 像素的图像块</translation>
+    </message>
+    <message>
+        <source>grey</source>
+        <translation>灰度</translation>
+    </message>
+    <message>
+        <source>colour</source>
+        <translation>彩色</translation>
+    </message>
+    <message>
         <source>Type or paste a sentence…</source>
         <translation>输入或粘贴一个句子…</translation>
     </message>

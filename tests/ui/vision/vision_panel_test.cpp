@@ -10,12 +10,15 @@
 #include <QAction>
 #include <QCoreApplication>
 #include <QDockWidget>
+#include <QLabel>
 #include <QMouseEvent>
+#include <QPushButton>
 #include <QToolButton>
 
 #include "attn/models/model.h"
 #include "attn/vision/image_pixels.h"
 #include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/explorer/input_panel.h"
 #include "attn_ui/theme/colormaps.h"
 #include "attn_ui/vision/image_open_action.h"
 #include "attn_ui/vision/vision_head_grid.h"
@@ -237,6 +240,42 @@ TEST(ImageOpenAction, OpensTheExampleThenAFileAndRefusesABadOne) {
   settleVision(*window.model(), *panel);
   EXPECT_EQ(window.model()->modelImage()->width, 44);  // unchanged
   EXPECT_EQ(window.model()->modelRun(), before);
+}
+
+// A vision model reads the image: the Input panel shows it (name, size, the patch grid the model
+// sees) instead of the query text, and gives the text rows back when a text model opens.
+TEST(ImageOpenAction, InputPanelShowsTheImageInPlaceOfTheText) {
+  MainWindow window;
+  InputPanel* input = window.inputPanel();
+  EXPECT_TRUE(input->showsTextInput());
+  auto m = openVisionFixture("vit");
+  ASSERT_NE(m, nullptr);
+  window.model()->setModel(m);
+  EXPECT_FALSE(input->showsTextInput());
+  EXPECT_TRUE(input->imageLabel()->text().contains("example image")) << input->imageLabel()->text().toStdString();
+  auto* action = window.findChild<ImageOpenAction*>();
+  ASSERT_NE(action, nullptr);
+  ASSERT_TRUE(action->open(kScene));
+  const auto& info = m->info();
+  const QString text = input->imageLabel()->text();
+  EXPECT_TRUE(text.contains("scene.ppm")) << text.toStdString();
+  EXPECT_TRUE(text.contains(QString("%1 × %2 px").arg(44).arg(window.model()->modelImage()->height)))
+      << text.toStdString();
+  const int side = info.imageSize / info.patchSize;
+  EXPECT_TRUE(text.contains(QString("%1 × %1 patches of %2 px").arg(side).arg(info.patchSize))) << text.toStdString();
+  window.show();
+  QCoreApplication::processEvents();
+  EXPECT_TRUE(input->openImageButton()->isVisible());
+  EXPECT_GE(input->imageLabel()->height(), 3 * input->imageLabel()->fontMetrics().height())
+      << "the image row must be laid out, not squeezed to nothing";
+  window.model()->waitForIdle();
+
+  auto text_model = attn::models::Model::open(ATTN_FIXTURE_DIR "/models/gpt2");
+  ASSERT_TRUE(text_model.ok()) << text_model.error().message;
+  window.model()->setModel(*text_model);
+  EXPECT_TRUE(input->showsTextInput());
+  EXPECT_TRUE(input->imageLabel()->text().isEmpty());
+  window.model()->waitForIdle();
 }
 
 }  // namespace

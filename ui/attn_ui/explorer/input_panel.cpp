@@ -6,12 +6,16 @@
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPixmap>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QVBoxLayout>
 
 #include "attn/io/input_file.h"
 #include "attn/models/model.h"
@@ -20,6 +24,7 @@
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/pretrained/model_info_box.h"
 #include "attn_ui/pretrained/model_text.h"
+#include "attn_ui/spatial/image_loader.h"
 
 namespace attn::ui {
 
@@ -33,7 +38,11 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
       loaded_(new QListWidget(this)),
       source_(new QComboBox(this)),
       closeFile_(new QPushButton(tr("Back to Text"), this)),
-      modelBox_(new ModelInfoBox(model, this)) {
+      modelBox_(new ModelInfoBox(model, this)),
+      imageRow_(new QGroupBox(tr("Image"), this)),
+      imageThumb_(new QLabel(imageRow_)),
+      imageText_(new QLabel(imageRow_)),
+      openImage_(new QPushButton(tr("Open Image…"), imageRow_)) {
   query_->setPlaceholderText(tr("Type or paste a sentence…"));
   query_->setToolTip(tr("The query sequence; every edit recomputes attention."));
   query_->setMaximumHeight(110);
@@ -52,14 +61,31 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
   source_->setToolTip(tr("The file has both inputs and precomputed weights: compute attention from q/k/v or x "
                          "with the configuration, or show its 'attn' as it is, layer by layer."));
   closeFile_->setToolTip(tr("Forget the loaded file and attend over the text above again."));
+  imageThumb_->setFixedSize(72, 72);
+  imageThumb_->setAlignment(Qt::AlignCenter);
+  imageText_->setWordWrap(true);
+  imageText_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  openImage_->setObjectName(QStringLiteral("InputOpenImageButton"));
+  openImage_->setToolTip(tr("Open another picture for the vision model (File > Open Image…)."));
+  auto* imageLayout = new QGridLayout(imageRow_);
+  imageLayout->addWidget(imageThumb_, 0, 0, 2, 1, Qt::AlignTop);
+  imageLayout->addWidget(imageText_, 0, 1);
+  imageLayout->addWidget(openImage_, 1, 1, Qt::AlignLeft | Qt::AlignBottom);
+  imageLayout->setColumnStretch(1, 1);
 
   keyTip_ = key_->toolTip();
   keyPlaceholder_ = key_->placeholderText();
   tokenizerTip_ = tokenizer_->toolTip();
 
-  form_ = new QFormLayout(this);
+  // The model's facts and a vision model's image span the panel above the text rows' form.
+  auto* column = new QVBoxLayout(this);
+  column->addWidget(modelBox_);
+  column->addWidget(imageRow_);
+  imageRow_->hide();
+  form_ = new QFormLayout;
+  column->addLayout(form_);
+  column->addStretch(1);
   auto* form = form_;
-  form->addRow(modelBox_);
   form->addRow(tr("Example"), examples_);
   form->addRow(tr("Query text"), query_);
   form->addRow(tr("Key text"), key_);
@@ -91,10 +117,20 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
   connect(model_, &ExplorerModel::resultChanged, this, &InputPanel::refreshLoaded);
   connect(model_, &ExplorerModel::modelChanged, this, &InputPanel::followModel);
   connect(model_, &ExplorerModel::currentLayerChanged, this, &InputPanel::refreshLoaded);
+  connect(model_, &ExplorerModel::inputChanged, this, &InputPanel::refreshImage);
 }
+
+bool InputPanel::showsTextInput() const { return form_->isRowVisible(query_); }
 
 void InputPanel::followModel() {
   const auto m = model_->modelPtr();
+  // A vision transformer reads pixels: the text rows would suggest that typing changes its input.
+  const bool vision = model_->hasVisionModel();
+  for (QWidget* row : {static_cast<QWidget*>(examples_), static_cast<QWidget*>(query_),
+                       static_cast<QWidget*>(key_), static_cast<QWidget*>(tokenizer_)})
+    form_->setRowVisible(row, !vision);
+  imageRow_->setVisible(vision);
+  refreshImage();
   tokenizer_->setEnabled(!m);
   key_->setEnabled(!m || m->info().family == attn::models::Family::Bert);
   if (!m) {
@@ -161,6 +197,36 @@ void InputPanel::refreshLoaded() {
     if (!model_->keyText().trimmed().isEmpty()) loaded_->addItem(tr("key text: %1 tokens").arg(r.nk()));
     loaded_->addItem(tr("embeddings: seeded, [%1, %2]").arg(r.nq()).arg(model_->spec().dModel));
   }
+}
+
+}  // namespace attn::ui
+
+namespace attn::ui {
+
+void InputPanel::refreshImage() {
+  const auto m = model_->modelPtr();
+  const auto image = model_->modelImage();
+  if (!model_->hasVisionModel() || !image) {
+    imageThumb_->clear();
+    imageText_->clear();
+    return;
+  }
+  const QImage picture = imageFromPixels(*image);
+  imageThumb_->setPixmap(QPixmap::fromImage(
+      picture.scaled(imageThumb_->size(), Qt::KeepAspectRatio, Qt::SmoothTransformation)));
+  const QString source = model_->modelImageSource();
+  const QString name = QFileInfo(source).exists() ? QFileInfo(source).fileName() : source;
+  const auto& info = m->info();
+  const int side = info.patchSize > 0 ? info.imageSize / info.patchSize : 0;
+  imageText_->setText(tr("<b>%1</b><br>%2 × %3 px, %4<br>seen as %5 px: %6 × %6 patches of %7 px")
+                          .arg(name.toHtmlEscaped())
+                          .arg(image->width)
+                          .arg(image->height)
+                          .arg(image->channels == 1 ? tr("grey") : tr("colour"))
+                          .arg(info.imageSize)
+                          .arg(side)
+                          .arg(info.patchSize));
+  imageText_->setToolTip(source);
 }
 
 }  // namespace attn::ui

@@ -1,11 +1,13 @@
 #pragma once
 // What to attend over: query text, optional key text (cross-attention, or
 // BERT's second segment), tokenizer, bundled examples, a list of what was
-// loaded with its shapes, and the open model's facts.
+// loaded with its shapes, and the open model's facts; for a vision model, the
+// image it looks at in place of the text rows.
 #include <QWidget>
 
 class QComboBox;
 class QFormLayout;
+class QLabel;
 class QLineEdit;
 class QPushButton;
 class QListWidget;
@@ -32,10 +34,16 @@ class InputPanel : public QWidget {
   QPushButton* closeFileButton() const { return closeFile_; }
   /// The open model's name, family, shape, parameters, dtype and tokenizer; hidden without one.
   ModelInfoBox* modelBox() const { return modelBox_; }
+  /// A vision model reads an image, not text: its rows replace the text rows while one is open.
+  QPushButton* openImageButton() const { return openImage_; }
+  QLabel* imageLabel() const { return imageText_; }
+  /// Whether the text rows (example, query, key text, tokenizer) are shown.
+  bool showsTextInput() const;
 
  private:
   void refreshLoaded();
   void followModel();  // tokenizer and key text follow an open model
+  void refreshImage();  // a vision model's image: thumbnail, size, what the model sees
 
   ExplorerModel* model_;
   QPlainTextEdit* query_;
@@ -46,6 +54,10 @@ class InputPanel : public QWidget {
   QComboBox* source_;
   QPushButton* closeFile_;
   ModelInfoBox* modelBox_;
+  QWidget* imageRow_;
+  QLabel* imageThumb_;
+  QLabel* imageText_;
+  QPushButton* openImage_;
   QFormLayout* form_;
   QString keyTip_, keyPlaceholder_, tokenizerTip_;  // the text mode's, restored when a model closes
 };

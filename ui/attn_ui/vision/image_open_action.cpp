@@ -5,12 +5,14 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
 
 #include "attn/vision/image_pixels.h"
 #include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/explorer/input_panel.h"
 #include "attn_ui/pretrained/model_open_controller.h"
 #include "attn_ui/spatial/example_image.h"
 #include "attn_ui/spatial/image_loader.h"
@@ -32,6 +34,7 @@ ImageOpenAction::ImageOpenAction(MainWindow* window, QDockWidget* visionDock)
   const qsizetype at = actions.indexOf(window_->modelOpener()->recentMenu()->menuAction());
   file->insertAction(at >= 0 ? actions.value(at + 1) : nullptr, action_);
   connect(action_, &QAction::triggered, this, &ImageOpenAction::openDialog);
+  connect(window_->inputPanel()->openImageButton(), &QPushButton::clicked, this, &ImageOpenAction::openDialog);
   connect(window_->model(), &ExplorerModel::modelChanged, this, &ImageOpenAction::modelChanged);
 }
 
