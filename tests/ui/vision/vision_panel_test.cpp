@@ -252,7 +252,8 @@ TEST(ImageOpenAction, InputPanelShowsTheImageInPlaceOfTheText) {
   ASSERT_NE(m, nullptr);
   window.model()->setModel(m);
   EXPECT_FALSE(input->showsTextInput());
-  EXPECT_TRUE(input->imageLabel()->text().contains("example image")) << input->imageLabel()->text().toStdString();
+  EXPECT_TRUE(input->imageLabel()->text().contains("example image"))
+      << input->imageLabel()->text().toStdString();
   auto* action = window.findChild<ImageOpenAction*>();
   ASSERT_NE(action, nullptr);
   ASSERT_TRUE(action->open(kScene));
@@ -262,7 +263,8 @@ TEST(ImageOpenAction, InputPanelShowsTheImageInPlaceOfTheText) {
   EXPECT_TRUE(text.contains(QString("%1 × %2 px").arg(44).arg(window.model()->modelImage()->height)))
       << text.toStdString();
   const int side = info.imageSize / info.patchSize;
-  EXPECT_TRUE(text.contains(QString("%1 × %1 patches of %2 px").arg(side).arg(info.patchSize))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QString("%1 × %1 patches of %2 px").arg(side).arg(info.patchSize)))
+      << text.toStdString();
   window.show();
   QCoreApplication::processEvents();
   EXPECT_TRUE(input->openImageButton()->isVisible());

@@ -19,12 +19,11 @@
 
 #include "attn/io/input_file.h"
 #include "attn/models/model.h"
-
-#include "attn_ui/window/examples.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/pretrained/model_info_box.h"
 #include "attn_ui/pretrained/model_text.h"
 #include "attn_ui/spatial/image_loader.h"
+#include "attn_ui/window/examples.h"
 
 namespace attn::ui {
 
@@ -212,8 +211,8 @@ void InputPanel::refreshImage() {
     return;
   }
   const QImage picture = imageFromPixels(*image);
-  imageThumb_->setPixmap(QPixmap::fromImage(
-      picture.scaled(imageThumb_->size(), Qt::KeepAspectRatio, Qt::SmoothTransformation)));
+  imageThumb_->setPixmap(
+      QPixmap::fromImage(picture.scaled(imageThumb_->size(), Qt::KeepAspectRatio, Qt::SmoothTransformation)));
   const QString source = model_->modelImageSource();
   const QString name = QFileInfo(source).exists() ? QFileInfo(source).fileName() : source;
   const auto& info = m->info();

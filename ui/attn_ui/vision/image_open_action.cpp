@@ -34,7 +34,8 @@ ImageOpenAction::ImageOpenAction(MainWindow* window, QDockWidget* visionDock)
   const qsizetype at = actions.indexOf(window_->modelOpener()->recentMenu()->menuAction());
   file->insertAction(at >= 0 ? actions.value(at + 1) : nullptr, action_);
   connect(action_, &QAction::triggered, this, &ImageOpenAction::openDialog);
-  connect(window_->inputPanel()->openImageButton(), &QPushButton::clicked, this, &ImageOpenAction::openDialog);
+  connect(window_->inputPanel()->openImageButton(), &QPushButton::clicked, this,
+          &ImageOpenAction::openDialog);
   connect(window_->model(), &ExplorerModel::modelChanged, this, &ImageOpenAction::modelChanged);
 }
 
