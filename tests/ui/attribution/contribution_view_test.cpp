@@ -60,6 +60,9 @@ TEST(ContributionView, TheMapsAreTheModelsContributionsInEveryView) {
     ASSERT_TRUE(w.model()->hasModel());
     EXPECT_TRUE(view->selector()->isEnabled());
     EXPECT_TRUE(w.heatmapPanel()->isAncestorOf(view->modeBox()));
+    // Laid out beside its label, not left at the selector's origin under it.
+    ASSERT_NE(view->selector()->layout(), nullptr);
+    EXPECT_GE(view->selector()->layout()->indexOf(view->modeBox()), 0);
     const auto own = w.model()->modelRun();
     const auto c = direct(fixture(name), own->encoding);
 

@@ -52,6 +52,7 @@ ContributionView::ContributionView(ExplorerModel* model, QObject* parent)
   auto* layout = new QHBoxLayout(selector_);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(new QLabel(tr("Maps "), selector_));
+  layout->addWidget(box_);
   box_->addItem(tr("Weights"), int(ContributionMode::Weights));
   box_->addItem(tr("Attention norms"), int(ContributionMode::AttentionNorms));
   box_->addItem(tr("ALTI"), int(ContributionMode::Alti));
