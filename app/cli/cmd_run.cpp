@@ -232,6 +232,7 @@ int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std:
   }
   if (req->comparison) addComparison(npz, *req, weights);
   if (run.contributions) addContributions(npz, *run.contributions, opts.layer > 0 ? opts.layer - 1 : -1, n);
+  if (opts.untruncatedTokens > 0) npz.add("untruncated_tokens", scalar(opts.untruncatedTokens));
   if (auto st = npz.write(out); !st) return fail(st.error().message);
   fmt::print("model: {} ({}, {} layers x {} heads)\n", info.name, models::familyName(info.family), info.layers,
              info.heads);
@@ -244,7 +245,11 @@ int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std:
   if (!run.topLabels.empty()) fmt::print("top labels:{}\n", topLine(run.topLabels));
   for (size_t m = 0; m < run.maskPredictions.size() && m < run.maskPositions.size(); ++m)
     fmt::print("{} at position {}:{}\n", info.maskToken, run.maskPositions[m] + 1, topLine(run.maskPredictions[m]));
-  fmt::print("wrote {} ({} layer(s), {} heads, {} tokens)\n", out, layers, heads, n);
+  const std::string cut =
+      opts.untruncatedTokens > 0
+          ? fmt::format(", the first of the text's {}: --max-tokens", opts.untruncatedTokens)
+          : std::string();
+  fmt::print("wrote {} ({} layer(s), {} heads, {} tokens{})\n", out, layers, heads, n, cut);
   return 0;
 }
 

@@ -46,6 +46,10 @@ void addInputOptions(CLI::App& cmd, InputOptions& o) {
     model->excludes(cmd.get_option(name));
   cmd.add_option("--pad-to", o.padTo, "With --model: pad the tokens to this length (padding keys are masked)")
       ->needs(model);
+  cmd.add_option("--max-tokens", o.maxTokens,
+                 "With --model: keep the first N tokens of a longer text (a BERT's [CLS]/[SEP] stay), "
+                 "for a model whose context is shorter than the text; the output says how many were cut")
+      ->needs(model);
   cmd.add_option("--intervene", o.intervene,
                  "With --model, repeatable: ablate:L.H, uniform:L.H, temperature:L.H=T or mask:L.H=SPEC "
                  "(layer and head from 1); the views show the intervened model")

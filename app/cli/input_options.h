@@ -23,6 +23,9 @@ struct InputOptions {
   int layer = 0;  // 1-based layer of precomputed `attn` or of --model; 0 = last
   std::string modelDir;  // --model: a Hugging Face model folder (or its cache directory)
   int padTo = 0;         // --pad-to: pad the model's tokens to this length (attention 0)
+  int maxTokens = 0;     // --max-tokens: keep the first N tokens of a longer --model input (0: all)
+  // Set while encoding with --max-tokens: how many tokens the whole text had (0: not cut).
+  mutable int untruncatedTokens = 0;
   std::vector<std::string> intervene;  // --intervene SPEC (repeatable): per-head interventions on --model
   std::string image;  // --image: attention over the image's patches
   int patch = 16;     // --patch: patch side in pixels

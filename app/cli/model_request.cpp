@@ -7,6 +7,7 @@
 
 #include "attn/io/text_file.h"
 #include "attn/models/bundled_models.h"
+#include "attn/models/experiments/corpus_stats.h"
 #include "input_options.h"
 
 namespace attn::cli {
@@ -78,6 +79,33 @@ Result<ModelRequest> runModelImage(const InputOptions& o, const models::RunOptio
   return req;
 }
 
+// --max-tokens: the first N tokens of a longer text, its leading and trailing special tokens
+// kept (the tokenizers library's truncation); without it, a text past the model's context is
+// refused with the count and the way out, before any weight is touched by the forward.
+Result<models::Encoding> fitContext(const models::ModelInfo& info, models::Encoding enc,
+                                    const InputOptions& o, const std::string& source) {
+  o.untruncatedTokens = 0;
+  if (o.maxTokens < 0) return Error{fmt::format("--max-tokens must be at least 1 (got {})", o.maxTokens)};
+  if (o.maxTokens > 0 && info.maxPositions > 0 && o.maxTokens > info.maxPositions)
+    return Error{fmt::format("--max-tokens {} exceeds {}'s context of {} tokens", o.maxTokens, info.name,
+                             info.maxPositions)};
+  if (o.maxTokens > 0 && enc.size() > o.maxTokens) {
+    auto chunks = models::splitEncoding(enc, o.maxTokens);
+    if (!chunks) return chunks.error();
+    o.untruncatedTokens = enc.size();
+    fmt::print(stderr, "note: {} has {} tokens; --max-tokens {} keeps the first {}\n", source, enc.size(),
+               o.maxTokens, chunks->front().size());
+    return std::move(chunks->front());
+  }
+  if (info.maxPositions > 0 && enc.size() > info.maxPositions)
+    return Error{
+        fmt::format("{}: the input has {} tokens but {} reads at most {} (max_position_embeddings); "
+                    "--max-tokens {} keeps the first {}, and `corpus --max-tokens` runs a long text in "
+                    "chunks",
+                    source, enc.size(), info.name, info.maxPositions, info.maxPositions, info.maxPositions)};
+  return enc;
+}
+
 }  // namespace
 
 Result<std::pair<std::shared_ptr<const models::Model>, models::Encoding>> openModelText(const InputOptions& o) {
@@ -95,7 +123,9 @@ Result<std::pair<std::shared_ptr<const models::Model>, models::Encoding>> openMo
   const std::string source = o.textFile.empty() ? std::string("--text") : o.textFile;
   auto enc = (*model)->encode(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, source, o.padTo);
   if (!enc) return enc.error();
-  return std::make_pair(std::move(model).value(), std::move(enc).value());
+  auto kept = fitContext((*model)->info(), std::move(enc).value(), o, source);
+  if (!kept) return kept.error();
+  return std::make_pair(std::move(model).value(), std::move(kept).value());
 }
 
 Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOptions& runOptions,

@@ -3,6 +3,7 @@
 // plain-PyTorch reference attentions of tests/scripts/gen_model_fixtures.py
 // (reference.npz attn_<case>, [L, H, N, N]); a request over the memory budget
 // and a text past max_position_embeddings are refused with their sizes.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -127,9 +128,74 @@ TEST(CliLongModel, TextPastMaxPositionsIsRefusedWithTheCount) {
   const auto r = runCli({"run", "--model", modelDir("gpt2"), "--text", text, "--pool", "8", "--out", out});
   EXPECT_NE(r.status, 0);
   // 80 words and the tokenizer's special tokens: the count the model would have run.
-  EXPECT_NE(r.err.find("the input has 82 tokens but max_position_embeddings allows 64"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("the input has 82 tokens but gpt2 reads at most 64"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--max-tokens 64 keeps the first 64"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// A causal model's first N rows never see a later token, so the run cut by --max-tokens N is
+// the top-left N x N block of the whole text's maps.
+TEST(CliLongModel, MaxTokensKeepsTheFirstTokensAndSaysHowManyWereCut) {
+  std::string text;
+  for (int i = 0; i < 30; ++i) text += i % 3 == 0 ? "the cat " : "sat ";
+  const auto dir = scratchDir("max_tokens");
+  const auto whole = (dir / "whole.npz").string(), cut = (dir / "cut.npz").string();
+  const auto a = runCli({"run", "--model", modelDir("gpt2"), "--text", text, "--out", whole});
+  ASSERT_EQ(a.status, 0) << a.err;
+  const auto b =
+      runCli({"run", "--model", modelDir("gpt2"), "--text", text, "--max-tokens", "24", "--out", cut});
+  ASSERT_EQ(b.status, 0) << b.err;
+  auto zw = readNpzFile(whole), zc = readNpzFile(cut);
+  ASSERT_TRUE(zw.ok() && zc.ok());
+  const auto *ww = member(*zw, "weights"), *wc = member(*zc, "weights");
+  ASSERT_NE(ww, nullptr);
+  ASSERT_NE(wc, nullptr);
+  const int64_t L = ww->shape[0], H = ww->shape[1], n = ww->shape[2];
+  ASSERT_GT(n, 24);
+  ASSERT_EQ(wc->shape, (std::vector<int64_t>{L, H, 24, 24}));
+  float worst = 0;
+  for (int64_t lh = 0; lh < L * H; ++lh)
+    for (int64_t i = 0; i < 24; ++i)
+      for (int64_t j = 0; j < 24; ++j)
+        worst = std::max(worst, std::abs(wc->values.data[static_cast<size_t>((lh * 24 + i) * 24 + j)] -
+                                         ww->values.data[static_cast<size_t>((lh * n + i) * n + j)]));
+  EXPECT_LT(worst, 1e-5f);
+  const auto* untruncated = member(*zc, "untruncated_tokens");
+  ASSERT_NE(untruncated, nullptr);
+  EXPECT_EQ(untruncated->values.data[0], static_cast<float>(n));
+  EXPECT_EQ(member(*zw, "untruncated_tokens"), nullptr);
+  EXPECT_NE(b.out.find(fmt::format("24 tokens, the first of the text's {}", n)), std::string::npos) << b.out;
+  EXPECT_NE(b.err.find(fmt::format("has {} tokens; --max-tokens 24 keeps the first 24", n)),
+            std::string::npos)
+      << b.err;
+
+  // BERT: the cut keeps [CLS] and [SEP] around the text's first 14 tokens, so it is the run of
+  // those 14 words, ids and maps alike.
+  const auto bert = (dir / "bert.npz").string(), short14 = (dir / "bert14.npz").string();
+  std::string longText, shortText;
+  for (int i = 0; i < 90; ++i) longText += "cat ";
+  for (int i = 0; i < 14; ++i) shortText += "cat ";
+  const auto c =
+      runCli({"run", "--model", modelDir("bert"), "--text", longText, "--max-tokens", "16", "--out", bert});
+  ASSERT_EQ(c.status, 0) << c.err;
+  const auto d = runCli({"run", "--model", modelDir("bert"), "--text", shortText, "--out", short14});
+  ASSERT_EQ(d.status, 0) << d.err;
+  auto zb = readNpzFile(bert), zs = readNpzFile(short14);
+  ASSERT_TRUE(zb.ok() && zs.ok());
+  for (const char* name : {"ids", "weights"}) {
+    const auto *got = member(*zb, name), *want = member(*zs, name);
+    ASSERT_NE(got, nullptr);
+    ASSERT_NE(want, nullptr);
+    ASSERT_EQ(got->shape, want->shape) << name;
+    for (size_t k = 0; k < got->values.data.size(); ++k)
+      ASSERT_NEAR(got->values.data[k], want->values.data[k], 1e-6) << name << " at " << k;
+  }
+  const auto refused = (dir / "refused.npz").string();
+  const auto e = runCli(
+      {"run", "--model", modelDir("bert"), "--text", longText, "--max-tokens", "65", "--out", refused});
+  EXPECT_NE(e.status, 0);
+  EXPECT_NE(e.err.find("--max-tokens 65 exceeds bert's context of 64 tokens"), std::string::npos) << e.err;
+  EXPECT_FALSE(std::filesystem::exists(refused));
 }
 
 TEST(CliLongModel, StreamedMetricsEqualTheMaterializedOnes) {
