@@ -295,6 +295,28 @@ def tokenizer_json_seeds():
     put("tokenizer_json", "edge_deep.txt", '{"model": ' + "[" * 300 + "]" * 300 + "}")
 
 
+def image_seeds():
+    """A binary PPM/PGM, then a preprocessor_config.json (the vision fixtures' own and edge cases)."""
+    sep = SEP.encode("utf-8")
+    scene = fixture("vision", "scene.ppm")
+    vit = fixture("models", "vit", "preprocessor_config.json")
+    deit = fixture("models", "deit", "preprocessor_config.json")
+    pgm = b"P5\n# grey\n3 2\n255\n" + bytes([0, 128, 255, 10, 20, 30])
+    pgm16 = b"P5 2 2 65535\n" + bytes([0, 1, 255, 255, 128, 0, 0, 0])
+    put("image", "scene_vit.seed", scene + sep + vit)
+    put("image", "scene_deit.seed", scene + sep + deit)
+    put("image", "pgm_shortest_edge.seed", pgm + sep + b'{"size": {"shortest_edge": 5}, "do_center_crop": true, '
+        b'"crop_size": {"height": 4, "width": 4}, "resample": 3}')
+    put("image", "pgm16_nearest.seed", pgm16 + sep + b'{"size": {"height": 7, "width": 3}, "resample": 0, '
+        b'"image_mean": [0.1, 0.2, 0.3], "image_std": [1, 2, 3]}')
+    put("image", "edge_huge_header.seed", b"P6\n60000 60000\n255\n" + b"\x00" * 12 + sep + vit)
+    put("image", "edge_truncated_data.seed", b"P6\n4 4\n255\n" + b"\x01" * 20 + sep + vit)
+    put("image", "edge_bad_maxval.seed", b"P6\n1 1\n0\n\x00\x00\x00" + sep + b'{"resample": 9}')
+    put("image", "edge_crop_larger.seed", pgm + sep + b'{"size": {"height": 4, "width": 4}, "do_center_crop": true, '
+        b'"crop_size": {"height": 9, "width": 9}}')
+    put("image", "edge_deep_json.seed", pgm + sep + b"[" * 5000)
+
+
 if __name__ == "__main__":
     npy_seeds()
     npz_seeds()
@@ -306,3 +328,4 @@ if __name__ == "__main__":
     vocab_txt_seeds()
     gpt2_bpe_seeds()
     tokenizer_json_seeds()
+    image_seeds()
