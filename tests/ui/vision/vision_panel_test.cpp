@@ -13,7 +13,9 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QToolButton>
+#include <algorithm>
 
 #include "attn/models/model.h"
 #include "attn/vision/image_pixels.h"
@@ -206,6 +208,31 @@ TEST(VisionPanel, OpacityChangesTheDrawnPixelsAndCancelDropsTheMaps) {
   EXPECT_FALSE(panel.busy());
   EXPECT_EQ(panel.maps(), nullptr);
   EXPECT_EQ(panel.status(), "Cancelled.");
+}
+
+// In a scroll area (as every dock holds its panel) the frame's shape decides: a wide, short
+// frame puts the overlay beside the grid, although the panel itself is never that short.
+TEST(VisionPanel, AWideShortFrameSetsTheOverlayBesideTheGrid) {
+  ExplorerModel model;
+  QScrollArea frame;
+  frame.setWidgetResizable(true);
+  auto* panel = new VisionPanel(&model);
+  frame.setWidget(panel);
+  frame.resize(700, 900);
+  frame.show();
+  QCoreApplication::processEvents();
+  EXPECT_EQ(panel->orientation(), Qt::Vertical);
+  const int stacked = panel->minimumSizeHint().height();
+  frame.resize(stacked * 9 / 8, stacked / 2);
+  QCoreApplication::processEvents();
+  QCoreApplication::processEvents();
+  EXPECT_EQ(panel->orientation(), Qt::Horizontal);
+  EXPECT_LT(panel->minimumSizeHint().height(), stacked);
+  EXPECT_LE(panel->height(), std::max(frame.viewport()->height(), panel->minimumSizeHint().height()))
+      << "side by side, the panel shrinks to the frame (or its own minimum)";
+  frame.resize(400, 900);
+  QCoreApplication::processEvents();
+  EXPECT_EQ(panel->orientation(), Qt::Vertical);
 }
 
 TEST(ImageOpenAction, OpensTheExampleThenAFileAndRefusesABadOne) {

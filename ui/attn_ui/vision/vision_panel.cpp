@@ -2,8 +2,10 @@
 
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSplitter>
 #include <QTimer>
@@ -53,8 +55,11 @@ VisionPanel::VisionPanel(ExplorerModel* model, QWidget* parent)
   cancel_->setText(tr("Cancel"));
   cancel_->setToolTip(tr("Stop computing the patch maps"));
   cancel_->hide();
-  status_->setWordWrap(true);
   status_->setTextFormat(Qt::PlainText);
+  // One line, cut at the panel's edge (the tool tip holds it whole): a wrapped label makes the
+  // panel height-for-width, and a scroll area then gives it its preferred height instead of the
+  // dock's, so the panel would always scroll.
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   view_->setToolTip(tr("Brighter = more attention. Click a patch to see where it attends."));
   grid_->setToolTip(
       tr("Every layer (rows) and head (columns) for the same query; the last column is the "
@@ -112,8 +117,36 @@ VisionPanel::~VisionPanel() { job_->cancel(); }
 
 void VisionPanel::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  // A wide, short dock (a laptop screen's right column): the overlay beside the grid.
-  split_->setOrientation(width() > height() * 5 / 4 ? Qt::Horizontal : Qt::Vertical);
+  fitOrientation();
+}
+
+bool VisionPanel::event(QEvent* event) {
+  // The dock wraps the panel in a scroll area after construction: watch the frame it shows in.
+  if (event->type() == QEvent::ParentAboutToChange && parentWidget()) parentWidget()->removeEventFilter(this);
+  if (event->type() == QEvent::ParentChange && parentWidget()) parentWidget()->installEventFilter(this);
+  return QWidget::event(event);
+}
+
+bool VisionPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == parentWidget() && event->type() == QEvent::Resize) fitOrientation();
+  return QWidget::eventFilter(watched, event);
+}
+
+Qt::Orientation VisionPanel::orientation() const { return split_->orientation(); }
+
+void VisionPanel::fitOrientation() {
+  // A wide, short dock (a laptop screen's right column): the overlay beside the grid. The
+  // height that counts is the frame's (a scroll area's viewport): the panel itself is never
+  // shorter than the stacked layout's minimum, so its own height would keep it stacked.
+  const int available = parentWidget() ? std::min(height(), parentWidget()->height()) : height();
+  const Qt::Orientation wanted = width() > available * 5 / 4 ? Qt::Horizontal : Qt::Vertical;
+  if (wanted == split_->orientation()) return;
+  split_->setOrientation(wanted);
+  // Side by side needs less height: the scroll area around the panel (if any) fits it anew.
+  QWidget::layout()->invalidate();
+  QWidget::layout()->activate();
+  if (auto* area = qobject_cast<QScrollArea*>(parentWidget() ? parentWidget()->parentWidget() : nullptr))
+    QCoreApplication::postEvent(area, new QEvent(QEvent::LayoutRequest));
 }
 
 void VisionPanel::setMode(Mode mode) {
@@ -215,6 +248,7 @@ void VisionPanel::clear(const QString& why) {
 void VisionPanel::setStatus(const QString& text) {
   statusText_ = text;
   status_->setText(text);
+  status_->setToolTip(text);
 }
 
 void VisionPanel::openTile(int layer, int head) {

@@ -56,6 +56,8 @@ class VisionPanel : public QWidget {
   const QImage& image() const { return image_; }
   VisionOverlayView* view() const { return view_; }
   VisionHeadGrid* grid() const { return grid_; }
+  /// Overlay above the grid (a tall frame) or beside it (a wide, short one).
+  Qt::Orientation orientation() const;
   QToolButton* cancelButton() const { return cancel_; }
   const QString& status() const { return statusText_; }
   bool busy() const;
@@ -65,6 +67,8 @@ class VisionPanel : public QWidget {
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
+  bool event(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void request();
@@ -73,6 +77,7 @@ class VisionPanel : public QWidget {
   void clear(const QString& why);
   void setStatus(const QString& text);
   void openTile(int layer, int head);
+  void fitOrientation();
 
   ExplorerModel* model_;
   QComboBox* showBox_;
