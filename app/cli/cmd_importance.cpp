@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "attn/io/atomic_file.h"
+#include "attn/io/text_file.h"
 #include "attn/models/experiments/head_experiments.h"
 #include "commands.h"
 #include "input_options.h"
@@ -27,7 +28,96 @@ struct ImportanceCliOptions {
   bool serialHeads = false;
   int steps = 12;
   std::string csv, curve;
+  std::string prompts;  // --prompts: one prompt per line, importance averaged over them
 };
+
+// The prompts of a --prompts file, one per non-empty line, each encoded and fitted to the
+// model's context (--max-tokens cuts, else a line past it is refused naming FILE:LINE).
+Result<std::vector<models::Encoding>> encodePrompts(const models::Model& model, const InputOptions& o,
+                                                    const std::string& path) {
+  auto text = readUtf8TextFile(path);
+  if (!text) return text.error();
+  std::vector<models::Encoding> out;
+  size_t start = 0;
+  for (int line = 1; start <= text->size(); ++line) {
+    size_t end = text->find('\n', start);
+    if (end == std::string::npos) end = text->size();
+    std::string prompt = text->substr(start, end - start);
+    start = end + 1;
+    if (!prompt.empty() && prompt.back() == '\r') prompt.pop_back();
+    if (prompt.find_first_not_of(" \t") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", path, line);
+    auto enc = model.encode(prompt, std::nullopt, where, o.padTo);
+    if (!enc) return enc.error();
+    auto fitted = fitContext(model.info(), std::move(enc).value(), o, where);
+    if (!fitted) return fitted.error();
+    out.push_back(std::move(fitted).value());
+    if (end == text->size()) break;
+  }
+  if (out.empty()) return Error{fmt::format("{}: no prompt (every line is empty)", path)};
+  return out;
+}
+
+// Michel et al. (2019) average head importance over a data set: each prompt's ablation
+// importance, then the mean and the (population) standard deviation per head.
+int runImportanceOverPrompts(const ImportanceCliOptions& o) {
+  auto model = models::Model::open(o.input.modelDir, terminalProgress());
+  if (!model) return fail(model.error().message);
+  const auto& info = (*model)->info();
+  auto prompts = encodePrompts(**model, o.input, o.prompts);
+  if (!prompts) return fail(prompts.error().message);
+  const auto n = static_cast<double>(prompts->size());
+  Mat sum = Mat::Zero(info.layers, info.heads), sumSq = Mat::Zero(info.layers, info.heads);
+  std::string measure;
+  int passes = 0, tokens = 0;
+  for (const auto& enc : *prompts) {
+    auto imp = models::headImportance(
+        **model, enc, models::ImportanceOptions{0, !o.noPrefixCache, !o.serialHeads}, terminalProgress());
+    if (!imp) return fail(imp.error().message);
+    sum += imp->importance;
+    sumSq += imp->importance.cwiseProduct(imp->importance);
+    measure = imp->measure, passes += imp->forwardPasses, tokens += enc.size();
+  }
+  const Mat mean = sum / n;
+  const Mat spread = (sumSq / n - mean.cwiseProduct(mean)).cwiseMax(0.0f).cwiseSqrt();
+  if (!o.csv.empty()) {
+    std::string csv = "layer,head,importance,std\n";
+    for (int l = 0; l < mean.rows(); ++l)
+      for (int h = 0; h < mean.cols(); ++h)
+        csv += fmt::format("{},{},{:.9g},{:.9g}\n", l + 1, h + 1, mean(l, h), spread(l, h));
+    if (auto st = writeFileAtomic(o.csv, csv); !st) return fail(st.error().message);
+  }
+  if (o.json) {
+    nlohmann::json doc;
+    doc["model"] = info.name;
+    doc["method"] = "ablation";
+    doc["measure"] = measure;
+    doc["prompts"] = prompts->size();
+    doc["tokens"] = tokens;
+    auto& m = doc["importance"] = nlohmann::json::array();
+    auto& sd = doc["importance_std"] = nlohmann::json::array();
+    for (int l = 0; l < mean.rows(); ++l) {
+      auto meanRow = nlohmann::json::array(), stdRow = nlohmann::json::array();
+      for (int h = 0; h < mean.cols(); ++h) meanRow.push_back(mean(l, h)), stdRow.push_back(spread(l, h));
+      m.push_back(meanRow);
+      sd.push_back(stdRow);
+    }
+    doc["forward_passes"] = passes;
+    fmt::print("{}\n", doc.dump(2));
+    return 0;
+  }
+  fmt::print("model: {} ({}, {} layers x {} heads), {} prompts from {}, {} tokens\n", info.name,
+             models::familyName(info.family), info.layers, info.heads, prompts->size(), o.prompts, tokens);
+  fmt::print("importance: {}, mean ± std over the prompts (each head zeroed alone)\n", measure);
+  for (int l = 0; l < mean.rows(); ++l) {
+    std::string line = fmt::format("{:>5}", l + 1);
+    for (int h = 0; h < mean.cols(); ++h) line += fmt::format(" {:>8.4f}±{:<7.4f}", mean(l, h), spread(l, h));
+    fmt::print("{}\n", line);
+  }
+  fmt::print("{} forward passes\n", passes);
+  if (!o.csv.empty()) fmt::print("wrote {}\n", o.csv);
+  return 0;
+}
 
 std::string importanceCsv(const models::HeadImportance& imp) {
   std::string s = "layer,head,importance\n";
@@ -49,6 +139,7 @@ int runImportance(const ImportanceCliOptions& o) {
   for (const auto* f : {&o.csv, &o.curve})
     if (!f->empty())
       if (auto st = checkOverwrite(*f, o.force); !st) return fail(st.error().message);
+  if (!o.prompts.empty()) return runImportanceOverPrompts(o);
   auto opened = openModelText(o.input);
   if (!opened) return fail(opened.error().message);
   const auto& [model, enc] = *opened;
@@ -134,6 +225,11 @@ Action addImportanceCommand(CLI::App& app) {
   auto* text = cmd->add_option("--text", o->input.text, "Text to run the model on");
   auto* file = cmd->add_option("--text-file", o->input.textFile, "Text from a UTF-8 .txt file");
   text->excludes(file);
+  auto* prompts = cmd->add_option("--prompts", o->prompts,
+                                  "A UTF-8 file of prompts, one per line: the importance of each head is "
+                                  "averaged over them, with its standard deviation (no pruning curve)");
+  prompts->excludes(text)->excludes(file);
+  cmd->add_option("--max-tokens", o->input.maxTokens, "Keep the first N tokens of a longer text or prompt");
   cmd->add_option("--key-text", o->input.keyText, "BERT-style models: the second segment");
   cmd->add_option("--pad-to", o->input.padTo, "Pad the tokens to this length (padding keys are masked)");
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");

@@ -79,6 +79,8 @@ Result<ModelRequest> runModelImage(const InputOptions& o, const models::RunOptio
   return req;
 }
 
+}  // namespace
+
 // --max-tokens: the first N tokens of a longer text, its leading and trailing special tokens
 // kept (the tokenizers library's truncation); without it, a text past the model's context is
 // refused with the count and the way out, before any weight is touched by the forward.
@@ -105,8 +107,6 @@ Result<models::Encoding> fitContext(const models::ModelInfo& info, models::Encod
                     source, enc.size(), info.name, info.maxPositions, info.maxPositions, info.maxPositions)};
   return enc;
 }
-
-}  // namespace
 
 Result<std::pair<std::shared_ptr<const models::Model>, models::Encoding>> openModelText(const InputOptions& o) {
   auto text = queryTextOf(o);

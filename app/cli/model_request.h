@@ -36,6 +36,11 @@ void keepOneLayer(InputOptions& o);
 /// Progress on stderr when it is a terminal (empty otherwise).
 models::ProgressFn terminalProgress();
 
+/// `enc` within the model's context: cut to --max-tokens (first tokens, special tokens kept) or
+/// refused past max_position_embeddings with the count; `source` names the text in messages.
+Result<models::Encoding> fitContext(const models::ModelInfo& info, models::Encoding enc,
+                                    const InputOptions& o, const std::string& source);
+
 /// Opens --model (its folder) and encodes --text/--text-file (and --key-text as the second segment).
 Result<std::pair<std::shared_ptr<const models::Model>, models::Encoding>> openModelText(const InputOptions& o);
 

@@ -315,5 +315,46 @@ TEST(CliImportance, MethodAndCurveCsv) {
   EXPECT_EQ(slurp(bcurve).rfind("fraction_removed,heads_removed,representation_change\n", 0), 0u);
 }
 
+// Over a file of prompts each head's importance is the mean of its importance on each prompt
+// alone (Michel et al. 2019 average over a data set), with the spread; blank lines are skipped
+// and a prompt past the model's context is refused naming its line.
+TEST(CliImportance, PromptsFileAveragesThePerPromptImportance) {
+  const auto dir = scratchDir("importance_prompts");
+  const std::string a = caseText("gpt2", 0), b = caseText("gpt2", 1);
+  const auto prompts = dir / "prompts.txt";
+  { std::ofstream(prompts) << a << "\n\n  \n" << b << "\r\n"; }
+  std::vector<nlohmann::json> single;
+  for (const auto& text : {a, b}) {
+    const auto r =
+        runCli({"importance", "--model", modelDir("gpt2"), "--text", text, "--json", "--steps", "0"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    single.push_back(nlohmann::json::parse(r.out));
+  }
+  const auto r = runCli({"importance", "--model", modelDir("gpt2"), "--prompts", prompts.string(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["prompts"], 2);
+  ASSERT_EQ(doc["importance"].size(), 2u);
+  for (size_t l = 0; l < 2; ++l)
+    for (size_t h = 0; h < 4; ++h) {
+      const double x = single[0]["importance"][l][h].get<double>(),
+                   y = single[1]["importance"][l][h].get<double>();
+      EXPECT_NEAR(doc["importance"][l][h].get<double>(), (x + y) / 2, 1e-5 + 1e-5 * std::abs(x + y));
+      EXPECT_NEAR(doc["importance_std"][l][h].get<double>(), std::abs(x - y) / 2,
+                  1e-4 + 1e-4 * std::abs(x - y));
+    }
+  std::string longLine;
+  for (int i = 0; i < 80; ++i) longLine += "cat ";
+  const auto tooLong = dir / "long.txt";
+  { std::ofstream(tooLong) << a << "\n" << longLine << "\n"; }
+  const auto bad = runCli({"importance", "--model", modelDir("gpt2"), "--prompts", tooLong.string()});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("long.txt:2: the input has"), std::string::npos) << bad.err;
+  const auto cut = runCli({"importance", "--model", modelDir("gpt2"), "--prompts", tooLong.string(),
+                           "--max-tokens", "32", "--json"});
+  ASSERT_EQ(cut.status, 0) << cut.err;
+  EXPECT_EQ(nlohmann::json::parse(cut.out)["prompts"], 2);
+}
+
 }  // namespace
 }  // namespace attn::test
