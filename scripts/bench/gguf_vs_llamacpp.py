@@ -20,8 +20,10 @@ Usage (from the repository root; not run by CI):
      `run --model FILE --text T --out R.npz` (load, tokenize, forward, every layer's and head's
      map written) on a text of --tokens tokens (checked in R.npz);
   3. prints the medians, the ratio llama.cpp prompt time / AttnScope whole-process time (target
-     >= 1.5), peak RSS of both processes (/usr/bin/time -v; llama.cpp's includes node's ~50 MB)
-     and the file size (RSS target: AttnScope <= file + 1 GB).
+     >= 1.5), the same ratio of CPU seconds (llama.cpp's process.cpuUsage() around the prompt,
+     AttnScope's user + sys: what still means something on a loaded machine), peak RSS of both
+     processes (/usr/bin/time -v; llama.cpp's includes node's ~50 MB) and the file size (RSS
+     target: AttnScope <= file + 1 GB).
 The machine is shared: the load average before and after each type is printed; run it when
 `uptime` shows a load below 1 and repeat.
 """
