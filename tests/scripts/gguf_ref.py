@@ -260,19 +260,22 @@ def gvalue(kind, v):
 
 def write_gguf(path, metadata, tensors, alignment=32, version=3):
     """metadata: [(key, kind, value)] with kind 'u32', 'f32', 'str', 'arr:str', ...;
-    tensors: [(name, dims in ggml order (fastest first), type name, raw bytes)]."""
-    out = bytearray(b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(metadata)))
+    tensors: [(name, dims in ggml order (fastest first), type name, raw bytes)]. Written
+    piece by piece, so a file of several GB needs no second copy of it in memory."""
+    head = bytearray(b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(metadata)))
     for key, kind, v in metadata:
-        out += gstr(key) + struct.pack("<I", VT["arr"] if kind.startswith("arr:") else VT[kind]) + gvalue(kind, v)
+        head += gstr(key) + struct.pack("<I", VT["arr"] if kind.startswith("arr:") else VT[kind]) + gvalue(kind, v)
     offset, placed = 0, []
     for name, dims, tname, raw in tensors:
-        out += gstr(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
-        out += struct.pack("<IQ", TYPES[tname][0], offset)
+        head += gstr(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
+        head += struct.pack("<IQ", TYPES[tname][0], offset)
         placed.append((offset, raw))
         offset += (len(raw) + alignment - 1) // alignment * alignment
-    out += b"\0" * ((alignment - len(out) % alignment) % alignment)
-    base = len(out)
-    for off, raw in placed:
-        out += b"\0" * (base + off - len(out)) + raw
+    head += b"\0" * ((alignment - len(head) % alignment) % alignment)
     with open(path, "wb") as f:
-        f.write(bytes(out))
+        f.write(head)
+        at = 0
+        for off, raw in placed:
+            f.write(b"\0" * (off - at))
+            f.write(raw)
+            at = off + len(raw)

@@ -12,7 +12,7 @@
 #include "attn/io/json_document.h"
 #include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
-#include "attn/models/gguf/dequantize.h"
+#include "attn/models/gguf/panel_decode.h"
 #include "attn/models/model_paths.h"
 #include "attn/models/weight_loader.h"
 
@@ -198,7 +198,7 @@ void WeightTensor::rowsTo(int64_t r0, int64_t m, float* dst) const {
     bf16ToFloat(bf16 + 2 * r0 * cols, dst, m * cols);
   } else if (quant) {
     // Rows are whole blocks (checked when the file was read), so m rows decode as one run.
-    gguf::dequantize(quantType, quant + r0 * quantRowBytes, dst, m * cols);
+    gguf::decodePanel(quantType, quant + r0 * quantRowBytes, dst, m * cols);
   } else {
     std::memcpy(dst, data + r0 * cols, static_cast<size_t>(m * cols) * sizeof(float));
   }

@@ -6,6 +6,8 @@
 #include <numeric>
 #include <vector>
 
+#include "attn/models/products/panel_product.h"
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -21,38 +23,10 @@ int threadsFor(double flops) {
   return 1;
 }
 
-/// Output rows of a BF16 (or GGUF-quantized) weight converted per panel: 128 x K f32 (1 MB at K = 2048) stays
-/// near the core while Eigen multiplies it (Zen 5: 1 MB L2). Measured on the Llama-1B
-/// forward: CPU seconds within noise for panels of 64, 128 and 256 rows.
-constexpr Eigen::Index kBf16Panel = 128;
-
-void linearPacked(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
-  const Eigen::Index n = x.rows(), K = l.w.cols, out = l.w.rows;
-  y.resize(n, out);
-  const Eigen::Index panels = (out + kBf16Panel - 1) / kBf16Panel;
-  const int threads = static_cast<int>(std::min<Eigen::Index>(
-      panels, threadsFor(2.0 * static_cast<double>(n) * static_cast<double>(K) * static_cast<double>(out))));
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    // Per-thread scratch kept across calls: first touch of fresh pages is expensive (docs/performance.md).
-    thread_local std::vector<float> scratch;
-    if (scratch.size() < static_cast<size_t>(kBf16Panel * K)) scratch.resize(static_cast<size_t>(kBf16Panel * K));
-#pragma omp for schedule(dynamic, 1)
-    for (Eigen::Index p = 0; p < panels; ++p) {
-      const Eigen::Index r0 = p * kBf16Panel, m = std::min(kBf16Panel, out - r0);
-      Eigen::Map<Mat> wp(scratch.data(), m, K);
-      l.w.rowsTo(r0, m, wp.data());  // the panel's rows are contiguous
-      auto yc = y.middleCols(r0, m);
-      yc.noalias() = x * wp.transpose();
-      if (!l.b.empty()) yc.rowwise() += l.b.row().segment(r0, m);
-    }
-  }
-}
-
 }  // namespace
 
 void linear(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
-  if (l.w.isPacked() && !l.inOut) return linearPacked(x, l, y);
+  if (l.w.isPacked() && !l.inOut) return linearPackedPanels(x, l, y);
   const Eigen::Index n = x.rows(), out = l.out();
   y.resize(n, out);
   const auto w = l.w.mat();

@@ -1,6 +1,6 @@
 // BF16 weights kept in the mapping: the panel-blocked linear() (convert 128 output
-// rows to f32, multiply, next panel, spread over threads) against a plain product
-// over the same values in double, and the conversion against its definition.
+// rows to f32, multiply against the tokens packed once, next panel, spread over threads) against a plain
+// product over the same values in double, and the conversion against its definition.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -65,11 +65,13 @@ TEST(ModelBf16Linear, ConversionIsTheUpperHalfOfAnF32) {
 
 TEST(ModelBf16Linear, BlockedProductMatchesPlainProduct) {
   // Shapes around the panel size (128 rows): one partial panel, several with a partial
-  // last one, and one large enough to be shared among threads.
+  // last one, one large enough to be shared among threads, and one whose depth (1500) spans
+  // several of the GEMM's depth blocks (Eigen picks about 700 here), each a tile of the tokens
+  // packed once and reused by every panel.
   struct Shape {
     int64_t n, in, out;
   };
-  for (const Shape s : {Shape{3, 5, 7}, Shape{17, 70, 300}, Shape{64, 256, 1000}}) {
+  for (const Shape s : {Shape{3, 5, 7}, Shape{17, 70, 300}, Shape{64, 256, 1000}, Shape{40, 1500, 130}}) {
     const Bf16Matrix w = randomBf16(s.out, s.in, 11);
     SeededRng rng(5);
     Mat x(s.n, s.in);
