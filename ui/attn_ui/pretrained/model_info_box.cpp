@@ -33,6 +33,11 @@ ModelInfoBox::ModelInfoBox(ExplorerModel* model, QWidget* parent)
   refresh();
 }
 
+// "F16 weights" for a safetensors folder; a GGUF file's "Q4_K_M, 4.8 bits/weight" says it already.
+QString ModelInfoBox::weightsLine(const attn::models::ModelInfo& info) {
+  return info.quantization.empty() ? tr("%1 weights").arg(modelWeightsText(info)) : modelWeightsText(info);
+}
+
 void ModelInfoBox::refresh() {
   const auto m = model_->modelPtr();
   setVisible(m != nullptr);
@@ -40,12 +45,13 @@ void ModelInfoBox::refresh() {
   const attn::models::ModelInfo& info = m->info();
   const QStringList f = facts();
   // name · family · causal / shape · parameters / dtype · tokenizer / tokens · layer
-  QString html = QStringLiteral("<b>%1</b> · %2 · %3<br>%4 · %5<br>%6 · %7")
-                     .arg(QString::fromStdString(info.name).toHtmlEscaped(), modelFamilyText(info).toHtmlEscaped(),
-                          info.causal ? tr("causal") : tr("bidirectional"), modelShapeText(info).toHtmlEscaped(),
-                          tr("%1 parameters").arg(parameterCountText(info.parameters)),
-                          tr("%1 weights").arg(QString::fromStdString(info.dtype).toHtmlEscaped()),
-                          tr("%1 tokenizer").arg(QString::fromStdString(info.tokenizerKind).toHtmlEscaped()));
+  QString html =
+      QStringLiteral("<b>%1</b> · %2 · %3<br>%4 · %5<br>%6 · %7")
+          .arg(QString::fromStdString(info.name).toHtmlEscaped(), modelFamilyText(info).toHtmlEscaped(),
+               info.causal ? tr("causal") : tr("bidirectional"), modelShapeText(info).toHtmlEscaped(),
+               tr("%1 parameters").arg(parameterCountText(info.parameters)),
+               weightsLine(info).toHtmlEscaped(),
+               tr("%1 tokenizer").arg(QString::fromStdString(info.tokenizerKind).toHtmlEscaped()));
   if (const auto run = model_->modelRun())
     html += QStringLiteral("<br>") + tr("%1 tokens · layer %2 of %3")
                                          .arg(run->encoding.size())
@@ -53,8 +59,9 @@ void ModelInfoBox::refresh() {
                                          .arg(model_->numLayers());
   summary_->setText(html);
   const QString dir = QDir::toNativeSeparators(QString::fromStdString(info.dir));
-  summary_->setToolTip(f.join(QLatin1Char('\n')) + QLatin1Char('\n') + tr("Folder: %1").arg(dir) +
-                       QLatin1Char('\n') +
+  const QString where = info.quantization.empty() ? tr("Folder: %1").arg(dir)
+                                                  : tr("File: %1").arg(QString::fromStdString(info.source));
+  summary_->setToolTip(f.join(QLatin1Char('\n')) + QLatin1Char('\n') + where + QLatin1Char('\n') +
                        tr("Parameters: %1").arg(QLocale().toString(static_cast<qlonglong>(info.parameters))));
 }
 
@@ -66,7 +73,7 @@ QStringList ModelInfoBox::facts() const {
           tr("Family: %1").arg(modelFamilyText(info)),
           tr("Attention: %1").arg(modelShapeText(info)),
           tr("Parameters: %1").arg(parameterCountText(info.parameters)),
-          tr("Weights: %1").arg(QString::fromStdString(info.dtype)),
+          tr("Weights: %1").arg(modelWeightsText(info)),
           tr("Tokenizer: %1").arg(QString::fromStdString(info.tokenizerKind))};
 }
 
