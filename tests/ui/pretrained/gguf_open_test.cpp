@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QDropEvent>
 #include <QFile>
 #include <QLabel>
@@ -133,6 +134,30 @@ TEST(GgufOpen, AQuantizedFileOpensAndTheInfoBoxSaysWhatTheWeightsAre) {
   const QString dtype = QString::fromStdString(w.model()->modelPtr()->info().dtype);
   EXPECT_TRUE(dtype == "F32" || dtype == "F16" || dtype == "BF16") << dtype.toStdString();
   EXPECT_TRUE(infoFacts(w).contains("Weights: " + dtype)) << infoFacts(w).join(" | ").toStdString();
+}
+
+TEST(GgufOpen, TheModelCardShowsEveryLineInANarrowDock) {
+  MainWindow w;
+  w.resize(1366, 740);
+  w.show();
+  settleGguf(w);
+  ASSERT_TRUE(w.openFile(ggufFixture("llama256-Q4_K_M.gguf")));
+  settleGguf(w);
+  auto* box = w.findChild<ModelInfoBox*>();
+  ASSERT_NE(box, nullptr);
+  QWidget* dock = box;
+  while (dock && !qobject_cast<QDockWidget*>(dock)) dock = dock->parentWidget();
+  ASSERT_NE(dock, nullptr);
+  for (int width : {240, 420}) {
+    w.resizeDocks({qobject_cast<QDockWidget*>(dock)}, {width}, Qt::Horizontal);
+    for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
+    QLabel* summary = box->findChild<QLabel*>();
+    ASSERT_NE(summary, nullptr);
+    ASSERT_TRUE(summary->isVisible());
+    // Every wrapped line of the card is inside the label (the weights line, then tokens and layer, last).
+    EXPECT_GE(summary->height(), summary->heightForWidth(summary->width()))
+        << "dock " << width << ": label " << summary->width() << " x " << summary->height();
+  }
 }
 
 TEST(GgufOpen, DroppingAGgufFileOpensIt) {

@@ -5,6 +5,8 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <algorithm>
 
 #include "attn/models/model.h"
 #include "attn_ui/explorer/explorer_model.h"
@@ -19,9 +21,12 @@ ModelInfoBox::ModelInfoBox(ExplorerModel* model, QWidget* parent)
       close_(new QPushButton(tr("Close Model"), this)) {
   summary_->setTextFormat(Qt::RichText);
   summary_->setWordWrap(true);
+  summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   close_->setToolTip(tr("Close the model and attend over the text with the configured mechanism again."));
-  setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);  // a card: the text below gets the height
+  // A card: the text below gets the spare height. Its size hint follows the width (sizeHint below),
+  // so a narrow dock does not cut the wrapped lines off.
+  setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(6, 2, 6, 4);
   row->addWidget(summary_, 1);
@@ -31,6 +36,19 @@ ModelInfoBox::ModelInfoBox(ExplorerModel* model, QWidget* parent)
   connect(model_, &ExplorerModel::resultChanged, this, &ModelInfoBox::refresh);
   connect(model_, &ExplorerModel::currentLayerChanged, this, &ModelInfoBox::refresh);
   refresh();
+}
+
+// A word-wrapped label's own hint assumes a comfortable width; the card's height is what its
+// lines take at the width it has.
+QSize ModelInfoBox::sizeHint() const {
+  QSize hint = QGroupBox::sizeHint();
+  if (width() > 0 && hasHeightForWidth()) hint.setHeight(std::max(hint.height(), heightForWidth(width())));
+  return hint;
+}
+
+void ModelInfoBox::resizeEvent(QResizeEvent* event) {
+  QGroupBox::resizeEvent(event);
+  if (event->oldSize().width() != event->size().width()) updateGeometry();
 }
 
 // "F16 weights" for a safetensors folder; a GGUF file's "Q4_K_M, 4.8 bits/weight" says it already.

@@ -26,6 +26,10 @@ class ModelInfoBox : public QGroupBox {
   /// One line per fact, as shown ("Family: GPT-2", ...), for tests and tooltips.
   QStringList facts() const;
   QPushButton* closeButton() const { return close_; }
+  QSize sizeHint() const override;
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void refresh();
