@@ -6,15 +6,9 @@
 
 namespace attn::ui {
 namespace {
-// A name in a store rather than a path ("ollama:llama3.2:1b"): kept and shown as given. A
-// one-letter prefix is a Windows drive, a path.
-bool isStoreEntry(const QString& entry) {
-  const qsizetype colon = entry.indexOf(QLatin1Char(':'));
-  if (colon < 2) return false;
-  for (qsizetype i = 0; i < colon; ++i)
-    if (!entry[i].isLetter()) return false;
-  return true;
-}
+// A name in a store rather than a path ("ollama:llama3.2:1b"): kept and shown as given. Only the
+// stores AttnScope reads: a relative file named "a:b" stays a path.
+bool isStoreEntry(const QString& entry) { return entry.startsWith(QLatin1String("ollama:")); }
 }  // namespace
 
 RecentPathsMenu::RecentPathsMenu(const QString& title, QString settingsKey, int maxEntries, QWidget* parent,
