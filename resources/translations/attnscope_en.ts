@@ -90,6 +90,10 @@
         <source>%1 reads one text; a second segment applies to BERT-style models only.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1, %2 bits/weight</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>QObject</name>
@@ -1760,13 +1764,13 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>Folder: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>File: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::ModelOpenController</name>
-    <message>
-        <source>Open &amp;Model…</source>
-        <translation type="unfinished"></translation>
-    </message>
     <message>
         <source>Recent &amp;Models</source>
         <translation type="unfinished"></translation>
@@ -1808,7 +1812,39 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 no longer exists; it was removed from Recent Models.</source>
+        <source>Open &amp;Model Folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Model &amp;File (GGUF)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open O&amp;llama Model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a GGUF model file (llama.cpp, LM Studio; F32, F16, Q8_0, Q4_K_M and other quantized types) with its embedded tokenizer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pick one of the models Ollama has downloaded ($OLLAMA_MODELS or ~/.ollama/models).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Model File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 no longer exists</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1; it was removed from Recent Models.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3022,6 +3058,52 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>A pretrained model fixes every configuration control; its card in the Input panel says what it is, and the maps get the room.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::OllamaModelsDialog</name>
+    <message>
+        <source>Open Ollama Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tag</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>broken</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No Ollama store at %1. Ollama keeps its models in ~/.ollama/models unless $OLLAMA_MODELS names another folder; set it and reopen this dialog.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No models in %1. Pull one with ollama pull NAME, or set $OLLAMA_MODELS to another store.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Models in %1:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n manifest(s) could not be read:</source>
+        <translation>
+            <numerusform>%n manifest could not be read:</numerusform>
+            <numerusform>%n manifests could not be read:</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Only the first %1 manifests are listed.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -129,6 +129,10 @@
         <source>%1 reads one text; a second segment applies to BERT-style models only.</source>
         <translation>%1 只读取一段文本；第二段仅适用于 BERT 类模型。</translation>
     </message>
+    <message>
+        <source>%1, %2 bits/weight</source>
+        <translation>%1，每个权重 %2 位</translation>
+    </message>
 </context>
 <context>
     <name>QObject</name>
@@ -2893,13 +2897,13 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>Folder: %1</source>
         <translation>文件夹：%1</translation>
     </message>
+    <message>
+        <source>File: %1</source>
+        <translation>文件：%1</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::ModelOpenController</name>
-    <message>
-        <source>Open &amp;Model…</source>
-        <translation>打开模型(&amp;M)…</translation>
-    </message>
     <message>
         <source>Recent &amp;Models</source>
         <translation>最近的模型(&amp;M)</translation>
@@ -2941,8 +2945,40 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>打开模型文件夹</translation>
     </message>
     <message>
-        <source>%1 no longer exists; it was removed from Recent Models.</source>
-        <translation>%1 已不存在；已从最近的模型中移除。</translation>
+        <source>Open &amp;Model Folder…</source>
+        <translation>打开模型文件夹(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Open Model &amp;File (GGUF)…</source>
+        <translation>打开模型文件 (GGUF)(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Open O&amp;llama Model…</source>
+        <translation>打开 Ollama 模型(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Open a GGUF model file (llama.cpp, LM Studio; F32, F16, Q8_0, Q4_K_M and other quantized types) with its embedded tokenizer.</source>
+        <translation>打开 GGUF 模型文件（llama.cpp、LM Studio；F32、F16、Q8_0、Q4_K_M 及其他量化类型）及其内嵌的分词器。</translation>
+    </message>
+    <message>
+        <source>Pick one of the models Ollama has downloaded ($OLLAMA_MODELS or ~/.ollama/models).</source>
+        <translation>从 Ollama 已下载的模型中选择一个（$OLLAMA_MODELS 或 ~/.ollama/models）。</translation>
+    </message>
+    <message>
+        <source>Open Model File</source>
+        <translation>打开模型文件</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>%1 no longer exists</source>
+        <translation>%1 已不存在</translation>
+    </message>
+    <message>
+        <source>%1; it was removed from Recent Models.</source>
+        <translation>%1；已从最近的模型中移除。</translation>
     </message>
 </context>
 <context>
@@ -4699,6 +4735,51 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>%1 x %2 patches of %3 px. Layer %4, head %5: mean attention distance %6 px.</source>
         <translation>%1 x %2 个图块，每块 %3 像素。第 %4 层，头 %5：平均注意力距离 %6 像素。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::OllamaModelsDialog</name>
+    <message>
+        <source>Open Ollama Model</source>
+        <translation>打开 Ollama 模型</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Tag</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>broken</source>
+        <translation>已损坏</translation>
+    </message>
+    <message>
+        <source>No Ollama store at %1. Ollama keeps its models in ~/.ollama/models unless $OLLAMA_MODELS names another folder; set it and reopen this dialog.</source>
+        <translation>%1 处没有 Ollama 模型库。Ollama 将模型保存在 ~/.ollama/models，除非 $OLLAMA_MODELS 指定了其他文件夹；设置后请重新打开此对话框。</translation>
+    </message>
+    <message>
+        <source>No models in %1. Pull one with ollama pull NAME, or set $OLLAMA_MODELS to another store.</source>
+        <translation>%1 中没有模型。可用 ollama pull NAME 下载一个，或将 $OLLAMA_MODELS 设为另一个模型库。</translation>
+    </message>
+    <message>
+        <source>Models in %1:</source>
+        <translation>%1 中的模型：</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n manifest(s) could not be read:</source>
+        <translation>
+            <numerusform>%n 个清单无法读取：</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Only the first %1 manifests are listed.</source>
+        <translation>仅列出前 %1 个清单。</translation>
     </message>
 </context>
 </TS>

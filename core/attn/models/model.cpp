@@ -133,6 +133,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     auto impl = openGguf(*blob, progress);
     if (!impl) return impl.error();
     (*impl)->info.name = path.substr(gguf::kOllamaPrefix.size());
+    (*impl)->info.source = path;
     return std::shared_ptr<const Model>(new Model(std::move(*impl)));
   }
   std::error_code ec;
@@ -140,6 +141,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
   if (gguf::looksLikeGguf(path) || (path.ends_with(".gguf") && !fs::is_directory(path, ec))) {
     auto impl = openGguf(path, progress);
     if (!impl) return impl.error();
+    (*impl)->info.source = path;
     if (progress && !progress(1.0, "ready")) return Error{path + ": cancelled"};
     return std::shared_ptr<const Model>(new Model(std::move(*impl)));
   }
@@ -180,6 +182,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
                              impl->weights.files.empty() ? std::string("the weights") : impl->weights.files[0])};
 
   fillInfo(*impl, folder->dir, folder->name);
+  info.source = path;
   if (progress && !progress(1.0, "ready")) return Error{impl->configPath + ": cancelled"};
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }

@@ -38,6 +38,7 @@ using ProgressFn = std::function<bool(double fraction, std::string_view stage)>;
 
 struct ModelInfo {
   std::string dir;        // the folder the files were read from (a cache layout resolved to its snapshot)
+  std::string source;     // what Model::open was given: a folder, a .gguf file or "ollama:NAME:TAG"
   std::string name;       // "gpt2", "org/name" from a cache layout, or the folder's name
   std::string modelType;  // config.json model_type: gpt2, bert, roberta, llama, qwen2, mistral, ...
   Family family = Family::Gpt2;

@@ -10,10 +10,12 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include "attn/models/gguf/ollama_store.h"
 #include "attn/models/model.h"
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/pretrained/model_text.h"
+#include "attn_ui/pretrained/ollama_models_dialog.h"
 #include "attn_ui/pretrained/status_progress.h"
 #include "attn_ui/window/file_open_controller.h"
 #include "attn_ui/window/main_window.h"
@@ -22,7 +24,11 @@
 namespace attn::ui {
 namespace {
 const char* const kRecentKey = "recent/models";
-}
+
+bool isOllamaName(const QString& path) { return path.startsWith(QLatin1String("ollama:")); }
+
+bool isGgufName(const QString& path) { return path.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive); }
+}  // namespace
 
 // Owned by the worker and the GUI thread, so either may finish first.
 struct ModelOpenController::Job {
@@ -35,7 +41,9 @@ struct ModelOpenController::Job {
 ModelOpenController::ModelOpenController(MainWindow* window)
     : QObject(window),
       window_(window),
-      open_(new QAction(tr("Open &Model…"), this)),
+      open_(new QAction(tr("Open &Model Folder…"), this)),
+      openFile_(new QAction(tr("Open Model &File (GGUF)…"), this)),
+      openOllama_(new QAction(tr("Open O&llama Model…"), this)),
       recent_(new RecentPathsMenu(tr("Recent &Models"), kRecentKey, kMaxRecent, window,
                                   [this](const QString& p) { openRecent(p); })),
       status_(
@@ -46,12 +54,23 @@ ModelOpenController::ModelOpenController(MainWindow* window)
                        "or its cache directory models--org--name, and run the text through it."));
   open_->setStatusTip(open_->toolTip());
   connect(open_, &QAction::triggered, this, &ModelOpenController::openDialog);
+  openFile_->setToolTip(
+      tr("Open a GGUF model file (llama.cpp, LM Studio; F32, F16, Q8_0, Q4_K_M and other "
+         "quantized types) with its embedded tokenizer."));
+  openFile_->setStatusTip(openFile_->toolTip());
+  connect(openFile_, &QAction::triggered, this, &ModelOpenController::openFileDialog);
+  openOllama_->setToolTip(
+      tr("Pick one of the models Ollama has downloaded ($OLLAMA_MODELS or ~/.ollama/models)."));
+  openOllama_->setStatusTip(openOllama_->toolTip());
+  connect(openOllama_, &QAction::triggered, this, &ModelOpenController::openOllamaDialog);
   // After File > Open… and Recent Files.
   QMenu* file = window_->fileMenu();
   const QList<QAction*> actions = file->actions();
   const qsizetype at = actions.indexOf(window_->fileOpener()->recentMenu()->menuAction());
   QAction* before = at >= 0 ? actions.value(at + 1) : actions.value(0);
   file->insertAction(before, open_);
+  file->insertAction(before, openFile_);
+  file->insertAction(before, openOllama_);
   file->insertMenu(before, recent_->menu());
 
   connect(status_, &StatusProgress::cancelRequested, this, &ModelOpenController::cancel);
@@ -64,7 +83,21 @@ ModelOpenController::~ModelOpenController() = default;
 bool ModelOpenController::busy() const { return job_->busy(); }
 
 bool ModelOpenController::canOpen(const QString& path) {
-  return QFileInfo(path).isDir() && attn::models::isModelFolder(QDir::toNativeSeparators(path).toStdString());
+  if (isOllamaName(path)) return true;
+  const QFileInfo info(path);
+  // Only a regular file's name is looked at here (drag-enter asks on the GUI thread): a FIFO
+  // named x.gguf would block a read.
+  if (info.isFile()) return isGgufName(path);
+  return info.isDir() && attn::models::isModelFolder(QDir::toNativeSeparators(path).toStdString());
+}
+
+bool ModelOpenController::isModelPath(const QString& path) {
+  return isOllamaName(path) || isGgufName(path) || QFileInfo(path).isDir();
+}
+
+QString ModelOpenController::displayName(const QString& path) {
+  return isOllamaName(path) ? path.mid(int(attn::models::gguf::kOllamaPrefix.size()))
+                            : QFileInfo(path).fileName();
 }
 
 void ModelOpenController::open(const QString& path) {
@@ -74,7 +107,7 @@ void ModelOpenController::open(const QString& path) {
   // A newer open() supersedes this one: it is cancelled and its result dropped.
   // The worker owns the job (not `this`), so a load may outlive the window.
   const auto& control = job_->start([job](JobControl& c) { load(*job, c); }, [this, job] { deliver(job); },
-                                    tr("Opening %1").arg(QFileInfo(path).fileName()));
+                                    tr("Opening %1").arg(displayName(path)));
   status_->startFor(control);
 }
 
@@ -101,7 +134,8 @@ void ModelOpenController::cancel() {
   job_->cancel();
   const QString path = loadingPath_;
   status_->stop();
-  window_->statusBar()->showMessage(tr("Stopped opening %1; the view is unchanged.").arg(QFileInfo(path).fileName()), 6000);
+  window_->statusBar()->showMessage(tr("Stopped opening %1; the view is unchanged.").arg(displayName(path)),
+                                    6000);
   emit cancelled(path);
 }
 
@@ -116,7 +150,7 @@ void ModelOpenController::deliver(const std::shared_ptr<Job>& job) {
   status_->stop();
   if (!job->model) {
     // The core's message names the file and the fault; the view stays as it was.
-    emit failed(tr("Could not open the model %1: %2").arg(QFileInfo(job->path).fileName(), job->error));
+    emit failed(tr("Could not open the model %1: %2").arg(displayName(job->path), job->error));
     return;
   }
   window_->model()->setModel(job->model);
@@ -139,10 +173,33 @@ void ModelOpenController::openDialog() {
   open(path);
 }
 
+void ModelOpenController::openFileDialog() {
+  QSettings settings;
+  const QString path = QFileDialog::getOpenFileName(window_, tr("Open Model File"),
+                                                    settings.value("paths/lastModelFile").toString(),
+                                                    tr("GGUF models (*.gguf);;All files (*)"));
+  if (path.isEmpty()) return;
+  settings.setValue("paths/lastModelFile", QFileInfo(path).absolutePath());
+  open(path);
+}
+
+void ModelOpenController::openOllamaDialog() {
+  OllamaModelsDialog dialog(window_);
+  if (dialog.exec() != QDialog::Accepted || dialog.selectedSpec().isEmpty()) return;
+  open(dialog.selectedSpec());
+}
+
 void ModelOpenController::openRecent(const QString& path) {
-  if (!QFileInfo(path).isDir()) {
+  QString gone;
+  if (isOllamaName(path)) {  // the store's manifest or blob may have been removed (ollama rm)
+    if (auto blob = attn::models::gguf::resolveOllamaModel(path.toStdString()); !blob)
+      gone = QString::fromStdString(blob.error().message);
+  } else if (!QFileInfo(path).isDir() && !QFileInfo(path).isFile()) {
+    gone = tr("%1 no longer exists").arg(path);
+  }
+  if (!gone.isEmpty()) {
     recent_->forget(path);
-    emit failed(tr("%1 no longer exists; it was removed from Recent Models.").arg(path));
+    emit failed(tr("%1; it was removed from Recent Models.").arg(gone));
     return;
   }
   open(path);

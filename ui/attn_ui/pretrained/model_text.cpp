@@ -1,6 +1,7 @@
 #include "attn_ui/pretrained/model_text.h"
 
 #include <QCoreApplication>
+#include <QRegularExpression>
 
 #include "attn_ui/common/core_text.h"
 
@@ -34,6 +35,15 @@ QString modelFamilyText(const attn::models::ModelInfo& info) {
   if (type.isEmpty() || QString(family).remove(QLatin1Char('-')).compare(type, Qt::CaseInsensitive) == 0)
     return family;
   return ModelText::tr("%1 (%2)").arg(family, type);
+}
+
+QString modelWeightsText(const attn::models::ModelInfo& info) {
+  const QString q = QString::fromStdString(info.quantization);
+  if (q.isEmpty()) return QString::fromStdString(info.dtype);
+  // The core writes "Q4_K_M, 4.8 bits/weight" (as `info` prints it); the unit is translated here.
+  static const QRegularExpression summary(QStringLiteral("^(.+), ([0-9.]+) bits/weight$"));
+  const QRegularExpressionMatch m = summary.match(q);
+  return m.hasMatch() ? ModelText::tr("%1, %2 bits/weight").arg(m.captured(1), m.captured(2)) : q;
 }
 
 FixedByModel fixedByModel(const attn::models::ModelInfo& info) {

@@ -15,6 +15,11 @@ QString modelShapeText(const attn::models::ModelInfo& info);
 /// "GPT-2 (gpt2)": the family, and the config's model_type when it says more.
 QString modelFamilyText(const attn::models::ModelInfo& info);
 
+/// What the weights are: "Q4_K_M, 4.8 bits/weight" for a GGUF file (llama.cpp's file type
+/// and the bits each weight takes, as `attnscope-cli info` says), else the dtype on disk
+/// ("F16", "BF16", "F32").
+QString modelWeightsText(const attn::models::ModelInfo& info);
+
 /// Tooltips for configuration controls that a fixed model decides.
 struct FixedByModel {
   QString mechanism, sizes, temperature, init, mask, positional, execution, keyText;

@@ -124,7 +124,8 @@ void MainWindow::restoreLayout() {
 }
 
 bool MainWindow::openFile(const QString& path) {
-  if (QFileInfo(path).isDir()) {  // a model folder; Model::open says what is wrong with any other
+  // A folder, .gguf file or ollama: name; Model::open says what is wrong with any other.
+  if (ModelOpenController::isModelPath(path)) {
     models_->open(path);
     return ModelOpenController::canOpen(path);
   }

@@ -51,7 +51,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* addPanel(const QString& title, QWidget* panel,
                         Qt::DockWidgetArea area = Qt::RightDockWidgetArea);
   /// Opens a dropped or command-line file (tensors, .txt text or a .json
-  /// session) or model folder on a worker; false when it is not one it opens.
+  /// session), model folder, .gguf file or ollama:NAME[:TAG] on a worker; false
+  /// when it is not one it opens.
   bool openFile(const QString& path);
   /// The top-level menu with this title, created (before Help) on first use.
   QMenu* menu(const QString& title);

@@ -5,6 +5,11 @@
 #include <QSettings>
 
 namespace attn::ui {
+namespace {
+// A name in a store rather than a path ("ollama:llama3.2:1b"): kept and shown as given. Only the
+// stores AttnScope reads: a relative file named "a:b" stays a path.
+bool isStoreEntry(const QString& entry) { return entry.startsWith(QLatin1String("ollama:")); }
+}  // namespace
 
 RecentPathsMenu::RecentPathsMenu(const QString& title, QString settingsKey, int maxEntries, QWidget* parent,
                                  std::function<void(const QString&)> open)
@@ -21,7 +26,7 @@ QStringList RecentPathsMenu::stored(const QString& settingsKey) {
 void RecentPathsMenu::remember(const QString& path) {
   QSettings settings;
   QStringList list = settings.value(key_).toStringList();
-  const QString abs = QFileInfo(path).absoluteFilePath();
+  const QString abs = isStoreEntry(path) ? path : QFileInfo(path).absoluteFilePath();
   list.removeAll(abs);
   list.prepend(abs);
   while (list.size() > max_) list.removeLast();
@@ -42,9 +47,9 @@ void RecentPathsMenu::refresh() {
   const QStringList list = paths();
   for (int i = 0; i < list.size(); ++i) {
     const QString p = list[i];
+    const QString name = isStoreEntry(p) ? p : QFileInfo(p).fileName();
     // &1..&9 as mnemonics; the tooltip has the full path.
-    const QString label = i < 9 ? QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(p).fileName())
-                                : QFileInfo(p).fileName();
+    const QString label = i < 9 ? QStringLiteral("&%1 %2").arg(i + 1).arg(name) : name;
     QAction* a = menu_->addAction(label, this, [this, p] { open_(p); });
     a->setToolTip(p);
     a->setStatusTip(p);

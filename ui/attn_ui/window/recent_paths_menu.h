@@ -1,7 +1,8 @@
 #pragma once
 // A "Recent …" submenu backed by QSettings: most recent first, absolute paths,
 // at most `maxEntries`, &1..&9 mnemonics with the full path as tooltip, "(none)"
-// when empty. File > Recent Files and File > Recent Models are two of these.
+// when empty. File > Recent Files and File > Recent Models are two of these. An
+// entry naming a model in a store ("ollama:NAME:TAG") is kept and shown as given.
 #include <QObject>
 #include <QString>
 #include <QStringList>

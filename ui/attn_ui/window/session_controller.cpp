@@ -20,6 +20,15 @@
 
 namespace attn::ui {
 namespace {
+
+// What reopens the model: its folder (a cache layout's resolved snapshot), its GGUF file, or
+// its name in Ollama's store as given.
+QString sessionModelPath(const attn::models::ModelInfo& info) {
+  const QString source = QString::fromStdString(info.source);
+  if (source.startsWith(QLatin1String("ollama:"))) return source;
+  if (!source.isEmpty() && QFileInfo(source).isFile()) return QFileInfo(source).absoluteFilePath();
+  return QFileInfo(QString::fromStdString(info.dir)).absoluteFilePath();
+}
 constexpr int kMaxRecent = 8;
 }
 
@@ -52,7 +61,7 @@ attn::Session SessionController::capture() const {
   s.input.keyText = m->keyText().toStdString();
   if (m->hasLoadedInput()) s.input.file = m->loadedSource().toStdString();
   if (m->hasModel())  // absolute, so an autosave restores from any working folder; the spec stays the text mode's
-    s.input.model = QFileInfo(QString::fromStdString(m->modelPtr()->info().dir)).absoluteFilePath().toStdString();
+    s.input.model = sessionModelPath(m->modelPtr()->info()).toStdString();
   s.spec = m->spec();
   s.view.head = m->currentHead();
   s.view.layer = m->currentLayer();
@@ -97,7 +106,8 @@ bool SessionController::openPath(const QString& path) {
   }
   if (!s->input.file.empty())  // relative to the session's folder, as attnscope-cli reads it
     s->input.file = QFileInfo(QFileInfo(path).dir(), QString::fromStdString(s->input.file)).absoluteFilePath().toStdString();
-  if (!s->input.model.empty())
+  // (A name in Ollama's store is no path.)
+  if (!s->input.model.empty() && !s->input.model.starts_with("ollama:"))
     s->input.model = QFileInfo(QFileInfo(path).dir(), QString::fromStdString(s->input.model)).absoluteFilePath().toStdString();
   apply(*s);
   path_ = path;

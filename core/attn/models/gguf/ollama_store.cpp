@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -30,7 +31,68 @@ fs::path ollamaRoot() {
   return fs::path(home && *home ? home : ".") / ".ollama" / "models";
 }
 
+/// The sorted names in `dir` that are Ollama name components; at most `limit` entries are looked at.
+std::vector<std::string> componentsIn(const fs::path& dir, size_t limit, bool& truncated) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  for (size_t seen = 0; !ec && it != end; it.increment(ec)) {
+    if (++seen > limit) {
+      truncated = true;
+      break;
+    }
+    std::string name = it->path().filename().string();
+    if (ollamaComponent(name)) out.push_back(std::move(name));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool isFolder(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
 }  // namespace
+
+std::string ollamaStoreRoot() { return ollamaRoot().string(); }
+
+OllamaStoreListing listOllamaModels(size_t maxModels) {
+  OllamaStoreListing out;
+  const fs::path registry = ollamaRoot() / "manifests" / "registry.ollama.ai";
+  out.root = ollamaRoot().string();
+  out.manifests = registry.string();
+  out.found = isFolder(registry);
+  if (!out.found) return out;
+  // Directory listings are bounded too, so that a folder of a million entries costs no more than the limit.
+  const size_t scan = std::max<size_t>(maxModels, 1) * 4;
+  for (const std::string& space : componentsIn(registry, scan, out.truncated)) {
+    if (!isFolder(registry / space)) continue;
+    for (const std::string& model : componentsIn(registry / space, scan, out.truncated)) {
+      if (!isFolder(registry / space / model)) continue;
+      for (const std::string& tag : componentsIn(registry / space / model, scan, out.truncated)) {
+        if (out.models.size() >= maxModels) {
+          out.truncated = true;
+          return out;
+        }
+        OllamaModelEntry e;
+        e.name = space == "library" ? model : space + "/" + model;
+        e.tag = tag;
+        e.spec = std::string(kOllamaPrefix) + e.name + ":" + tag;
+        if (auto blob = resolveOllamaModel(e.spec)) {
+          e.blob = *blob;
+          std::error_code ec;
+          const auto size = fs::file_size(e.blob, ec);
+          e.bytes = ec ? 0 : static_cast<int64_t>(size);
+        } else {
+          e.error = blob.error().message;
+        }
+        out.models.push_back(std::move(e));
+      }
+    }
+  }
+  return out;
+}
 
 Result<std::string> resolveOllamaModel(std::string_view spec) {
   std::string_view rest = spec.substr(kOllamaPrefix.size());
