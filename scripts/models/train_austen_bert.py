@@ -232,7 +232,12 @@ class PairSampler:
     with A and B consecutive text split at a sentence end (token types 0 and 1), half "[CLS] A [SEP]";
     a fifth are shorter than SEQ, padded, so short inputs are in distribution too."""
 
-    def __init__(self, stream, ends, seed):
+    def __init__(self, stream, ends, seed, short=0.0):
+        # --short-rows: the share of rows cut to at most SHORT tokens at every row length. The [SEP]
+        # heads of the runs at lr 3e-3 formed in rows of 16 and faded as the rows grew to 64: a no-op
+        # head (Clark et al. 2019, sec. 3.2) parks on [SEP] when its pattern finds no target, which
+        # short rows keep frequent.
+        self.short = short
         self.stream = stream
         self.ends = ends
         self.rng = np.random.default_rng(seed)
@@ -240,6 +245,8 @@ class PairSampler:
 
     def row(self, limit):
         L = limit if self.rng.random() > 0.2 else int(self.rng.integers(min(12, limit - 1), limit))
+        if self.short and self.rng.random() < self.short:
+            L = min(L, SHORT)
         pair = self.rng.random() < 0.5
         n = L - (3 if pair else 2)
         s = int(self.starts[self.rng.integers(len(self.starts))])
@@ -399,6 +406,13 @@ def main():
     ap.add_argument("--warmup", type=int, default=None, help="warm-up steps (default: a tenth, at most 400)")
     ap.add_argument("--probe-every", type=int, default=250, help="steps between held-out probes")
     ap.add_argument("--weight-decay", type=float, default=WEIGHT_DECAY)
+    ap.add_argument("--qk-decay", type=float, default=None,
+                    help="weight decay on the query and key maps (default: --weight-decay)")
+    ap.add_argument("--sink-steps", type=int, default=0,
+                    help="steps of a first phase at --sink-lr on rows of 16 tokens before the schedule")
+    ap.add_argument("--sink-lr", type=float, default=3e-3)
+    ap.add_argument("--short-rows", type=float, default=0.0,
+                    help="share of rows cut to at most 16 tokens at every row length")
     args = ap.parse_args()
     SEQ, PEAK_LR = args.seq, args.lr
     torch.set_num_threads(args.threads)
@@ -426,22 +440,40 @@ def main():
     with torch.no_grad():
         counts = torch.bincount(torch.tensor(train_ids), minlength=V)[:V].double() + 1
         model.head_bias.copy_((counts / counts.sum()).log().float())
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    # --qk-decay: a head that rests on [SEP] needs a large gap between the [SEP] logit q.k_sep and the
+    # others, that is large query and key maps, which the decoupled decay shrinks (Loshchilov & Hutter
+    # 2019, Algorithm 2 line 12: theta -= lr * lambda * theta on every matrix, whatever its gradient).
+    qk = (lambda n: re.search(r"\.(q|k)\.weight$", n) is not None) if args.qk_decay is not None else (lambda n: False)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and not qk(n)]
+    qk_maps = [p for n, p in model.named_parameters() if p.dim() >= 2 and qk(n)]
     rest = [p for n, p in model.named_parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
-                             {"params": rest, "weight_decay": 0.0}],
+    groups = [{"params": decay, "weight_decay": args.weight_decay}]
+    if qk_maps:
+        groups.append({"params": qk_maps, "weight_decay": args.qk_decay})
+    opt = torch.optim.AdamW(groups + [{"params": rest, "weight_decay": 0.0}],
                             lr=1e-3, betas=(0.9, 0.98), eps=1e-6)
-    sampler = PairSampler(train_ids, ends, args.seed)
+    sampler = PairSampler(train_ids, ends, args.seed, args.short_rows)
     punct_ids = [enc.ids[c] for c in ".," if c in enc.ids]
     probe_rows = held_rows(held_ids, ends, 12)
     gen = torch.Generator().manual_seed(args.seed + 1)
     warmup = args.warmup if args.warmup is not None else max(1, min(400, args.steps // 10))
     args.warmup = warmup
     log, t1 = [], time.time()
+    # --sink-steps: on the unigram plateau at lr 3e-3 in rows of 16, a head put half its weight on [SEP]
+    # (a no-op, Clark et al. 2019 sec. 3.2) and lost it as the rows grew. A first phase of short rows
+    # at --sink-lr, then the whole schedule (warm-up, cosine, rows growing) over the remaining steps.
+    # Measured (1250 steps, 8 heads a layer, --qk-decay 0): the [SEP] head held (0.72 at step 3250)
+    # but the model never left the plateau at lr 1e-3 afterwards (top-1 0.066, always ","): with
+    # most of the weight on [SEP] the softmax is saturated and its gradient small.
+    first = args.sink_steps
     for step in range(args.steps):
+        if step < first:
+            lr, limit = args.sink_lr * min(1.0, (step + 1) / warmup), min(SHORT, SEQ)
+        else:
+            lr = hc.lr_at(step - first, args.steps - first, PEAK_LR, warmup)
+            limit = row_length(step - first, args.steps - first)
         for g in opt.param_groups:
-            g["lr"] = hc.lr_at(step, args.steps, PEAK_LR, warmup)
-        limit = row_length(step, args.steps)
+            g["lr"] = lr
         ids, types = sampler.batch(args.batch * SEQ // limit, limit)
         x, chosen = mask_tokens(ids, V, gen)
         h, _ = model.encode(x, (ids != PAD).long(), types)
@@ -560,6 +592,16 @@ def card(args, s, scores):
                       for st, l, hl, ha, sep, cls in thin(s["log"]))
     layers, heads, d, inner = s["dims"]
     wd = f"weight decay {args.weight_decay:g}"
+    if args.qk_decay is not None:
+        wd += f" ({args.qk_decay:g} on the query and key maps, which a sink needs large)"
+    short = (f"; {args.short_rows:.0%} of the rows cut to at most {SHORT} tokens at every row length, "
+             f"in which `[SEP]` is a larger share of the keys" if args.short_rows else "")
+    phases = "" if not args.sink_steps else f"""
+Before that schedule, a first phase of {args.sink_steps} steps on rows of {SHORT} tokens at lr
+{args.sink_lr:g} ({args.warmup} warm-up steps, then constant), on the unigram plateau, where heads
+with nothing else to do come to rest on `[SEP]` or `[CLS]` (Gu et al. 2025); the schedule above
+(warm-up, cosine, rows growing from {SHORT}) then runs over the remaining {args.steps - args.sink_steps} steps.
+"""
     sep_heads = sorted(((scores[l]["sep"][h], l, h) for l in range(layers) for h in range(heads)), reverse=True)
     cls_heads = sorted(((scores[l]["cls"][h], l, h) for l in range(layers) for h in range(heads)), reverse=True)
     top_sep = ", ".join(f"layer {l + 1} head {h + 1} ({v:.2f})" for v, l, h in sep_heads[:3])
@@ -595,7 +637,7 @@ embeddings. Weights in F16. No pooler and no next-sentence head.
 ## Training
 Masked LM only (no next-sentence prediction, as RoBERTa): 15% of the tokens predicted, of those 80%
 `[MASK]`, 10% random, 10% kept. Rows of {SEQ} tokens: half `[CLS] A [SEP] B [SEP]` with A and B
-consecutive text split at a sentence end, half `[CLS] A [SEP]`; a fifth shorter and padded. AdamW
+consecutive text split at a sentence end, half `[CLS] A [SEP]`; a fifth shorter and padded{short}. AdamW
 (lr {PEAK_LR:g}, warm-up {args.warmup} steps, cosine to {PEAK_LR / 10:g}, betas 0.9/0.98, {wd},
 gradient clip 1), batch {args.batch} rows of {SEQ} tokens, {args.steps} steps, one CPU thread, {s["seconds"]:.0f} s,
 seed {args.seed}.
@@ -606,7 +648,7 @@ warm-up, Li et al. 2022), so that a `[MASK]`'s neighbours are not lost in a unif
 tokens; the decoder bias starts at the training text's log unigram; the dense layers N(0, 1/fan_in)
 rather than N(0, 0.02); the learned positions start as sinusoids (Vaswani et al. 2017) scaled to the
 word embeddings' 0.02.
-
+{phases}
 The last two columns: the largest mean weight a head puts on `[SEP]`, and on `[CLS]`, over the tokens of
 12 held-out pairs `[CLS] A [SEP] B [SEP]`.
 
