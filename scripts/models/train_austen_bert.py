@@ -411,6 +411,7 @@ def main():
     ap.add_argument("--sink-steps", type=int, default=0,
                     help="steps of a first phase at --sink-lr on rows of 16 tokens before the schedule")
     ap.add_argument("--sink-lr", type=float, default=3e-3)
+    ap.add_argument("--sink-rows", type=int, default=SHORT, help="tokens per row in the first phase")
     ap.add_argument("--short-rows", type=float, default=0.0,
                     help="share of rows cut to at most 16 tokens at every row length")
     args = ap.parse_args()
@@ -469,7 +470,7 @@ def main():
     first = args.sink_steps
     for step in range(args.steps):
         if step < first:
-            lr, limit = args.sink_lr * min(1.0, (step + 1) / warmup), min(SHORT, SEQ)
+            lr, limit = args.sink_lr * min(1.0, (step + 1) / warmup), min(args.sink_rows, SEQ)
         else:
             lr = hc.lr_at(step - first, args.steps - first, PEAK_LR, warmup)
             limit = row_length(step - first, args.steps - first)
@@ -603,10 +604,10 @@ def card(args, s, scores):
     short = (f"; {args.short_rows:.0%} of the rows cut to at most {SHORT} tokens at every row length, "
              f"in which `[SEP]` is a larger share of the keys" if args.short_rows else "")
     phases = "" if not args.sink_steps else f"""
-Before that schedule, a first phase of {args.sink_steps} steps on rows of {SHORT} tokens at lr
+Before that schedule, a first phase of {args.sink_steps} steps on rows of {min(args.sink_rows, SEQ)} tokens at lr
 {args.sink_lr:g} ({args.warmup} warm-up steps, then constant), on the unigram plateau, where heads
-with nothing else to do come to rest on `[SEP]` or `[CLS]` (Gu et al. 2025); the schedule above
-(warm-up, cosine, rows growing from {SHORT}) then runs over the remaining {args.steps - args.sink_steps} steps.
+with nothing else to do can come to rest on `[SEP]` or `[CLS]`; the schedule above (warm-up,
+cosine, rows growing from {SHORT}) then runs over the remaining {args.steps - args.sink_steps} steps.
 """
     sep_heads = sorted(((scores[l]["sep"][h], l, h) for l in range(layers) for h in range(heads)), reverse=True)
     cls_heads = sorted(((scores[l]["cls"][h], l, h) for l in range(layers) for h in range(heads)), reverse=True)
