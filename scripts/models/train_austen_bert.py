@@ -49,6 +49,14 @@ SEQ = 64  # --seq; max_position_embeddings
 # --lr: 3e-3 with 70 warm-up steps left this post-LN model on the unigram plateau (always ",") after
 # 700 steps; a lower peak with a longer warm-up lets it leave (Xiong et al. 2020 on post-LN warm-up).
 PEAK_LR = 1e-3
+# --weight-decay: AdamW's decoupled decay on the matrices. Gu et al. (2025, "When attention sink
+# emerges in language models") report that a larger decay promotes attention sinks. On this model
+# 0.1 did not: 6000 steps with 8 heads a layer (--dims 4,8,128,512) left the heads of layers 3-4
+# spreading their weight almost evenly, at most 0.06 of it on [SEP], while the held-out loss fell to
+# 3.70. A near-uniform head is the cheaper no-op here: its average of the values still helps the
+# masked LM, and the decay shrinks its query and key maps (layers 3-4: Frobenius norms 8.3-8.6,
+# against 11.3 at initialisation and 11.0-11.4 after the shipped run at 0.01).
+WEIGHT_DECAY = 0.01
 
 # ----------------------------------------------------------------------------- tokenizer
 # Debian has no Python `tokenizers`, so the normalizer, the pre-tokenizer, the WordPiece trainer and
@@ -224,7 +232,12 @@ class PairSampler:
     with A and B consecutive text split at a sentence end (token types 0 and 1), half "[CLS] A [SEP]";
     a fifth are shorter than SEQ, padded, so short inputs are in distribution too."""
 
-    def __init__(self, stream, ends, seed):
+    def __init__(self, stream, ends, seed, short=0.0):
+        # --short-rows: the share of rows cut to at most SHORT tokens at every row length. The [SEP]
+        # heads of the runs at lr 3e-3 formed in rows of 16 and faded as the rows grew to 64: a no-op
+        # head (Clark et al. 2019, sec. 3.2) parks on [SEP] when its pattern finds no target, which
+        # short rows keep frequent.
+        self.short = short
         self.stream = stream
         self.ends = ends
         self.rng = np.random.default_rng(seed)
@@ -232,6 +245,8 @@ class PairSampler:
 
     def row(self, limit):
         L = limit if self.rng.random() > 0.2 else int(self.rng.integers(min(12, limit - 1), limit))
+        if self.short and self.rng.random() < self.short:
+            L = min(L, SHORT)
         pair = self.rng.random() < 0.5
         n = L - (3 if pair else 2)
         s = int(self.starts[self.rng.integers(len(self.starts))])
@@ -355,6 +370,14 @@ def head_shares(model, rows, punct_ids):
     return [{k: mean[l, j].tolist() for j, k in enumerate(keys)} for l in range(mean.shape[0])]
 
 
+def largest_sinks(scores):
+    """For "sep" and "cls": (the largest share of a head's weight on that token, layer, head), 1-based."""
+    out = {}
+    for key in ("sep", "cls"):
+        out[key] = max((s[key][h], l + 1, h + 1) for l, s in enumerate(scores) for h in range(len(s[key])))
+    return out
+
+
 def held_rows(held_ids, ends, count):
     """Pairs "[CLS] A [SEP] B [SEP]" of consecutive held-out text (A and B ending at sentence ends)."""
     rows, s = [], 0
@@ -382,6 +405,15 @@ def main():
     ap.add_argument("--dims", default="4,4,128,512", help="layers,heads,hidden,mlp")
     ap.add_argument("--warmup", type=int, default=None, help="warm-up steps (default: a tenth, at most 400)")
     ap.add_argument("--probe-every", type=int, default=250, help="steps between held-out probes")
+    ap.add_argument("--weight-decay", type=float, default=WEIGHT_DECAY)
+    ap.add_argument("--qk-decay", type=float, default=None,
+                    help="weight decay on the query and key maps (default: --weight-decay)")
+    ap.add_argument("--sink-steps", type=int, default=0,
+                    help="steps of a first phase at --sink-lr on rows of 16 tokens before the schedule")
+    ap.add_argument("--sink-lr", type=float, default=3e-3)
+    ap.add_argument("--sink-rows", type=int, default=SHORT, help="tokens per row in the first phase")
+    ap.add_argument("--short-rows", type=float, default=0.0,
+                    help="share of rows cut to at most 16 tokens at every row length")
     args = ap.parse_args()
     SEQ, PEAK_LR = args.seq, args.lr
     torch.set_num_threads(args.threads)
@@ -409,19 +441,41 @@ def main():
     with torch.no_grad():
         counts = torch.bincount(torch.tensor(train_ids), minlength=V)[:V].double() + 1
         model.head_bias.copy_((counts / counts.sum()).log().float())
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    # --qk-decay: a head that rests on [SEP] needs a large gap between the [SEP] logit q.k_sep and the
+    # others, that is large query and key maps, which the decoupled decay shrinks (Loshchilov & Hutter
+    # 2019, Algorithm 2 line 12: theta -= lr * lambda * theta on every matrix, whatever its gradient).
+    qk = (lambda n: re.search(r"\.(q|k)\.weight$", n) is not None) if args.qk_decay is not None else (lambda n: False)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and not qk(n)]
+    qk_maps = [p for n, p in model.named_parameters() if p.dim() >= 2 and qk(n)]
     rest = [p for n, p in model.named_parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}],
+    groups = [{"params": decay, "weight_decay": args.weight_decay}]
+    if qk_maps:
+        groups.append({"params": qk_maps, "weight_decay": args.qk_decay})
+    opt = torch.optim.AdamW(groups + [{"params": rest, "weight_decay": 0.0}],
                             lr=1e-3, betas=(0.9, 0.98), eps=1e-6)
-    sampler = PairSampler(train_ids, ends, args.seed)
+    sampler = PairSampler(train_ids, ends, args.seed, args.short_rows)
+    punct_ids = [enc.ids[c] for c in ".," if c in enc.ids]
+    probe_rows = held_rows(held_ids, ends, 12)
     gen = torch.Generator().manual_seed(args.seed + 1)
     warmup = args.warmup if args.warmup is not None else max(1, min(400, args.steps // 10))
     args.warmup = warmup
     log, t1 = [], time.time()
+    # --sink-steps: on the unigram plateau at lr 3e-3 in rows of 16, a head put half its weight on [SEP]
+    # (a no-op, Clark et al. 2019 sec. 3.2) and lost it as the rows grew. A first phase of short rows
+    # at --sink-lr, then the whole schedule (warm-up, cosine, rows growing) over the remaining steps.
+    # Measured (1250 or 750 steps, 8 heads a layer, --qk-decay 0, --short-rows 0.25): the [SEP] head
+    # held (0.72 and 0.50 at step 3250) but the model never left the plateau at lr 1e-3 afterwards
+    # (top-1 0.066, always ","), though the same run without this phase leaves it by step 1500. By
+    # step 500 at lr 3e-3 its held-out loss had risen above the unigram's (6.67, top-1 0.01).
+    first = args.sink_steps
     for step in range(args.steps):
+        if step < first:
+            lr, limit = args.sink_lr * min(1.0, (step + 1) / warmup), min(args.sink_rows, SEQ)
+        else:
+            lr = hc.lr_at(step - first, args.steps - first, PEAK_LR, warmup)
+            limit = row_length(step - first, args.steps - first)
         for g in opt.param_groups:
-            g["lr"] = hc.lr_at(step, args.steps, PEAK_LR, warmup)
-        limit = row_length(step, args.steps)
+            g["lr"] = lr
         ids, types = sampler.batch(args.batch * SEQ // limit, limit)
         x, chosen = mask_tokens(ids, V, gen)
         h, _ = model.encode(x, (ids != PAD).long(), types)
@@ -434,10 +488,13 @@ def main():
         if step % args.probe_every == 0 or step == args.steps - 1:
             model.eval()
             probe = evaluate(model, held_ids[:10 * (SEQ - 2)])  # the held-out start, as the C++ test
+            sinks = largest_sinks(head_shares(model, probe_rows, punct_ids))
             model.train()
-            log.append((step, loss.item(), probe[0], probe[1]))
+            log.append((step, loss.item(), probe[0], probe[1], sinks["sep"][0], sinks["cls"][0]))
             print(f"step {step} train loss {loss.item():.4f}, held-out start loss {probe[0]:.4f} top-1 "
-                  f"{probe[1]:.3f} ({time.time() - t1:.0f} s)", flush=True)
+                  f"{probe[1]:.3f}; largest share on [SEP] {sinks['sep'][0]:.2f} (L{sinks['sep'][1]}H"
+                  f"{sinks['sep'][2]}), on [CLS] {sinks['cls'][0]:.2f} (L{sinks['cls'][1]}H{sinks['cls'][2]}) "
+                  f"({time.time() - t1:.0f} s)", flush=True)
     seconds = time.time() - t1
 
     hc.round_to_f16_(model)
@@ -448,7 +505,6 @@ def main():
     print(f"final train MLM loss {train_loss:.4f} top-1 {train_acc:.3f}; held-out loss {held_loss:.4f} "
           f"top-1 {held_acc:.3f}; unigram loss {uni_loss:.4f} top-1 {uni_acc:.3f} ({vocab[uni_top]!r}) "
           f"({seconds:.0f} s)", flush=True)
-    punct_ids = [enc.ids[c] for c in ".," if c in enc.ids]
     rows = held_rows(held_ids, ends, 48)
     scores = head_shares(model, rows, punct_ids)
     print("held-out pairs:\n" + hc.score_table(scores))
@@ -517,8 +573,19 @@ predictions worth reading. The heads below still show where it parks attention (
 """
 NO_SEP_HEAD = """
 No head of this model rests on `[SEP]` the way Clark et al. (2019) found in BERT-base (over half of
-its weight there, section 3.2): this short run on one CPU thread did not form one, nor one that rests on
-`[CLS]` (the runs that stayed on the unigram plateau did: their heads had nothing else to do).
+its weight there, section 3.2), nor on `[CLS]`. Two longer runs did not form one either. 6000 steps
+with 8 heads a layer and weight decay 0.1 (which Gu et al. 2025 find promotes sinks) predicted
+better (held-out loss 3.70, top-1 0.27) but put at most 0.06 of a head's weight on `[SEP]`: the
+heads of layers 3 and 4 spread theirs almost evenly. At lr 3e-3 the model formed a `[SEP]` head
+(0.50 by step 750) and a `[CLS]` head (0.56 by step 1500) while it sat on the unigram plateau, its
+heads having nothing else to do, and lost them (0.13 and 0.14 by step 3750) as its rows grew to 64
+tokens, still on the plateau. Three runs with 8 heads a layer, no decay on the query and key maps
+and a quarter of the rows cut to 16 tokens throughout: without a first phase the model learned
+(held-out loss 3.91, top-1 0.24) and put at most 0.13 on `[SEP]`; with 1250 or 750 steps at lr 3e-3
+on rows of 16 first, a layer 2 head put 0.55 or 0.37 on `[SEP]` and kept it (0.72, 0.50 by step
+3250) while the rows grew, but the model never left the plateau at lr 1e-3 afterwards (top-1
+0.066, always ","). A first phase of 1000 steps at lr 1e-3 on rows of 64 also left it there
+(top-1 0.066 at step 3250), its largest `[SEP]` share 0.48 once (step 2000) and 0.09 after.
 """
 
 
@@ -529,9 +596,20 @@ def thin(log, rows=12):
 
 
 def card(args, s, scores):
-    curve = "\n".join(f"| {st} | {l:.3f} | {hl:.3f} | {ha:.3f} |"
-                      for st, l, hl, ha in thin(s["log"]))
+    curve = "\n".join(f"| {st} | {l:.3f} | {hl:.3f} | {ha:.3f} | {sep:.2f} | {cls:.2f} |"
+                      for st, l, hl, ha, sep, cls in thin(s["log"]))
     layers, heads, d, inner = s["dims"]
+    wd = f"weight decay {args.weight_decay:g}"
+    if args.qk_decay is not None:
+        wd += f" ({args.qk_decay:g} on the query and key maps, which a sink needs large)"
+    short = (f"; {args.short_rows:.0%} of the rows cut to at most {SHORT} tokens at every row length, "
+             f"in which `[SEP]` is a larger share of the keys" if args.short_rows else "")
+    phases = "" if not args.sink_steps else f"""
+Before that schedule, a first phase of {args.sink_steps} steps on rows of {min(args.sink_rows, SEQ)} tokens at lr
+{args.sink_lr:g} ({args.warmup} warm-up steps, then constant), on the unigram plateau, where heads
+with nothing else to do can come to rest on `[SEP]` or `[CLS]`; the schedule above (warm-up,
+cosine, rows growing from {SHORT}) then runs over the remaining {args.steps - args.sink_steps} steps.
+"""
     sep_heads = sorted(((scores[l]["sep"][h], l, h) for l in range(layers) for h in range(heads)), reverse=True)
     cls_heads = sorted(((scores[l]["cls"][h], l, h) for l in range(layers) for h in range(heads)), reverse=True)
     top_sep = ", ".join(f"layer {l + 1} head {h + 1} ({v:.2f})" for v, l, h in sep_heads[:3])
@@ -567,8 +645,8 @@ embeddings. Weights in F16. No pooler and no next-sentence head.
 ## Training
 Masked LM only (no next-sentence prediction, as RoBERTa): 15% of the tokens predicted, of those 80%
 `[MASK]`, 10% random, 10% kept. Rows of {SEQ} tokens: half `[CLS] A [SEP] B [SEP]` with A and B
-consecutive text split at a sentence end, half `[CLS] A [SEP]`; a fifth shorter and padded. AdamW
-(lr {PEAK_LR:g}, warm-up {args.warmup} steps, cosine to {PEAK_LR / 10:g}, betas 0.9/0.98, weight decay 0.01,
+consecutive text split at a sentence end, half `[CLS] A [SEP]`; a fifth shorter and padded{short}. AdamW
+(lr {PEAK_LR:g}, warm-up {args.warmup} steps, cosine to {PEAK_LR / 10:g}, betas 0.9/0.98, {wd},
 gradient clip 1), batch {args.batch} rows of {SEQ} tokens, {args.steps} steps, one CPU thread, {s["seconds"]:.0f} s,
 seed {args.seed}.
 Against the unigram plateau (always ","), on which runs of this model with BERT's initialisation
@@ -578,9 +656,12 @@ warm-up, Li et al. 2022), so that a `[MASK]`'s neighbours are not lost in a unif
 tokens; the decoder bias starts at the training text's log unigram; the dense layers N(0, 1/fan_in)
 rather than N(0, 0.02); the learned positions start as sinusoids (Vaswani et al. 2017) scaled to the
 word embeddings' 0.02.
+{phases}
+The last two columns: the largest mean weight a head puts on `[SEP]`, and on `[CLS]`, over the tokens of
+12 held-out pairs `[CLS] A [SEP] B [SEP]`.
 
-| step | train loss (batch) | held-out start: MLM loss | top-1 at masks |
-|---|---|---|---|
+| step | train loss (batch) | held-out start: MLM loss | top-1 at masks | most on `[SEP]` | most on `[CLS]` |
+|---|---|---|---|---|---|
 {curve}
 
 ## Results
