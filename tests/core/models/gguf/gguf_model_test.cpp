@@ -66,8 +66,9 @@ void expectSameGgufRuns(const Model& a, const Model& b, float tol) {
       }
     }
     // The logits sum every layer's rounding and a vocabulary-wide product whose blocking
-    // differs between the two weight layouts: 1.4e-5 was measured on the avx2 engine copy.
-    EXPECT_LE(ggufMaxDiff(ra.logits, rb.logits), 3 * tol);
+    // differs between the two weight layouts: 1.4e-5 was measured on the avx2 engine copy and
+    // 3.2e-5 in the clang ASan build (a wrong layout or permutation moves them by O(1)).
+    EXPECT_LE(ggufMaxDiff(ra.logits, rb.logits), 10 * tol);
     ASSERT_GT(ra.logits.size(), 0);
   }
 }
