@@ -10,10 +10,12 @@
 #include <QAction>
 #include <QCoreApplication>
 #include <QDockWidget>
+#include <QFile>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QTemporaryDir>
 #include <QToolButton>
 #include <algorithm>
 
@@ -292,6 +294,15 @@ TEST(ImageOpenAction, InputPanelShowsTheImageInPlaceOfTheText) {
   const int side = info.imageSize / info.patchSize;
   EXPECT_TRUE(text.contains(QString("%1 × %1 patches of %2 px").arg(side).arg(info.patchSize)))
       << text.toStdString();
+  // A name with a placeholder in it is shown as it is.
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const QString odd = dir.filePath("scene%2%7.ppm");
+  ASSERT_TRUE(QFile::copy(kScene, odd));
+  ASSERT_TRUE(action->open(odd));
+  EXPECT_TRUE(input->imageLabel()->text().contains("scene%2%7.ppm"))
+      << input->imageLabel()->text().toStdString();
+  window.model()->waitForIdle();
   window.show();
   QCoreApplication::processEvents();
   EXPECT_TRUE(input->openImageButton()->isVisible());

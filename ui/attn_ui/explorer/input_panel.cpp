@@ -198,10 +198,6 @@ void InputPanel::refreshLoaded() {
   }
 }
 
-}  // namespace attn::ui
-
-namespace attn::ui {
-
 void InputPanel::refreshImage() {
   const auto m = model_->modelPtr();
   const auto image = model_->modelImage();
@@ -217,14 +213,12 @@ void InputPanel::refreshImage() {
   const QString name = QFileInfo(source).exists() ? QFileInfo(source).fileName() : source;
   const auto& info = m->info();
   const int side = info.patchSize > 0 ? info.imageSize / info.patchSize : 0;
-  imageText_->setText(tr("<b>%1</b><br>%2 × %3 px, %4<br>seen as %5 px: %6 × %6 patches of %7 px")
-                          .arg(name.toHtmlEscaped())
-                          .arg(image->width)
-                          .arg(image->height)
-                          .arg(image->channels == 1 ? tr("grey") : tr("colour"))
-                          .arg(info.imageSize)
-                          .arg(side)
-                          .arg(info.patchSize));
+  // One arg() for all: chained arg() calls would also fill a "%2" inside the file's name.
+  imageText_->setText(
+      tr("<b>%1</b><br>%2 × %3 px, %4<br>seen as %5 px: %6 × %6 patches of %7 px")
+          .arg(name.toHtmlEscaped(), QString::number(image->width), QString::number(image->height),
+               image->channels == 1 ? tr("grey") : tr("colour"), QString::number(info.imageSize),
+               QString::number(side), QString::number(info.patchSize)));
   imageText_->setToolTip(source);
 }
 
