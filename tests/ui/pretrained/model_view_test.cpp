@@ -493,5 +493,14 @@ TEST(ModelView, CompareShowsAnotherLayerOfTheSameModel) {
   EXPECT_FALSE(panel.maskB()->isVisibleTo(&panel));
 }
 
+// A model's name comes from its folder: a "%2" in it is shown as it is, not filled with a number.
+TEST(ModelText, ANameWithAPlaceholderIsShownAsItIs) {
+  attn::models::ModelInfo info;
+  info.name = "org/tiny%2%5";
+  info.heads = 4, info.headDim = 16, info.dModel = 64, info.layers = 2;
+  const QString sizes = fixedByModel(info).sizes;
+  EXPECT_TRUE(sizes.contains("org/tiny%2%5's 4 heads of 16 (d_model 64, 2 layers)")) << sizes.toStdString();
+}
+
 }  // namespace
 }  // namespace attn::ui

@@ -132,11 +132,9 @@ bool InterventionsController::add(const HeadIntervention& iv, QString* error) {
   const auto& info = m->info();
   if (iv.layer < 0 || iv.layer >= info.layers || iv.head < 0 || iv.head >= info.heads)
     return refuse(tr("%1 has no layer %2, head %3 (it has %4 layers of %5 heads).")
-                      .arg(QString::fromStdString(info.name))
-                      .arg(iv.layer + 1)
-                      .arg(iv.head + 1)
-                      .arg(info.layers)
-                      .arg(info.heads));
+                      .arg(QString::fromStdString(info.name), QString::number(iv.layer + 1),
+                           QString::number(iv.head + 1), QString::number(info.layers),
+                           QString::number(info.heads)));
   if (iv.kind == InterventionKind::Temperature && !(std::isfinite(iv.temperature) && iv.temperature > 0.0f))
     return refuse(tr("Temperature for layer %1, head %2 must be a positive number.").arg(iv.layer + 1).arg(iv.head + 1));
   if (iv.kind == InterventionKind::Mask) {

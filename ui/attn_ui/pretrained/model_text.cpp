@@ -51,11 +51,8 @@ FixedByModel fixedByModel(const attn::models::ModelInfo& info) {
   FixedByModel f;
   f.mechanism = ModelText::tr("Fixed by the model: %1 scores with scaled dot-product attention, softmax(q·k / √d_k).").arg(name);
   f.sizes = ModelText::tr("Fixed by the model: %1's %2 heads of %3 (d_model %4, %5 layers).")
-                .arg(name)
-                .arg(info.heads)
-                .arg(info.headDim)
-                .arg(info.dModel)
-                .arg(info.layers);
+                .arg(name, QString::number(info.heads), QString::number(info.headDim),
+                     QString::number(info.dModel), QString::number(info.layers));
   f.temperature = ModelText::tr("Fixed by the model: %1 applies softmax at temperature 1, as it was trained.").arg(name);
   f.init = ModelText::tr("Fixed by the model: its weights are read from the model folder, not drawn from a seed.");
   f.mask = info.causal

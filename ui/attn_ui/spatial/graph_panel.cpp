@@ -192,12 +192,9 @@ void GraphPanel::refreshView() {
   int degree = 0;
   for (int j = 0; j < graph_->numNodes; ++j) degree += result_->keep[static_cast<size_t>(node_) * graph_->numNodes + j];
   info_->setText(tr("%1: %2 nodes, %3 edges, %4 features. Node %5 attends over %6 nodes (itself included).")
-                     .arg(QFileInfo(source_).fileName())
-                     .arg(graph_->numNodes)
-                     .arg(graph_->edges.size())
-                     .arg(graph_->features.cols())
-                     .arg(f.labels.value(node_))
-                     .arg(degree));
+                     .arg(QFileInfo(source_).fileName(), QString::number(graph_->numNodes),
+                          QString::number(graph_->edges.size()), QString::number(graph_->features.cols()),
+                          f.labels.value(node_), QString::number(degree)));
   view_->setFigure(std::move(f));
   emit changed();
 }

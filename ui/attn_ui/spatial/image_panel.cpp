@@ -135,13 +135,10 @@ void ImagePanel::refresh() {
     return;
   }
   source_->setText(tr("%1: %2 x %3 pixels, %4 x %5 patches of %6 px (%7 values each)")
-                       .arg(QFileInfo(sourceName_).fileName())
-                       .arg(pixels_->width)
-                       .arg(pixels_->height)
-                       .arg(grid_->cols)
-                       .arg(grid_->rows)
-                       .arg(grid_->patch)
-                       .arg(grid_->pixels.cols()));
+                       .arg(QFileInfo(sourceName_).fileName(), QString::number(pixels_->width),
+                            QString::number(pixels_->height), QString::number(grid_->cols),
+                            QString::number(grid_->rows), QString::number(grid_->patch),
+                            QString::number(grid_->pixels.cols())));
   ImageAttentionFigure f;
   f.image = image_;
   f.patch = grid_->patch;
