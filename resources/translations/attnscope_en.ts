@@ -34,8 +34,23 @@
         <source>%1 K</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>%n layer(s)</source>
+        <translation>
+            <numerusform>%n layer</numerusform>
+            <numerusform>%n layers</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n head(s) of %1</source>
+        <translation>
+            <numerusform>%n head of %1</numerusform>
+            <numerusform>%n heads of %1</numerusform>
+        </translation>
+    </message>
     <message>
-        <source>%1 layers × %2 heads of %3</source>
+        <source>%1 × %2</source>
+        <comment>layers × heads</comment>
         <translation type="unfinished"></translation>
     </message>
     <message>

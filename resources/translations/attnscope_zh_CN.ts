@@ -73,9 +73,22 @@
         <source>%1 K</source>
         <translation>%1 K</translation>
     </message>
+    <message numerus="yes">
+        <source>%n layer(s)</source>
+        <translation>
+            <numerusform>%n 层</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n head(s) of %1</source>
+        <translation>
+            <numerusform>%n 个头，每头 %1 维</numerusform>
+        </translation>
+    </message>
     <message>
-        <source>%1 layers × %2 heads of %3</source>
-        <translation>%1 层 × %2 个头，每头 %3 维</translation>
+        <source>%1 × %2</source>
+        <comment>layers × heads</comment>
+        <translation>%1 × %2</translation>
     </message>
     <message>
         <source> (%1 KV heads)</source>

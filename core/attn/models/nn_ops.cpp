@@ -13,8 +13,6 @@
 #endif
 
 namespace attn::models {
-namespace {
-
 int threadsFor(double flops) {
 #ifdef _OPENMP
   if (flops > 4e6 && !omp_in_parallel()) return std::max(1, omp_get_max_threads());
@@ -22,8 +20,6 @@ int threadsFor(double flops) {
   (void)flops;
   return 1;
 }
-
-}  // namespace
 
 void linear(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
   if (l.w.isPacked() && !l.inOut) return linearPackedPanels(x, l, y);

@@ -12,6 +12,10 @@ namespace attn::models {
 
 using ConstMatRef = Eigen::Ref<const Mat>;
 
+/// OpenMP threads for a step of about `flops` operations: all of them for a large step outside a
+/// parallel region, one otherwise (a small step costs more to fork than to run).
+int threadsFor(double flops);
+
 /// y = x W^T + b (nn.Linear) or x W + b (Conv1D). Output columns are shared among
 /// the OpenMP threads when the product is large enough (call outside parallel regions).
 void linear(const ConstMatRef& x, const LinearWeight& w, Mat& y);

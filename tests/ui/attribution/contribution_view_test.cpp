@@ -48,7 +48,7 @@ attn::models::Contributions direct(const QString& folder, const attn::models::En
 }
 
 TEST(ContributionView, TheMapsAreTheModelsContributionsInEveryView) {
-  for (const QString name : {QStringLiteral("gpt2"), QStringLiteral("bert")}) {
+  for (const QString& name : {QStringLiteral("gpt2"), QStringLiteral("bert")}) {
     SCOPED_TRACE(name.toStdString());
     MainWindow w;
     settle(w);

@@ -31,23 +31,24 @@
 #include "attn/models/model.h"
 #include "attn_ui/classroom/classroom_actions.h"
 #include "attn_ui/classroom/compare_panel.h"
+#include "attn_ui/classroom/step_through_panel.h"
+#include "attn_ui/classroom/step_through_view.h"
 #include "attn_ui/explorer/config_panel.h"
 #include "attn_ui/explorer/explorer_model.h"
-#include "attn_ui/window/file_open_controller.h"
 #include "attn_ui/explorer/head_grid.h"
 #include "attn_ui/explorer/heatmap_panel.h"
 #include "attn_ui/explorer/heatmap_widget.h"
 #include "attn_ui/explorer/input_panel.h"
-#include "attn_ui/window/main_window.h"
 #include "attn_ui/explorer/mask_selector.h"
 #include "attn_ui/metrics/metrics_panel.h"
 #include "attn_ui/pretrained/model_info_box.h"
 #include "attn_ui/pretrained/model_open_controller.h"
 #include "attn_ui/pretrained/model_text.h"
 #include "attn_ui/pretrained/prediction_panel.h"
+#include "attn_ui/window/file_open_controller.h"
+#include "attn_ui/window/main_window.h"
 #include "attn_ui/window/session_controller.h"
-#include "attn_ui/classroom/step_through_panel.h"
-#include "attn_ui/classroom/step_through_view.h"
+#include "attn_ui/window/translations.h"
 
 namespace attn::ui {
 namespace {
@@ -111,6 +112,8 @@ void typeText(MainWindow& w, const QString& text, const QString& pair = {}) {
 }
 
 TEST(ModelText, ParameterCountsAndShapesReadAsPeopleWriteThem) {
+  auto* app = qobject_cast<QApplication*>(QCoreApplication::instance());
+  ASSERT_TRUE(installUiTranslators(*app, "en"));         // as the window does at start: plural forms
   EXPECT_EQ(parameterCountText(124439808), "124.4 M");   // gpt2
   EXPECT_EQ(parameterCountText(1100048384), "1.10 B");   // TinyLlama
   EXPECT_EQ(parameterCountText(85120), "85.1 K");
@@ -123,9 +126,20 @@ TEST(ModelText, ParameterCountsAndShapesReadAsPeopleWriteThem) {
   EXPECT_EQ(modelShapeText(info), "22 layers × 32 heads of 64 (4 KV heads)");
   info.kvHeads = 32;
   EXPECT_EQ(modelShapeText(info), "22 layers × 32 heads of 64");
+  info.layers = 1;  // the bundled one-layer demonstrations
+  info.heads = 1;
+  info.kvHeads = 1;
+  EXPECT_EQ(modelShapeText(info), "1 layer × 1 head of 64");
+  ASSERT_TRUE(installUiTranslators(*app, "zh_CN"));
+  info.layers = 22;
+  info.heads = 32;
+  info.kvHeads = 4;
+  EXPECT_EQ(modelShapeText(info), QStringLiteral("22 层 × 32 个头，每头 64 维（4 个 KV 头）"));
+  ASSERT_TRUE(installUiTranslators(*app, "en"));
 }
 
 TEST(ModelView, EveryFixtureShowsLayersTimesHeadsInTheHeadGrid) {
+  ASSERT_TRUE(installUiTranslators(*qobject_cast<QApplication*>(QCoreApplication::instance()), "en"));
   for (const QString& name : kFixtures) {
     SCOPED_TRACE(name.toStdString());
     MainWindow w;

@@ -4,15 +4,14 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
-#include <QSettings>
 #include <QStatusBar>
 
 #include "attn/models/gguf/ollama_store.h"
 #include "attn/models/model.h"
 #include "attn_ui/common/background_job.h"
+#include "attn_ui/common/remembered_dialog.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/pretrained/model_text.h"
 #include "attn_ui/pretrained/ollama_models_dialog.h"
@@ -165,22 +164,14 @@ void ModelOpenController::deliver(const std::shared_ptr<Job>& job) {
 }
 
 void ModelOpenController::openDialog() {
-  QSettings settings;
-  const QString path = QFileDialog::getExistingDirectory(window_, tr("Open Model Folder"),
-                                                         settings.value("paths/lastModelFolder").toString());
-  if (path.isEmpty()) return;
-  settings.setValue("paths/lastModelFolder", QFileInfo(path).absolutePath());
-  open(path);
+  const QString path = openFolderRemembered(window_, tr("Open Model Folder"), "paths/lastModelFolder");
+  if (!path.isEmpty()) open(path);
 }
 
 void ModelOpenController::openFileDialog() {
-  QSettings settings;
-  const QString path = QFileDialog::getOpenFileName(window_, tr("Open Model File"),
-                                                    settings.value("paths/lastModelFile").toString(),
-                                                    tr("GGUF models (*.gguf);;All files (*)"));
-  if (path.isEmpty()) return;
-  settings.setValue("paths/lastModelFile", QFileInfo(path).absolutePath());
-  open(path);
+  const QString path = openFileRemembered(window_, tr("Open Model File"), "paths/lastModelFile",
+                                          tr("GGUF models (*.gguf);;All files (*)"));
+  if (!path.isEmpty()) open(path);
 }
 
 void ModelOpenController::openOllamaDialog() {

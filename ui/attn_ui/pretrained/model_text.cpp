@@ -24,7 +24,10 @@ QString parameterCountText(long long parameters) {
 }
 
 QString modelShapeText(const attn::models::ModelInfo& info) {
-  QString s = ModelText::tr("%1 layers × %2 heads of %3").arg(info.layers).arg(info.heads).arg(info.headDim);
+  // Two plural forms (%n), so a one-layer model reads "1 layer", not "1 layers".
+  const QString layers = ModelText::tr("%n layer(s)", nullptr, info.layers);
+  const QString heads = ModelText::tr("%n head(s) of %1", nullptr, info.heads).arg(info.headDim);
+  QString s = ModelText::tr("%1 × %2", "layers × heads").arg(layers, heads);
   if (info.kvHeads > 0 && info.kvHeads != info.heads) s += ModelText::tr(" (%1 KV heads)").arg(info.kvHeads);
   return s;
 }

@@ -2,15 +2,14 @@
 
 #include <QAction>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QPushButton>
-#include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
 
 #include "attn/vision/image_pixels.h"
+#include "attn_ui/common/remembered_dialog.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/input_panel.h"
 #include "attn_ui/pretrained/model_open_controller.h"
@@ -52,13 +51,10 @@ bool ImageOpenAction::open(const QString& path) {
 }
 
 void ImageOpenAction::openDialog() {
-  QSettings settings;
-  const QString path = QFileDialog::getOpenFileName(
-      window_, tr("Open Image"), settings.value("paths/lastImageFolder").toString(),
+  const QString path = openFileRemembered(
+      window_, tr("Open Image"), "paths/lastImageFolder",
       tr("Images (*.png *.jpg *.jpeg *.bmp *.gif *.ppm *.pgm *.npy *.npz);;All files (*)"));
-  if (path.isEmpty()) return;
-  settings.setValue("paths/lastImageFolder", QFileInfo(path).absolutePath());
-  open(path);
+  if (!path.isEmpty()) open(path);
 }
 
 void ImageOpenAction::modelChanged() {

@@ -2,16 +2,15 @@
 
 #include <QAction>
 #include <QCoreApplication>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
-#include <QSettings>
 #include <QStatusBar>
 
 #include "attn/io/input_file.h"
 #include "attn/io/session.h"
 #include "attn/io/text_file.h"
 #include "attn_ui/common/background_job.h"
+#include "attn_ui/common/remembered_dialog.h"
 #include "attn_ui/explorer/config_panel.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/input_panel.h"
@@ -164,14 +163,11 @@ void FileOpenController::fail(const QString& message) {
 }
 
 void FileOpenController::openDialog() {
-  QSettings settings;
-  const QString path = QFileDialog::getOpenFileName(
-      window_, tr("Open"), settings.value("paths/lastFolder").toString(),
+  const QString path = openFileRemembered(
+      window_, tr("Open"), "paths/lastFolder",
       tr("Everything AttnScope opens (*.npz *.npy *.safetensors *.csv *.txt *.json);;"
          "Tensors (*.npz *.npy *.safetensors *.csv);;Text (*.txt);;Sessions (*.json);;All files (*)"));
-  if (path.isEmpty()) return;
-  settings.setValue("paths/lastFolder", QFileInfo(path).absolutePath());
-  open(path);
+  if (!path.isEmpty()) open(path);
 }
 
 void FileOpenController::openRecent(const QString& path) {

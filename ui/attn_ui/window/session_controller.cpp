@@ -12,6 +12,7 @@
 #include <QStatusBar>
 
 #include "attn/models/model.h"
+#include "attn_ui/common/remembered_dialog.h"
 #include "attn_ui/explorer/config_panel.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_panel.h"
@@ -131,13 +132,9 @@ bool SessionController::savePath(const QString& path) {
 }
 
 void SessionController::openDialog() {
-  QSettings settings;
-  const QString path = QFileDialog::getOpenFileName(window_, tr("Open Session"),
-                                                    settings.value("paths/lastFolder").toString(),
-                                                    tr("AttnScope session (*.json)"));
-  if (path.isEmpty()) return;
-  settings.setValue("paths/lastFolder", QFileInfo(path).absolutePath());
-  openPath(path);
+  const QString path =
+      openFileRemembered(window_, tr("Open Session"), "paths/lastFolder", tr("AttnScope session (*.json)"));
+  if (!path.isEmpty()) openPath(path);
 }
 
 void SessionController::save() {

@@ -4,10 +4,6 @@
 #include <algorithm>
 #include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace attn::models {
 namespace {
 
@@ -75,15 +71,6 @@ void multiplyPanel(const PackedTokens& x, const float* panel, Index m, AlignedFl
   }
 }
 
-int panelThreads(Index panels, double flops) {
-#ifdef _OPENMP
-  if (flops > 4e6 && !omp_in_parallel())
-    return static_cast<int>(std::min<Index>(panels, omp_get_max_threads()));
-#endif
-  (void)panels, (void)flops;
-  return 1;
-}
-
 }  // namespace
 
 void linearPackedPanels(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
@@ -95,8 +82,8 @@ void linearPackedPanels(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
   thread_local PackedTokens tokens;  // kept across calls: first touch of fresh pages is expensive
   packTokens(x, std::max<Index>(mc, 1), std::max<Index>(kc, 1), tokens);
   const Index panels = (out + kPanelRows - 1) / kPanelRows;
-  const int threads =
-      panelThreads(panels, 2.0 * static_cast<double>(n) * static_cast<double>(K) * static_cast<double>(out));
+  const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(K) * static_cast<double>(out);
+  const int threads = static_cast<int>(std::min<Index>(panels, threadsFor(flops)));
   const PackedTokens& shared = tokens;
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
