@@ -11,11 +11,11 @@
 #include <numeric>
 
 #include "attn/io/atomic_file.h"
-#include "attn/io/text_file.h"
 #include "attn/models/experiments/head_experiments.h"
 #include "commands.h"
 #include "input_options.h"
 #include "model_request.h"
+#include "prompt_file.h"
 
 namespace attn::cli {
 namespace {
@@ -31,33 +31,6 @@ struct ImportanceCliOptions {
   std::string prompts;  // --prompts: one prompt per line, importance averaged over them
 };
 
-// The prompts of a --prompts file, one per non-empty line, each encoded and fitted to the
-// model's context (--max-tokens cuts, else a line past it is refused naming FILE:LINE).
-Result<std::vector<models::Encoding>> encodePrompts(const models::Model& model, const InputOptions& o,
-                                                    const std::string& path) {
-  auto text = readUtf8TextFile(path);
-  if (!text) return text.error();
-  std::vector<models::Encoding> out;
-  size_t start = 0;
-  for (int line = 1; start <= text->size(); ++line) {
-    size_t end = text->find('\n', start);
-    if (end == std::string::npos) end = text->size();
-    std::string prompt = text->substr(start, end - start);
-    start = end + 1;
-    if (!prompt.empty() && prompt.back() == '\r') prompt.pop_back();
-    if (prompt.find_first_not_of(" \t") == std::string::npos) continue;
-    const std::string where = fmt::format("{}:{}", path, line);
-    auto enc = model.encode(prompt, std::nullopt, where, o.padTo);
-    if (!enc) return enc.error();
-    auto fitted = fitContext(model.info(), std::move(enc).value(), o, where);
-    if (!fitted) return fitted.error();
-    out.push_back(std::move(fitted).value());
-    if (end == text->size()) break;
-  }
-  if (out.empty()) return Error{fmt::format("{}: no prompt (every line is empty)", path)};
-  return out;
-}
-
 // Michel et al. (2019) average head importance over a data set: each prompt's ablation
 // importance, then the mean and the (population) standard deviation per head.
 int runImportanceOverPrompts(const ImportanceCliOptions& o) {
@@ -66,20 +39,17 @@ int runImportanceOverPrompts(const ImportanceCliOptions& o) {
   const auto& info = (*model)->info();
   auto prompts = encodePrompts(**model, o.input, o.prompts);
   if (!prompts) return fail(prompts.error().message);
-  const auto n = static_cast<double>(prompts->size());
-  Mat sum = Mat::Zero(info.layers, info.heads), sumSq = Mat::Zero(info.layers, info.heads);
+  std::vector<Mat> perPrompt;
   std::string measure;
   int passes = 0, tokens = 0;
   for (const auto& enc : *prompts) {
     auto imp = models::headImportance(
         **model, enc, models::ImportanceOptions{0, !o.noPrefixCache, !o.serialHeads}, terminalProgress());
     if (!imp) return fail(imp.error().message);
-    sum += imp->importance;
-    sumSq += imp->importance.cwiseProduct(imp->importance);
+    perPrompt.push_back(imp->importance);
     measure = imp->measure, passes += imp->forwardPasses, tokens += enc.size();
   }
-  const Mat mean = sum / n;
-  const Mat spread = (sumSq / n - mean.cwiseProduct(mean)).cwiseMax(0.0f).cwiseSqrt();
+  const auto [mean, spread] = meanAndSpread(perPrompt);
   if (!o.csv.empty()) {
     std::string csv = "layer,head,importance,std\n";
     for (int l = 0; l < mean.rows(); ++l)

@@ -14,12 +14,14 @@
 #include "attn/models/patching/activation_patching.h"
 #include "commands.h"
 #include "model_request.h"
+#include "prompt_file.h"
 
 namespace attn::cli {
 namespace {
 
 struct PatchCliOptions {
   std::string modelDir, clean, corrupt, target, foil, out, sites = "residual,heads,mlp";
+  std::string pairs;  // --pairs: a JSON-lines file of clean/corrupt/target/foil rows
   bool json = false, force = false;
 };
 
@@ -95,6 +97,101 @@ nlohmann::json matJson(const Mat& m) {
   return rows;
 }
 
+/// One pair's patching, its tokens encoded; errors are prefixed with `where` (FILE:LINE).
+Result<models::PatchingResult> patchPair(const models::Model& m, const PatchPair& p,
+                                         const models::PatchingOptions& sites, int& tokens) {
+  const auto prefixed = [&p](const Error& e) { return Error{fmt::format("{}: {}", p.where, e.message)}; };
+  auto clean = m.encode(p.clean, std::nullopt, "clean");
+  if (!clean) return prefixed(clean.error());
+  auto corrupt = m.encode(p.corrupt, std::nullopt, "corrupt");
+  if (!corrupt) return prefixed(corrupt.error());
+  auto target = tokenId(m, p.target, "target");
+  if (!target) return prefixed(target.error());
+  auto foil = tokenId(m, p.foil, "foil");
+  if (!foil) return prefixed(foil.error());
+  tokens = clean->size();
+  auto res = m.patch(*clean, *corrupt, *target, *foil, sites, terminalProgress());
+  if (!res) return prefixed(res.error());
+  return res;
+}
+
+Tensor perPairTensor(const std::vector<double>& v) {
+  Tensor t;
+  t.shape = {static_cast<int64_t>(v.size())};
+  for (double x : v) t.data.push_back(static_cast<float>(x));
+  return t;
+}
+
+// Patching over a data set (as Wang et al. 2023 average over their IOI prompts): each pair's
+// recovered fractions, then the mean and the population standard deviation. Heads are
+// comparable across pairs of any length; the residual and MLP maps are indexed by position, so
+// they are averaged only when every pair has the same number of tokens.
+int runPatchOverPairs(const PatchCliOptions& o, const models::PatchingOptions& sites) {
+  auto pairs = readPatchPairs(o.pairs);
+  if (!pairs) return fail(pairs.error().message);
+  auto model = models::Model::open(o.modelDir, terminalProgress());
+  if (!model) return fail(model.error().message);
+  const models::Model& m = **model;
+  std::vector<Mat> heads, residual, mlp;
+  std::vector<double> cleanDiff, corruptDiff;
+  int firstTokens = -1;
+  bool sameLength = true;
+  for (const PatchPair& p : *pairs) {
+    int tokens = 0;
+    auto res = patchPair(m, p, sites, tokens);
+    if (!res) return fail(res.error().message);
+    if (firstTokens < 0) firstTokens = tokens;
+    sameLength = sameLength && tokens == firstTokens;
+    heads.push_back(res->heads), residual.push_back(res->residual), mlp.push_back(res->mlp);
+    cleanDiff.push_back(res->cleanDiff), corruptDiff.push_back(res->corruptDiff);
+  }
+  struct Site {
+    const char* name;
+    bool on;
+    const std::vector<Mat>* samples;
+  };
+  const Site all[] = {{"residual", sites.residual && sameLength, &residual},
+                      {"heads", sites.heads, &heads},
+                      {"mlp", sites.mlp && sameLength, &mlp}};
+  NpzWriter npz;
+  nlohmann::json doc = {{"model", m.info().name},
+                        {"pairs", pairs->size()},
+                        {"clean_diff", cleanDiff},
+                        {"corrupt_diff", corruptDiff},
+                        {"same_length", sameLength}};
+  std::string table;
+  for (const Site& s : all) {
+    if (!s.on) continue;
+    const MeanSpread ms = meanAndSpread(*s.samples);
+    const Mat &mean = ms.mean, &spread = ms.spread;
+    npz.add(s.name, Tensor::fromMat(mean));
+    npz.add(std::string(s.name) + "_std", Tensor::fromMat(spread));
+    doc[s.name] = matJson(mean);
+    doc[std::string(s.name) + "_std"] = matJson(spread);
+    table += fmt::format("{}, top 5 by the mean:\n{}", s.name, topEntries(mean, 5, [&](int r, int c) {
+                           return fmt::format("layer {} {} {} (± {:.3f})", r + 1,
+                                              std::string_view(s.name) == "heads" ? "head" : "pos",
+                                              std::string_view(s.name) == "heads" ? c + 1 : c, spread(r, c));
+                         }));
+  }
+  npz.add("clean_diff", perPairTensor(cleanDiff));
+  npz.add("corrupt_diff", perPairTensor(corruptDiff));
+  if (!o.out.empty())
+    if (auto st = npz.write(o.out); !st) return fail(st.error().message);
+  if (o.json) {
+    fmt::print("{}\n", doc.dump(2));
+    return 0;
+  }
+  fmt::print(
+      "model: {}; {} pairs from {}; fraction of each pair's clean - corrupt logit difference that a "
+      "patch recovers, mean over the pairs\n{}",
+      m.info().name, pairs->size(), o.pairs, table);
+  if (!sameLength && (sites.residual || sites.mlp))
+    fmt::print("the pairs differ in length: residual and MLP maps (by position) are not averaged\n");
+  if (!o.out.empty()) fmt::print("wrote {}\n", o.out);
+  return 0;
+}
+
 int runPatch(const PatchCliOptions& o) {
   if (!o.out.empty()) {
     if (!o.out.ends_with(".npz")) return fail(fmt::format("{}: --out of patch must end in .npz", o.out));
@@ -102,6 +199,9 @@ int runPatch(const PatchCliOptions& o) {
   }
   auto sites = parseSites(o.sites);
   if (!sites) return fail(sites.error().message);
+  if (!o.pairs.empty()) return runPatchOverPairs(o, *sites);
+  if (o.clean.empty() || o.corrupt.empty() || o.target.empty() || o.foil.empty())
+    return fail("patch needs --clean, --corrupt, --target and --foil, or --pairs FILE");
   auto model = models::Model::open(o.modelDir, terminalProgress());
   if (!model) return fail(model.error().message);
   const models::Model& m = **model;
@@ -170,11 +270,16 @@ Action addPatchCommand(CLI::App& app) {
   auto o = std::make_shared<PatchCliOptions>();
   cmd->add_option("--model", o->modelDir, "Hugging Face model folder (a causal LM: GPT-2, Llama family)")
       ->required();
-  cmd->add_option("--clean", o->clean, "The clean text")->required();
-  cmd->add_option("--corrupt", o->corrupt, "The corrupt text (the same number of tokens)")->required();
-  cmd->add_option("--target", o->target, "The token the clean text predicts: one token's text or #ID")
-      ->required();
-  cmd->add_option("--foil", o->foil, "The token it is compared with: one token's text or #ID")->required();
+  auto* clean = cmd->add_option("--clean", o->clean, "The clean text");
+  auto* corrupt = cmd->add_option("--corrupt", o->corrupt, "The corrupt text (the same number of tokens)");
+  auto* target =
+      cmd->add_option("--target", o->target, "The token the clean text predicts: one token's text or #ID");
+  auto* foil = cmd->add_option("--foil", o->foil, "The token it is compared with: one token's text or #ID");
+  auto* pairs = cmd->add_option(
+      "--pairs", o->pairs,
+      "A JSON-lines file, one {\"clean\", \"corrupt\", \"target\", \"foil\"} object per line: the mean and "
+      "std over the pairs (heads always; residual and MLP when every pair has the same length)");
+  for (auto* single : {clean, corrupt, target, foil}) pairs->excludes(single);
   cmd->add_option("--sites", o->sites, "What to patch: a comma list of residual, heads, mlp")
       ->capture_default_str();
   cmd->add_option("--out", o->out,

@@ -161,6 +161,66 @@ TEST(CliLensForms, JsonCsvAndTheTableAgreeWithTheArchive) {
   EXPECT_NE(layer.out.find("layer 1, read out"), std::string::npos) << layer.out;
 }
 
+// Over a file of prompts: per layer, the mean over the prompts of each prompt's mean final-token
+// probability and top-1 agreement (every position of a GPT-2 text counts), with the population
+// spread; equal to what the single-prompt archives give.
+TEST(CliLensForms, PromptsFileSummarisesEveryLayerOverThePrompts) {
+  const auto dir = scratchDir("lens_prompts");
+  const std::string a = lensCase("gpt2", 0).text, b = "the cat sat on the mat and the dog";
+  std::vector<std::vector<std::pair<double, double>>> single;  // [prompt][row] -> (prob, agreement)
+  for (const auto& text : {a, b}) {
+    const auto r = runCli({"lens", "--model", modelDir("gpt2"), "--text", text, "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    auto& rows = single.emplace_back();
+    for (const auto& layer : doc["layers"]) {
+      double prob = 0, top1 = 0;
+      for (const auto& pos : layer["positions"])
+        prob += pos["final_prob"].get<double>(), top1 += pos["final_rank"].get<int>() == 0 ? 1 : 0;
+      const auto n = static_cast<double>(layer["positions"].size());
+      rows.emplace_back(prob / n, top1 / n);
+    }
+  }
+  const auto prompts = dir / "prompts.txt";
+  { std::ofstream(prompts) << a << "\n \n" << b << "\n"; }
+  const auto out = (dir / "summary.npz").string(), csv = (dir / "summary.csv").string();
+  const auto r = runCli({"lens", "--model", modelDir("gpt2"), "--prompts", prompts.string(), "--json",
+                         "--out", out, "--csv", csv});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["prompts"].get<int>(), 2);
+  ASSERT_EQ(doc["final_prob_mean"].size(), 3u);  // the embeddings and two layers
+  for (size_t l = 0; l < 3; ++l) {
+    const auto [pa, ta] = single[0][l];
+    const auto [pb, tb] = single[1][l];
+    EXPECT_NEAR(doc["final_prob_mean"][l].get<double>(), (pa + pb) / 2, 1e-5);
+    EXPECT_NEAR(doc["final_prob_std"][l].get<double>(), std::abs(pa - pb) / 2, 1e-4);
+    EXPECT_NEAR(doc["top1_agreement_mean"][l].get<double>(), (ta + tb) / 2, 1e-6);
+    EXPECT_NEAR(doc["top1_agreement_std"][l].get<double>(), std::abs(ta - tb) / 2, 1e-5);
+  }
+  EXPECT_DOUBLE_EQ(doc["top1_agreement_mean"][2].get<double>(), 1.0);  // the last row is the model
+  auto z = readNpzFile(out);
+  ASSERT_TRUE(z.ok()) << z.error().message;
+  const auto* mean = member(*z, "lens_final_prob_mean");
+  ASSERT_NE(mean, nullptr);
+  EXPECT_EQ(mean->shape, (std::vector<int64_t>{3}));
+  EXPECT_NEAR(mean->values.data[1], doc["final_prob_mean"][1].get<double>(), 1e-6);
+  std::ifstream f(csv);
+  std::string header;
+  std::getline(f, header);
+  EXPECT_EQ(header, "layer,final_prob,final_prob_std,top1_agreement,top1_agreement_std");
+  // A prompt past the fixture's context: refused naming its line, or cut with --max-tokens.
+  std::string longLine;
+  for (int i = 0; i < 80; ++i) longLine += "cat ";
+  { std::ofstream(prompts) << a << "\n" << longLine << "\n"; }
+  const auto bad = runCli({"lens", "--model", modelDir("gpt2"), "--prompts", prompts.string()});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("prompts.txt:2: the input has"), std::string::npos) << bad.err;
+  const auto cut =
+      runCli({"lens", "--model", modelDir("gpt2"), "--prompts", prompts.string(), "--max-tokens", "32"});
+  EXPECT_EQ(cut.status, 0) << cut.err;
+}
+
 TEST(CliLensForms, ABundledModelByNameRunsItsFirstExample) {
   const auto* bundled = models::findBundledModel("induction-2l");
   ASSERT_NE(bundled, nullptr);

@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "attn/io/npy_reader.h"
 #include "attn/models/model.h"
@@ -125,6 +128,83 @@ TEST(CliPatchOptions, OneClearMessageForWhatCannotBePatched) {
               "#5", "--foil", "#6"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("causal language model"), std::string::npos) << r.err;
+}
+
+// Over a JSON-lines file of pairs, each map is the mean of the single pairs' maps with the
+// population spread (Wang et al. 2023 average over their prompts); pairs of another length
+// leave out the position-indexed maps; a broken row is refused as FILE:LINE.
+TEST(CliPatchPairs, TheMeanAndSpreadOfTheSinglePairs) {
+  const Pair p = pairFor("gpt2");
+  ASSERT_TRUE(p.model);
+  constexpr const char* kClean2 = "The cat sat on the mat, and it is";  // 12 tokens, as the first
+  constexpr const char* kCorrupt2 = "The mat sat on the cat, and it is";
+  auto first = p.model->patch(p.clean, p.corrupt, p.target, p.foil, models::PatchingOptions{});
+  auto second = p.model->patch(*p.model->encode(kClean2, std::nullopt, "c"),
+                               *p.model->encode(kCorrupt2, std::nullopt, "k"), p.target, p.foil,
+                               models::PatchingOptions{});
+  ASSERT_TRUE(first.ok() && second.ok());
+  ASSERT_EQ(first->residual.cols(), second->residual.cols());  // the same length: every map averaged
+  const auto dir = scratchDir("patch_pairs");
+  const auto pairs = dir / "pairs.jsonl";
+  const auto row = [&](const char* clean, const char* corrupt) {
+    return nlohmann::json{{"clean", clean},
+                          {"corrupt", corrupt},
+                          {"target", fmt::format("#{}", p.target)},
+                          {"foil", fmt::format("#{}", p.foil)}}
+        .dump();
+  };
+  { std::ofstream(pairs) << row(kClean, kCorrupt) << "\n\n" << row(kClean2, kCorrupt2) << "\r\n"; }
+  const auto out = (dir / "pairs.npz").string();
+  const auto r = runCli({"patch", "--model", modelDir("gpt2"), "--pairs", pairs.string(), "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("2 pairs"), std::string::npos) << r.out;
+  auto z = readNpzFile(out);
+  ASSERT_TRUE(z.ok()) << z.error().message;
+  for (auto [name, a, b] :
+       {std::tuple{"residual", &first->residual, &second->residual},
+        std::tuple{"heads", &first->heads, &second->heads}, std::tuple{"mlp", &first->mlp, &second->mlp}}) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(patchMember(*z, name) && patchMember(*z, std::string(name) + "_std"));
+    EXPECT_LE(diffTo(*patchMember(*z, name), (*a + *b) / 2), 1e-5);
+    EXPECT_LE(diffTo(*patchMember(*z, std::string(name) + "_std"), (*a - *b).cwiseAbs() / 2), 1e-4);
+  }
+  const auto* diffs = patchMember(*z, "clean_diff");
+  ASSERT_TRUE(diffs);
+  ASSERT_EQ(diffs->shape, (std::vector<int64_t>{2}));
+  EXPECT_NEAR(diffs->values.data[1], second->cleanDiff, 1e-4);
+  // A pair of another length: heads still averaged, the position maps left out.
+  {
+    std::ofstream(pairs) << row(kClean, kCorrupt) << "\n"
+                         << row("The cat sat on the mat and it was", "The mat sat on the cat and it was")
+                         << "\n";
+  }
+  const auto mixed = runCli({"patch", "--model", modelDir("gpt2"), "--pairs", pairs.string(), "--json"});
+  ASSERT_EQ(mixed.status, 0) << mixed.err;
+  const auto doc = nlohmann::json::parse(mixed.out);
+  EXPECT_TRUE(doc.contains("heads"));
+  EXPECT_FALSE(doc.contains("residual"));
+  EXPECT_FALSE(doc["same_length"].get<bool>());
+  // Broken rows: FILE:LINE and what is wrong; no archive written.
+  for (const auto& [text, fault] :
+       {std::pair<std::string, std::string>{row(kClean, kCorrupt) + "\n{\"clean\": 3}",
+                                            "pairs.jsonl:2: \"clean\""},
+        {"[1, 2]", "pairs.jsonl:1"},
+        {"{\"clean\": {\"x\": 1}}", "pairs.jsonl:1: \"clean\" is missing or not a string"},
+        {"{\"clean\": {\"x\": [[[1]]]}}", "pairs.jsonl:1: JSON nested deeper"},
+        {"not json", "pairs.jsonl:1"},
+        {nlohmann::json{{"clean", kClean}, {"corrupt", "The dog"}, {"target", "#1"}, {"foil", "#2"}}.dump(),
+         "pairs.jsonl:1"}}) {
+    SCOPED_TRACE(text);
+    { std::ofstream(pairs) << text; }
+    const auto bad = (dir / "bad.npz").string();
+    const auto e = runCli({"patch", "--model", modelDir("gpt2"), "--pairs", pairs.string(), "--out", bad});
+    EXPECT_EQ(e.status, 1);
+    EXPECT_NE(e.err.find(fault), std::string::npos) << e.err;
+    EXPECT_FALSE(std::filesystem::exists(bad));
+  }
+  const auto both =
+      runCli({"patch", "--model", modelDir("gpt2"), "--pairs", pairs.string(), "--clean", kClean});
+  EXPECT_NE(both.status, 0);
 }
 
 }  // namespace
