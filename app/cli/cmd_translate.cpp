@@ -97,7 +97,7 @@ int runTranslate(const TranslateOptions& o) {
     if (!m) return fail(m.error().message);
     return fail(
         fmt::format("--model: {} is not an encoder-decoder model (model_type {}): translate needs one "
-                    "(bart, marian)",
+                    "(bart, mbart, marian, t5, mt5)",
                     (*m)->info().name, (*m)->info().modelType));
   }
   auto opened = openSeq2Seq(o.input);
@@ -146,7 +146,7 @@ Action addTranslateCommand(CLI::App& app) {
                                  "(.npz)");
   auto o = std::make_shared<TranslateOptions>();
   cmd->add_option("--model", o->input.modelDir,
-                  "Hugging Face encoder-decoder folder (bart, marian) or its cache directory")
+                  "Hugging Face encoder-decoder folder (bart, mbart, marian, t5, mt5) or its cache directory")
       ->required();
   auto* text = cmd->add_option("--text", o->input.text, "Source text");
   auto* file = cmd->add_option("--text-file", o->input.textFile, "Source text from a UTF-8 .txt file");

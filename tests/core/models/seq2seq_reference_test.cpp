@@ -1,8 +1,11 @@
-// Seq2SeqModel on the small random BART and Marian folders tests/scripts/gen_seq2seq_fixtures.py
-// writes, against its plain-PyTorch ports of BartForConditionalGeneration, MarianMTModel and
-// greedy generation (checked there against float64 numpy): the tokenizers' ids (BART: Hugging
-// Face's `tokenizers`; Marian: python3-sentencepiece + vocab.json as MarianTokenizer), every
-// encoder, decoder and cross-attention map, the logits and the greedy ids.
+// Seq2SeqModel on the small random BART, Marian, T5, Flan-T5 and mBART folders
+// tests/scripts/gen_seq2seq_fixtures.py writes, against its plain-PyTorch ports of
+// BartForConditionalGeneration, MarianMTModel, T5ForConditionalGeneration,
+// MBartForConditionalGeneration and greedy generation (checked there against float64 numpy):
+// the tokenizers' ids (BART, Flan-T5, mBART: Hugging Face's
+// `tokenizers`; Marian: python3-sentencepiece + vocab.json as MarianTokenizer; T5:
+// python3-sentencepiece as T5Tokenizer), every encoder, decoder and cross-attention map, the
+// logits and the greedy ids.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -146,8 +149,9 @@ TEST_P(Seq2SeqReference, GreedyIdsMatchAndTheirMapsEqualForcedDecodingOfThem) {
     // Kept a row at a time with the key/value cache: the same maps as all rows at once.
     auto forced = model_->forcedIds(*src, gen->targetIds);
     ASSERT_TRUE(forced.ok());
-    for (size_t l = 0; l < 2; ++l)
-      for (size_t h = 0; h < 4; ++h) {
+    const auto& info = model_->info();
+    for (size_t l = 0; l < static_cast<size_t>(info.decoderLayers); ++l)
+      for (size_t h = 0; h < static_cast<size_t>(info.decoderHeads); ++h) {
         EXPECT_TRUE(gen->attention.decoder[l].heads[h].weights.isApprox(
             forced->attention.decoder[l].heads[h].weights, 1e-5f));
         EXPECT_TRUE(gen->attention.cross[l].heads[h].weights.isApprox(
@@ -156,7 +160,36 @@ TEST_P(Seq2SeqReference, GreedyIdsMatchAndTheirMapsEqualForcedDecodingOfThem) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Folders, Seq2SeqReference, ::testing::Values("bart", "marian"));
+INSTANTIATE_TEST_SUITE_P(Folders, Seq2SeqReference,
+                         ::testing::Values("bart", "marian", "t5", "flan_t5", "mbart"));
+
+TEST(Seq2SeqMbart, LanguageCodesAsTheTokenizerAndGenerateWriteThem) {
+  auto m = openedSeq2Seq("mbart");
+  ASSERT_TRUE(m);
+  const HfTokenizer& tok = m->tokenizer();
+  auto idOf = [&tok](const std::string& piece) {
+    for (int id = 0; id < tok.idLimit(); ++id)
+      if (tok.idToToken(id) == piece) return id;
+    return -1;
+  };
+  const int en = idOf("en_XX"), ro = idOf("ro_RO");
+  ASSERT_GE(en, 0);
+  EXPECT_EQ(m->info().generation.forcedBosTokenId, ro);
+  EXPECT_EQ(m->info().generation.decoderStartTokenId, 2);
+  auto src = m->encode("Salut, lume!", "source");
+  ASSERT_TRUE(src.ok());
+  EXPECT_EQ(src->ids.front(), en);  // MBart50Tokenizer: the source language first, </s> last
+  EXPECT_EQ(src->ids.back(), 2);
+  auto forced = m->forced(*src, "Salut", "target");
+  ASSERT_TRUE(forced.ok()) << forced.error().message;
+  EXPECT_EQ(forced->targetIds[0], 2);
+  EXPECT_EQ(forced->targetIds[1], ro);
+  EXPECT_EQ(forced->targetIds.back(), 2);
+  auto gen = m->generate(*src, GenerateOptions{});
+  ASSERT_TRUE(gen.ok());
+  EXPECT_EQ(gen->targetIds[1], ro);  // forced_bos_token_id
+  EXPECT_EQ(gen->outputText.find("ro_RO"), std::string::npos) << gen->outputText;
+}
 
 TEST(Seq2SeqGreedy, NoRepeatNgramBansTheTokenThatWouldRepeatATrigram) {
   EXPECT_EQ(bannedNgramTokens({5, 6, 7, 5, 6}, 3), std::vector<int>{7});

@@ -145,10 +145,18 @@ Result<Seq2SeqRun> Seq2SeqModel::forcedIds(const Encoding& source, const std::ve
 
 Result<Seq2SeqRun> Seq2SeqModel::forced(const Encoding& source, std::string_view target,
                                         const std::string& targetName) const {
-  auto enc = impl_->target().encode(target, std::nullopt, /*addSpecialTokens=*/true, targetName);
+  const GenerationSettings& g = impl_->config.generation;
+  // mBART's tokenizer.json carries the source language's template; the target is
+  // [target language] pieces </s> as MBart50Tokenizer's text_target writes it, the language
+  // being forced_bos_token_id. Without one (mbart-large-cc25 / en-ro: decoding starts at the
+  // language code) the decoder reads shift_tokens_right of [pieces </s> language].
+  const bool languageCodes = impl_->config.base.modelType == "mbart";
+  auto enc = impl_->target().encode(target, std::nullopt, /*addSpecialTokens=*/!languageCodes, targetName);
   if (!enc) return enc.error();
-  std::vector<int> ids{impl_->config.generation.decoderStartTokenId};
+  std::vector<int> ids{g.decoderStartTokenId};
+  if (languageCodes && g.forcedBosTokenId >= 0) ids.push_back(g.forcedBosTokenId);
   ids.insert(ids.end(), enc->ids.begin(), enc->ids.end());
+  if (languageCodes && g.eosTokenId >= 0) ids.push_back(g.eosTokenId);
   if (static_cast<int>(ids.size()) > impl_->config.maxPositions)
     return Error{
         fmt::format("{}: {} decoder tokens with the decoder start, but the model takes {} at most ({})",

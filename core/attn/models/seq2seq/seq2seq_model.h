@@ -1,5 +1,5 @@
 #pragma once
-// An encoder-decoder checkpoint (BART) opened from a Hugging Face model folder: the source
+// An encoder-decoder checkpoint (BART, mBART, Marian, T5) opened from a Hugging Face model folder: the source
 // sentence through the encoder, the target through the decoder either forced (a target
 // text the user gives) or generated greedily as transformers' generate does, with every
 // encoder self-attention, decoder self-attention and cross-attention map kept.
@@ -51,7 +51,8 @@ class Seq2SeqModel {
   /// The source as the tokenizer encodes it (special tokens added); `source` names errors.
   Result<Encoding> encode(std::string_view text, const std::string& source) const;
   /// Forced decoding: the decoder reads decoder_start_token_id then `target` as the tokenizer
-  /// encodes it (its <s> ... </s>); logits of every row kept.
+  /// encodes it (BART's <s> ... </s>, T5's ... </s>; mBART: forced_bos_token_id, the pieces,
+  /// </s>); logits of every row kept.
   Result<Seq2SeqRun> forced(const Encoding& source, std::string_view target,
                             const std::string& targetName) const;
   /// The same on decoder ids given directly (decoder start included).
