@@ -124,6 +124,22 @@ TEST(CliTranslate, MbartForcesTheTargetLanguageCode) {
   EXPECT_EQ(got.at("source_tokens").strings.front(), "en_XX");
 }
 
+TEST(CliTranslate, BeamSearchWritesTheReferenceBeamOutput) {
+  const auto dir = scratchDir("translate_beam");
+  const auto out = (dir / "b.npz").string();
+  const auto r =
+      runCli({"translate", "--model", modelDir("marian"), "--text",
+              "The animal didn't cross the street because it was too tired.", "--beam", "4", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("beam search (4 beams, length_penalty 1, early_stopping false)"), std::string::npos)
+      << r.out;
+  auto got = loadNpz(out);
+  auto ref = loadNpz(modelDir("marian") + "/reference.npz");
+  EXPECT_EQ(got.at("output_ids").values.data, ref.at("beam_0").values.data);
+  const int64_t nt = static_cast<int64_t>(ref.at("beam_0").values.data.size());
+  EXPECT_EQ(got.at("cross_weights").values.shape[2], nt);
+}
+
 TEST(CliTranslate, InfoDescribesBothStacksAndTheGenerationSettings) {
   const auto r = runCli({"info", modelDir("marian")});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -150,8 +166,8 @@ TEST(CliTranslate, BadInputIsOneLineNamingTheOptionOrFile) {
             "--target-text: " + modelDir("bert") + " is not an encoder-decoder model"},
            {{"translate", "--model", bart, "--text", "Hello", "--beam", "0", "--out", out},
             "--beam: 0 is out of range"},
-           {{"translate", "--model", bart, "--text", "Hello", "--beam", "4", "--out", out},
-            "beam search is not available"},
+           {{"translate", "--model", bart, "--text", "Hello", "--beam", "9", "--out", out},
+            "--beam: 9 is out of range (1 to 8)"},
            {{"translate", "--model", bart, "--text", "Hello", "--max-new-tokens", "-3", "--out", out},
             "--max-new-tokens"},
            {{"translate", "--model", modelDir("gpt2"), "--text", "Hello", "--out", out},

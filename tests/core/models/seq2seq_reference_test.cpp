@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "attn/models/seq2seq/beam_search.h"
 #include "attn/models/seq2seq/greedy_search.h"
 #include "attn/models/seq2seq/seq2seq_model.h"
 #include "model_fixtures.h"
@@ -158,6 +159,61 @@ TEST_P(Seq2SeqReference, GreedyIdsMatchAndTheirMapsEqualForcedDecodingOfThem) {
             forced->attention.cross[l].heads[h].weights, 1e-5f));
       }
   }
+}
+
+TEST_P(Seq2SeqReference, BeamSearchIdsMatchThePyTorchPort) {
+  struct BeamCase {
+    int beams;
+    double lengthPenalty;
+    bool earlyStopping;
+  };
+  // gen_seq2seq_fixtures.py's BEAM table.
+  static const std::map<std::string, BeamCase> kBeams = {{"bart", {4, 2.0, true}},
+                                                         {"marian", {4, 1.0, false}},
+                                                         {"t5", {3, 1.0, false}},
+                                                         {"flan_t5", {4, 0.6, false}},
+                                                         {"mbart", {5, 1.0, true}}};
+  const BeamCase& b = kBeams.at(GetParam());
+  const auto cases = seq2seqCases(GetParam());
+  auto ref = loadNpz(modelDir(GetParam()) + "/reference.npz");
+  for (size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE("case " + std::to_string(c));
+    auto src = model_->encode(cases[c]["source"].get<std::string>(), "source");
+    ASSERT_TRUE(src.ok());
+    GenerateOptions o;
+    o.beams = b.beams;
+    o.lengthPenalty = b.lengthPenalty;
+    o.earlyStopping = b.earlyStopping;
+    auto gen = model_->generate(*src, o);
+    ASSERT_TRUE(gen.ok()) << gen.error().message;
+    EXPECT_EQ(gen->targetIds, idsOf(ref.at("beam_" + std::to_string(c))));
+    EXPECT_NE(gen->settings.find("beam search (" + std::to_string(b.beams) + " beams"), std::string::npos)
+        << gen->settings;
+    auto forced = model_->forcedIds(*src, gen->targetIds);
+    ASSERT_TRUE(forced.ok());
+    EXPECT_TRUE(gen->attention.cross.back().heads[0].weights.isApprox(
+        forced->attention.cross.back().heads[0].weights, 1e-5f));
+  }
+}
+
+TEST(Seq2SeqBeam, HypothesesKeepTheBestAndStopAsTransformersDoes) {
+  BeamHypotheses h(2, 1.0, false);
+  h.add({0, 5}, -2.0, 2);           // score -1
+  h.add({0, 6}, -3.0, 2);           // -1.5, now the worst
+  EXPECT_FALSE(h.isDone(-2.5, 2));  // an open beam at -1.25 would beat -1.5
+  EXPECT_TRUE(h.isDone(-4.0, 2));   // -2 would not
+  h.add({0, 7}, -4.0, 2);           // -2: not better than the worst, left out
+  EXPECT_EQ(h.size(), 2u);
+  EXPECT_EQ(h.best(), (std::vector<int>{0, 5}));
+  h.add({0, 8}, -1.0, 1);  // -1: in, -1.5 out; of the two at -1 the later one is best
+  EXPECT_EQ(h.size(), 2u);
+  EXPECT_EQ(h.best(), (std::vector<int>{0, 8}));
+  EXPECT_TRUE(h.isDone(-2.2, 2));  // the worst is now -1, the best open beam -1.1
+  BeamHypotheses early(1, 2.0, true);
+  EXPECT_FALSE(early.isDone(0.0, 3));
+  early.add({0, 1, 2}, -8.0, 4);      // -8 / 4^2
+  EXPECT_TRUE(early.isDone(0.0, 3));  // early_stopping: done as soon as it is full
+  EXPECT_EQ(early.best(), (std::vector<int>{0, 1, 2}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Folders, Seq2SeqReference,

@@ -70,7 +70,13 @@ Status readGenerationFields(const Seq2SeqFields& f, int vocab, GenerationSetting
   ATTN_S2S_TRY(maxLength, f.integer("max_length", g.maxLength, 2, kSeq2SeqMaxPositions));
   ATTN_S2S_TRY(ngram, f.integer("no_repeat_ngram_size", g.noRepeatNgramSize, 0, 1024));
   ATTN_S2S_TRY(beams, f.integer("num_beams", g.numBeams, 1, 1024));
+  ATTN_S2S_TRY(penalty, f.number("length_penalty", g.lengthPenalty, -1e6, 1e6));
+  if (const json* early = f.find("early_stopping"); early && !early->is_boolean())
+    return Error{
+        fmt::format("{}: 'early_stopping' must be true or false (\"never\" is not supported)", f.src)};
+  ATTN_S2S_TRY(early, f.boolean("early_stopping", g.earlyStopping));
   g.maxLength = maxLength, g.noRepeatNgramSize = ngram, g.numBeams = beams;
+  g.lengthPenalty = penalty, g.earlyStopping = early;
   g.source = f.src;
   return okStatus();
 }

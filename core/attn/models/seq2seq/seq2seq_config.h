@@ -21,6 +21,8 @@ struct GenerationSettings {
   int maxLength = 20;         // decoder length, decoder start included (transformers' default)
   int noRepeatNgramSize = 0;  // 0: off
   int numBeams = 1;
+  double lengthPenalty = 1.0;  // beam search: a hypothesis scores sum log p / length^lengthPenalty
+  bool earlyStopping = false;  // beam search: stop once num_beams hypotheses are closed
   /// NoBadWordsLogitsProcessor: a list's last token is banned after the rest of it
   /// (a one-token list: always; Marian bans its pad token this way).
   std::vector<std::vector<int>> badWordsIds;

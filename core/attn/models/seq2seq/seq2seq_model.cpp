@@ -11,6 +11,7 @@
 #include "attn/io/text_file.h"
 #include "attn/models/model_config.h"
 #include "attn/models/model_paths.h"
+#include "attn/models/seq2seq/beam_search.h"
 #include "attn/models/seq2seq/greedy_search.h"
 #include "attn/models/seq2seq/seq2seq_weights.h"
 #include "attn/tokenizers/spm/spm_hf_tokenizer.h"
@@ -168,9 +169,11 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& source, const Generate
                                           const ProgressFn& progress) const {
   const Seq2SeqConfig& c = impl_->config;
   const GenerationSettings& g = c.generation;
-  if (o.beams != 1)
-    return Error{
-        fmt::format("beam search ({} beams) is not available: only greedy decoding (1 beam)", o.beams)};
+  const int beams = o.beams > 0 ? o.beams : g.numBeams;
+  if (beams < 1 || beams > 8)
+    return Error{fmt::format(
+        "{} beams ({}): beam search takes 1 to 8; choose with --beam", beams,
+        o.beams > 0 ? "the option" : "num_beams in " + (g.source.empty() ? impl_->configPath : g.source))};
   if (o.maxNewTokens < 0) return Error{fmt::format("max new tokens {}: must be at least 1", o.maxNewTokens)};
   int maxLength = o.maxNewTokens > 0 ? 1 + o.maxNewTokens : g.maxLength;
   maxLength = std::min(maxLength, c.maxPositions);  // the decoder has no position past its table
@@ -178,9 +181,16 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& source, const Generate
   if (auto st = encodeSource(c, impl_->weights, source.ids, impl_->configPath, s); !st) return st.error();
   std::vector<int> ids{g.decoderStartTokenId};
   Mat logits;
+  const BeamSettings beam{beams, o.lengthPenalty.value_or(g.lengthPenalty),
+                          o.earlyStopping.value_or(g.earlyStopping)};
+  if (beams > 1) {  // the best hypothesis, then its maps by feeding it (the same rows as kept per step)
+    auto found = beamSearch(c, impl_->weights, s, beam, maxLength, impl_->configPath, progress);
+    if (!found) return found.error();
+    ids = std::move(*found);
+  }
   if (auto st = decodeRows(c, impl_->weights, ids, true, impl_->configPath, s, logits); !st)
     return st.error();
-  while (static_cast<int>(ids.size()) < maxLength) {
+  while (beams == 1 && static_cast<int>(ids.size()) < maxLength) {
     if (progress && !progress(static_cast<double>(ids.size()) / maxLength, "generating"))
       return Error{impl_->configPath + ": cancelled"};
     const int next = greedyNextToken(logits.data(), c.base.vocabSize, ids, g, maxLength);
@@ -201,15 +211,16 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& source, const Generate
         id != g.forcedBosTokenId)
       text.push_back(id);
   run.outputText = impl_->target().decode(text);
+  const std::string search = beams > 1
+                                 ? fmt::format("beam search ({} beams, length_penalty {}, early_stopping {})",
+                                               beams, beam.lengthPenalty, beam.earlyStopping)
+                                 : std::string("greedy");
   run.settings = fmt::format(
-      "greedy; decoder_start_token_id {}, forced_bos_token_id {}, forced_eos_token_id {}, eos_token_id {}, "
+      "{}; decoder_start_token_id {}, forced_bos_token_id {}, forced_eos_token_id {}, eos_token_id {}, "
       "max_length {}{}, no_repeat_ngram_size {}, bad_words_ids {} (from {})",
-      g.decoderStartTokenId, g.forcedBosTokenId, g.forcedEosTokenId, g.eosTokenId, maxLength,
+      search, g.decoderStartTokenId, g.forcedBosTokenId, g.forcedEosTokenId, g.eosTokenId, maxLength,
       o.maxNewTokens > 0 ? " (1 + max new tokens)" : "", g.noRepeatNgramSize, g.badWordsIds.size(),
       g.source.empty() ? impl_->configPath : g.source);
-  if (g.numBeams > 1)
-    run.settings +=
-        fmt::format("; the config's num_beams {} is not applied (beam search is not available)", g.numBeams);
   if (progress && !progress(1.0, "done")) return Error{impl_->configPath + ": cancelled"};
   return run;
 }
