@@ -188,5 +188,26 @@ TEST_F(T5Broken, AFolderWithoutGenerationConfigUsesT5sDefaults) {
   EXPECT_EQ((*m)->info().generation.maxLength, 20);
 }
 
+TEST_F(T5Broken, BeamSettingsTheSearchDoesNotRunAreRefused) {
+  const fs::path gen = root_ / "generation_config.json";
+  std::ofstream(gen, std::ios::trunc) << R"({"decoder_start_token_id": 0, "early_stopping": "never"})";
+  EXPECT_EQ(openError(),
+            gen.string() + ": 'early_stopping' must be true or false (\"never\" is not supported)");
+  std::ofstream(gen, std::ios::trunc)
+      << R"({"decoder_start_token_id": 0, "num_beams": 9, "length_penalty": 0.5})";
+  auto m = Seq2SeqModel::open(root_.string());
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ((*m)->info().generation.lengthPenalty, 0.5);
+  auto src = (*m)->encode("The cat", "source");
+  ASSERT_TRUE(src.ok());
+  auto run = (*m)->generate(*src, GenerateOptions{});
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.error().message,
+            "9 beams (num_beams in " + gen.string() + "): beam search takes 1 to 8; choose with --beam");
+  GenerateOptions two;
+  two.beams = 2;  // the option over the config
+  EXPECT_TRUE((*m)->generate(*src, two).ok());
+}
+
 }  // namespace
 }  // namespace attn::models::t5test
