@@ -266,10 +266,11 @@ Action addRunCommand(CLI::App& app) {
   auto maps = std::make_shared<ModelMapOptions>();
   addCommonOptions(*cmd, *opts);
   addModelMapOptions(*cmd, *maps);
-  cmd->add_option(
-         "--target-text", *target,
-         "With --model on an encoder-decoder model (bart, marian): the target the decoder reads (forced "
-         "decoding); writes encoder_weights, decoder_weights, cross_weights, source_tokens, target_tokens")
+  cmd->add_option("--target-text", *target,
+                  "With --model on an encoder-decoder model (bart, mbart, marian, t5, mt5): the target the "
+                  "decoder reads "
+                  "(forced decoding); writes encoder_weights, decoder_weights, cross_weights, source_tokens, "
+                  "target_tokens")
       ->needs(cmd->get_option("--model"));
   addVariantOptions(*cmd, *variant);
   cmd->add_option("--out", *out, "Result file (.npz)")->required();
@@ -294,7 +295,7 @@ Action addRunCommand(CLI::App& app) {
     if (!target->empty())
       return fail(
           fmt::format("--target-text: {} is not an encoder-decoder model; a target text is read only by "
-                      "translation models (bart, marian)",
+                      "translation models (bart, mbart, marian, t5, mt5)",
                       opts->modelDir));
     if (opts->modelRunOptions.contributions && opts->modelDir.empty())
       return fail("--contributions needs --model (a pretrained model's forward pass)");

@@ -82,22 +82,22 @@ struct TranslateOptions {
   std::string out;
   bool force = false;
   int maxNewTokens = 0;
-  int beam = 1;
+  int beam = 0;  // 0: the config's num_beams
+  bool beamGiven = false;
 };
 
 int runTranslate(const TranslateOptions& o) {
   if (!o.out.ends_with(".npz")) return fail(fmt::format("{}: --out of translate must end in .npz", o.out));
   if (auto st = checkOverwrite(o.out, o.force); !st) return fail(st.error().message);
-  if (o.beam < 1 || o.beam > 8) return fail(fmt::format("--beam: {} is out of range (1 to 8)", o.beam));
-  if (o.beam > 1)
-    return fail(fmt::format("--beam {}: beam search is not available yet; use --beam 1 (greedy)", o.beam));
+  if (o.beam < 0 || o.beam > 8 || (o.beamGiven && o.beam == 0))
+    return fail(fmt::format("--beam: {} is out of range (1 to 8)", o.beam));
   if (o.maxNewTokens < 0) return fail(fmt::format("--max-new-tokens: {} must be at least 1", o.maxNewTokens));
   if (!models::isEncoderDecoderFolder(o.input.modelDir)) {
     auto m = models::Model::open(o.input.modelDir);  // says what the folder is, or what is wrong with it
     if (!m) return fail(m.error().message);
     return fail(
         fmt::format("--model: {} is not an encoder-decoder model (model_type {}): translate needs one "
-                    "(bart, marian)",
+                    "(bart, mbart, marian, t5, mt5)",
                     (*m)->info().name, (*m)->info().modelType));
   }
   auto opened = openSeq2Seq(o.input);
@@ -146,18 +146,21 @@ Action addTranslateCommand(CLI::App& app) {
                                  "(.npz)");
   auto o = std::make_shared<TranslateOptions>();
   cmd->add_option("--model", o->input.modelDir,
-                  "Hugging Face encoder-decoder folder (bart, marian) or its cache directory")
+                  "Hugging Face encoder-decoder folder (bart, mbart, marian, t5, mt5) or its cache directory")
       ->required();
   auto* text = cmd->add_option("--text", o->input.text, "Source text");
   auto* file = cmd->add_option("--text-file", o->input.textFile, "Source text from a UTF-8 .txt file");
   text->excludes(file);
   cmd->add_option("--max-new-tokens", o->maxNewTokens,
                   "At most this many tokens after the decoder start (default: the model's max_length)");
-  cmd->add_option("--beam", o->beam, "Beams (1: greedy, the only one available)")->capture_default_str();
+  cmd->add_option("--beam", o->beam,
+                  "Beams: 1 greedy, 2 to 8 beam search as transformers' generate (length_penalty and "
+                  "early_stopping from the model's generation config); default: its num_beams");
   cmd->add_option("--out", o->out, "Result file (.npz)")->required();
   cmd->add_flag("--force", o->force, "Overwrite an existing output file");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
+    o->beamGiven = cmd->count("--beam") > 0;
     return runTranslate(*o);
   };
 }

@@ -1,4 +1,4 @@
-// End-to-end: encoder-decoder models on the small random BART folder of
+// End-to-end: encoder-decoder models on the small random BART, T5 and Flan-T5 folders of
 // tests/scripts/gen_seq2seq_fixtures.py. `run --model --target-text` writes the three
 // attention kinds of forced decoding as the plain-PyTorch reference computes them;
 // `translate` writes the greedy output the reference generates, with its maps; bad input
@@ -80,6 +80,66 @@ TEST(CliTranslate, TranslateWritesTheGreedyOutputAndItsMaps) {
             ref.at("greedy_short_1").values.data);
 }
 
+TEST(CliTranslate, T5AndFlanT5TranslateAndRunAsTheReference) {
+  const auto dir = scratchDir("translate_t5");
+  const std::string source = "translate English to German: The cat sat on the mat.";
+  for (const std::string name : {"t5", "flan_t5"}) {
+    SCOPED_TRACE(name);
+    auto ref = loadNpz(modelDir(name) + "/reference.npz");
+    const auto out = (dir / (name + ".npz")).string();
+    const auto r = runCli({"translate", "--model", modelDir(name), "--text", source, "--out", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("decoder_start_token_id 0"), std::string::npos) << r.out;
+    auto got = loadNpz(out);
+    ASSERT_TRUE(got.count("output_ids") && got.count("cross_weights"));
+    EXPECT_EQ(got.at("output_ids").values.data, ref.at("greedy_0").values.data);
+    EXPECT_EQ(got.at("source_ids").values.data, ref.at("source_ids_0").values.data);
+    const auto forcedOut = (dir / (name + "_forced.npz")).string();
+    const auto f = runCli({"run", "--model", modelDir(name), "--text", source, "--target-text",
+                           "Die Katze saß auf der Matte.", "--out", forcedOut});
+    ASSERT_EQ(f.status, 0) << f.err;
+    auto forced = loadNpz(forcedOut);
+    for (const auto& [mine, theirs] :
+         {std::pair{"encoder_weights", "enc_attn_0"}, std::pair{"decoder_weights", "dec_attn_0"},
+          std::pair{"cross_weights", "cross_attn_0"}}) {
+      ASSERT_TRUE(forced.count(mine)) << mine;
+      EXPECT_LE(worstDiff(forced.at(mine), ref.at(theirs)), 1e-4) << mine;
+    }
+    EXPECT_EQ(forced.at("target_tokens").strings.front(), "<pad>");  // decoding starts at the pad token
+    EXPECT_EQ(forced.at("target_tokens").strings.back(), "</s>");
+  }
+}
+
+TEST(CliTranslate, MbartForcesTheTargetLanguageCode) {
+  const auto dir = scratchDir("translate_mbart");
+  const auto out = (dir / "m.npz").string();
+  const auto r = runCli({"translate", "--model", modelDir("mbart"), "--text",
+                         "Hello, world! Attention is all you need.", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("forced_bos_token_id 402"), std::string::npos) << r.out;
+  auto got = loadNpz(out);
+  auto ref = loadNpz(modelDir("mbart") + "/reference.npz");
+  EXPECT_EQ(got.at("output_ids").values.data, ref.at("greedy_1").values.data);
+  EXPECT_EQ(got.at("target_tokens").strings[1], "ro_RO");
+  EXPECT_EQ(got.at("source_tokens").strings.front(), "en_XX");
+}
+
+TEST(CliTranslate, BeamSearchWritesTheReferenceBeamOutput) {
+  const auto dir = scratchDir("translate_beam");
+  const auto out = (dir / "b.npz").string();
+  const auto r =
+      runCli({"translate", "--model", modelDir("marian"), "--text",
+              "The animal didn't cross the street because it was too tired.", "--beam", "4", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("beam search (4 beams, length_penalty 1, early_stopping false)"), std::string::npos)
+      << r.out;
+  auto got = loadNpz(out);
+  auto ref = loadNpz(modelDir("marian") + "/reference.npz");
+  EXPECT_EQ(got.at("output_ids").values.data, ref.at("beam_0").values.data);
+  const int64_t nt = static_cast<int64_t>(ref.at("beam_0").values.data.size());
+  EXPECT_EQ(got.at("cross_weights").values.shape[2], nt);
+}
+
 TEST(CliTranslate, InfoDescribesBothStacksAndTheGenerationSettings) {
   const auto r = runCli({"info", modelDir("marian")});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -106,8 +166,8 @@ TEST(CliTranslate, BadInputIsOneLineNamingTheOptionOrFile) {
             "--target-text: " + modelDir("bert") + " is not an encoder-decoder model"},
            {{"translate", "--model", bart, "--text", "Hello", "--beam", "0", "--out", out},
             "--beam: 0 is out of range"},
-           {{"translate", "--model", bart, "--text", "Hello", "--beam", "4", "--out", out},
-            "beam search is not available"},
+           {{"translate", "--model", bart, "--text", "Hello", "--beam", "9", "--out", out},
+            "--beam: 9 is out of range (1 to 8)"},
            {{"translate", "--model", bart, "--text", "Hello", "--max-new-tokens", "-3", "--out", out},
             "--max-new-tokens"},
            {{"translate", "--model", modelDir("gpt2"), "--text", "Hello", "--out", out},

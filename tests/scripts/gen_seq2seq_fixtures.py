@@ -43,6 +43,7 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import hf_folder  # noqa: E402
+import seq2seq_t5  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(HERE, "..", "fixtures", "models"))
 NODE_DIR = os.path.join(HERE, "hf_tokenizers")
@@ -245,6 +246,110 @@ def bart_decode(w, cfg, enc, dec_ids):
     return torch.stack(self_attns), torch.stack(cross_attns), logits
 
 
+# mBART (transformers/models/mbart/modeling_mbart.py): BART's embeddings (learned positions at
+# p + 2, layernorm_embedding), pre-LN blocks (each sublayer reads LayerNorm(h) and adds to h)
+# and a final layer_norm on each stack's output.
+
+def ln_of(w, name, x, d):
+    return F.layer_norm(x, (d,), w[name + ".weight"], w[name + ".bias"], 1e-5)
+
+
+def mbart_ffn(w, cfg, p, h, d):
+    x = ln_of(w, p + "final_layer_norm", h, d)
+    m = act(cfg, F.linear(x, w[p + "fc1.weight"], w[p + "fc1.bias"]))
+    return h + F.linear(m, w[p + "fc2.weight"], w[p + "fc2.bias"])
+
+
+def mbart_encode(w, cfg, src):
+    d, H = cfg["d_model"], cfg["encoder_attention_heads"]
+    h = bart_embed(w, cfg, "encoder", src)
+    attns = []
+    for i in range(cfg["encoder_layers"]):
+        p = f"model.encoder.layers.{i}."
+        x = ln_of(w, p + "self_attn_layer_norm", h, d)
+        a, pw = bart_attention(w, p + "self_attn.", x, x, H, None)
+        attns.append(pw)
+        h = mbart_ffn(w, cfg, p, h + a, d)
+    return ln_of(w, "model.encoder.layer_norm", h, d), torch.stack(attns)
+
+
+def mbart_decode(w, cfg, enc, dec_ids):
+    d, H, N = cfg["d_model"], cfg["decoder_attention_heads"], len(dec_ids)
+    causal = torch.tril(torch.ones(N, N, dtype=torch.bool))
+    h = bart_embed(w, cfg, "decoder", dec_ids)
+    self_attns, cross_attns = [], []
+    for i in range(cfg["decoder_layers"]):
+        p = f"model.decoder.layers.{i}."
+        x = ln_of(w, p + "self_attn_layer_norm", h, d)
+        a, pw = bart_attention(w, p + "self_attn.", x, x, H, causal)
+        self_attns.append(pw)
+        h = h + a
+        x = ln_of(w, p + "encoder_attn_layer_norm", h, d)
+        a, pw = bart_attention(w, p + "encoder_attn.", x, enc, H, None)
+        cross_attns.append(pw)
+        h = mbart_ffn(w, cfg, p, h + a, d)
+    h = ln_of(w, "model.decoder.layer_norm", h, d)
+    logits = h @ w["model.shared.weight"].T + w["final_logits_bias"]  # tied lm_head
+    return torch.stack(self_attns), torch.stack(cross_attns), logits
+
+
+def np_mbart(w, cfg, src, dec):
+    """mBART in float64 numpy, one head at a time."""
+    w = {k: v.double().numpy() for k, v in w.items()}
+    d = cfg["d_model"]
+
+    def norm(x, name):
+        return np_ln(x, w[name + ".weight"], w[name + ".bias"])
+
+    def embed(stack, ids):
+        h = w["model.shared.weight"][ids] * (math.sqrt(d) if cfg["scale_embedding"] else 1.0)
+        h = h + w[f"model.{stack}.embed_positions.weight"][np.arange(len(ids)) + 2]
+        return norm(h, f"model.{stack}.layernorm_embedding")
+
+    def lin(x, name):
+        return x @ w[name + ".weight"].T + w[name + ".bias"]
+
+    def attend(p, x, kv, H, causal):
+        dh = d // H
+        q, k, v = lin(x, p + "q_proj"), lin(kv, p + "k_proj"), lin(kv, p + "v_proj")
+        out, maps = np.zeros_like(q), []
+        for h in range(H):
+            sl = slice(h * dh, (h + 1) * dh)
+            sc = q[:, sl] @ k[:, sl].T / math.sqrt(dh)
+            if causal:
+                sc = np.where(np.tril(np.ones_like(sc)) > 0, sc, -np.inf)
+            e = np.exp(sc - sc.max(-1, keepdims=True))
+            a = e / e.sum(-1, keepdims=True)
+            maps.append(a)
+            out[:, sl] = a @ v[:, sl]
+        return lin(out, p + "out_proj"), np.stack(maps)
+
+    def ffn(p, h):
+        return h + lin(np_gelu(lin(norm(h, p + "final_layer_norm"), p + "fc1")), p + "fc2")
+
+    h, enc_maps = embed("encoder", src), []
+    for i in range(cfg["encoder_layers"]):
+        p = f"model.encoder.layers.{i}."
+        x = norm(h, p + "self_attn_layer_norm")
+        a, m = attend(p + "self_attn.", x, x, cfg["encoder_attention_heads"], False)
+        enc_maps.append(m)
+        h = ffn(p, h + a)
+    enc = norm(h, "model.encoder.layer_norm")
+    h, dec_maps, cross_maps = embed("decoder", dec), [], []
+    for i in range(cfg["decoder_layers"]):
+        p = f"model.decoder.layers.{i}."
+        x = norm(h, p + "self_attn_layer_norm")
+        a, m = attend(p + "self_attn.", x, x, cfg["decoder_attention_heads"], True)
+        dec_maps.append(m)
+        h = h + a
+        a, m = attend(p + "encoder_attn.", norm(h, p + "encoder_attn_layer_norm"), enc,
+                      cfg["decoder_attention_heads"], False)
+        cross_maps.append(m)
+        h = ffn(p, h + a)
+    logits = norm(h, "model.decoder.layer_norm") @ w["model.shared.weight"].T + w["final_logits_bias"]
+    return np.stack(enc_maps), np.stack(dec_maps), np.stack(cross_maps), logits
+
+
 def banned_ngram_tokens(ids, n):
     """NoRepeatNGramLogitsProcessor: the tokens that would complete an n-gram already in `ids`."""
     if n <= 0 or len(ids) + 1 < n:
@@ -255,29 +360,118 @@ def banned_ngram_tokens(ids, n):
     return seen.get(tuple(ids[len(ids) - n + 1:]), [])
 
 
+def forward_of(cfg):
+    """(encode, decode) of the family config.json names."""
+    if cfg["model_type"] in ("t5", "mt5"):
+        return seq2seq_t5.t5_encode, seq2seq_t5.t5_decode
+    if cfg["model_type"] == "mbart":
+        return mbart_encode, mbart_decode
+    return bart_encode, bart_decode
+
+
+def process_scores(s, ids, cfg, max_length):
+    """The logits processors the config turns on, in place on one row `s` [V] for a decoder
+    holding `ids`: NoRepeatNGram, NoBadWords, ForcedBOS at length 1, ForcedEOS at max_length - 1.
+    T5's config turns none of them on."""
+    for t in banned_ngram_tokens(ids, cfg.get("no_repeat_ngram_size", 0)):
+        s[t] = -math.inf
+    for bad in cfg.get("bad_words_ids", []):  # NoBadWordsLogitsProcessor
+        if len(bad) == 1 or ids[len(ids) - len(bad) + 1:] == bad[:-1]:
+            s[bad[-1]] = -math.inf
+    if len(ids) == 1 and cfg.get("forced_bos_token_id") is not None:
+        s[:] = -math.inf
+        s[cfg["forced_bos_token_id"]] = 0
+    if len(ids) == max_length - 1 and cfg.get("forced_eos_token_id") is not None:
+        s[:] = -math.inf
+        s[cfg["forced_eos_token_id"]] = 0
+    return s
+
+
 def bart_greedy(w, cfg, src, max_length):
-    """GenerationMixin.greedy_search with BART's logits processors (NoRepeatNGram,
-    ForcedBOS at length 1, ForcedEOS at max_length - 1); stops at eos or max_length."""
-    enc, _ = bart_encode(w, cfg, src)
+    """GenerationMixin.greedy_search with the logits processors; stops at eos or max_length."""
+    encode, decode = forward_of(cfg)
+    enc, _ = encode(w, cfg, src)
     ids = [cfg["decoder_start_token_id"]]
     while len(ids) < max_length:
-        _, _, logits = bart_decode(w, cfg, enc, ids)
-        s = logits[-1].clone()
-        for t in banned_ngram_tokens(ids, cfg.get("no_repeat_ngram_size", 0)):
-            s[t] = -math.inf
-        for bad in cfg.get("bad_words_ids", []):  # NoBadWordsLogitsProcessor
-            if len(bad) == 1 or ids[len(ids) - len(bad) + 1:] == bad[:-1]:
-                s[bad[-1]] = -math.inf
-        if len(ids) == 1 and cfg.get("forced_bos_token_id") is not None:
-            s[:] = -math.inf
-            s[cfg["forced_bos_token_id"]] = 0
-        if len(ids) == max_length - 1:
-            s[:] = -math.inf
-            s[cfg["forced_eos_token_id"]] = 0
+        _, _, logits = decode(w, cfg, enc, ids)
+        s = process_scores(logits[-1].clone(), ids, cfg, max_length)
         ids.append(int(torch.argmax(s)))
         if ids[-1] == cfg["eos_token_id"]:
             break
     return ids
+
+
+class BeamHypotheses:
+    """transformers' BeamHypotheses: the num_beams best finished hypotheses, each scored
+    sum_logprobs / generated_len ** length_penalty (generated_len: the tokens after the decoder
+    start, eos included)."""
+
+    def __init__(self, num_beams, length_penalty, early_stopping):
+        self.num_beams, self.length_penalty, self.early_stopping = num_beams, length_penalty, early_stopping
+        self.beams, self.worst_score = [], 1e9
+
+    def add(self, hyp, sum_logprobs, generated_len):
+        score = sum_logprobs / (generated_len ** self.length_penalty)
+        if len(self.beams) < self.num_beams or score > self.worst_score:
+            self.beams.append((score, hyp))
+            if len(self.beams) > self.num_beams:
+                ranked = sorted([(s, i) for i, (s, _) in enumerate(self.beams)])
+                del self.beams[ranked[0][1]]
+                self.worst_score = ranked[1][0]
+            else:
+                self.worst_score = min(score, self.worst_score)
+
+    def is_done(self, best_sum_logprobs, generated_len):
+        if len(self.beams) < self.num_beams:
+            return False
+        if self.early_stopping:
+            return True
+        return self.worst_score >= best_sum_logprobs / generated_len ** self.length_penalty
+
+
+def beam_search(w, cfg, src, max_length, num_beams, length_penalty, early_stopping):
+    """GenerationMixin's beam search with BeamSearchScorer (one sentence, one returned sequence):
+    log-softmax scores through the processors plus each beam's running score, the 2 * num_beams
+    best (beam, token) pairs, an eos among the first num_beams closing a hypothesis, the others
+    continuing; done when num_beams hypotheses are in and (early_stopping) or none could beat the
+    worst; at the end the open beams are added too, the best hypothesis returned with eos
+    appended when shorter than max_length."""
+    encode, decode = forward_of(cfg)
+    enc, _ = encode(w, cfg, src)
+    eos = cfg["eos_token_id"]
+    beams = [[cfg["decoder_start_token_id"]] for _ in range(num_beams)]
+    beam_scores = torch.zeros(num_beams)
+    beam_scores[1:] = -1e9  # the first step picks from one beam only
+    hyps, done = BeamHypotheses(num_beams, length_penalty, early_stopping), False
+    while len(beams[0]) < max_length:
+        rows = []
+        for b in beams:
+            _, _, logits = decode(w, cfg, enc, b)
+            rows.append(process_scores(torch.log_softmax(logits[-1], dim=-1), b, cfg, max_length))
+        scores = torch.stack(rows) + beam_scores[:, None]
+        V = scores.shape[1]
+        top, idx = torch.topk(scores.view(-1), 2 * num_beams, largest=True, sorted=True)
+        generated = len(beams[0])  # cur_len - decoder_prompt_len: the tokens after the start, eos included
+        nxt = []
+        for rank, (sc, ix) in enumerate(zip(top.tolist(), idx.tolist())):
+            b, tok = ix // V, ix % V
+            if tok == eos:
+                if rank < num_beams:
+                    hyps.add(list(beams[b]), sc, generated)
+            else:
+                nxt.append((sc, beams[b] + [tok]))
+            if len(nxt) == num_beams:
+                break
+        done = done or hyps.is_done(float(top.max()), generated)
+        beams = [b for _, b in nxt]
+        beam_scores = torch.tensor([sc for sc, _ in nxt], dtype=torch.float32)
+        if done:
+            break
+    if not done:
+        for b, sc in zip(beams, beam_scores.tolist()):
+            hyps.add(list(b), sc, len(b) - 1)
+    best = sorted(hyps.beams, key=lambda h: h[0]).pop()[1]
+    return best + [eos] if len(best) < max_length else best
 
 
 # ---------------------------------------------------------------------------
@@ -491,7 +685,13 @@ def load_weights(folder):
     return w
 
 
-def reference(name):
+# Beam search per folder: (num_beams, length_penalty, early_stopping); bart as bart-large-cnn's.
+BEAM = {"bart": (4, 2.0, True), "marian": (4, 1.0, False), "t5": (3, 1.0, False), "flan_t5": (4, 0.6, False),
+        "mbart": (5, 1.0, True)}
+
+
+def reference(model):
+    name = model
     folder = os.path.join(ROOT, name)
     with open(os.path.join(folder, "config.json")) as f:
         cfg = json.load(f)
@@ -503,39 +703,184 @@ def reference(name):
     for c, case in enumerate(cases):
         src = case["source_ids"]
         dec = [cfg["decoder_start_token_id"]] + case["target_ids"]
-        enc, enc_attn = bart_encode(w, cfg, src)
-        dec_attn, cross_attn, logits = bart_decode(w, cfg, enc, dec)
-        want = np_bart(w, cfg, src, dec)
+        encode, decode = forward_of(cfg)
+        enc, enc_attn = encode(w, cfg, src)
+        dec_attn, cross_attn, logits = decode(w, cfg, enc, dec)
+        check = {seq2seq_t5.t5_encode: seq2seq_t5.np_t5, mbart_encode: np_mbart}.get(encode, np_bart)
+        want = check(w, cfg, src, dec)
         for name, got, ref in zip(("encoder attention", "decoder attention", "cross-attention", "logits"),
                                   (enc_attn, dec_attn, cross_attn, logits), want):
             check_close(name, got.numpy(), ref, 1e-5)
         greedy = bart_greedy(w, cfg, src, cfg["max_length"])
         assert len(greedy) > 3, "the random model should write a few tokens before its eos"
         short = bart_greedy(w, cfg, src, 1 + 4)
-        print(f"    case {c}: {len(src)} source, {len(dec)} decoder tokens; greedy {greedy}, short {short}")
+        beam = beam_search(w, cfg, src, cfg["max_length"], *BEAM[model])
+        print(f"    case {c}: {len(src)} source, {len(dec)} decoder tokens; greedy {greedy}, short {short}, "
+              f"beam {beam}")
+        out[f"beam_{c}"] = np.array(beam, np.int64)
         out.update({f"source_ids_{c}": np.array(src, np.int64), f"decoder_ids_{c}": np.array(dec, np.int64),
                     f"enc_attn_{c}": enc_attn.numpy(), f"dec_attn_{c}": dec_attn.numpy(),
                     f"cross_attn_{c}": cross_attn.numpy(), f"logits_{c}": logits.numpy(),
                     f"greedy_{c}": np.array(greedy, np.int64), f"greedy_short_{c}": np.array(short, np.int64)})
+    if cfg["model_type"] in ("t5", "mt5"):
+        out["buckets_encoder"], out["buckets_decoder"] = seq2seq_t5.bucket_tables(cfg)
     np.savez_compressed(os.path.join(folder, "reference.npz"), **out)
+
+
+# ---------------------------------------------------------------------------
+# T5 (t5: relu, tied lm_head, spiece.model) and Flan-T5 (gated-gelu, untied lm_head,
+# tokenizer.json): SentencePiece pieces with T5's ids (<pad> 0, </s> 1, <unk> 2), the model
+# tests/scripts/spm/gen_spm_fixtures.py trained and its T5Converter tokenizer.json from
+# tests/scripts/hf_tokenizers/gen_unigram_fixtures.js.
+
+FIXTURES = os.path.normpath(os.path.join(ROOT, ".."))
+T5_CFG = dict(d_model=64, d_kv=8, d_ff=128, num_layers=2, num_decoder_layers=3, num_heads=4,
+              relative_attention_num_buckets=8, relative_attention_max_distance=20, layer_norm_epsilon=1e-6,
+              feed_forward_proj="relu", tie_word_embeddings=True)
+FLAN_CFG = dict(d_model=64, d_kv=16, d_ff=96, num_layers=2, num_decoder_layers=2, num_heads=4,
+                relative_attention_num_buckets=32, relative_attention_max_distance=128,
+                layer_norm_epsilon=1e-6, feed_forward_proj="gated-gelu", tie_word_embeddings=False,
+                dense_act_fn="gelu_new", is_gated_act=True)
+T5_GEN = dict(decoder_start_token_id=0, eos_token_id=1, pad_token_id=0, max_length=12)
+T5_CASES = [
+    ("translate English to German: The cat sat on the mat.", "Die Katze saß auf der Matte."),
+    ("summarize: Attention is all you need, and every head looks at the words it finds useful.",
+     "Every head looks at words."),
+]
+# name: (config, seed, o/wo std, tokenizer file)
+T5_FOLDERS = {"t5": (T5_CFG, 1022, 1.0, "spiece.model"), "flan_t5": (FLAN_CFG, 1021, 0.12, "tokenizer.json")}
+
+
+def write_t5(name):
+    cfg, seed, out_std, tokenizer = T5_FOLDERS[name]
+    folder = os.path.join(ROOT, name)
+    os.makedirs(folder, exist_ok=True)
+    if tokenizer == "spiece.model":
+        shutil.copyfile(os.path.join(FIXTURES, "spm", "unigram", "spiece.model"), os.path.join(folder, tokenizer))
+    else:
+        shutil.copyfile(os.path.join(FIXTURES, "hf_tokenizers", "t5_unigram", "tokenizer.json"),
+                        os.path.join(folder, tokenizer))
+    import sentencepiece as spm
+    V = spm.SentencePieceProcessor(model_file=os.path.join(FIXTURES, "spm", "unigram", "spiece.model")).get_piece_size()
+    hf_folder.write_json(os.path.join(folder, "tokenizer_config.json"), {
+        "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>", "extra_ids": 0,
+        "model_max_length": 512, "tokenizer_class": "T5Tokenizer"})
+    w = seq2seq_t5.t5_build(V, cfg, seed, out_std)
+    hf_folder.write_safetensors(os.path.join(folder, "model.safetensors"), {k: (v, "F32") for k, v in w.items()})
+    config = seq2seq_t5.t5_config(V, cfg)
+    config.update(T5_GEN)
+    hf_folder.write_json(os.path.join(folder, "config.json"), config)
+    hf_folder.write_json(os.path.join(folder, "generation_config.json"), dict(T5_GEN))
+
+
+def tokens_t5():
+    """t5: python3-sentencepiece's pieces then </s>, as T5Tokenizer (slow) encodes; flan_t5 is
+    encoded by the npm `tokenizers` (encode_seq2seq_fixtures.js)."""
+    import sentencepiece as spm
+    folder = os.path.join(ROOT, "t5")
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(folder, "spiece.model"))
+    out = []
+    for source, target in T5_CASES:
+        ids = {}
+        for key, text in (("source", source), ("target", target)):
+            pieces = sp.encode(text, out_type=str)
+            ids[key + "_ids"] = [sp.piece_to_id(p) for p in pieces] + [sp.eos_id()]
+            ids[key + "_tokens"] = pieces + ["</s>"]
+        out.append(dict(source=source, target=target, **ids))
+    hf_folder.write_json(os.path.join(folder, "reference_tokens.json"), {
+        "library": f"python3-sentencepiece {spm.__version__}, as T5Tokenizer", "tokenizer": "spiece.model",
+        "cases": out})
+
+
+# ---------------------------------------------------------------------------
+# mBART (the mBART-50 layout: MBart50TokenizerFast's tokenizer.json puts the source language code
+# first and </s> last; generation starts at </s> and forces the target language code first).
+# The pieces are those of the T5 Unigram tokenizer.json above, after <s> <pad> </s> <unk> as
+# fairseq orders them, the language codes and <mask> last.
+
+MBART_CFG = dict(BART_CFG, normalize_before=True, add_final_layer_norm=True)
+MBART_LANGS = ["en_XX", "ro_RO"]
+MBART_CASES = [
+    ("The animal didn't cross the street because it was too tired.", "Animalul nu a traversat strada."),
+    ("Hello, world! Attention is all you need.", "Salut, lume!"),
+]
+
+
+def write_mbart_tokenizer(folder):
+    with open(os.path.join(FIXTURES, "hf_tokenizers", "t5_unigram", "tokenizer.json"), encoding="utf-8") as f:
+        tok = json.load(f)
+    specials = ["<s>", "<pad>", "</s>", "<unk>"]
+    pieces = [p for p in tok["model"]["vocab"] if p[0] not in ("<pad>", "</s>", "<unk>")]
+    vocab = [[t, 0.0] for t in specials] + pieces + [[t, 0.0] for t in MBART_LANGS + ["<mask>"]]
+    ids = {p[0]: i for i, p in enumerate(vocab)}
+    tok["added_tokens"] = [{"id": ids[t], "content": t, "single_word": False, "lstrip": t == "<mask>",
+                            "rstrip": False, "normalized": False, "special": True}
+                           for t in specials + MBART_LANGS + ["<mask>"]]
+    tok["model"] = {"type": "Unigram", "unk_id": 3, "vocab": vocab, "byte_fallback": False}
+    seq = lambda n: {"Sequence": {"id": n, "type_id": 0}}  # noqa: E731
+    special = lambda t: {"SpecialToken": {"id": t, "type_id": 0}}  # noqa: E731
+    tok["post_processor"] = {
+        "type": "TemplateProcessing", "single": [special("en_XX"), seq("A"), special("</s>")],
+        "pair": [special("en_XX"), seq("A"), seq("B"), special("</s>")],
+        "special_tokens": {t: {"id": t, "ids": [ids[t]], "tokens": [t]} for t in ("en_XX", "</s>")}}
+    hf_folder.write_json(os.path.join(folder, "tokenizer.json"), tok, indent=1)
+    hf_folder.write_json(os.path.join(folder, "tokenizer_config.json"), {
+        "bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>", "unk_token": "<unk>", "mask_token": "<mask>",
+        "src_lang": "en_XX", "tgt_lang": "ro_RO", "model_max_length": MBART_CFG["max_position_embeddings"],
+        "tokenizer_class": "MBart50Tokenizer"})
+    return ids
+
+
+def write_mbart():
+    folder = os.path.join(ROOT, "mbart")
+    os.makedirs(folder, exist_ok=True)
+    ids = write_mbart_tokenizer(folder)
+    V = len(ids)
+    w = bart_build(V, MBART_CFG, seed=2002)
+    for k in w:  # sublayers that outweigh the residual: a random pre-LN stack otherwise echoes its input token
+        if k.endswith(("fc2.weight", "out_proj.weight")):
+            w[k] = w[k] * 6
+    r = gen(2002)
+    for stack in ("encoder", "decoder"):  # the final layer_norm of each stack
+        w[f"model.{stack}.layer_norm.weight"] = r(MBART_CFG["d_model"], std=0.1, mean=1.0)
+        w[f"model.{stack}.layer_norm.bias"] = r(MBART_CFG["d_model"], std=0.1)
+    hf_folder.write_safetensors(os.path.join(folder, "model.safetensors"), {k: (v, "F32") for k, v in w.items()})
+    config = bart_config(V, MBART_CFG)
+    config.update(model_type="mbart", architectures=["MBartForConditionalGeneration"])
+    gen_cfg = dict(BART_GEN, forced_bos_token_id=ids["ro_RO"], no_repeat_ngram_size=0)
+    config.update(gen_cfg)
+    hf_folder.write_json(os.path.join(folder, "config.json"), config)
+    hf_folder.write_json(os.path.join(folder, "generation_config.json"), gen_cfg)
+
+
+MODELS = ["bart", "marian", "t5", "flan_t5", "mbart"]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--step", choices=["all", "folders", "tokens", "reference"], default="all")
+    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated, of " + ", ".join(MODELS))
     args = ap.parse_args()
+    models = [m for m in args.models.split(",") if m]
+    if any(m not in MODELS for m in models):
+        raise SystemExit(f"--models: choose from {', '.join(MODELS)}")
     torch.set_grad_enabled(False)
     torch.set_num_threads(1)
     if args.step in ("all", "folders"):
-        write_bart()
-        write_marian()
+        for m in models:
+            {"bart": write_bart, "marian": write_marian, "mbart": write_mbart}.get(m, lambda: write_t5(m))()
     if args.step in ("all", "tokens"):
         node = shutil.which("node") or "node"
-        subprocess.run([node, os.path.join(NODE_DIR, "encode_seq2seq_fixtures.js"), ROOT], check=True)
-        tokens_marian()
+        by_node = [m for m in models if m in ("bart", "flan_t5", "mbart")]
+        if by_node:
+            subprocess.run([node, os.path.join(NODE_DIR, "encode_seq2seq_fixtures.js"), ROOT] + by_node, check=True)
+        if "marian" in models:
+            tokens_marian()
+        if "t5" in models:
+            tokens_t5()
     if args.step in ("all", "reference"):
-        reference("bart")
-        reference("marian")
+        for m in models:
+            reference(m)
 
 
 if __name__ == "__main__":

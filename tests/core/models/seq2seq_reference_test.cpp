@@ -1,14 +1,18 @@
-// Seq2SeqModel on the small random BART and Marian folders tests/scripts/gen_seq2seq_fixtures.py
-// writes, against its plain-PyTorch ports of BartForConditionalGeneration, MarianMTModel and
-// greedy generation (checked there against float64 numpy): the tokenizers' ids (BART: Hugging
-// Face's `tokenizers`; Marian: python3-sentencepiece + vocab.json as MarianTokenizer), every
-// encoder, decoder and cross-attention map, the logits and the greedy ids.
+// Seq2SeqModel on the small random BART, Marian, T5, Flan-T5 and mBART folders
+// tests/scripts/gen_seq2seq_fixtures.py writes, against its plain-PyTorch ports of
+// BartForConditionalGeneration, MarianMTModel, T5ForConditionalGeneration,
+// MBartForConditionalGeneration and greedy generation (checked there against float64 numpy):
+// the tokenizers' ids (BART, Flan-T5, mBART: Hugging Face's
+// `tokenizers`; Marian: python3-sentencepiece + vocab.json as MarianTokenizer; T5:
+// python3-sentencepiece as T5Tokenizer), every encoder, decoder and cross-attention map, the
+// logits and the greedy ids.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "attn/models/seq2seq/beam_search.h"
 #include "attn/models/seq2seq/greedy_search.h"
 #include "attn/models/seq2seq/seq2seq_model.h"
 #include "model_fixtures.h"
@@ -146,8 +150,9 @@ TEST_P(Seq2SeqReference, GreedyIdsMatchAndTheirMapsEqualForcedDecodingOfThem) {
     // Kept a row at a time with the key/value cache: the same maps as all rows at once.
     auto forced = model_->forcedIds(*src, gen->targetIds);
     ASSERT_TRUE(forced.ok());
-    for (size_t l = 0; l < 2; ++l)
-      for (size_t h = 0; h < 4; ++h) {
+    const auto& info = model_->info();
+    for (size_t l = 0; l < static_cast<size_t>(info.decoderLayers); ++l)
+      for (size_t h = 0; h < static_cast<size_t>(info.decoderHeads); ++h) {
         EXPECT_TRUE(gen->attention.decoder[l].heads[h].weights.isApprox(
             forced->attention.decoder[l].heads[h].weights, 1e-5f));
         EXPECT_TRUE(gen->attention.cross[l].heads[h].weights.isApprox(
@@ -156,7 +161,91 @@ TEST_P(Seq2SeqReference, GreedyIdsMatchAndTheirMapsEqualForcedDecodingOfThem) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Folders, Seq2SeqReference, ::testing::Values("bart", "marian"));
+TEST_P(Seq2SeqReference, BeamSearchIdsMatchThePyTorchPort) {
+  struct BeamCase {
+    int beams;
+    double lengthPenalty;
+    bool earlyStopping;
+  };
+  // gen_seq2seq_fixtures.py's BEAM table.
+  static const std::map<std::string, BeamCase> kBeams = {{"bart", {4, 2.0, true}},
+                                                         {"marian", {4, 1.0, false}},
+                                                         {"t5", {3, 1.0, false}},
+                                                         {"flan_t5", {4, 0.6, false}},
+                                                         {"mbart", {5, 1.0, true}}};
+  const BeamCase& b = kBeams.at(GetParam());
+  const auto cases = seq2seqCases(GetParam());
+  auto ref = loadNpz(modelDir(GetParam()) + "/reference.npz");
+  for (size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE("case " + std::to_string(c));
+    auto src = model_->encode(cases[c]["source"].get<std::string>(), "source");
+    ASSERT_TRUE(src.ok());
+    GenerateOptions o;
+    o.beams = b.beams;
+    o.lengthPenalty = b.lengthPenalty;
+    o.earlyStopping = b.earlyStopping;
+    auto gen = model_->generate(*src, o);
+    ASSERT_TRUE(gen.ok()) << gen.error().message;
+    EXPECT_EQ(gen->targetIds, idsOf(ref.at("beam_" + std::to_string(c))));
+    EXPECT_NE(gen->settings.find("beam search (" + std::to_string(b.beams) + " beams"), std::string::npos)
+        << gen->settings;
+    auto forced = model_->forcedIds(*src, gen->targetIds);
+    ASSERT_TRUE(forced.ok());
+    EXPECT_TRUE(gen->attention.cross.back().heads[0].weights.isApprox(
+        forced->attention.cross.back().heads[0].weights, 1e-5f));
+  }
+}
+
+TEST(Seq2SeqBeam, HypothesesKeepTheBestAndStopAsTransformersDoes) {
+  BeamHypotheses h(2, 1.0, false);
+  h.add({0, 5}, -2.0, 2);           // score -1
+  h.add({0, 6}, -3.0, 2);           // -1.5, now the worst
+  EXPECT_FALSE(h.isDone(-2.5, 2));  // an open beam at -1.25 would beat -1.5
+  EXPECT_TRUE(h.isDone(-4.0, 2));   // -2 would not
+  h.add({0, 7}, -4.0, 2);           // -2: not better than the worst, left out
+  EXPECT_EQ(h.size(), 2u);
+  EXPECT_EQ(h.best(), (std::vector<int>{0, 5}));
+  h.add({0, 8}, -1.0, 1);  // -1: in, -1.5 out; of the two at -1 the later one is best
+  EXPECT_EQ(h.size(), 2u);
+  EXPECT_EQ(h.best(), (std::vector<int>{0, 8}));
+  EXPECT_TRUE(h.isDone(-2.2, 2));  // the worst is now -1, the best open beam -1.1
+  BeamHypotheses early(1, 2.0, true);
+  EXPECT_FALSE(early.isDone(0.0, 3));
+  early.add({0, 1, 2}, -8.0, 4);      // -8 / 4^2
+  EXPECT_TRUE(early.isDone(0.0, 3));  // early_stopping: done as soon as it is full
+  EXPECT_EQ(early.best(), (std::vector<int>{0, 1, 2}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Folders, Seq2SeqReference,
+                         ::testing::Values("bart", "marian", "t5", "flan_t5", "mbart"));
+
+TEST(Seq2SeqMbart, LanguageCodesAsTheTokenizerAndGenerateWriteThem) {
+  auto m = openedSeq2Seq("mbart");
+  ASSERT_TRUE(m);
+  const HfTokenizer& tok = m->tokenizer();
+  auto idOf = [&tok](const std::string& piece) {
+    for (int id = 0; id < tok.idLimit(); ++id)
+      if (tok.idToToken(id) == piece) return id;
+    return -1;
+  };
+  const int en = idOf("en_XX"), ro = idOf("ro_RO");
+  ASSERT_GE(en, 0);
+  EXPECT_EQ(m->info().generation.forcedBosTokenId, ro);
+  EXPECT_EQ(m->info().generation.decoderStartTokenId, 2);
+  auto src = m->encode("Salut, lume!", "source");
+  ASSERT_TRUE(src.ok());
+  EXPECT_EQ(src->ids.front(), en);  // MBart50Tokenizer: the source language first, </s> last
+  EXPECT_EQ(src->ids.back(), 2);
+  auto forced = m->forced(*src, "Salut", "target");
+  ASSERT_TRUE(forced.ok()) << forced.error().message;
+  EXPECT_EQ(forced->targetIds[0], 2);
+  EXPECT_EQ(forced->targetIds[1], ro);
+  EXPECT_EQ(forced->targetIds.back(), 2);
+  auto gen = m->generate(*src, GenerateOptions{});
+  ASSERT_TRUE(gen.ok());
+  EXPECT_EQ(gen->targetIds[1], ro);  // forced_bos_token_id
+  EXPECT_EQ(gen->outputText.find("ro_RO"), std::string::npos) << gen->outputText;
+}
 
 TEST(Seq2SeqGreedy, NoRepeatNgramBansTheTokenThatWouldRepeatATrigram) {
   EXPECT_EQ(bannedNgramTokens({5, 6, 7, 5, 6}, 3), std::vector<int>{7});

@@ -6,6 +6,8 @@
 // Queries are scaled by head_dim^-0.5 (BartAttention.scaling). Marian (modeling_marian.py)
 // is the same graph with fixed sinusoidal positions read at p and no layernorm_embedding
 // (its weights say which: seq2seq_weights.cpp), usually with swish and scale_embedding.
+// mBART (Liu et al. 2020; modeling_mbart.py) has BART's embeddings but pre-LayerNorm blocks
+// (each sublayer reads LayerNorm(h) and adds its output to h) and a layer_norm after each stack.
 #include <cmath>
 
 #include "attn/models/nn_ops.h"
@@ -32,34 +34,47 @@ void bartEmbed(const Seq2SeqConfig& c, const Seq2SeqWeights& w, bool decoder, co
     layerNorm(h, norm, c.base.normEps, out);
 }
 
-/// x = LayerNorm(x + sub) (the post-LN residual).
-void addAndNorm(Mat& x, Mat& sub, const NormWeight& n, double eps) {
+/// x = LayerNorm(x + sub) (the post-LN residual); mBART's pre-LN: x += sub (the sublayer read
+/// LayerNorm(x): sublayerInput).
+void addAndNorm(const Seq2SeqConfig& c, Mat& x, Mat& sub, const NormWeight& n) {
+  if (c.preNorm) {
+    x += sub;
+    return;
+  }
   sub += x;
-  layerNorm(sub, n, eps, x);
+  layerNorm(sub, n, c.base.normEps, x);
+}
+
+/// What a sublayer reads: h (post-LN) or LayerNorm(h) (pre-LN, mBART).
+const Mat& sublayerInput(const Seq2SeqConfig& c, const Mat& h, const NormWeight& n, Mat& scratch) {
+  if (!c.preNorm) return h;
+  layerNorm(h, n, c.base.normEps, scratch);
+  return scratch;
 }
 
 void bartMlp(const Seq2SeqConfig& c, const LayerWeights& L, Mat& h) {
-  Mat u, o;
-  linear(h, L.up, u);
+  Mat x, u, o;
+  linear(sublayerInput(c, h, L.mlpNorm, x), L.up, u);
   activate(u, c.base.activation);
   linear(u, L.down, o);
-  addAndNorm(h, o, L.mlpNorm, c.base.normEps);
+  addAndNorm(c, h, o, L.mlpNorm);
 }
 
 void bartEncoderLayer(const Seq2SeqConfig& c, const Seq2SeqWeights& w, int l, Mat& h, Seq2SeqState& s) {
   const LayerWeights& L = w.store.layers[static_cast<size_t>(l)];
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.headDim(false)));
-  Mat q, k, v, concat, o;
-  linear(h, L.q, q);
-  linear(h, L.k, k);
-  linear(h, L.v, v);
+  Mat scratch, q, k, v, concat, o;
+  const Mat& x = sublayerInput(c, h, L.attnNorm, scratch);
+  linear(x, L.q, q);
+  linear(x, L.k, k);
+  linear(x, L.v, v);
   std::vector<Mat> maps;
   seq2seqAttention(q, k, v, c.encoderHeads, scale, -1, concat, maps);
   linear(concat, L.o, o);
   s.encoderMaps.push_back(std::move(maps));
   s.encoderConcat.push_back(concat);
   s.encoderAttnOut.push_back(o);
-  addAndNorm(h, o, L.attnNorm, c.base.normEps);
+  addAndNorm(c, h, o, L.attnNorm);
   bartMlp(c, L, h);
 }
 
@@ -68,28 +83,39 @@ void bartDecoderLayer(const Seq2SeqConfig& c, const Seq2SeqWeights& w, int l, in
   const DecoderLayerWeights& D = w.decoder[static_cast<size_t>(l)];
   DecoderLayerCache& cache = s.decoder[static_cast<size_t>(l)];
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.headDim(true)));
-  Mat q, k, v, selfConcat, selfOut, crossConcat, crossOut;
-  linear(h, D.self.q, q);
-  linear(h, D.self.k, k);
-  linear(h, D.self.v, v);
+  Mat scratch, q, k, v, selfConcat, selfOut, crossConcat, crossOut;
+  const Mat* x = &sublayerInput(c, h, D.self.attnNorm, scratch);
+  linear(*x, D.self.q, q);
+  linear(*x, D.self.k, k);
+  linear(*x, D.self.v, v);
   appendCacheRows(cache.selfK, k);
   appendCacheRows(cache.selfV, v);
   std::vector<Mat> selfMaps, crossMaps;
   seq2seqAttention(q, cache.selfK, cache.selfV, c.decoderHeads, scale, first, selfConcat, selfMaps);
   linear(selfConcat, D.self.o, selfOut);
   Mat sub = selfOut;
-  addAndNorm(h, sub, D.self.attnNorm, c.base.normEps);
-  linear(h, D.crossQ, q);
+  addAndNorm(c, h, sub, D.self.attnNorm);
+  x = &sublayerInput(c, h, D.crossNorm, scratch);
+  linear(*x, D.crossQ, q);
   seq2seqAttention(q, cache.crossK, cache.crossV, c.decoderHeads, scale, -1, crossConcat, crossMaps);
   linear(crossConcat, D.crossO, crossOut);
   sub = crossOut;
-  addAndNorm(h, sub, D.crossNorm, c.base.normEps);
+  addAndNorm(c, h, sub, D.crossNorm);
   bartMlp(c, D.self, h);
   recordDecoderRows(cache, selfMaps, selfConcat, selfOut, crossMaps, crossConcat, crossOut);
 }
 
+/// mBART's layer_norm after each stack (none in BART and Marian).
+void bartStackEnd(const Seq2SeqConfig& c, const Seq2SeqWeights& w, bool decoder, Mat& h) {
+  const NormWeight& n = decoder ? w.decoderFinalNorm : w.encoderFinalNorm;
+  if (n.gamma.empty()) return;
+  Mat x;
+  layerNorm(h, n, c.base.normEps, x);
+  h = std::move(x);
+}
+
 }  // namespace
 
-Seq2SeqGraph bartSeq2SeqGraph() { return {bartEmbed, bartEncoderLayer, bartDecoderLayer}; }
+Seq2SeqGraph bartSeq2SeqGraph() { return {bartEmbed, bartEncoderLayer, bartDecoderLayer, bartStackEnd}; }
 
 }  // namespace attn::models

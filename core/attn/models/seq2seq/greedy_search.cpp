@@ -20,6 +20,26 @@ std::vector<int> bannedNgramTokens(const std::vector<int>& ids, int n) {
   return it == seen.end() ? std::vector<int>{} : it->second;
 }
 
+void processScores(float* scores, int vocab, const std::vector<int>& ids, const GenerationSettings& g,
+                   int maxLength) {
+  const int len = static_cast<int>(ids.size());
+  const float minusInf = -std::numeric_limits<float>::infinity();
+  for (int t : bannedNgramTokens(ids, g.noRepeatNgramSize))
+    if (t >= 0 && t < vocab) scores[t] = minusInf;
+  for (const auto& words : g.badWordsIds)
+    if (words.size() <= ids.size() + 1 &&
+        std::equal(words.begin(), words.end() - 1,
+                   ids.end() - static_cast<std::ptrdiff_t>(words.size() - 1)) &&
+        words.back() < vocab)
+      scores[words.back()] = minusInf;
+  for (const int forced :
+       {len == 1 ? g.forcedBosTokenId : -1, len == maxLength - 1 ? g.forcedEosTokenId : -1})
+    if (forced >= 0 && forced < vocab) {  // every other token -inf, the forced one 0
+      std::fill(scores, scores + vocab, minusInf);
+      scores[forced] = 0.0f;
+    }
+}
+
 int greedyNextToken(const float* logits, int vocab, const std::vector<int>& ids, const GenerationSettings& g,
                     int maxLength) {
   const int len = static_cast<int>(ids.size());

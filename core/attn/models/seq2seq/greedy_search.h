@@ -12,6 +12,11 @@ namespace attn::models {
 /// Tokens that would repeat an n-gram already in `ids` (n = g.noRepeatNgramSize; none when 0).
 std::vector<int> bannedNgramTokens(const std::vector<int>& ids, int n);
 
+/// The processors on one row of scores [vocab] in place, for a decoder holding `ids`: banned
+/// tokens -inf; a forced token 0 and every other -inf (what beam search ranks).
+void processScores(float* scores, int vocab, const std::vector<int>& ids, const GenerationSettings& g,
+                   int maxLength);
+
 /// The argmax of `logits` [vocab] after the processors, for a decoder holding `ids`
 /// (decoder start first) that may grow to `maxLength`; ties go to the smaller id.
 int greedyNextToken(const float* logits, int vocab, const std::vector<int>& ids, const GenerationSettings& g,

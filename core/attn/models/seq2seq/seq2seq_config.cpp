@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "attn/io/json_document.h"
 #include "attn/io/json_fields.h"
@@ -68,7 +70,13 @@ Status readGenerationFields(const Seq2SeqFields& f, int vocab, GenerationSetting
   ATTN_S2S_TRY(maxLength, f.integer("max_length", g.maxLength, 2, kSeq2SeqMaxPositions));
   ATTN_S2S_TRY(ngram, f.integer("no_repeat_ngram_size", g.noRepeatNgramSize, 0, 1024));
   ATTN_S2S_TRY(beams, f.integer("num_beams", g.numBeams, 1, 1024));
+  ATTN_S2S_TRY(penalty, f.number("length_penalty", g.lengthPenalty, -1e6, 1e6));
+  if (const json* early = f.find("early_stopping"); early && !early->is_boolean())
+    return Error{
+        fmt::format("{}: 'early_stopping' must be true or false (\"never\" is not supported)", f.src)};
+  ATTN_S2S_TRY(early, f.boolean("early_stopping", g.earlyStopping));
   g.maxLength = maxLength, g.noRepeatNgramSize = ngram, g.numBeams = beams;
+  g.lengthPenalty = penalty, g.earlyStopping = early;
   g.source = f.src;
   return okStatus();
 }
@@ -100,7 +108,8 @@ Status readBartConfig(const Seq2SeqFields& f, Seq2SeqConfig& c) {
     if (d % 2 != 0)
       return Error{fmt::format("{}: d_model {} must be even for sinusoidal positions", f.src, d)};
   }
-  if (before || finalNorm)
+  const bool mbart = c.base.modelType == "mbart";  // pre-LN whatever the legacy fields say
+  if (!mbart && (before || finalNorm))
     return Error{
         fmt::format("{}: normalize_before / add_final_layer_norm (pre-LayerNorm, mBART's layout) is not "
                     "supported for {}",
@@ -137,11 +146,79 @@ Status readBartConfig(const Seq2SeqFields& f, Seq2SeqConfig& c) {
   c.positionOffset = marian ? 0 : 2;
   GenerationSettings& g = c.generation;
   if (vocab < 3) return Error{fmt::format("{}: vocab_size {} is below the special tokens (3)", f.src, vocab)};
+  c.preNorm = mbart;
   if (marian) {  // MarianConfig's defaults: </s> 0, decoding starts at the pad token
     g.eosTokenId = 0, g.forcedEosTokenId = 0, g.padTokenId = -1, g.decoderStartTokenId = -1;
+  } else if (mbart) {  // MBartConfig's: BART's ids, no decoder start (checkpoints name it)
+    g.bosTokenId = 0, g.padTokenId = 1, g.eosTokenId = 2, g.decoderStartTokenId = -1, g.forcedEosTokenId = 2;
   } else {  // BartConfig's: <s> 0, <pad> 1, </s> 2; decoding starts at </s>
     g.bosTokenId = 0, g.padTokenId = 1, g.eosTokenId = 2, g.decoderStartTokenId = 2, g.forcedEosTokenId = 2;
   }
+  if (auto st = readGenerationFields(f, vocab, g); !st) return st;
+  b.padTokenId = g.padTokenId;
+  return okStatus();
+}
+
+/// T5Config's feed_forward_proj: "ACT" or "gated-ACT" (ACT one of ACT2FN's names; "gated-gelu"
+/// is gelu_new, as T5Config sets dense_act_fn for it).
+Status readT5FeedForward(const Seq2SeqFields& f, Seq2SeqConfig& c) {
+  ATTN_S2S_TRY(proj, f.string("feed_forward_proj", "relu"));
+  const bool gated = proj.rfind("gated-", 0) == 0;
+  const std::string act = gated ? proj.substr(6) : proj;
+  const std::pair<const char*, Activation> known[] = {
+      {"relu", Activation::Relu},        {"gelu", Activation::GeluErf},
+      {"gelu_new", Activation::GeluNew}, {"gelu_pytorch_tanh", Activation::GeluNew},
+      {"silu", Activation::Silu},        {"swish", Activation::Silu}};
+  for (const auto& [name, a] : known)
+    if (act == name) {
+      c.gatedFfn = gated;
+      c.base.activation = proj == "gated-gelu" ? Activation::GeluNew : a;
+      return okStatus();
+    }
+  return Error{
+      fmt::format("{}: feed_forward_proj {} is not supported (relu, gelu, gelu_new, silu, each "
+                  "optionally as gated-ACT, e.g. gated-gelu)",
+                  f.src, quoteForMessage(proj))};
+}
+
+/// The fields and defaults of transformers' T5Config (t5-small's sizes), for t5 and mt5.
+Status readT5Config(const Seq2SeqFields& f, Seq2SeqConfig& c) {
+  ATTN_S2S_TRY(d, f.integer("d_model", 512, 1, kSeq2SeqMaxWidth));
+  ATTN_S2S_TRY(dkv, f.integer("d_kv", 64, 1, kSeq2SeqMaxWidth));
+  ATTN_S2S_TRY(ff, f.integer("d_ff", 2048, 1, 8 * kSeq2SeqMaxWidth));
+  ATTN_S2S_TRY(encLayers, f.integer("num_layers", 6, 1, kSeq2SeqMaxLayers));
+  ATTN_S2S_TRY(decLayers, f.integer("num_decoder_layers", encLayers, 1, kSeq2SeqMaxLayers));
+  ATTN_S2S_TRY(heads, f.integer("num_heads", 8, 1, 4096));
+  ATTN_S2S_TRY(buckets, f.integer("relative_attention_num_buckets", 32, 4, 1 << 16));
+  ATTN_S2S_TRY(distance, f.integer("relative_attention_max_distance", 128, 1, kSeq2SeqMaxPositions));
+  ATTN_S2S_TRY(eps, f.number("layer_norm_epsilon", 1e-6, 0.0, 1.0));
+  ATTN_S2S_TRY(vocab, f.integer("vocab_size", 32128, 3, kSeq2SeqMaxVocab));
+  ATTN_S2S_TRY(tie, f.boolean("tie_word_embeddings", true));
+  if (int64_t{heads} * dkv > kSeq2SeqMaxWidth)
+    return Error{fmt::format("{}: num_heads {} x d_kv {} is too wide", f.src, heads, dkv)};
+  // _relative_position_bucket takes log(max_distance / max_exact), max_exact being a quarter
+  // (encoder) or a half (decoder) of the buckets: it must be above 1.
+  if (distance <= buckets / 2)
+    return Error{
+        fmt::format("{}: relative_attention_max_distance {} must exceed half of "
+                    "relative_attention_num_buckets {}",
+                    f.src, distance, buckets)};
+  if (auto st = readT5FeedForward(f, c); !st) return st;
+  ModelConfig& b = c.base;
+  b.layers = encLayers, b.heads = b.kvHeads = heads, b.dModel = d, b.headDim = dkv, b.intermediate = ff;
+  b.vocabSize = vocab, b.normEps = eps, b.tieWordEmbeddings = tie;
+  b.attentionBias = b.outputBias = b.mlpBias = false;
+  // Relative positions have no table to run past; a bound on the maps' memory instead.
+  b.maxPositions = c.maxPositions = 4096;
+  c.family = Seq2SeqFamily::T5;
+  c.encoderLayers = encLayers, c.decoderLayers = decLayers, c.encoderHeads = c.decoderHeads = heads;
+  c.encoderFfn = c.decoderFfn = ff, c.kvDim = dkv, c.positionOffset = 0;
+  c.relativeBuckets = buckets, c.relativeMaxDistance = distance;
+  c.tiedLmHead = tie;
+  // T5ForConditionalGeneration rescales before the tied lm_head (Mesh TensorFlow's convention).
+  c.lmHeadScale = tie ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(d))) : 1.0f;
+  GenerationSettings& g = c.generation;  // T5Config's: <pad> 0 starts decoding, </s> 1
+  g.padTokenId = 0, g.eosTokenId = 1, g.decoderStartTokenId = 0;
   if (auto st = readGenerationFields(f, vocab, g); !st) return st;
   b.padTokenId = g.padTokenId;
   return okStatus();
@@ -167,9 +244,14 @@ Result<Seq2SeqConfig> parseSeq2SeqConfig(std::string_view text, const std::strin
   if (type.empty()) return Error{src + ": missing 'model_type'"};
   Seq2SeqConfig c;
   c.base.modelType = type;
-  if (type != "bart" && type != "marian")
-    return Error{fmt::format("{}: model_type {} is not a supported encoder-decoder model (bart, marian)", src,
-                             quoteForMessage(type))};
+  if (type == "t5" || type == "mt5") {
+    if (auto st = readT5Config(f, c); !st) return st.error();
+    return c;
+  }
+  if (type != "bart" && type != "mbart" && type != "marian")
+    return Error{fmt::format(
+        "{}: model_type {} is not a supported encoder-decoder model (bart, mbart, marian, t5, mt5)", src,
+        quoteForMessage(type))};
   if (auto st = readBartConfig(f, c); !st) return st.error();
   return c;
 }

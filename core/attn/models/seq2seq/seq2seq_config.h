@@ -1,8 +1,8 @@
 #pragma once
 // config.json (and generation_config.json) of an encoder-decoder checkpoint, reduced to
-// what the seq2seq forward and generation need: BART (Lewis et al. 2020) and Marian
-// (Junczys-Dowmunt et al. 2018, the opus-mt models) as transformers' BartConfig and
-// MarianConfig describe them.
+// what the seq2seq forward and generation need: BART (Lewis et al. 2020), mBART (Liu et al. 2020), Marian
+// (Junczys-Dowmunt et al. 2018, the opus-mt models) and T5 / mT5 (Raffel et al. 2020) as
+// transformers' BartConfig, MBartConfig, MarianConfig and T5Config describe them.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,11 +21,16 @@ struct GenerationSettings {
   int maxLength = 20;         // decoder length, decoder start included (transformers' default)
   int noRepeatNgramSize = 0;  // 0: off
   int numBeams = 1;
+  double lengthPenalty = 1.0;  // beam search: a hypothesis scores sum log p / length^lengthPenalty
+  bool earlyStopping = false;  // beam search: stop once num_beams hypotheses are closed
   /// NoBadWordsLogitsProcessor: a list's last token is banned after the rest of it
   /// (a one-token list: always; Marian bans its pad token this way).
   std::vector<std::vector<int>> badWordsIds;
   std::string source;  // the file the settings came from
 };
+
+/// Which graph the forward builds (families/bart.cpp, families/t5.cpp).
+enum class Seq2SeqFamily { Bart, T5 };
 
 struct Seq2SeqConfig {
   /// d_model, vocab_size, activation, the norm epsilon and model_type, as the shared layers
@@ -39,9 +44,22 @@ struct Seq2SeqConfig {
   /// Marian: MarianSinusoidalPositionalEmbedding's fixed table (not stored in checkpoints)
   /// instead of learned positions, and no layernorm_embedding.
   bool sinusoidalPositions = false;
+  /// mBART (Liu et al. 2020): pre-LayerNorm blocks and a final layer_norm on each stack.
+  bool preNorm = false;
   GenerationSettings generation;
+  Seq2SeqFamily family = Seq2SeqFamily::Bart;
+  /// T5 (Raffel et al. 2020): each head's width d_kv (heads * d_kv may differ from d_model;
+  /// 0: d_model / heads), the relative position buckets (relative_attention_num_buckets,
+  /// relative_attention_max_distance), a gated MLP (feed_forward_proj "gated-*": act(wi_0 x) * wi_1 x).
+  int kvDim = 0;
+  int relativeBuckets = 0, relativeMaxDistance = 0;
+  bool gatedFfn = false;
+  bool tiedLmHead = true;    // lm_head is the shared embedding (else lm_head.weight)
+  float lmHeadScale = 1.0f;  // the decoder output times this before lm_head (tied T5: d_model^-0.5)
 
-  int headDim(bool decoder) const { return base.dModel / (decoder ? decoderHeads : encoderHeads); }
+  int headDim(bool decoder) const {
+    return kvDim > 0 ? kvDim : base.dModel / (decoder ? decoderHeads : encoderHeads);
+  }
 };
 
 /// model_type values of encoder-decoder checkpoints (bart, mbart, marian, t5, mt5, ...).

@@ -81,7 +81,7 @@ AttentionResult layerResult(const std::vector<Mat>& maps, const Mat& concat, con
 }  // namespace
 
 void seq2seqAttention(const Mat& q, const Mat& k, const Mat& v, int heads, float scale, int causalFirst,
-                      Mat& concat, std::vector<Mat>& maps) {
+                      Mat& concat, std::vector<Mat>& maps, const std::vector<Mat>* bias) {
   const Eigen::Index m = q.rows(), n = k.rows(), hd = q.cols() / heads;
   concat.resize(m, q.cols());
   maps.assign(static_cast<size_t>(heads), Mat());
@@ -90,7 +90,8 @@ void seq2seqAttention(const Mat& q, const Mat& k, const Mat& v, int heads, float
     const Eigen::Index c0 = static_cast<Eigen::Index>(h) * hd;
     Mat& s = maps[static_cast<size_t>(h)];
     s.noalias() = q.middleCols(c0, hd) * k.middleCols(c0, hd).transpose();
-    s *= scale;
+    if (scale != 1.0f) s *= scale;
+    if (bias) s += (*bias)[static_cast<size_t>(h)];
     if (causalFirst >= 0)
       for (Eigen::Index i = 0; i < m; ++i)
         for (Eigen::Index j = causalFirst + i + 1; j < n; ++j)
@@ -101,7 +102,9 @@ void seq2seqAttention(const Mat& q, const Mat& k, const Mat& v, int heads, float
   }
 }
 
-Seq2SeqGraph seq2seqGraph(const Seq2SeqConfig&) { return bartSeq2SeqGraph(); }
+Seq2SeqGraph seq2seqGraph(const Seq2SeqConfig& c) {
+  return c.family == Seq2SeqFamily::T5 ? t5Seq2SeqGraph() : bartSeq2SeqGraph();
+}
 
 Status encodeSource(const Seq2SeqConfig& c, const Seq2SeqWeights& w, const std::vector<int>& ids,
                     const std::string& src, Seq2SeqState& s) {
@@ -113,6 +116,7 @@ Status encodeSource(const Seq2SeqConfig& c, const Seq2SeqWeights& w, const std::
   Mat h;
   g.embed(c, w, false, ids, 0, h);
   for (int l = 0; l < c.encoderLayers; ++l) g.encoderLayer(c, w, l, h, s);
+  if (g.stackEnd) g.stackEnd(c, w, false, h);
   s.encoderOut = std::move(h);
   s.decoder.resize(static_cast<size_t>(c.decoderLayers));
   for (int l = 0; l < c.decoderLayers; ++l) {  // cross-attention keys and values, once per source
@@ -133,6 +137,8 @@ Status decodeRows(const Seq2SeqConfig& c, const Seq2SeqWeights& w, const std::ve
   Mat h;
   g.embed(c, w, true, ids, first, h);
   for (int l = 0; l < c.decoderLayers; ++l) g.decoderLayer(c, w, l, first, h, s);
+  if (g.stackEnd) g.stackEnd(c, w, true, h);
+  if (c.lmHeadScale != 1.0f) h *= c.lmHeadScale;
   s.decoderIds.insert(s.decoderIds.end(), ids.begin(), ids.end());
   LinearWeight head;
   head.w = w.lmHead;

@@ -30,6 +30,9 @@ struct Seq2SeqState {
   std::vector<std::vector<Mat>> encoderMaps;  // per layer, per head [Ns, Ns]
   std::vector<DecoderLayerCache> decoder;
   std::vector<int> sourceIds, decoderIds;  // fed so far
+  /// T5: the relative position bias per head, computed by each stack's first layer and added
+  /// in all of them: encoder [Ns, Ns]; decoder [m, t] for the rows being fed.
+  std::vector<Mat> encoderBias, decoderBias;
 };
 
 /// The shared stages one family's graph is made of (families/bart.cpp).
@@ -43,16 +46,19 @@ struct Seq2SeqGraph {
   /// Decoder layer l on the new rows h [m, d] at positions first.., appending to s.decoder[l].
   void (*decoderLayer)(const Seq2SeqConfig& c, const Seq2SeqWeights& w, int l, int first, Mat& h,
                        Seq2SeqState& s);
+  /// After a stack's last layer (T5's final_layer_norm); null: nothing.
+  void (*stackEnd)(const Seq2SeqConfig& c, const Seq2SeqWeights& w, bool decoder, Mat& h) = nullptr;
 };
 
 Seq2SeqGraph bartSeq2SeqGraph();
+Seq2SeqGraph t5Seq2SeqGraph();
 Seq2SeqGraph seq2seqGraph(const Seq2SeqConfig& c);
 
-/// softmax(q k^T * scale) v for every head of q [m, H*hd] over k, v [n, H*hd]; with
-/// `causalFirst` >= 0, query row i sees keys 0..causalFirst + i only (weights exactly 0 past it).
-/// concat [m, H*hd] = the heads' outputs; maps[h] [m, n].
+/// softmax(q k^T * scale + bias[h]) v for every head of q [m, H*hd] over k, v [n, H*hd] (bias
+/// [m, n] per head, or none); with `causalFirst` >= 0, query row i sees keys 0..causalFirst + i
+/// only (weights exactly 0 past it). concat [m, H*hd] = the heads' outputs; maps[h] [m, n].
 void seq2seqAttention(const Mat& q, const Mat& k, const Mat& v, int heads, float scale, int causalFirst,
-                      Mat& concat, std::vector<Mat>& maps);
+                      Mat& concat, std::vector<Mat>& maps, const std::vector<Mat>* bias = nullptr);
 
 /// Appends a decoder layer's new rows: maps per head (self [m, t], cross [m, Ns]), the heads'
 /// outputs and the attention outputs after W_O.

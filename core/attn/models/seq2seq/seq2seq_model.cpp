@@ -11,6 +11,7 @@
 #include "attn/io/text_file.h"
 #include "attn/models/model_config.h"
 #include "attn/models/model_paths.h"
+#include "attn/models/seq2seq/beam_search.h"
 #include "attn/models/seq2seq/greedy_search.h"
 #include "attn/models/seq2seq/seq2seq_weights.h"
 #include "attn/tokenizers/spm/spm_hf_tokenizer.h"
@@ -145,10 +146,18 @@ Result<Seq2SeqRun> Seq2SeqModel::forcedIds(const Encoding& source, const std::ve
 
 Result<Seq2SeqRun> Seq2SeqModel::forced(const Encoding& source, std::string_view target,
                                         const std::string& targetName) const {
-  auto enc = impl_->target().encode(target, std::nullopt, /*addSpecialTokens=*/true, targetName);
+  const GenerationSettings& g = impl_->config.generation;
+  // mBART's tokenizer.json carries the source language's template; the target is
+  // [target language] pieces </s> as MBart50Tokenizer's text_target writes it, the language
+  // being forced_bos_token_id. Without one (mbart-large-cc25 / en-ro: decoding starts at the
+  // language code) the decoder reads shift_tokens_right of [pieces </s> language].
+  const bool languageCodes = impl_->config.base.modelType == "mbart";
+  auto enc = impl_->target().encode(target, std::nullopt, /*addSpecialTokens=*/!languageCodes, targetName);
   if (!enc) return enc.error();
-  std::vector<int> ids{impl_->config.generation.decoderStartTokenId};
+  std::vector<int> ids{g.decoderStartTokenId};
+  if (languageCodes && g.forcedBosTokenId >= 0) ids.push_back(g.forcedBosTokenId);
   ids.insert(ids.end(), enc->ids.begin(), enc->ids.end());
+  if (languageCodes && g.eosTokenId >= 0) ids.push_back(g.eosTokenId);
   if (static_cast<int>(ids.size()) > impl_->config.maxPositions)
     return Error{
         fmt::format("{}: {} decoder tokens with the decoder start, but the model takes {} at most ({})",
@@ -160,9 +169,11 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& source, const Generate
                                           const ProgressFn& progress) const {
   const Seq2SeqConfig& c = impl_->config;
   const GenerationSettings& g = c.generation;
-  if (o.beams != 1)
-    return Error{
-        fmt::format("beam search ({} beams) is not available: only greedy decoding (1 beam)", o.beams)};
+  const int beams = o.beams > 0 ? o.beams : g.numBeams;
+  if (beams < 1 || beams > 8)
+    return Error{fmt::format(
+        "{} beams ({}): beam search takes 1 to 8; choose with --beam", beams,
+        o.beams > 0 ? "the option" : "num_beams in " + (g.source.empty() ? impl_->configPath : g.source))};
   if (o.maxNewTokens < 0) return Error{fmt::format("max new tokens {}: must be at least 1", o.maxNewTokens)};
   int maxLength = o.maxNewTokens > 0 ? 1 + o.maxNewTokens : g.maxLength;
   maxLength = std::min(maxLength, c.maxPositions);  // the decoder has no position past its table
@@ -170,9 +181,16 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& source, const Generate
   if (auto st = encodeSource(c, impl_->weights, source.ids, impl_->configPath, s); !st) return st.error();
   std::vector<int> ids{g.decoderStartTokenId};
   Mat logits;
+  const BeamSettings beam{beams, o.lengthPenalty.value_or(g.lengthPenalty),
+                          o.earlyStopping.value_or(g.earlyStopping)};
+  if (beams > 1) {  // the best hypothesis, then its maps by feeding it (the same rows as kept per step)
+    auto found = beamSearch(c, impl_->weights, s, beam, maxLength, impl_->configPath, progress);
+    if (!found) return found.error();
+    ids = std::move(*found);
+  }
   if (auto st = decodeRows(c, impl_->weights, ids, true, impl_->configPath, s, logits); !st)
     return st.error();
-  while (static_cast<int>(ids.size()) < maxLength) {
+  while (beams == 1 && static_cast<int>(ids.size()) < maxLength) {
     if (progress && !progress(static_cast<double>(ids.size()) / maxLength, "generating"))
       return Error{impl_->configPath + ": cancelled"};
     const int next = greedyNextToken(logits.data(), c.base.vocabSize, ids, g, maxLength);
@@ -193,15 +211,16 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& source, const Generate
         id != g.forcedBosTokenId)
       text.push_back(id);
   run.outputText = impl_->target().decode(text);
+  const std::string search = beams > 1
+                                 ? fmt::format("beam search ({} beams, length_penalty {}, early_stopping {})",
+                                               beams, beam.lengthPenalty, beam.earlyStopping)
+                                 : std::string("greedy");
   run.settings = fmt::format(
-      "greedy; decoder_start_token_id {}, forced_bos_token_id {}, forced_eos_token_id {}, eos_token_id {}, "
+      "{}; decoder_start_token_id {}, forced_bos_token_id {}, forced_eos_token_id {}, eos_token_id {}, "
       "max_length {}{}, no_repeat_ngram_size {}, bad_words_ids {} (from {})",
-      g.decoderStartTokenId, g.forcedBosTokenId, g.forcedEosTokenId, g.eosTokenId, maxLength,
+      search, g.decoderStartTokenId, g.forcedBosTokenId, g.forcedEosTokenId, g.eosTokenId, maxLength,
       o.maxNewTokens > 0 ? " (1 + max new tokens)" : "", g.noRepeatNgramSize, g.badWordsIds.size(),
       g.source.empty() ? impl_->configPath : g.source);
-  if (g.numBeams > 1)
-    run.settings +=
-        fmt::format("; the config's num_beams {} is not applied (beam search is not available)", g.numBeams);
   if (progress && !progress(1.0, "done")) return Error{impl_->configPath + ": cancelled"};
   return run;
 }

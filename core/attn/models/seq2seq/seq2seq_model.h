@@ -1,9 +1,10 @@
 #pragma once
-// An encoder-decoder checkpoint (BART) opened from a Hugging Face model folder: the source
+// An encoder-decoder checkpoint (BART, mBART, Marian, T5) opened from a Hugging Face model folder: the source
 // sentence through the encoder, the target through the decoder either forced (a target
 // text the user gives) or generated greedily as transformers' generate does, with every
 // encoder self-attention, decoder self-attention and cross-attention map kept.
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,8 +27,10 @@ struct Seq2SeqInfo {
 };
 
 struct GenerateOptions {
-  int maxNewTokens = 0;  // > 0: the decoder may grow to 1 + maxNewTokens (else max_length)
-  int beams = 1;         // only 1 (greedy) is implemented
+  int maxNewTokens = 0;                 // > 0: the decoder may grow to 1 + maxNewTokens (else max_length)
+  int beams = 0;                        // 1: greedy; 2..8: beam search; 0: the config's num_beams
+  std::optional<double> lengthPenalty;  // else the config's length_penalty
+  std::optional<bool> earlyStopping;    // else the config's early_stopping
 };
 
 struct Seq2SeqRun {
@@ -51,14 +54,15 @@ class Seq2SeqModel {
   /// The source as the tokenizer encodes it (special tokens added); `source` names errors.
   Result<Encoding> encode(std::string_view text, const std::string& source) const;
   /// Forced decoding: the decoder reads decoder_start_token_id then `target` as the tokenizer
-  /// encodes it (its <s> ... </s>); logits of every row kept.
+  /// encodes it (BART's <s> ... </s>, T5's ... </s>; mBART: forced_bos_token_id, the pieces,
+  /// </s>); logits of every row kept.
   Result<Seq2SeqRun> forced(const Encoding& source, std::string_view target,
                             const std::string& targetName) const;
   /// The same on decoder ids given directly (decoder start included).
   Result<Seq2SeqRun> forcedIds(const Encoding& source, const std::vector<int>& decoderIds) const;
-  /// Greedy generation from decoder_start_token_id until eos or the length limit, with the
-  /// config's forced BOS/EOS and no_repeat_ngram_size; the maps cover every token it wrote
-  /// (the last one fed once more, so its rows are there too).
+  /// Greedy generation (or beam search, beam_search.h) from decoder_start_token_id until eos or
+  /// the length limit, with the config's forced BOS/EOS, no_repeat_ngram_size and bad_words_ids;
+  /// the maps cover every token it wrote (the last one fed once more, so its rows are there too).
   Result<Seq2SeqRun> generate(const Encoding& source, const GenerateOptions& options,
                               const ProgressFn& progress = {}) const;
 

@@ -57,6 +57,8 @@ Status queueBart(WeightLoader& l, const Seq2SeqConfig& c, Seq2SeqWeights& w, Mod
     if (st) st = queueBartAttention(l, p + "encoder_attn.", d, D.crossQ, D.crossK, D.crossV, D.crossO);
     if (st) st = l.needNorm(D.crossNorm, p + "encoder_attn_layer_norm", true);
   }
+  if (st && c.preNorm) st = l.needNorm(w.encoderFinalNorm, "encoder.layer_norm", true);  // mBART
+  if (st && c.preNorm) st = l.needNorm(w.decoderFinalNorm, "decoder.layer_norm", true);
   if (st && l.has("final_logits_bias"))
     st = l.need(w.finalLogitsBias, "final_logits_bias", {1, V}, /*bare=*/true);
   return st;
@@ -95,9 +97,11 @@ Result<Seq2SeqWeights> loadSeq2SeqWeights(const std::string& dir, const Seq2SeqC
   // Sized once: queued tensors point into them until materialize().
   store.layers.resize(static_cast<size_t>(c.encoderLayers));
   w.decoder.resize(static_cast<size_t>(c.decoderLayers));
-  if (auto st = queueBart(l, c, w, store); !st) return st.error();
+  const Status queued =
+      c.family == Seq2SeqFamily::T5 ? queueT5Weights(l, c, w, store) : queueBart(l, c, w, store);
+  if (!queued) return queued.error();
   if (auto st = l.materialize(progress); !st) return st.error();
-  w.lmHead = store.tokenEmbedding;  // tied: lm_head is the shared embedding
+  if (c.tiedLmHead) w.lmHead = store.tokenEmbedding;  // tied: lm_head is the shared embedding
   if (c.sinusoidalPositions)
     if (auto st = marianPositionTable(c, w, store); !st) return st.error();
   w.store = std::move(store);

@@ -1,6 +1,6 @@
 #pragma once
-// The tensors of an encoder-decoder checkpoint (BartForConditionalGeneration's names),
-// found and checked through the shared WeightLoader.
+// The tensors of an encoder-decoder checkpoint (BartForConditionalGeneration's and
+// T5ForConditionalGeneration's names), found and checked through the shared WeightLoader.
 #include <string>
 #include <vector>
 
@@ -29,7 +29,15 @@ struct Seq2SeqWeights {
   std::vector<DecoderLayerWeights> decoder;
   WeightTensor lmHead;           // [vocab, d]: the shared embedding when tied
   WeightTensor finalLogitsBias;  // [1, vocab]; empty: none
+  /// T5: relative_attention_bias [buckets, heads] of each stack's first block (shared by its
+  /// blocks) and each stack's final_layer_norm (mBART: its layer_norm).
+  WeightTensor encoderRelativeBias, decoderRelativeBias;
+  NormWeight encoderFinalNorm, decoderFinalNorm;
 };
+
+class WeightLoader;
+/// T5ForConditionalGeneration's tensors queued on `l` (t5_weights.cpp); `store` is l.out().
+Status queueT5Weights(WeightLoader& l, const Seq2SeqConfig& c, Seq2SeqWeights& w, ModelWeights& store);
 
 /// Every tensor config.json implies, from dir's model.safetensors (or its shards).
 Result<Seq2SeqWeights> loadSeq2SeqWeights(const std::string& dir, const Seq2SeqConfig& config,
