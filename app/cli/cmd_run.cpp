@@ -218,6 +218,12 @@ int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std:
     pixels.shape = {px.channels, px.height, px.width};
     pixels.data = px.values;
     npz.add("pixel_values", pixels);
+    if (run.pooledOutput.size() > 0) {  // CLIP: post_layernorm of the last [CLS] state
+      Tensor pooled;
+      pooled.shape = {static_cast<int64_t>(run.pooledOutput.size())};
+      pooled.data.assign(run.pooledOutput.data(), run.pooledOutput.data() + run.pooledOutput.size());
+      npz.add("pooler_output", pooled);
+    }
     if (!run.topLabels.empty()) {
       std::vector<std::string> labels;
       Tensor probs;

@@ -208,14 +208,15 @@ std::string describeModel(const models::ModelInfo& info) {
         "{}\n"
         "d_model: {}\nparameters: {} ({:.1f} M)\ndtype: {}\nimage: {}x{} pixels, {}x{} patches of {} + {} "
         "token(s)\n"
-        "labels: {}\nimage processor: {}\n",
+        "labels: {}\nimage processor: {}\n{}",
         info.name, info.dir, models::familyName(info.family), info.modelType, info.layers, info.heads,
         info.headDim, info.dModel, info.parameters, static_cast<double>(info.parameters) / 1e6, info.dtype,
         info.imageSize, info.imageSize, info.imageSize / info.patchSize, info.imageSize / info.patchSize,
         info.patchSize, info.prefixTokens,
         info.labels > 0 ? std::to_string(info.labels) : std::string("none (no classifier)"),
         info.processorFile.empty() ? std::string("defaults (no preprocessor_config.json)")
-                                   : info.processorFile);
+                                   : info.processorFile,
+        info.visionNote.empty() ? std::string() : "note: " + info.visionNote + "\n");
   std::string heads = std::to_string(info.heads);
   if (info.kvHeads > 0 && info.kvHeads != info.heads) heads += fmt::format(" ({} key/value heads)", info.kvHeads);
   // GGUF files: the weights as llama.cpp names the file type, with the bits each weight takes.

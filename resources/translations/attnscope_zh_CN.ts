@@ -2169,8 +2169,8 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>为视觉模型打开另一张图片（文件 &gt; 打开图像…）。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 × %3 px, %4&lt;br&gt;seen as %5 px: %6 × %6 patches of %7 px</source>
-        <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 × %3 像素，%4&lt;br&gt;模型看到 %5 像素：%6 × %6 个 %7 像素的图像块</translation>
+        <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 × %3 px, %4&lt;br&gt;seen as %5 × %6 px: %7 × %8 patches of %9 px</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 × %3 像素，%4&lt;br&gt;模型看到 %5 × %6 像素：%7 × %8 个 %9 像素的图像块</translation>
     </message>
     <message>
         <source>grey</source>
@@ -4718,8 +4718,8 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>已取消。</translation>
     </message>
     <message>
-        <source>Open a vision transformer (ViT, DeiT) with File &gt; Open Model…, then an image with File &gt; Open Image…, to see its attention over the image.</source>
-        <translation>用“文件 &gt; 打开模型…”打开一个视觉 Transformer（ViT、DeiT），再用“文件 &gt; 打开图像…”打开一张图像，即可查看它在图像上的注意力。</translation>
+        <source>Open a vision transformer (ViT, DeiT, DINOv2, CLIP) with File &gt; Open Model…, then an image with File &gt; Open Image…, to see its attention over the image.</source>
+        <translation>用“文件 &gt; 打开模型…”打开一个视觉 Transformer（ViT、DeiT、DINOv2、CLIP），再用“文件 &gt; 打开图像…”打开一张图像，即可查看它在图像上的注意力。</translation>
     </message>
     <message>
         <source>Running the model on the image…</source>

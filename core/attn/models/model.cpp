@@ -52,14 +52,17 @@ std::string tokenizerFile(const std::string& dir) {
   return (fs::path(dir) / "tokenizer.json").string();
 }
 
-/// preprocessor_config.json when the folder has one; else ViTImageProcessor's defaults at the
-/// config's image_size (what a checkpoint saved without its processor was trained on).
+/// preprocessor_config.json when the folder has one; else the family's processor defaults
+/// (ViTImageProcessor, CLIPImageProcessor, DINOv2's BitImageProcessor) at the config's image_size.
 Status readProcessor(const std::string& dir, const ModelConfig& c, vision::ImageProcessorConfig& out,
                      std::string& file) {
   std::error_code ec;
   const std::string path = (fs::path(dir) / "preprocessor_config.json").string();
   if (!fs::exists(fs::symlink_status(path, ec))) {
-    out.height = out.width = c.imageSize;
+    out = vision::defaultImageProcessor(c.visionArch == VisionArch::ClipVision ? "CLIPImageProcessor"
+                                        : c.visionArch == VisionArch::Dinov2   ? "BitImageProcessor"
+                                                                               : "ViTImageProcessor",
+                                        c.imageSize);
     file.clear();
     return okStatus();
   }
@@ -92,6 +95,18 @@ void fillInfo(Model::Impl& impl, const std::string& dir, const std::string& name
   if (info.vision) {
     info.imageSize = c.imageSize, info.patchSize = c.patchSize, info.prefixTokens = c.prefixTokens;
     info.labels = impl.weights.classifier.w.empty() ? 0 : static_cast<int>(c.labels.size());
+    if (c.visionArch == VisionArch::Dinov2)
+      info.visionNote = fmt::format(
+          "DINOv2: layer scale{}{}; position embeddings for a {}x{} grid, interpolated bicubically to the "
+          "image's",
+          c.swiglu ? ", SwiGLU MLP" : "",
+          c.registerTokens > 0 ? fmt::format(", {} register tokens", c.registerTokens) : std::string(),
+          c.imageSize / c.patchSize, c.imageSize / c.patchSize);
+    else if (c.visionTowerOnly)
+      info.visionNote = "CLIP: the vision tower only (vision_model); the text tower is not run";
+    else if (c.visionArch == VisionArch::ClipVision)
+      info.visionNote =
+          "CLIP vision tower: pre-LayerNorm on the embeddings, quick GELU, post-LayerNorm on [CLS]";
   }
   info.maskedLm = impl.weights.mlmHead.present();
   if (c.maskTokenId >= 0) info.maskToken = impl.tokenizer.idToToken(c.maskTokenId);
@@ -328,7 +343,11 @@ Result<vision::PixelTensor> Model::preprocessImage(const vision::ImagePixels& im
     return Error{
         fmt::format("{}: the image processor gives {}x{} pixels, not a multiple of patch_size {} ({})",
                     cfgFile, ow, oh, c.patchSize, impl_->configPath)};
-  if (oh != c.imageSize || ow != c.imageSize)
+  if (c.interpolatePositions && int64_t{oh / c.patchSize} * (ow / c.patchSize) > kMaxImagePatches)
+    return Error{fmt::format("{}: the image processor gives {}x{} pixels: {} patches of {}, at most {} ({})",
+                             cfgFile, ow, oh, int64_t{oh / c.patchSize} * (ow / c.patchSize), c.patchSize,
+                             kMaxImagePatches, impl_->configPath)};
+  if (!c.interpolatePositions && (oh != c.imageSize || ow != c.imageSize))
     return Error{
         fmt::format("{}: the image processor gives {}x{} pixels but the model takes image_size {}x{} ({})",
                     cfgFile, ow, oh, c.imageSize, c.imageSize, impl_->configPath)};

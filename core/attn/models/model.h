@@ -58,6 +58,9 @@ struct ModelInfo {
   bool vision = false;
   int imageSize = 0, patchSize = 0, prefixTokens = 0, labels = 0;
   std::string processorFile;  // preprocessor_config.json read ("" when absent: ViTImageProcessor defaults)
+  /// What differs from a plain ViT, in a sentence ("" for ViT / DeiT): DINOv2's interpolated
+  /// positions and registers, a CLIP folder of which only the image tower runs.
+  std::string visionNote;
 };
 
 struct TopToken {
@@ -133,6 +136,7 @@ struct ModelRun {
   vision::PixelTensor pixelValues;
   Mat labelLogits;
   std::vector<TopToken> topLabels;
+  Mat pooledOutput;  // CLIP vision: post_layernorm of the last [CLS] state [1, d] (pooler_output)
   /// RunOptions::logitLens: rows 0..layers (the embeddings, then each layer's output).
   std::shared_ptr<const LogitLens> lens;
   /// RunOptions::streamed: every layer's per-head measures (as analyzeHeads over the layer's

@@ -15,6 +15,7 @@
 #include "attn/models/bundled_models.h"
 #include "attn/models/model_paths.h"
 #include "attn/models/seq2seq/seq2seq_config.h"
+#include "attn/models/vision_config.h"
 
 namespace attn::models {
 namespace {
@@ -40,8 +41,10 @@ Result<Activation> activationFrom(const std::string& name, const std::string& ke
   if (name == "gelu") return Activation::GeluErf;
   if (name == "relu") return Activation::Relu;
   if (name == "silu" || name == "swish") return Activation::Silu;
-  return Error{fmt::format("{}: {} {} is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu, silu)", src, key,
-                           quoteForMessage(name))};
+  if (name == "quick_gelu") return Activation::QuickGelu;  // CLIP: x * sigmoid(1.702 x)
+  return Error{
+      fmt::format("{}: {} {} is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu, silu, quick_gelu)",
+                  src, key, quoteForMessage(name))};
 }
 
 Status readGpt2(const Reader& r, ModelConfig& c) {
@@ -222,6 +225,14 @@ Status readVit(const Reader& r, ModelConfig& c) {
   return readLabels(r, c);
 }
 
+}  // namespace
+
+Result<Activation> parseActivation(const std::string& name, const std::string& key, const std::string& src) {
+  return activationFrom(name, key, src);
+}
+
+namespace {
+
 /// The snapshot hash in a cache's refs/main: "" when there is no such file
 /// (the newest snapshot is used instead); a FIFO, a device or an oversized
 /// file in its place is an error.
@@ -252,6 +263,10 @@ Result<ModelConfig> parseModelConfig(std::string_view text, const std::string& s
   else if (c.modelType == "llama" || c.modelType == "mistral" || c.modelType == "qwen2") st = readLlama(r, c);
   else if (c.modelType == "vit" || c.modelType == "deit")
     st = readVit(r, c);
+  else if (c.modelType == "dinov2" || c.modelType == "dinov2_with_registers")
+    st = readDinov2Config(r, c);
+  else if (c.modelType == "clip_vision_model" || c.modelType == "clip")
+    st = readClipVisionConfig(r, c);
   else if (isEncoderDecoderType(c.modelType))
     return Error{
         fmt::format("{}: model_type {} is an encoder-decoder (translation) model: open it with "
@@ -259,7 +274,8 @@ Result<ModelConfig> parseModelConfig(std::string_view text, const std::string& s
                     src, quoteForMessage(c.modelType))};
   else
     return Error{fmt::format(
-        "{}: model_type {} is not supported (gpt2, bert, roberta, llama, mistral, qwen2, vit, deit; "
+        "{}: model_type {} is not supported (gpt2, bert, roberta, llama, mistral, qwen2, vit, deit, dinov2, "
+        "dinov2_with_registers, clip_vision_model, clip (its vision tower); "
         "encoder-decoder: bart)",
         src, quoteForMessage(c.modelType))};
   if (!st) return st.error();

@@ -11,7 +11,12 @@
 
 namespace attn::models {
 
-enum class Activation { GeluNew, GeluErf, Relu, Silu };
+enum class Activation { GeluNew, GeluErf, Relu, Silu, QuickGelu };
+
+/// The vision transformers of Family::Vit: ViT / DeiT (and DINO in the ViT layout), DINOv2
+/// (layer scale, optional SwiGLU and register tokens, positions interpolated to the image)
+/// and CLIP's image tower (pre-LayerNorm on the embeddings, quick GELU, post-LayerNorm on [CLS]).
+enum class VisionArch { Vit, Dinov2, ClipVision };
 
 /// RoPE frequency scaling (config rope_scaling): none, "linear" (positions / factor) or
 /// "llama3" (Llama 3.1+, transformers' _compute_llama3_parameters).
@@ -50,10 +55,18 @@ struct ModelConfig {
   int imageSize = 0, patchSize = 0, numChannels = 0;
   int prefixTokens = 0;             // [CLS] (and DeiT's distillation token) before the patches
   std::vector<std::string> labels;  // id2label by id: the classifier's outputs ("" for a gap)
+  VisionArch visionArch = VisionArch::Vit;
+  int registerTokens = 0;             // DINOv2 with registers: after [CLS], before the patches
+  bool swiglu = false;                // DINOv2 use_swiglu_ffn: weights_in / weights_out
+  bool interpolatePositions = false;  // DINOv2: the position grid resized to any image's grid
+  bool visionTowerOnly = false;       // a CLIP (image + text) folder: only its vision_model runs
 
   /// Longest sequence the model accepts (positions start at positionOffset).
   int maxSequence() const { return maxPositions > 0 ? maxPositions - positionOffset : 0; }
 };
+
+/// transformers' ACT2FN name `name` (config key `key`, file `src` for the message).
+Result<Activation> parseActivation(const std::string& name, const std::string& key, const std::string& src);
 
 /// Parses config.json text; `source` (the file's path) names it in errors.
 Result<ModelConfig> parseModelConfig(std::string_view json, const std::string& source);

@@ -14,6 +14,7 @@
 #include "attn/io/regular_file.h"
 #include "attn/models/gguf/panel_decode.h"
 #include "attn/models/model_paths.h"
+#include "attn/models/vision_weights.h"
 #include "attn/models/weight_loader.h"
 
 #if defined(__F16C__) || defined(__AVX2__) || defined(__AVX512F__)
@@ -249,12 +250,16 @@ Result<ModelWeights> loadModelWeights(const std::string& dir, const ModelConfig&
   WeightLoader& l = **opened;
   ModelWeights& w = l.out();
   w.layers.resize(static_cast<size_t>(cfg.layers));  // sized once: queued tensors point into it
-  Status st = cfg.family == Family::Gpt2   ? queueGpt2(l, cfg, w)
-              : cfg.family == Family::Bert ? queueBert(l, cfg, w)
-              : cfg.family == Family::Vit  ? queueVit(l, cfg, w)
-                                           : queueLlama(l, cfg, w);
+  const bool vit = cfg.family == Family::Vit;
+  Status st = cfg.family == Family::Gpt2                        ? queueGpt2(l, cfg, w)
+              : cfg.family == Family::Bert                      ? queueBert(l, cfg, w)
+              : vit && cfg.visionArch == VisionArch::Dinov2     ? queueDinov2(l, cfg, w)
+              : vit && cfg.visionArch == VisionArch::ClipVision ? queueClipVision(l, cfg, w)
+              : vit                                             ? queueVit(l, cfg, w)
+                                                                : queueLlama(l, cfg, w);
   if (!st) return st.error();
   if (auto m = l.materialize(progress); !m) return m.error();
+  splitSwigluWeights(cfg, w);
   // Tied heads point at the embedding, which materialize() has filled in since.
   if (cfg.family != Family::Bert && cfg.family != Family::Vit && cfg.tieWordEmbeddings)
     w.lmHead = w.tokenEmbedding;

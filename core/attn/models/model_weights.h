@@ -67,6 +67,9 @@ struct LayerWeights {
   // BERT: after them (attention.output.LayerNorm, output.LayerNorm).
   NormWeight attnNorm, mlpNorm;
   LinearWeight up, gate, down;  // MLP: up (c_fc / intermediate.dense / up_proj), gate (Llama), down
+  // DINOv2 layer scale (Touvron et al. 2021, "Going deeper with Image Transformers", eq. 4): the
+  // attention's and the MLP's outputs times lambda1 [d] of layer_scale1 / layer_scale2.
+  WeightTensor layerScale1, layerScale2;
 };
 
 /// Converted weights: 2 MB aligned and backed by transparent huge pages where the
@@ -105,6 +108,8 @@ struct ModelWeights {
   WeightTensor distillationToken;       // [1, d] (DeiT)
   LinearWeight classifier;              // [labels, d] on [CLS] (DeiT with teacher: cls_classifier)
   LinearWeight distillationClassifier;  // DeiT with teacher: on the distillation token; logits averaged
+  WeightTensor registerTokens;          // [registers, d] (DINOv2 with registers)
+  NormWeight preNorm;                   // CLIP's pre_layrnorm on the embeddings (finalNorm: post_layernorm)
   int64_t parameters = 0;          // elements of every tensor loaded
   std::string dtype;               // "F32", "F16", "BF16" or "mixed"
   std::vector<std::string> files;  // the safetensors files read

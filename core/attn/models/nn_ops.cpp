@@ -87,6 +87,9 @@ void activate(Mat& x, Activation a) {
         break;
       case Activation::Relu: r = r.max(0.0f); break;
       case Activation::Silu: r = r / (1.0f + (-r).exp()); break;
+      case Activation::QuickGelu:
+        r = r / (1.0f + (-1.702f * r).exp());
+        break;  // CLIP: x * sigmoid(1.702 x)
     }
   }
 }

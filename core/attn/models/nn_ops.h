@@ -23,7 +23,7 @@ void linear(const ConstMatRef& x, const LinearWeight& w, Mat& y);
 void layerNorm(const ConstMatRef& x, const NormWeight& n, double eps, Mat& y);
 /// LlamaRMSNorm: x / sqrt(mean(x^2) + eps) * gamma, in f32.
 void rmsNorm(const ConstMatRef& x, const NormWeight& n, double eps, Mat& y);
-/// gelu_new (tanh approximation, GPT-2), erf GELU (BERT), ReLU or SiLU, in place.
+/// gelu_new (tanh approximation, GPT-2), erf GELU (BERT), ReLU, SiLU or quick GELU (CLIP), in place.
 void activate(Mat& x, Activation a);
 
 /// cos / sin of RoPE per position and dimension [n, headDim], halves repeated, as

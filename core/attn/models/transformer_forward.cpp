@@ -112,6 +112,12 @@ FamilyGraph familyGraph(Family family) {
   return gpt2Graph();
 }
 
+FamilyGraph familyGraph(const ModelConfig& c) {
+  if (c.family == Family::Vit && c.visionArch == VisionArch::Dinov2) return dinov2Graph();
+  if (c.family == Family::Vit && c.visionArch == VisionArch::ClipVision) return clipVisionGraph();
+  return familyGraph(c.family);
+}
+
 Result<Mask> modelMask(const ModelConfig& c, const Encoding& enc) {
   const int n = enc.size();
   int real = n;  // attention 1 then only 0: "padding:L"; anything else: a custom bitmap
@@ -172,7 +178,7 @@ Result<ModelRun> forwardOver(const ModelConfig& c, const ModelWeights& w, const 
     streamed = {mask->isNone() ? nullptr : &*mask, opt.streamedAnalysis, store.get(), &run.streamedLayers};
     f.streamed = &streamed;
   }
-  const FamilyGraph graph = familyGraph(c.family);
+  const FamilyGraph graph = familyGraph(c);
   Mat h;
   graph.embed(f, h);
   if (opt.keepHiddenStates) run.hiddenStates.reserve(static_cast<size_t>(c.layers) + 1);
@@ -198,7 +204,8 @@ Result<ModelRun> transformerForward(const ModelConfig& c, const ModelWeights& w,
 Encoding visionEncoding(const ModelConfig& c, int gridRows, int gridCols) {
   Encoding enc;
   enc.tokens.push_back("[CLS]");
-  if (c.prefixTokens > 1) enc.tokens.push_back("[DIST]");
+  for (int r = 0; r < c.registerTokens; ++r) enc.tokens.push_back(fmt::format("[REG{}]", r));
+  if (c.registerTokens == 0 && c.prefixTokens > 1) enc.tokens.push_back("[DIST]");
   enc.special.assign(enc.tokens.size(), 1);
   for (int r = 0; r < gridRows; ++r)
     for (int q = 0; q < gridCols; ++q) {
@@ -221,7 +228,12 @@ Result<ModelRun> visionForward(const ModelConfig& c, const ModelWeights& w, cons
     return Error{
         fmt::format("{}: the image is {}x{} pixels after preprocessing, not a multiple of patch_size {}", src,
                     px.width, px.height, c.patchSize)};
-  if (px.height != c.imageSize || px.width != c.imageSize)
+  const int64_t patches = int64_t{px.height / c.patchSize} * (px.width / c.patchSize);
+  if (c.interpolatePositions && patches > kMaxImagePatches)
+    return Error{
+        fmt::format("{}: the image is {}x{} pixels after preprocessing: {} patches of {}, at most {}", src,
+                    px.width, px.height, patches, c.patchSize, kMaxImagePatches)};
+  if (!c.interpolatePositions && (px.height != c.imageSize || px.width != c.imageSize))
     return Error{
         fmt::format("{}: the image is {}x{} pixels after preprocessing but the model's position embeddings "
                     "are for image_size {}x{}",

@@ -18,9 +18,14 @@ Result<ModelRun> transformerForward(const ModelConfig& config, const ModelWeight
                                     const RunOptions& options, const std::string& source,
                                     const std::function<std::string(int)>& display, const ProgressFn& progress = {});
 
+/// Patches a vision model with interpolated positions (DINOv2) takes at most.
+constexpr int64_t kMaxImagePatches = 16384;
+
 /// A vision model (Family::Vit) over preprocessed pixels [C, H, W]: H and W must be the
-/// config's image_size. ModelRun::encoding names the tokens "[CLS]" (DeiT: "[DIST]" next) and
-/// "r{row}c{col}" for the patches, row-major; ids are 0. Interventions apply; no prefix cache.
+/// config's image_size, except for DINOv2 (any multiple of patch_size, at most kMaxImagePatches
+/// patches: the positions are interpolated). ModelRun::encoding names the tokens "[CLS]"
+/// (DeiT: "[DIST]" next; DINOv2 with registers: "[REG0]", ...) and "r{row}c{col}" for the
+/// patches, row-major; ids are 0. Interventions apply; no prefix cache.
 Result<ModelRun> visionForward(const ModelConfig& config, const ModelWeights& weights,
                                const vision::PixelTensor& pixels, const RunOptions& options,
                                const std::string& source, const ProgressFn& progress = {});

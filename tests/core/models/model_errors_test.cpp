@@ -112,7 +112,8 @@ TEST_F(ModelErrors, UnsupportedModelTypeNamesConfigAndType) {
   EXPECT_EQ(openError(dir),
             (dir / "config.json").string() +
                 ": model_type 'xlnet' is not supported (gpt2, bert, roberta, llama, mistral, qwen2, "
-                "vit, deit; encoder-decoder: bart)");
+                "vit, deit, dinov2, dinov2_with_registers, clip_vision_model, clip (its vision tower); "
+                "encoder-decoder: bart)");
   editConfig(dir, [](json& c) { c["model_type"] = "gpt2", c["n_head"] = 5; });
   EXPECT_EQ(openError(dir), (dir / "config.json").string() + ": n_embd 64 is not a multiple of n_head 5");
   editConfig(dir, [](json& c) { c["n_head"] = "four"; });

@@ -65,7 +65,7 @@ attn::models::ModelRun directRun(const attn::models::Model& m) {
 }
 
 TEST(VisionPanel, TilesAreTheCoresPatchMapsOfTheModelsRun) {
-  for (const char* name : {"vit", "deit"}) {
+  for (const char* name : {"vit", "deit", "dinov2_reg", "clip"}) {
     SCOPED_TRACE(name);
     ExplorerModel model;
     VisionPanel panel(&model);

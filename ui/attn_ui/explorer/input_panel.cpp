@@ -16,6 +16,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "attn/io/input_file.h"
 #include "attn/models/model.h"
@@ -212,13 +213,17 @@ void InputPanel::refreshImage() {
   const QString source = model_->modelImageSource();
   const QString name = QFileInfo(source).exists() ? QFileInfo(source).fileName() : source;
   const auto& info = m->info();
-  const int side = info.patchSize > 0 ? info.imageSize / info.patchSize : 0;
+  // What the model's image processor makes of this picture (DINOv2 takes any crop: its
+  // positions are interpolated), so the grid shown is the one the model reads.
+  const auto [seenH, seenW] = attn::vision::outputSize(m->imageProcessor(), image->height, image->width);
+  const int patch = std::max(info.patchSize, 1);
   // One arg() for all: chained arg() calls would also fill a "%2" inside the file's name.
-  imageText_->setText(
-      tr("<b>%1</b><br>%2 × %3 px, %4<br>seen as %5 px: %6 × %6 patches of %7 px")
-          .arg(name.toHtmlEscaped(), QString::number(image->width), QString::number(image->height),
-               image->channels == 1 ? tr("grey") : tr("colour"), QString::number(info.imageSize),
-               QString::number(side), QString::number(info.patchSize)));
+  imageText_->setText(tr("<b>%1</b><br>%2 × %3 px, %4<br>seen as %5 × %6 px: %7 × %8 patches of %9 px")
+                          .arg(name.toHtmlEscaped(), QString::number(image->width),
+                               QString::number(image->height),
+                               image->channels == 1 ? tr("grey") : tr("colour"), QString::number(seenW),
+                               QString::number(seenH), QString::number(seenW / patch),
+                               QString::number(seenH / patch), QString::number(info.patchSize)));
   imageText_->setToolTip(source);
 }
 

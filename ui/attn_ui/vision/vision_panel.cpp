@@ -185,7 +185,8 @@ void VisionPanel::request() {
     run_.reset();
     maps_.reset();
     clear(
-        tr("Open a vision transformer (ViT, DeiT) with File > Open Model…, then an image with File > Open "
+        tr("Open a vision transformer (ViT, DeiT, DINOv2, CLIP) with File > Open Model…, then an image with "
+           "File > Open "
            "Image…, to see its attention over the image."));
     return;
   }

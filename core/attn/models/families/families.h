@@ -23,8 +23,16 @@ FamilyGraph gpt2Graph();
 FamilyGraph bertGraph();
 FamilyGraph llamaGraph();
 FamilyGraph vitGraph();
+FamilyGraph dinov2Graph();
+FamilyGraph clipVisionGraph();
 
 /// The graph of config.family.
 FamilyGraph familyGraph(Family family);
+/// The graph of the config's family and, for vision models, its architecture.
+FamilyGraph familyGraph(const ModelConfig& config);
+
+/// The patches of the pixel tensor [C, H, W] as rows [grid*grid, C*P*P], each in the
+/// Conv2d kernel's (c, ky, kx) order, the grid row-major (flatten(2) of the conv output).
+Mat unfoldPatches(const vision::PixelTensor& px, int P);
 
 }  // namespace attn::models

@@ -10,10 +10,7 @@
 #include "attn/models/families/families.h"
 
 namespace attn::models {
-namespace {
 
-/// The patches of the pixel tensor [C, H, W] as rows [grid*grid, C*P*P], each in the
-/// Conv2d kernel's (c, ky, kx) order, the grid row-major (flatten(2) of the conv output).
 Mat unfoldPatches(const vision::PixelTensor& px, int P) {
   const int rows = px.height / P, cols = px.width / P, C = px.channels;
   Mat out(static_cast<Eigen::Index>(rows) * cols, static_cast<Eigen::Index>(C) * P * P);
@@ -26,6 +23,8 @@ Mat unfoldPatches(const vision::PixelTensor& px, int P) {
     }
   return out;
 }
+
+namespace {
 
 void vitEmbed(ForwardPass& f, Mat& h) {
   const ModelConfig& c = f.config;

@@ -16,7 +16,7 @@ class Pass {
  public:
   Pass(const ModelConfig& c, const ModelWeights& w, const Encoding& enc, const std::vector<uint8_t>& keep,
        const RunOptions& opt, const std::vector<std::vector<HeadEdit>>& edits)
-      : f_(c, w, enc, opt, keep, edits, noDisplay_), graph_(familyGraph(c.family)) {
+      : f_(c, w, enc, opt, keep, edits, noDisplay_), graph_(familyGraph(c)) {
     graph_.embed(f_, embedded_);
   }
 

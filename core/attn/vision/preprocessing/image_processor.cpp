@@ -117,13 +117,26 @@ Result<ImageProcessorConfig> parseImageProcessorConfig(std::string_view text, co
   if (!parsed) return parsed.error();
   const json& doc = *parsed;
   if (!doc.is_object()) return Error{src + ": expected a JSON object"};
-  ImageProcessorConfig c;
+  std::string type;
+  for (const char* key : {"image_processor_type", "feature_extractor_type"})
+    if (auto it = doc.find(key); type.empty() && it != doc.end() && it->is_string())
+      type = it->get<std::string>();
+  ImageProcessorConfig c = defaultImageProcessor(type, 224);
+  const bool shortestByDefault = c.shortestEdge > 0;
   for (auto [key, flag] : {std::pair{"do_resize", &c.doResize},
                            {"do_center_crop", &c.doCenterCrop},
                            {"do_rescale", &c.doRescale},
                            {"do_normalize", &c.doNormalize}})
     if (auto st = readBool(doc, key, *flag, src); !st) return st.error();
-  if (auto st = readSize(doc, "size", c.height, c.width, &c.shortestEdge, src); !st) return st.error();
+  if (auto it = doc.find("size"); it != doc.end() && it->is_number_integer() && shortestByDefault) {
+    // get_size_dict(size, default_to_square=False): an integer is the shortest edge.
+    auto e = sideOf(doc, "size", "size", src);
+    if (!e) return e.error();
+    c.shortestEdge = *e;
+  } else {
+    if (it != doc.end() && it->is_object() && !it->contains("shortest_edge")) c.shortestEdge = 0;
+    if (auto st = readSize(doc, "size", c.height, c.width, &c.shortestEdge, src); !st) return st.error();
+  }
   if (auto st = readSize(doc, "crop_size", c.cropHeight, c.cropWidth, nullptr, src); !st) return st.error();
   if (auto st = readResample(doc, c.resample, src); !st) return st.error();
   if (auto it = doc.find("rescale_factor"); it != doc.end() && !it->is_null()) {
@@ -134,6 +147,23 @@ Result<ImageProcessorConfig> parseImageProcessorConfig(std::string_view text, co
   }
   if (auto st = readTriple(doc, "image_mean", c.mean, false, src); !st) return st.error();
   if (auto st = readTriple(doc, "image_std", c.std, true, src); !st) return st.error();
+  return c;
+}
+
+ImageProcessorConfig defaultImageProcessor(const std::string& type, int imageSize) {
+  ImageProcessorConfig c;
+  c.height = c.width = imageSize;
+  if (type.starts_with("CLIP")) {  // CLIPImageProcessor (and the older CLIPFeatureExtractor)
+    c.shortestEdge = imageSize, c.resample = Resampling::Bicubic;
+    c.doCenterCrop = true, c.cropHeight = c.cropWidth = imageSize;
+    c.mean = {0.48145466f, 0.4578275f, 0.40821073f},
+    c.std = {0.26862954f, 0.26130258f, 0.27577711f};  // OPENAI_CLIP
+  } else if (type.starts_with("Bit")) {               // BitImageProcessor, DINOv2's
+    c.shortestEdge = static_cast<int>(std::lround(imageSize * 256.0 / 224.0)),
+    c.resample = Resampling::Bicubic;
+    c.doCenterCrop = true, c.cropHeight = c.cropWidth = imageSize;
+    c.mean = {0.485f, 0.456f, 0.406f}, c.std = {0.229f, 0.224f, 0.225f};  // IMAGENET_DEFAULT
+  }
   return c;
 }
 

@@ -27,9 +27,17 @@ struct ImageProcessorConfig {
   std::vector<float> mean{0.5f, 0.5f, 0.5f}, std{0.5f, 0.5f, 0.5f};  // IMAGENET_STANDARD_MEAN / _STD
 };
 
+/// A processor's defaults for `image_size` (what transformers uses for a key a file leaves out):
+/// ViTImageProcessor (resize to image_size, bilinear, mean/std 0.5), CLIPImageProcessor
+/// (shortest edge and centre crop image_size, bicubic, CLIP's mean/std) and BitImageProcessor
+/// (DINOv2: shortest edge 256 and crop 224 at image_size 224, bicubic, ImageNet's mean/std);
+/// `type` is image_processor_type (or feature_extractor_type), the ViT defaults for any other.
+ImageProcessorConfig defaultImageProcessor(const std::string& type, int imageSize);
+
 /// Parses preprocessor_config.json text (`source` names it in errors): an unknown or
 /// unsupported resampling, a size of 0 or past 8192, mean/std of the wrong length or a
-/// std of 0 are errors. Missing keys keep ViTImageProcessor's defaults.
+/// std of 0 are errors. Missing keys keep the defaults of its image_processor_type (at 224); a
+/// bare integer `size` is the shortest edge for CLIP / Bit processors, a square for the others.
 Result<ImageProcessorConfig> parseImageProcessorConfig(std::string_view json, const std::string& source);
 
 /// Pixels as a model reads them: [channels, height, width], row-major.
