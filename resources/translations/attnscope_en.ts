@@ -1152,6 +1152,26 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::HeatmapPanel</name>
     <message>
+        <source>weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 tokens, streamed: only the weights are recomputed from the kept q/k; logits and the mask are not drawn.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weights — layer %1 of %2, head %3 of %4 — %5</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(zoom in to read single cells: each drawn cell pools %1×%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; → &lt;b&gt;%2&lt;/b&gt;&lt;br&gt;query %3, key %4&lt;br&gt;weight %5&lt;br&gt;&lt;i&gt;recomputed from the kept q/k&lt;/i&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Head </source>
         <translation type="unfinished"></translation>
     </message>
@@ -1290,6 +1310,26 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 </context>
 <context>
     <name>attn::ui::HeatmapWidget</name>
+    <message>
+        <source>%1 — computing the overview…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max of %1 × %1 blocks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mean of %1 × %1 blocks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 — rows %2–%3 × keys %4–%5 at full resolution</source>
+        <translation type="unfinished"></translation>
+    </message>
     <message>
         <source>key</source>
         <translation type="unfinished"></translation>
@@ -1509,6 +1549,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 </context>
 <context>
     <name>attn::ui::MetricsPanel</name>
+    <message>
+        <source>No rollout: a streamed run keeps no layer&apos;s map</source>
+        <translation type="unfinished"></translation>
+    </message>
     <message>
         <source>bits</source>
         <translation type="unfinished"></translation>
@@ -2047,6 +2091,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 </context>
 <context>
     <name>attn::ui::StatusSummary</name>
+    <message>
+        <source>%1 tokens: maps recomputed from the kept q/k (streamed)</source>
+        <translation type="unfinished"></translation>
+    </message>
     <message>
         <source>N = %1</source>
         <translation type="unfinished"></translation>

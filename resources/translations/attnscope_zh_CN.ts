@@ -1782,6 +1782,26 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::HeatmapPanel</name>
     <message>
+        <source>weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>%1 tokens, streamed: only the weights are recomputed from the kept q/k; logits and the mask are not drawn.</source>
+        <translation>%1 个词元，流式运行：只有权重由保留的 q/k 重新计算；不绘制 logits 和掩码。</translation>
+    </message>
+    <message>
+        <source>Weights — layer %1 of %2, head %3 of %4 — %5</source>
+        <translation>权重 — 第 %1 层（共 %2 层），第 %3 个头（共 %4 个）— %5</translation>
+    </message>
+    <message>
+        <source>(zoom in to read single cells: each drawn cell pools %1×%1)</source>
+        <translation>（放大以读取单个格子：每个绘制的格子汇聚 %1×%1）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; → &lt;b&gt;%2&lt;/b&gt;&lt;br&gt;query %3, key %4&lt;br&gt;weight %5&lt;br&gt;&lt;i&gt;recomputed from the kept q/k&lt;/i&gt;</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; → &lt;b&gt;%2&lt;/b&gt;&lt;br&gt;查询 %3，键 %4&lt;br&gt;权重 %5&lt;br&gt;&lt;i&gt;由保留的 q/k 重新计算&lt;/i&gt;</translation>
+    </message>
+    <message>
         <source>Head </source>
         <translation>头 </translation>
     </message>
@@ -1920,6 +1940,26 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 </context>
 <context>
     <name>attn::ui::HeatmapWidget</name>
+    <message>
+        <source>%1 — computing the overview…</source>
+        <translation>%1 — 正在计算概览…</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>max of %1 × %1 blocks</source>
+        <translation>%1 × %1 块的最大值</translation>
+    </message>
+    <message>
+        <source>mean of %1 × %1 blocks</source>
+        <translation>%1 × %1 块的平均值</translation>
+    </message>
+    <message>
+        <source>%1 — rows %2–%3 × keys %4–%5 at full resolution</source>
+        <translation>%1 — 第 %2–%3 行 × 键 %4–%5，全分辨率</translation>
+    </message>
     <message>
         <source>key</source>
         <translation>键</translation>
@@ -2636,6 +2676,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 </context>
 <context>
     <name>attn::ui::MetricsPanel</name>
+    <message>
+        <source>No rollout: a streamed run keeps no layer&apos;s map</source>
+        <translation>无 rollout：流式运行不保留任何层的注意力图</translation>
+    </message>
     <message>
         <source>bits</source>
         <translation>比特</translation>
@@ -3354,6 +3398,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 </context>
 <context>
     <name>attn::ui::StatusSummary</name>
+    <message>
+        <source>%1 tokens: maps recomputed from the kept q/k (streamed)</source>
+        <translation>%1 个词元：注意力图由保留的 q/k 重新计算（流式）</translation>
+    </message>
     <message>
         <source>N = %1</source>
         <translation>N = %1</translation>

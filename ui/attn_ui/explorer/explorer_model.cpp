@@ -37,10 +37,13 @@ struct ExplorerModel::Job {
   int layer = 0;
   attn::AttentionSpec spec;
   int maxTokens = 0;
+  long long mapBudget = 0;
+  attn::models::QkPrecision qkPrecision = attn::models::QkPrecision::F16;
   bool metricsOnly = false;
   std::shared_ptr<const attn::AttentionResult> result;
   std::shared_ptr<const attn::models::ModelRun> run;             // model: the whole run
   std::shared_ptr<const attn::PrecomputedAttention> runLayers;   // model: its weights as [L][H]
+  std::shared_ptr<const std::vector<attn::AttentionResult>> streamedResults;  // model, streamed
   QStringList runLabels;  // model: its tokens as a reader sees them
   QString error;
   double ms = 0.0;
@@ -184,7 +187,14 @@ bool ExplorerModel::showsPrecomputed() const {
   return file_ && file_->hasAttention() && (preferPrecomputed_ || !file_->hasEngineInput());
 }
 
+bool ExplorerModel::isStreamed() const { return model_ && run_ && run_->qk && streamedResults_; }
+
+std::shared_ptr<const attn::models::QkStore> ExplorerModel::streamedStore() const {
+  return isStreamed() ? run_->qk : nullptr;
+}
+
 int ExplorerModel::numLayers() const {
+  if (isStreamed()) return static_cast<int>(streamedResults_->size());
   if (model_) return run_ ? static_cast<int>(run_->layers.size()) : 0;
   return showsPrecomputed() ? file_->attention.numLayers() : 0;
 }
@@ -200,6 +210,17 @@ void ExplorerModel::setCurrentLayer(int layer) {
 }
 
 void ExplorerModel::showModelLayer() {
+  if (isStreamed() && !streamedResults_->empty()) {
+    currentLayer_ = std::clamp(currentLayer_, 0, static_cast<int>(streamedResults_->size()) - 1);
+    result_ = std::shared_ptr<const attn::AttentionResult>(
+        streamedResults_, &(*streamedResults_)[static_cast<size_t>(currentLayer_)]);
+    if (currentHead_ >= result_->numHeads()) {
+      currentHead_ = 0;
+      emit currentHeadChanged(0);
+    }
+    emit resultChanged();
+    return;
+  }
   if (!run_ || run_->layers.empty()) return;
   currentLayer_ = std::clamp(currentLayer_, 0, static_cast<int>(run_->layers.size()) - 1);
   // Shares the run's ownership: the layer lives as long as the run.
@@ -213,7 +234,10 @@ void ExplorerModel::showModelLayer() {
 
 void ExplorerModel::setCurrentLayerHead(int layer, int head) {
   const auto layered = layeredAttention();
-  if (showsLayers() && layered && head >= 0 && head < layered->numHeads() && head != currentHead_) {
+  const int heads = isStreamed() && !streamedResults_->empty() ? streamedResults_->front().numHeads()
+                    : layered                                  ? layered->numHeads()
+                                                               : 0;
+  if (showsLayers() && head >= 0 && head < heads && head != currentHead_) {
     currentHead_ = head;  // every layer has the same heads: valid before the layer's result arrives
     emit currentHeadChanged(head);
     if (layer == currentLayer_) emit resultChanged();
@@ -417,6 +441,35 @@ std::shared_ptr<attn::PrecomputedAttention> layeredWeights(const attn::models::M
 }
 }  // namespace
 
+namespace {
+// A streamed run's layers as results without weights: each head's per-row entropy from
+// the forward's measures, the tokens and the mask, so the panels that read a result
+// (head selector, status, metrics-only notices) follow it; null when the run kept no q/k.
+std::shared_ptr<const std::vector<attn::AttentionResult>> streamedLayerResults(
+    const attn::models::ModelRun& run) {
+  if (!run.qk || run.streamedLayers.empty()) return nullptr;
+  auto out = std::make_shared<std::vector<attn::AttentionResult>>();
+  out->reserve(run.streamedLayers.size());
+  for (const auto& analysis : run.streamedLayers) {
+    attn::AttentionResult r;
+    r.queryTokens = run.encoding.tokens;
+    r.keyTokens = run.encoding.tokens;
+    r.mask = run.qk->mask();
+    r.execUsed = "streamed";
+    r.heads.resize(analysis.heads.size());
+    const Eigen::Index n = run.encoding.size();
+    for (size_t h = 0; h < analysis.heads.size(); ++h) {
+      r.heads[h].output.resize(n, 0);   // nq() = N with no values
+      r.heads[h].weights.resize(0, n);  // nk() = N, and still no weights (metrics-only)
+      r.heads[h].entropy = analysis.heads[h].perRow.entropy;
+      r.heads[h].fullyMaskedRows = analysis.heads[h].emptyRows;
+    }
+    out->push_back(std::move(r));
+  }
+  return out;
+}
+}  // namespace
+
 void ExplorerModel::setIntervenedRun(std::shared_ptr<const attn::models::ModelRun> run) {
   if (!model_ || !run_) return;
   if (run) {
@@ -497,19 +550,21 @@ void ExplorerModel::runModelJob(Job& job) {
     job.error = QObject::tr("The text has no tokens; type a sentence.");
     return;
   }
-  if (n > job.maxTokens) {  // every layer's N x N weights are kept, so the limit applies to the model too
-    job.error = QObject::tr("%1 tokens: over the limit of %2 tokens for which the window keeps every layer's "
-                            "N x N attention (View > Sequence Limit); shorten the text.")
-                    .arg(n)
-                    .arg(job.maxTokens);
-    return;
-  }
+  // Every layer's N x N weights, kept by a materialized run; past the budget (or the
+  // Sequence Limit) the run streams: measures from the forward, maps recomputed on demand.
+  const double mapBytes = 4.0 * static_cast<double>(n) * n * info.heads * info.layers;
+  const bool streamed = n > job.maxTokens || mapBytes > static_cast<double>(job.mapBudget);
   attn::models::RunOptions options;
-  options.keepQkv = true;  // the step-through view walks a real head
-  // Logits (raw, scaled, masked: three N x N per head and layer) for the heatmap's
-  // logit views while they stay small; weights are always kept.
-  const double logitBytes = 3.0 * 4.0 * static_cast<double>(n) * n * info.heads * info.layers;
-  options.keepLogits = logitBytes <= 256e6;
+  if (streamed) {
+    options.streamed = true;
+    options.keepQkv = false;
+    options.qkPrecision = job.qkPrecision;
+  } else {
+    options.keepQkv = true;  // the step-through view walks a real head
+    // Logits (raw, scaled, masked: three N x N per head and layer) for the heatmap's
+    // logit views while they stay small; weights are always kept.
+    options.keepLogits = 3.0 * mapBytes <= 256e6;
+  }
   options.topK = info.causal ? 5 : 0;
   try {
     auto run = job.model->run(*encoding, options);
@@ -518,8 +573,9 @@ void ExplorerModel::runModelJob(Job& job) {
       return;
     }
     auto shared = std::make_shared<attn::models::ModelRun>(std::move(run).value());
-    auto layers = layeredWeights(*shared);
-    if (shared->layers.empty()) {
+    if (streamed) job.streamedResults = streamedLayerResults(*shared);
+    auto layers = streamed ? nullptr : layeredWeights(*shared);
+    if (streamed ? !job.streamedResults || job.streamedResults->empty() : shared->layers.empty()) {
       job.error = QObject::tr("%1: the model returned no layers.").arg(QString::fromStdString(info.dir));
       return;
     }
@@ -558,6 +614,8 @@ void ExplorerModel::launch() {
   job->layer = std::clamp(currentLayer_, 0, std::max(0, numLayers() - 1));
   job->spec = spec_;
   job->maxTokens = maxTokens_;
+  job->mapBudget = mapBudget_;
+  job->qkPrecision = qkPrecision_;
   job->metricsOnly = metricsOnly_;
   job->cache = inputCache_;
   inFlight_ = true;
@@ -586,6 +644,7 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
       ownRunLayers_.reset();
       run_ = job->run;
       runLayers_ = job->runLayers;
+      streamedResults_ = job->streamedResults;
       runLabels_ = job->runLabels;
       resultSpec_ = job->spec;
       shownGeneration_ = job->generation;

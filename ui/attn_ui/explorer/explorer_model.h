@@ -10,8 +10,9 @@
 #include <memory>
 
 #include "attn/engine.h"
-#include "attn/io/input_file.h"
 #include "attn/engine/precomputed.h"
+#include "attn/io/input_file.h"
+#include "attn/models/streamed/qk_store.h"
 
 namespace attn::models {
 class Model;
@@ -112,6 +113,19 @@ class ExplorerModel : public QObject {
   /// Sequences longer than this are not materialized as N x N.
   void setMaxMaterializedTokens(int n) { maxTokens_ = n; }
   int maxMaterializedTokens() const { return maxTokens_; }
+  /// A model run whose every layer's N x N maps (L x H x N^2 x 4 bytes) would exceed this, or
+  /// whose text is over the Sequence Limit, runs streamed: no map is kept, each head's
+  /// measures come from the forward and any map is recomputed from the kept q/k.
+  static constexpr long long kDefaultMapBudgetBytes = 1'000'000'000;
+  void setMapBudgetBytes(long long bytes) { mapBudget_ = bytes; }
+  long long mapBudgetBytes() const { return mapBudget_; }
+  /// Precision of a streamed run's kept q/k (F16 by default; F32 recomputes maps exactly).
+  void setStreamedQkPrecision(attn::models::QkPrecision p) { qkPrecision_ = p; }
+  /// True when the shown model run is streamed: modelRun()->qk holds the q/k, the
+  /// layers' results hold entropy but no weights, and layeredAttention() is null.
+  bool isStreamed() const;
+  /// The streamed run's kept q/k (null unless isStreamed()).
+  std::shared_ptr<const attn::models::QkStore> streamedStore() const;
   /// Lets sequences over the limit run on the tiled path without weights
   /// (entropy and output only; up to 4x the limit). Off by default.
   void setMetricsOnlyAllowed(bool allowed);
@@ -199,6 +213,10 @@ class ExplorerModel : public QObject {
   bool preferPrecomputed_ = false;
   int pinnedRow_ = -1;
   int maxTokens_ = 4096;
+  long long mapBudget_ = kDefaultMapBudgetBytes;
+  attn::models::QkPrecision qkPrecision_ = attn::models::QkPrecision::F16;
+  // A streamed run's layers as results without weights (entropy per row, tokens, mask).
+  std::shared_ptr<const std::vector<attn::AttentionResult>> streamedResults_;
   bool metricsOnly_ = false;
   attn::AttentionSpec resultSpec_;
   std::shared_ptr<const attn::AttentionResult> result_;

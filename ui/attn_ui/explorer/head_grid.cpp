@@ -11,6 +11,9 @@
 
 #include "attn/analysis/entropy.h"
 #include "attn/engine/precomputed.h"
+#include "attn/models/model.h"
+#include "attn/models/streamed/head_maps.h"
+#include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/theme/colormaps.h"
 
@@ -42,7 +45,10 @@ QImage thumbnail(const attn::Mat& w, const QVector<QRgb>& lut) {
 
 }  // namespace
 
-HeadGrid::HeadGrid(ExplorerModel* model, QWidget* parent) : QWidget(parent), model_(model) {
+HeadGrid::~HeadGrid() = default;
+
+HeadGrid::HeadGrid(ExplorerModel* model, QWidget* parent)
+    : QWidget(parent), model_(model), thumbJob_(std::make_unique<NewestJob>(this)) {
   setFocusPolicy(Qt::StrongFocus);
   setToolTip(tr("Every head at a glance; click one (or use the arrow keys) to open it in the heatmap."));
   setMinimumSize(120, 120);
@@ -132,7 +138,48 @@ double meanEntropy(const attn::Vec& entropy, const std::vector<int>& fullyMasked
 
 }  // namespace
 
+// A streamed run: the tiles' captions from the forward's measures at once, the
+// thumbnails (every head's map pooled in blocks of about N / kThumb, recomputed from the
+// kept q/k) from a worker when they are ready.
+void HeadGrid::rebuildStreamed() {
+  const auto run = model_->modelRun();
+  const auto store = model_->streamedStore();
+  if (run == streamedFrom_ && colormap_ == builtColormap_) return update();
+  streamedFrom_ = run;
+  builtFrom_.reset();
+  builtColormap_ = colormap_;
+  layers_ = store->layers();
+  heads_ = store->heads();
+  thumbs_ = QVector<QImage>(layers_ * heads_);
+  entropy_.clear();
+  for (const auto& layer : run->streamedLayers)
+    for (const auto& h : layer.heads) entropy_ << h.entropyMean;
+  entropy_.resize(layers_ * heads_);
+  const int block = std::max(1, (store->tokens() + kThumb - 1) / kThumb);
+  auto images = std::make_shared<QVector<QImage>>(thumbs_.size());
+  const QVector<QRgb> lut = lookupTable(colormap_);
+  const int layers = layers_, heads = heads_;
+  thumbJob_->start(
+      [store, block, images, lut, layers, heads](JobControl& control) {
+        for (int l = 0; l < layers && !control.cancelled(); ++l)
+          for (int h = 0; h < heads && !control.cancelled(); ++h)
+            if (auto m = attn::models::pooledMap(*store, l, h, block, attn::models::Pooling::Max))
+              (*images)[l * heads + h] = thumbnail(*m, lut);
+      },
+      [this, run, images] {
+        if (run != streamedFrom_) return;
+        thumbs_ = *images;
+        update();
+      });
+  update();
+}
+
 void HeadGrid::rebuild() {
+  if (model_->isStreamed()) return rebuildStreamed();
+  if (streamedFrom_) {
+    thumbJob_->cancel();
+    streamedFrom_.reset();
+  }
   const auto layered = model_->showsLayers() && model_->numLayers() > 1 ? model_->layeredAttention() : nullptr;
   if (layered) {
     if (layered == builtFrom_ && colormap_ == builtColormap_) return update();  // same tiles, new selection
@@ -318,4 +365,8 @@ void HeadGrid::keyPressEvent(QKeyEvent* event) {
   if (t >= 0 && t < n) select(t);
 }
 
+}  // namespace attn::ui
+
+namespace attn::ui {
+bool HeadGrid::thumbnailsBusy() const { return thumbJob_->busy(); }
 }  // namespace attn::ui

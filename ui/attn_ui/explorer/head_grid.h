@@ -12,15 +12,20 @@
 namespace attn {
 struct PrecomputedAttention;
 }
+namespace attn::models {
+struct ModelRun;
+}
 
 namespace attn::ui {
 
 class ExplorerModel;
+class NewestJob;
 
 class HeadGrid : public QWidget {
   Q_OBJECT
  public:
   explicit HeadGrid(ExplorerModel* model, QWidget* parent = nullptr);
+  ~HeadGrid() override;
 
   void setColormap(const QString& name);
   int columns() const;
@@ -32,6 +37,10 @@ class HeadGrid : public QWidget {
   int headAt(const QPoint& pos) const;
   QRect tileRect(int tile) const;
   int tileCount() const { return static_cast<int>(thumbs_.size()); }
+  /// A streamed run's thumbnails are still being computed from its q/k.
+  bool thumbnailsBusy() const;
+  /// Tile images as drawn (a streamed run's are null until computed).
+  const QVector<QImage>& thumbnails() const { return thumbs_; }
   /// Mean row entropy (nats) of each tile, as shown under the tiles.
   const QVector<double>& meanEntropies() const { return entropy_; }
   QSize sizeHint() const override { return {280, 320}; }
@@ -59,6 +68,7 @@ class HeadGrid : public QWidget {
 
  private:
   void rebuild();
+  void rebuildStreamed();
   int currentTile() const;
   void select(int tile);
   QString tileLabel(int tile) const;
@@ -71,6 +81,9 @@ class HeadGrid : public QWidget {
   int layers_ = 0, heads_ = 0;  // layered tiles; 0 layers: one tile per head of the result
   std::shared_ptr<const attn::PrecomputedAttention> builtFrom_;  // the layered tiles' weights, to skip rebuilding
   QString builtColormap_;
+  std::shared_ptr<const attn::models::ModelRun>
+      streamedFrom_;  // a streamed run's tiles (thumbnails from q/k)
+  std::unique_ptr<NewestJob> thumbJob_;
   QMap<int, QString> marks_;
   QVector<QVector<QString>> typeLabels_, typeShort_, typeDetails_;  // [layer][head]
   QFont typeFont() const;

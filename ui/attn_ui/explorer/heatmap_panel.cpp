@@ -14,11 +14,12 @@
 #include <utility>
 
 #include "attn/engine.h"
-#include "attn/spec.h"
 #include "attn/models/model.h"
-#include "attn_ui/theme/colormaps.h"
+#include "attn/spec.h"
 #include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/explorer/heatmap_source.h"
 #include "attn_ui/explorer/heatmap_widget.h"
+#include "attn_ui/theme/colormaps.h"
 
 namespace attn::ui {
 
@@ -177,7 +178,52 @@ void HeatmapPanel::setColormapName(const QString& name) {
   heatmap_->setColormap(colormap_->currentData().toString());
 }
 
+// A streamed run keeps no map: the widget reads the current head from the kept q/k
+// (an overview, and the visible rectangle at full resolution once zoomed in).
+void HeatmapPanel::redrawStreamed() {
+  const auto& r = model_->result();
+  const auto store = model_->streamedStore();
+  heatmap_->setColorScaleLabel(tr("weights"));
+  heatmap_->setMaskOverlay(attn::Mask(), 0, 0, {});
+  heatmap_->setMaskOverlayVisible(false);
+  if (quantity() != HeatmapQuantity::Weights)
+    showNotice(tr("%1 tokens, streamed: only the weights are recomputed from the kept q/k; "
+                  "logits and the mask are not drawn.")
+                   .arg(r.nq()));
+  const auto* shown = dynamic_cast<const StreamedHeadSource*>(heatmap_->source().get());
+  const bool same = shown && shown->store() == store && shown->layer() == model_->currentLayer() &&
+                    shown->head() == model_->currentHead();
+  if (!same)
+    heatmap_->setSource(
+        std::make_shared<StreamedHeadSource>(store, model_->currentLayer(), model_->currentHead()),
+        model_->queryLabels(), model_->keyLabels(),
+        tr("Weights — layer %1 of %2, head %3 of %4 — %5")
+            .arg(model_->currentLayer() + 1)
+            .arg(model_->numLayers())
+            .arg(model_->currentHead() + 1)
+            .arg(r.numHeads())
+            .arg(QString::fromStdString(model_->modelPtr()->info().name)),
+        0.0, 0.0);
+  heatmap_->setPinnedRow(model_->pinnedRow());
+}
+
+QString HeatmapPanel::streamedHoverText(int row, int col) const {
+  const QStringList q = model_->queryLabels(), k = model_->keyLabels();
+  if (row < 0 || col < 0 || row >= q.size() || col >= k.size()) return {};
+  float v = 0;
+  const QString weight =
+      heatmap_->cellValue(row, col, &v)
+          ? QString::number(v, 'g', 5)
+          : tr("(zoom in to read single cells: each drawn cell pools %1×%1)").arg(heatmap_->overviewBlock());
+  return tr("<b>%1</b> → <b>%2</b><br>query %3, key %4<br>weight %5<br><i>recomputed from the kept q/k</i>")
+      .arg(q[row].toHtmlEscaped(), k[col].toHtmlEscaped())
+      .arg(row)
+      .arg(col)
+      .arg(weight);
+}
+
 QString HeatmapPanel::hoverText(int row, int col) const {
+  if (model_->isStreamed()) return streamedHoverText(row, col);
   const auto* h = model_->currentHeadResult();
   if (!h || row < 0 || col < 0 || row >= h->weights.rows() || col >= h->weights.cols()) return {};
   const auto& r = model_->result();
@@ -220,6 +266,7 @@ void HeatmapPanel::redraw() {
     head_->setRange(1, r.numHeads());
     head_->setValue(model_->currentHead() + 1);
   }
+  if (model_->isStreamed()) return redrawStreamed();
   const auto q = quantity();
   const QString what = quantity_->currentText();
   heatmap_->setColorScaleLabel(what.toLower());

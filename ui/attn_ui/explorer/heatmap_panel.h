@@ -63,6 +63,8 @@ class HeatmapPanel : public QWidget {
 
  private:
   void redraw();
+  void redrawStreamed();
+  QString streamedHoverText(int row, int col) const;
   QToolBar* bar_ = nullptr;
   void showError(const QString& message);
   void showNotice(const QString& message);

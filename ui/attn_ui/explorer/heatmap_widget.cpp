@@ -1,12 +1,15 @@
 #include "attn_ui/explorer/heatmap_widget.h"
 
+#include <QThread>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
 
-#include "attn_ui/theme/colormaps.h"
+#include "attn_ui/common/background_job.h"
+#include "attn_ui/explorer/heatmap_source.h"
 #include "attn_ui/explorer/mask_overlay.h"
+#include "attn_ui/theme/colormaps.h"
 #include "attn_ui/theme/plot_theme.h"
 
 namespace attn::ui {
@@ -40,11 +43,17 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QCustomPlot(parent) {
   plotLayout()->addElement(0, 0, title_);
 
   map_ = new QCPColorMap(xAxis, yAxis);
+  detailMap_ = new QCPColorMap(xAxis, yAxis);  // a source's full-resolution rectangle, over the overview
   scale_ = new QCPColorScale(this);
   plotLayout()->addElement(1, 1, scale_);
   scale_->setType(QCPAxis::atRight);
   map_->setColorScale(scale_);
   map_->setInterpolate(false);
+  detailMap_->setColorScale(scale_);
+  detailMap_->setInterpolate(false);
+  detailMap_->setVisible(false);
+  overviewJob_ = std::make_unique<NewestJob>(this);
+  detailJob_ = std::make_unique<NewestJob>(this);
   auto* group = new QCPMarginGroup(this);
   axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   scale_->setMarginGroup(QCP::msBottom | QCP::msTop, group);
@@ -95,10 +104,21 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QCustomPlot(parent) {
   });
 }
 
+HeatmapWidget::~HeatmapWidget() = default;
+
 void HeatmapWidget::setMatrix(attn::Mat values, const QStringList& rowLabels,
                               const QStringList& colLabels, const QString& title, double lo,
                               double hi) {
-  const bool sameShape = values.rows() == values_.rows() && values.cols() == values_.cols();
+  const bool sameShape = values.rows() == rows() && values.cols() == cols();
+  if (source_) {  // back to an in-memory matrix
+    overviewJob_->cancel();
+    detailJob_->cancel();
+    source_.reset();
+    overview_ = detail_ = attn::Mat();
+    overviewBlock_ = 0;
+    detailShown_ = false;
+    detailMap_->setVisible(false);
+  }
   values_ = std::move(values);  // a temporary moves in: no second N x N copy on this thread
   rowLabels_ = rowLabels;
   colLabels_ = colLabels;
@@ -132,6 +152,7 @@ void HeatmapWidget::setMatrix(attn::Mat values, const QStringList& rowLabels,
 }
 
 void HeatmapWidget::rebuildImage() {
+  if (source_) return requestDetail();  // the overview stays; the visible rectangle may sharpen
   const int rows = static_cast<int>(values_.rows()), cols = static_cast<int>(values_.cols());
   auto* data = map_->data();
   if (rows == 0 || cols == 0) {
@@ -187,7 +208,8 @@ void HeatmapWidget::rebuildImage() {
 
 void HeatmapWidget::onRangeChanged() {
   applyLabels();
-  if (static_cast<long long>(values_.rows()) * values_.cols() > kFullResolutionCells) rebuild_.start();
+  if (source_ || static_cast<long long>(values_.rows()) * values_.cols() > kFullResolutionCells)
+    rebuild_.start();
 }
 
 void HeatmapWidget::applyLabels() {
@@ -203,6 +225,7 @@ void HeatmapWidget::setColormap(const QString& name) {
   g.setNanHandling(QCPColorGradient::nhNanColor);
   g.setNanColor(QColor(128, 128, 128, 90));  // masked cells
   map_->setGradient(g);
+  detailMap_->setGradient(g);
   replot();
 }
 
@@ -210,10 +233,10 @@ void HeatmapWidget::setColorScaleLabel(const QString& label) { scale_->axis()->s
 
 void HeatmapWidget::setPinnedRow(int row) {
   pinnedRow_ = row;
-  pin_->setVisible(row >= 0 && values_.cols() > 0);
+  pin_->setVisible(row >= 0 && cols() > 0);
   if (row >= 0) {
     pin_->topLeft->setCoords(-0.5, row - 0.5);
-    pin_->bottomRight->setCoords(static_cast<double>(values_.cols()) - 0.5, row + 0.5);
+    pin_->bottomRight->setCoords(static_cast<double>(cols()) - 0.5, row + 0.5);
   }
   replot(QCustomPlot::rpQueuedReplot);
 }
@@ -230,8 +253,8 @@ void HeatmapWidget::setMaskOverlayVisible(bool visible) {
 bool HeatmapWidget::maskOverlayShown() const { return overlay_->visible() && overlay_->hasContent(); }
 
 void HeatmapWidget::resetView() {
-  xAxis->setRange(-0.5, static_cast<double>(values_.cols()) - 0.5);
-  yAxis->setRange(-0.5, static_cast<double>(values_.rows()) - 0.5);
+  xAxis->setRange(-0.5, static_cast<double>(cols()) - 0.5);
+  yAxis->setRange(-0.5, static_cast<double>(rows()) - 0.5);
   replot();
 }
 
@@ -245,7 +268,7 @@ bool HeatmapWidget::cellAt(const QPoint& pos, int* row, int* col) const {
   if (!axisRect()->rect().contains(pos)) return false;
   const int c = static_cast<int>(std::lround(xAxis->pixelToCoord(pos.x())));
   const int r = static_cast<int>(std::lround(yAxis->pixelToCoord(pos.y())));
-  if (r < 0 || c < 0 || r >= values_.rows() || c >= values_.cols()) return false;
+  if (r < 0 || c < 0 || r >= rows() || c >= cols()) return false;
   *row = r;
   *col = c;
   return true;
@@ -255,7 +278,8 @@ void HeatmapWidget::resizeEvent(QResizeEvent* event) {
   QCustomPlot::resizeEvent(event);
   applyTitle();
   applyLabels();
-  if (static_cast<long long>(values_.rows()) * values_.cols() > kFullResolutionCells) rebuild_.start();
+  if (source_ || static_cast<long long>(values_.rows()) * values_.cols() > kFullResolutionCells)
+    rebuild_.start();
 }
 
 void HeatmapWidget::applyTitle() {
@@ -276,6 +300,215 @@ void HeatmapWidget::showEvent(QShowEvent* event) {
 void HeatmapWidget::leaveEvent(QEvent* event) {
   QCustomPlot::leaveEvent(event);
   emit hoverLeft();
+}
+
+}  // namespace attn::ui
+
+// --- a source: overview, then the visible rectangle at full resolution --------------
+
+namespace attn::ui {
+namespace {
+
+attn::models::Pooling corePooling(HeatmapWidget::Pooling p) {
+  return p == HeatmapWidget::Pooling::Max ? attn::models::Pooling::Max : attn::models::Pooling::Mean;
+}
+
+// What a worker hands back: the matrix, or why there is none.
+struct SourceAnswer {
+  attn::Mat values;
+  std::string error;
+};
+
+}  // namespace
+
+int HeatmapWidget::rows() const { return source_ ? source_->rows() : static_cast<int>(values_.rows()); }
+int HeatmapWidget::cols() const { return source_ ? source_->cols() : static_cast<int>(values_.cols()); }
+
+void HeatmapWidget::setPooling(Pooling p) {
+  if (p == pooling_) return;
+  pooling_ = p;
+  if (source_) requestOverview();
+}
+
+void HeatmapWidget::setSource(std::shared_ptr<const HeatmapSource> source, const QStringList& rowLabels,
+                              const QStringList& colLabels, const QString& title, double lo, double hi) {
+  if (!source) return setMatrix(attn::Mat(), rowLabels, colLabels, title, lo, hi);
+  const bool sameShape = source->rows() == rows() && source->cols() == cols();
+  values_ = attn::Mat();
+  source_ = std::move(source);
+  rowLabels_ = rowLabels;
+  colLabels_ = colLabels;
+  baseTitle_ = title;
+  lo_ = lo;
+  hi_ = hi;
+  if (!sameShape) {
+    QSignalBlocker bx(xAxis), by(yAxis);
+    xAxis->setRange(-0.5, static_cast<double>(cols()) - 0.5);
+    yAxis->setRange(-0.5, static_cast<double>(rows()) - 0.5);
+  }
+  detailShown_ = false;
+  detailMap_->setVisible(false);
+  detailJob_->cancel();
+  overviewBlock_ = 0;
+  requestOverview();
+  setPinnedRow(pinnedRow_ < rows() ? pinnedRow_ : -1);
+  applyLabels();
+}
+
+void HeatmapWidget::requestOverview() {
+  const int block = attn::ui::overviewBlock(std::max(rows(), cols()), overviewSide_);
+  const auto pooling = corePooling(pooling_);
+  auto answer = std::make_shared<SourceAnswer>();
+  auto source = source_;
+  fullTitle_ = tr("%1 — computing the overview…").arg(baseTitle_);
+  applyTitle();
+  overviewJob_->start(
+      [source, block, pooling, answer] {
+        auto m = source->overview(block, pooling);
+        if (m)
+          answer->values = std::move(m).value();
+        else
+          answer->error = m.error().message;
+      },
+      [this, source, block, answer] {
+        if (source != source_) return;
+        if (!answer->error.empty()) {
+          fullTitle_ = tr("%1 — %2").arg(baseTitle_, QString::fromStdString(answer->error));
+          applyTitle();
+          replot(QCustomPlot::rpQueuedReplot);
+          return;
+        }
+        overview_ = std::move(answer->values);
+        overviewBlock_ = block;
+        drawOverview();
+        requestDetail();
+      });
+}
+
+void HeatmapWidget::setDataRangeFrom(const attn::Mat& m) {
+  if (lo_ < hi_) return map_->setDataRange(QCPRange(lo_, hi_));
+  float mn = std::numeric_limits<float>::infinity(), mx = -mn;
+  for (Eigen::Index i = 0; i < m.size(); ++i)
+    if (std::isfinite(m.data()[i])) {
+      mn = std::min(mn, m.data()[i]);
+      mx = std::max(mx, m.data()[i]);
+    }
+  if (!(mn < mx)) {
+    mn = std::isfinite(mn) ? mn - 0.5f : 0.f;
+    mx = mn + 1.f;
+  }
+  map_->setDataRange(QCPRange(mn, mx));
+}
+
+void HeatmapWidget::drawOverview() {
+  auto* data = map_->data();
+  const int kc = static_cast<int>(overview_.cols()), vc = static_cast<int>(overview_.rows());
+  const int b = overviewBlock_;
+  if (kc == 0 || vc == 0) return;
+  data->setSize(kc, vc);
+  // Block (I, J) covers rows [I b, (I+1) b): drawn centred on the block's middle.
+  const double half = (b - 1) / 2.0;
+  data->setRange(QCPRange(half, (kc - 1) * b + half), QCPRange(half, (vc - 1) * b + half));
+  if (kc == 1) data->setKeyRange(QCPRange(half - 0.5, half + 0.5));
+  if (vc == 1) data->setValueRange(QCPRange(half - 0.5, half + 0.5));
+  for (int r = 0; r < vc; ++r)
+    for (int c = 0; c < kc; ++c) data->setCell(c, r, static_cast<double>(overview_(r, c)));
+  setDataRangeFrom(overview_);
+  stride_ = detailShown_ ? 1 : b;
+  const QString pooled =
+      pooling_ == Pooling::Max ? tr("max of %1 × %1 blocks") : tr("mean of %1 × %1 blocks");
+  fullTitle_ = b > 1 ? tr("%1 — %2").arg(baseTitle_, pooled.arg(b)) : baseTitle_;
+  applyTitle();
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapWidget::requestDetail() {
+  if (!source_ || overviewBlock_ <= 1) return;  // an overview of 1 x 1 blocks is the matrix itself
+  const QCPRange xr = xAxis->range(), yr = yAxis->range();
+  const int nr = rows(), nc = cols();
+  auto clampTo = [](double v, int lo, int hi) { return std::clamp(static_cast<int>(v), lo, hi); };
+  // The visible cells, then a margin around them so that a short pan stays sharp.
+  const int c0 = clampTo(std::floor(xr.lower + 0.5), 0, nc - 1),
+            c1 = clampTo(std::ceil(xr.upper + 0.5), c0 + 1, nc);
+  const int r0 = clampTo(std::floor(yr.lower + 0.5), 0, nr - 1),
+            r1 = clampTo(std::ceil(yr.upper + 0.5), r0 + 1, nr);
+  const long long visible = static_cast<long long>(r1 - r0) * (c1 - c0);
+  if (visible > detailCells_) {  // zoomed out: the overview alone
+    detailJob_->cancel();
+    if (detailShown_) {
+      detailShown_ = false;
+      detailMap_->setVisible(false);
+      drawOverview();
+    }
+    return;
+  }
+  if (detailShown_ && detailRect_.contains(QRect(c0, r0, c1 - c0, r1 - r0))) return;  // already sharp
+  const int mc = (c1 - c0) / 4, mr = (r1 - r0) / 4;
+  attn::models::MapRect rect{std::max(0, r0 - mr), std::min(nr, r1 + mr), std::max(0, c0 - mc),
+                             std::min(nc, c1 + mc)};
+  if (rect.cells() > detailCells_) rect = {r0, r1, c0, c1};
+  auto answer = std::make_shared<SourceAnswer>();
+  auto source = source_;
+  detailJob_->start(
+      [source, rect, answer] {
+        auto m = source->cells(rect);
+        if (m)
+          answer->values = std::move(m).value();
+        else
+          answer->error = m.error().message;
+      },
+      [this, source, rect, answer] {
+        if (source != source_ || !answer->error.empty()) return;
+        detail_ = std::move(answer->values);
+        detailRect_ = QRect(rect.col0, rect.row0, rect.col1 - rect.col0, rect.row1 - rect.row0);
+        drawDetail();
+      });
+}
+
+void HeatmapWidget::drawDetail() {
+  auto* data = detailMap_->data();
+  const int kc = static_cast<int>(detail_.cols()), vc = static_cast<int>(detail_.rows());
+  if (kc == 0 || vc == 0) return;
+  const int c0 = detailRect_.x(), r0 = detailRect_.y();
+  data->setSize(kc, vc);
+  data->setRange(QCPRange(c0, c0 + kc - 1), QCPRange(r0, r0 + vc - 1));
+  if (kc == 1) data->setKeyRange(QCPRange(c0 - 0.5, c0 + 0.5));
+  if (vc == 1) data->setValueRange(QCPRange(r0 - 0.5, r0 + 0.5));
+  for (int r = 0; r < vc; ++r)
+    for (int c = 0; c < kc; ++c) data->setCell(c, r, static_cast<double>(detail_(r, c)));
+  detailShown_ = true;
+  detailMap_->setVisible(true);
+  stride_ = 1;
+  fullTitle_ = tr("%1 — rows %2–%3 × keys %4–%5 at full resolution")
+                   .arg(baseTitle_)
+                   .arg(r0)
+                   .arg(r0 + vc - 1)
+                   .arg(c0)
+                   .arg(c0 + kc - 1);
+  applyTitle();
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool HeatmapWidget::cellValue(int row, int col, float* value) const {
+  if (!source_) {
+    if (row < 0 || col < 0 || row >= values_.rows() || col >= values_.cols()) return false;
+    *value = values_(row, col);
+    return true;
+  }
+  if (!detailShown_ || !detailRect_.contains(col, row)) return false;
+  *value = detail_(row - detailRect_.y(), col - detailRect_.x());
+  return true;
+}
+
+bool HeatmapWidget::sourceBusy() const {
+  return overviewJob_->busy() || detailJob_->busy() || rebuild_.isActive();
+}
+
+void HeatmapWidget::waitForSource() {
+  while (sourceBusy()) {
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    QThread::msleep(2);
+  }
 }
 
 }  // namespace attn::ui

@@ -3,16 +3,21 @@
 // tokens on columns, a colour scale beside it. Large matrices are drawn from a
 // pooled image of the visible part at about screen resolution, rebuilt as the
 // view zooms, so N = 4096 stays responsive and sharpens as you zoom in.
+#include <qcustomplot.h>
+
 #include <QStringList>
 #include <QTimer>
-#include <qcustomplot.h>
+#include <algorithm>
+#include <memory>
 
 #include "attn/masks/mask.h"
 #include "attn/tensor.h"
 
 namespace attn::ui {
 
+class HeatmapSource;
 class MaskOverlay;
+class NewestJob;
 
 class HeatmapWidget : public QCustomPlot {
   Q_OBJECT
@@ -21,6 +26,7 @@ class HeatmapWidget : public QCustomPlot {
   enum class Pooling { Max, Mean };
 
   explicit HeatmapWidget(QWidget* parent = nullptr);
+  ~HeatmapWidget() override;
 
   /// Shows `values` (rows x cols); NaN cells get the "masked" colour. The
   /// colour range is [lo, hi]; lo >= hi takes the data's finite range. The
@@ -28,9 +34,21 @@ class HeatmapWidget : public QCustomPlot {
   void setMatrix(attn::Mat values, const QStringList& rowLabels,
                  const QStringList& colLabels, const QString& title, double lo = 0.0,
                  double hi = 0.0);
+  /// Shows a matrix that is not held in memory (a streamed head): its block-pooled overview
+  /// (the pooling set here; the title states it), and once the view is zoomed in to at most
+  /// kSourceDetailCells visible cells (setSourceDetailCells), the visible rectangle at full
+  /// resolution on top.
+  /// Both are computed on a worker; the newest request wins.
+  void setSource(std::shared_ptr<const HeatmapSource> source, const QStringList& rowLabels,
+                 const QStringList& colLabels, const QString& title, double lo = 0.0, double hi = 0.0);
+  static constexpr long long kSourceDetailCells = 2LL << 20;
+  /// Most cells a side of a source's overview (the block side follows from it).
+  void setSourceOverviewSide(int cells) { overviewSide_ = std::max(1, cells); }
+  void setSourceDetailCells(long long cells) { detailCells_ = std::max(1LL, cells); }
   void setColormap(const QString& name);
   void setColorScaleLabel(const QString& label);
-  void setPooling(Pooling p) { pooling_ = p; }
+  void setPooling(Pooling p);
+  Pooling pooling() const { return pooling_; }
   /// Outlines query row `row` (-1: none).
   void setPinnedRow(int row);
   /// The mask drawn over a rows x cols matrix (masked cells dimmed and
@@ -46,6 +64,23 @@ class HeatmapWidget : public QCustomPlot {
   void zoomBy(double factor);
 
   const attn::Mat& matrix() const { return values_; }
+  /// The matrix's shape (the in-memory one's, or the source's).
+  int rows() const;
+  int cols() const;
+  const std::shared_ptr<const HeatmapSource>& source() const { return source_; }
+  /// A source's overview as drawn and its block side (0 before it arrives).
+  const attn::Mat& overview() const { return overview_; }
+  int overviewBlock() const { return overviewBlock_; }
+  /// A source's full-resolution rectangle on top of the overview (rows [r0, r1) x
+  /// columns [c0, c1), empty when none is shown) and its cells.
+  QRect detailRect() const { return detailShown_ ? detailRect_ : QRect(); }
+  const attn::Mat& detail() const { return detail_; }
+  /// The value of cell (row, col) where it is known at full resolution; false elsewhere.
+  bool cellValue(int row, int col, float* value) const;
+  /// A source's overview or rectangle is still being computed.
+  bool sourceBusy() const;
+  /// Blocks until the source's pending overview and rectangle are drawn (tests).
+  void waitForSource();
   /// The whole title (the drawn one is elided to the widget's width).
   const QString& title() const { return fullTitle_; }
   QCPColorMap* colorMap() const { return map_; }
@@ -69,6 +104,11 @@ class HeatmapWidget : public QCustomPlot {
   void applyLabels();
   void applyTitle();
   void onRangeChanged();
+  void requestOverview();
+  void requestDetail();
+  void drawOverview();
+  void drawDetail();
+  void setDataRangeFrom(const attn::Mat& m);
 
   QCPColorMap* map_ = nullptr;
   QCPColorScale* scale_ = nullptr;
@@ -83,6 +123,18 @@ class HeatmapWidget : public QCustomPlot {
   int stride_ = 1;
   int pinnedRow_ = -1;
   QPoint pressPos_;
+  // A source's state: the overview under the full-resolution rectangle (its own colour map).
+  std::shared_ptr<const HeatmapSource> source_;
+  QString baseTitle_;
+  double lo_ = 0.0, hi_ = 0.0;
+  attn::Mat overview_, detail_;
+  int overviewBlock_ = 0;
+  int overviewSide_ = 1024;
+  long long detailCells_ = kSourceDetailCells;
+  QRect detailRect_;  // x = first column, y = first row, in cells
+  bool detailShown_ = false;
+  QCPColorMap* detailMap_ = nullptr;
+  std::unique_ptr<NewestJob> overviewJob_, detailJob_;
 };
 
 }  // namespace attn::ui

@@ -1,5 +1,7 @@
 #include "attn_ui/metrics/metrics_panel.h"
 
+#include <fmt/format.h>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -16,6 +18,7 @@
 #include <numbers>
 
 #include "attn/engine/precomputed.h"
+#include "attn/models/model.h"
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/common/core_text.h"
 #include "attn_ui/explorer/explorer_model.h"
@@ -220,12 +223,12 @@ void MetricsPanel::connectModel() {
   // The box's range is the last analysis's until the new one arrives: a layer of a
   // freshly opened, deeper model widens it rather than being clamped and written back.
   connect(model_, &ExplorerModel::currentLayerChanged, this, [this](int l) {
-    if (!layeredFrom_) return;
+    if (!layeredFrom_ && !streamedFrom_) return;
     if (l + 1 > layer_->maximum()) layer_->setMaximum(l + 1);
     layer_->setValue(l + 1);
   });
   connect(layer_, &QSpinBox::valueChanged, this, [this](int l) {
-    if (layeredFrom_) model_->setCurrentLayer(l - 1);
+    if (layeredFrom_ || streamedFrom_) model_->setCurrentLayer(l - 1);
   });
   if (model_->hasResult()) followModel();
 }
@@ -236,6 +239,8 @@ MetricsPanel::~MetricsPanel() = default;
 // layers, once per input: per-layer bars, rollout and flow. Anything else is
 // the model's engine result.
 void MetricsPanel::followModel() {
+  if (model_->isStreamed()) return followStreamed();
+  streamedFrom_.reset();
   const auto layered = model_->showsLayers() && model_->numLayers() > 1 ? model_->layeredAttention() : nullptr;
   if (layered) {
     if (layered != layeredFrom_) {
@@ -278,7 +283,36 @@ void MetricsPanel::setLayers(attn::LayeredWeights layers, std::vector<std::strin
   launch();
 }
 
+// A streamed run's measures were computed by the forward itself (no map to analyze here):
+// they are shown as they are, every layer, without rollout or flow.
+void MetricsPanel::followStreamed() {
+  const auto run = model_->modelRun();
+  if (run == streamedFrom_) return setCurrentHead(model_->currentHead());
+  streamedFrom_ = run;
+  layeredFrom_.reset();
+  result_.reset();
+  layers_.reset();
+  tokens_ = toLabels(run->encoding.tokens);
+  head_ = model_->currentHead();
+  launch();
+}
+
 void MetricsPanel::launch() {
+  if (streamedFrom_) {
+    jobs_->cancel();
+    rerun_ = false;
+    auto job = std::make_shared<Job>();
+    auto layered = std::make_shared<attn::LayeredAnalysis>();
+    layered->layers = streamedFrom_->streamedLayers;
+    for (size_t l = 0; l < layered->layers.size(); ++l)
+      for (const auto& w : layered->layers[l].warnings)
+        layered->warnings.push_back(fmt::format("layer {} {}", l + 1, w));
+    job->options = layered->layers.empty() ? options() : layered->layers.front().options;
+    job->options.headSimilarity =
+        !layered->layers.empty() && layered->layers.front().headDivergence.size() > 0;
+    job->layered = std::move(layered);
+    return deliver(job);
+  }
   auto job = std::make_shared<Job>();
   job->options = options();
   job->result = result_;
@@ -338,7 +372,7 @@ void MetricsPanel::deliver(const std::shared_ptr<Job>& job) {
   similarityNote_->setVisible(!job->options.headSimilarity);
   similarityNote_->setText(tr("Too many heads × tokens to compare every pair here; use attnscope-cli metrics."));
   similarity_->setVisible(job->options.headSimilarity);
-  if (layeredFrom_ && model_) {
+  if ((layeredFrom_ || streamedFrom_) && model_) {
     const QSignalBlocker block(layer_);  // already the model's layer
     layer_->setValue(model_->currentLayer() + 1);
   }
@@ -453,7 +487,9 @@ void MetricsPanel::drawLayers() {
   layerBox_->setVisible(layered_ != nullptr);
   if (!layered_) return;
   if (!show) {
-    rollout_->setMatrix(attn::Mat(), {}, {}, tr("No rollout: the layers are not square self-attention"));
+    rollout_->setMatrix(attn::Mat(), {}, {},
+                        streamedFrom_ ? tr("No rollout: a streamed run keeps no layer's map")
+                                      : tr("No rollout: the layers are not square self-attention"));
     return;
   }
   const bool flow = rolloutKind_->currentIndex() == 1;

@@ -21,6 +21,9 @@ class QSpinBox;
 namespace attn {
 struct PrecomputedAttention;
 }
+namespace attn::models {
+struct ModelRun;
+}
 
 namespace attn::ui {
 
@@ -89,6 +92,7 @@ class MetricsPanel : public QWidget {
   void showFlags();
   attn::AnalysisOptions options() const;
   void followModel();
+  void followStreamed();
 
   ExplorerModel* model_;
   MetricsBarChart* bars_;
@@ -117,6 +121,8 @@ class MetricsPanel : public QWidget {
   // The model's loaded file whose layers are analyzed (rollout, flow); null
   // when following the model's engine result.
   std::shared_ptr<const attn::PrecomputedAttention> layeredFrom_;
+  // The streamed model run whose forward measured every head (shown as it is); else null.
+  std::shared_ptr<const attn::models::ModelRun> streamedFrom_;
   std::unique_ptr<NewestJob> jobs_;  // one analysis at a time; a closed input's is dropped
   bool rerun_ = false;  // input changed while an analysis ran
 };

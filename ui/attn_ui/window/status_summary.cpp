@@ -16,6 +16,10 @@ StatusSummary::StatusSummary(ExplorerModel* model, QWidget* parent) : QLabel(par
   connect(model_, &ExplorerModel::busyChanged, this, &StatusSummary::refresh);
 }
 
+QString StatusSummary::streamedNote(int tokens) {
+  return tr("%1 tokens: maps recomputed from the kept q/k (streamed)").arg(tokens);
+}
+
 void StatusSummary::refresh() {
   QStringList parts;
   if (model_->hasResult()) {
@@ -33,6 +37,7 @@ void StatusSummary::refresh() {
                   ? tr("path %1 (picked by auto)").arg(QString::fromStdString(r.execUsed))
                   : tr("path %1").arg(QString::fromStdString(r.execUsed)))
           << tr("%1 ms").arg(model_->lastComputeMs(), 0, 'f', 1);
+    if (model_->isStreamed()) parts << streamedNote(r.nq());
     parts.removeAll(QString());
     if (const auto* h = model_->currentHeadResult(); h && h->approxError)
       parts << (std::isnan(h->approxError->weightsFrobenius)

@@ -19,6 +19,8 @@ class StatusSummary : public QLabel {
   explicit StatusSummary(ExplorerModel* model, QWidget* parent = nullptr);
   /// Warnings other views derive from the result (e.g. collapse flags).
   void setExtraWarnings(const QStringList& warnings);
+  /// What the line says of a streamed model run over `tokens` tokens.
+  static QString streamedNote(int tokens);
 
  private:
   void refresh();
