@@ -203,17 +203,8 @@ Status readVit(const Reader& r, ModelConfig& c) {
   ATTN_TRY(patch, r.integer("patch_size", 16, 1, 8192));
   ATTN_TRY(channels, r.integer("num_channels", 3, 1, 3));
   ATTN_TRY(qkvBias, r.boolean("qkv_bias", true));
-  if (d % heads != 0)
-    return Error{
-        fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {}", r.src, d, heads)};
-  if (image % patch != 0)
-    return Error{fmt::format("{}: image_size {} is not a multiple of patch_size {}", r.src, image, patch)};
-  if (channels != 3)
-    return Error{fmt::format("{}: num_channels {} is not supported (RGB images: 3)", r.src, channels)};
+  if (auto st = checkVisionGrid(r.src, d, heads, image, patch, channels); !st) return st;
   const int64_t grid = image / patch;
-  if (grid * grid > 16384)
-    return Error{fmt::format("{}: image_size {} / patch_size {} gives {} patches, at most 16384", r.src,
-                             image, patch, grid * grid)};
   c.family = Family::Vit;
   c.layers = layers, c.heads = heads, c.kvHeads = heads, c.dModel = d, c.headDim = d / heads,
   c.intermediate = inter;

@@ -22,17 +22,8 @@ Status readVisionShape(const JsonFields& r, ModelConfig& c, int defaultPatch, do
   ATTN_VISION_TRY(image, r.integer("image_size", 224, 1, 8192));
   ATTN_VISION_TRY(patch, r.integer("patch_size", defaultPatch, 1, 8192));
   ATTN_VISION_TRY(channels, r.integer("num_channels", 3, 1, 3));
-  if (d % heads != 0)
-    return Error{
-        fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {}", r.src, d, heads)};
-  if (image % patch != 0)
-    return Error{fmt::format("{}: image_size {} is not a multiple of patch_size {}", r.src, image, patch)};
-  if (channels != 3)
-    return Error{fmt::format("{}: num_channels {} is not supported (RGB images: 3)", r.src, channels)};
+  if (auto st = checkVisionGrid(r.src, d, heads, image, patch, channels); !st) return st;
   const int64_t grid = image / patch;
-  if (grid * grid > 16384)
-    return Error{fmt::format("{}: image_size {} / patch_size {} gives {} patches, at most 16384", r.src,
-                             image, patch, grid * grid)};
   c.family = Family::Vit;
   c.layers = layers, c.heads = heads, c.kvHeads = heads, c.dModel = d, c.headDim = d / heads;
   c.normEps = eps, c.imageSize = image, c.patchSize = patch, c.numChannels = channels;
@@ -44,6 +35,22 @@ Status readVisionShape(const JsonFields& r, ModelConfig& c, int defaultPatch, do
 }
 
 }  // namespace
+
+Status checkVisionGrid(const std::string& src, int64_t d, int64_t heads, int64_t image, int64_t patch,
+                       int64_t channels) {
+  if (d % heads != 0)
+    return Error{
+        fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {}", src, d, heads)};
+  if (image % patch != 0)
+    return Error{fmt::format("{}: image_size {} is not a multiple of patch_size {}", src, image, patch)};
+  if (channels != 3)
+    return Error{fmt::format("{}: num_channels {} is not supported (RGB images: 3)", src, channels)};
+  const int64_t grid = image / patch;
+  if (grid * grid > 16384)
+    return Error{fmt::format("{}: image_size {} / patch_size {} gives {} patches, at most 16384", src,
+                             image, patch, grid * grid)};
+  return okStatus();
+}
 
 Status readDinov2Config(const JsonFields& r, ModelConfig& c) {
   if (auto st = readVisionShape(r, c, 14, 1e-6); !st) return st;

@@ -7,6 +7,11 @@
 
 namespace attn::models {
 
+/// The sizes every vision transformer shares, checked as ViTConfig's are: heads divide the width
+/// d, patches tile the image, RGB, at most 16384 patches in the checkpoint's grid.
+Status checkVisionGrid(const std::string& src, int64_t d, int64_t heads, int64_t image, int64_t patch,
+                       int64_t channels);
+
 /// model_type dinov2 / dinov2_with_registers: layer scale, optional SwiGLU FFN and register
 /// tokens; the position table's grid is image_size / patch_size, interpolated to the image's.
 Status readDinov2Config(const JsonFields& r, ModelConfig& c);
