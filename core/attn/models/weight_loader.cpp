@@ -38,7 +38,7 @@ void convertF16(const uint16_t* src, float* dst, int64_t n) {
 // under which std::isfinite may be folded to true.
 int64_t countNonFiniteF32(const float* p, int64_t n) {
   int64_t bad = 0;
-#pragma omp parallel for simd reduction(+ : bad) schedule(static) if (n > (int64_t{1} << 20))
+#pragma omp parallel for simd reduction(+ : bad) schedule(static) if (n > (int64_t{1} << 16))
   for (int64_t i = 0; i < n; ++i) {
     uint32_t b;
     std::memcpy(&b, p + i, 4);
@@ -49,7 +49,7 @@ int64_t countNonFiniteF32(const float* p, int64_t n) {
 
 int64_t countNonFiniteBf16(const char* p, int64_t n) {
   int64_t bad = 0;
-#pragma omp parallel for simd reduction(+ : bad) schedule(static) if (n > (int64_t{1} << 20))
+#pragma omp parallel for simd reduction(+ : bad) schedule(static) if (n > (int64_t{1} << 16))
   for (int64_t i = 0; i < n; ++i) {
     uint16_t b;
     std::memcpy(&b, p + 2 * i, 2);  // the mapping may not be 2-byte aligned
