@@ -1,6 +1,7 @@
 // attnscope-cli run: computes attention and writes the result .npz.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <memory>
 
 #include "attn/engine.h"
@@ -25,8 +26,42 @@ Tensor scalar(double v) {
   return t;
 }
 
+/// A --model run's .npz written member by member to disk (NpzStreamWriter: no stacked copy of the
+/// maps, no archive in memory); the first failure is kept and the later members are skipped.
+class ModelRunNpz {
+ public:
+  explicit ModelRunNpz(const std::string& path) : status_(writer_.open(path)) {}
+  void add(const std::string& name, const Tensor& t) {
+    if (status_) status_ = writer_.addFloat(name, t);
+  }
+  void addStrings(const std::string& name, const std::vector<std::string>& s,
+                  const std::vector<int64_t>& shape = {}) {
+    if (status_) status_ = writer_.addStrings(name, s, shape);
+  }
+  /// Every head's `member` of every layer, stacked as `shape`, straight from the run.
+  template <typename Member>
+  void addStacked(const std::string& name, const std::vector<int64_t>& shape,
+                  const std::vector<AttentionResult>& layers, Member member) {
+    if (status_) status_ = writer_.beginFloatMember(name, NpyFloat::F32, shape);
+    for (const auto& layer : layers)
+      for (const auto& h : layer.heads) {
+        const auto& m = member(h);
+        if (status_) status_ = writer_.appendFloats(m.data(), static_cast<size_t>(m.size()));
+      }
+    if (status_) status_ = writer_.endMember();
+  }
+  Status commit() {
+    if (status_) status_ = writer_.commit();
+    return status_;
+  }
+
+ private:
+  NpzStreamWriter writer_;
+  Status status_;
+};
+
 // Rows of top-k tokens as a string array and their probabilities, both [rows, k].
-void addTopRows(NpzWriter& npz, const std::string& tokensName, const std::string& probsName,
+void addTopRows(ModelRunNpz& npz, const std::string& tokensName, const std::string& probsName,
                 const std::vector<std::vector<models::TopToken>>& rows) {
   const int64_t n = static_cast<int64_t>(rows.size()), k = rows.empty() ? 0 : static_cast<int64_t>(rows.front().size());
   std::vector<std::string> tokens;
@@ -45,13 +80,16 @@ void addTopRows(NpzWriter& npz, const std::string& tokensName, const std::string
 // --intervene: the weights without the interventions, their difference (after - before),
 // the final hidden-state change, and for causal models the next-token KL and top-5 at the
 // last position and the mean next-token loss; for encoders the [CLS] change.
-void addComparison(NpzWriter& npz, const ModelRequest& req, const Tensor& after) {
+void addComparison(ModelRunNpz& npz, const ModelRequest& req, const std::vector<int64_t>& shape) {
   const auto& c = *req.comparison;
-  Tensor before, delta;
-  before.shape = delta.shape = after.shape;
-  before.data.reserve(after.data.size());
-  for (const auto& layer : req.before->layers)
-    for (const auto& h : layer.heads) before.data.insert(before.data.end(), h.weights.data(), h.weights.data() + h.weights.size());
+  Tensor after, before, delta;
+  after.shape = before.shape = delta.shape = shape;
+  for (const auto* run : {&req.run, &*req.before})
+    for (const auto& layer : run->layers)
+      for (const auto& h : layer.heads) {
+        auto& t = run == &req.run ? after : before;
+        t.data.insert(t.data.end(), h.weights.data(), h.weights.data() + h.weights.size());
+      }
   delta.data.resize(after.data.size());
   for (size_t i = 0; i < after.data.size() && i < before.data.size(); ++i) delta.data[i] = after.data[i] - before.data[i];
   npz.add("weights_before", before);
@@ -139,7 +177,7 @@ void printComparison(const ModelRequest& req) {
 // --contributions: attention_norms [L, H, N, N], attention_norms_resln [L, N, N], alti [L, N, N]
 // (with --layer the one layer: [H, N, N], [N, N], [N, N]) and alti_rollout [N, N] through
 // the last layer (with --layer through that layer).
-void addContributions(NpzWriter& npz, const models::Contributions& c, int onlyLayer, int n) {
+void addContributions(ModelRunNpz& npz, const models::Contributions& c, int onlyLayer, int n) {
   const int layers = static_cast<int>(c.alti.size());
   const int first = onlyLayer >= 0 ? onlyLayer : 0, last = onlyLayer >= 0 ? onlyLayer : layers - 1;
   const int heads = c.attentionNorms.empty() ? 0 : static_cast<int>(c.attentionNorms.front().size());
@@ -181,24 +219,23 @@ int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std:
   auto req = runModelRequest(opts, opts.modelRunOptions, opts.image.empty() ? AdjustRun(plan) : AdjustRun());
   if (!req) return fail(req.error().message);
   if (streamed) return writeStreamedModel(*req, opts, maps, out, mapType);
+  const auto written0 = std::chrono::steady_clock::now();
   const auto& info = req->model->info();
   const auto& run = req->run;
   const int n = run.encoding.size();
   const int heads = info.heads;
   const int layers = static_cast<int>(run.layers.size());
-  Tensor weights, entropy;
-  weights.shape = opts.layer > 0 ? std::vector<int64_t>{heads, n, n} : std::vector<int64_t>{layers, heads, n, n};
-  entropy.shape = opts.layer > 0 ? std::vector<int64_t>{heads, n} : std::vector<int64_t>{layers, heads, n};
-  weights.data.reserve(static_cast<size_t>(weights.size()));
-  entropy.data.reserve(static_cast<size_t>(entropy.size()));
-  for (const auto& layer : run.layers)
-    for (const auto& h : layer.heads) {
-      weights.data.insert(weights.data.end(), h.weights.data(), h.weights.data() + h.weights.size());
-      entropy.data.insert(entropy.data.end(), h.entropy.data(), h.entropy.data() + h.entropy.size());
-    }
-  NpzWriter npz;
-  npz.add("weights", weights);
-  npz.add("entropy", entropy);
+  const auto shape = [&](std::vector<int64_t> tail) {  // [L, H, ...], with --layer [H, ...]
+    tail.insert(tail.begin(), heads);
+    if (opts.layer <= 0) tail.insert(tail.begin(), layers);
+    return tail;
+  };
+  releaseIdleWorkers();  // writing the archive is serial
+  ModelRunNpz npz(out);
+  npz.addStacked("weights", shape({n, n}), run.layers,
+                 [](const HeadResult& h) -> const Mat& { return h.weights; });
+  npz.addStacked("entropy", shape({n}), run.layers,
+                 [](const HeadResult& h) -> const Vec& { return h.entropy; });
   npz.addStrings("tokens", run.encoding.tokens);
   Tensor ids;
   ids.shape = {n};
@@ -236,10 +273,16 @@ int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std:
       npz.add("labels_top5_probs", probs);
     }
   }
-  if (req->comparison) addComparison(npz, *req, weights);
+  if (req->comparison) addComparison(npz, *req, shape({n, n}));
   if (run.contributions) addContributions(npz, *run.contributions, opts.layer > 0 ? opts.layer - 1 : -1, n);
   if (opts.untruncatedTokens > 0) npz.add("untruncated_tokens", scalar(opts.untruncatedTokens));
-  if (auto st = npz.write(out); !st) return fail(st.error().message);
+  if (auto st = npz.commit(); !st) return fail(st.error().message);
+  if (maps.profile) {
+    for (const auto& [stage, seconds] : req->stages)
+      fmt::print(stderr, "profile {}: {:.3f} s\n", stage, seconds);
+    fmt::print(stderr, "profile .npz assembled and written: {:.3f} s\n",
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - written0).count());
+  }
   fmt::print("model: {} ({}, {} layers x {} heads)\n", info.name, models::familyName(info.family), info.layers,
              info.heads);
   if (req->comparison) printComparison(*req);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include "attn/io/text_file.h"
@@ -30,6 +31,15 @@ models::ProgressFn terminalProgress() {
 
 namespace {
 
+using StageClock = std::chrono::steady_clock;
+
+double secondsSince(StageClock::time_point& t) {
+  const auto now = StageClock::now();
+  const double s = std::chrono::duration<double>(now - t).count();
+  t = now;
+  return s;
+}
+
 Result<std::string> textOf(const std::string& text, const std::string& file) {
   if (file.empty()) return text;
   return readUtf8TextFile(file);
@@ -49,8 +59,10 @@ Result<std::string> queryTextOf(const InputOptions& o) {
 Result<ModelRequest> runModelImage(const InputOptions& o, const models::RunOptions& runOptions,
                                    const std::vector<models::HeadIntervention>& interventions) {
   if (!o.text.empty() || !o.textFile.empty()) return Error{"--image and --text: give one input"};
+  auto t = StageClock::now();
   auto model = models::Model::open(o.modelDir, terminalProgress());
   if (!model) return model.error();
+  const double openSeconds = secondsSince(t);
   const models::ModelInfo& info = (*model)->info();
   if (!info.vision)
     return Error{
@@ -61,12 +73,15 @@ Result<ModelRequest> runModelImage(const InputOptions& o, const models::RunOptio
   if (!image) return image.error();
   auto pixels = (*model)->preprocessImage(*image, o.image);
   if (!pixels) return pixels.error();
+  const double imageSeconds = secondsSince(t);
   models::RunOptions options = runOptions;
   if (auto st = checkLayerOption(o.layer, info.layers); !st) return st.error();
   if (options.onlyLayer == kLastLayer) options.onlyLayer = info.layers - 1;
   auto run = (*model)->runImage(*pixels, options, terminalProgress());
   if (!run) return run.error();
-  ModelRequest req{*model, std::move(run).value(), interventions, std::nullopt, std::nullopt};
+  ModelRequest req{*model, std::move(run).value(), interventions, std::nullopt, std::nullopt, {}};
+  req.stages = {
+      {"open", openSeconds}, {"image read and preprocessed", imageSeconds}, {"forward", secondsSince(t)}};
   if (interventions.empty()) return req;
   options.interventions = interventions;
   auto after = (*model)->runImage(*pixels, options, terminalProgress());
@@ -137,8 +152,10 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
     interventions.push_back(*iv);
   }
   if (!o.image.empty()) return runModelImage(o, runOptions, interventions);
+  auto t = StageClock::now();
   auto opened = openModelText(o);
   if (!opened) return opened.error();
+  const double openSeconds = secondsSince(t);
   auto& [model, enc] = *opened;
   if (model->info().vision)
     return Error{fmt::format("--model: {} is a vision model ({}): give the image with --image FILE",
@@ -155,7 +172,8 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
     if (auto st = adjust(model->info(), enc, options); !st) return st.error();
   auto run = model->run(enc, options, terminalProgress());
   if (!run) return run.error();
-  ModelRequest req{model, std::move(run).value(), interventions, std::nullopt, std::nullopt};
+  ModelRequest req{model, std::move(run).value(), interventions, std::nullopt, std::nullopt, {}};
+  req.stages = {{"open and encode", openSeconds}, {"forward", secondsSince(t)}};
   if (interventions.empty()) return req;
   options.interventions = interventions;
   auto after = model->run(enc, options, terminalProgress());

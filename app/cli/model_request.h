@@ -24,6 +24,8 @@ struct ModelRequest {
   std::vector<models::HeadIntervention> interventions;
   std::optional<models::ModelRun> before;
   std::optional<models::RunComparison> comparison;
+  // Wall seconds of each stage (open, input, forward), in order, for `run --profile`.
+  std::vector<std::pair<std::string, double>> stages;
 };
 
 /// RunOptions::onlyLayer for "the model's last layer", resolved once the model is open.

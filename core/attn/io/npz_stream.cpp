@@ -131,8 +131,9 @@ Status NpzStreamWriter::addFloat(const std::string& name, const Tensor& t, NpyFl
   return endMember();
 }
 
-Status NpzStreamWriter::addStrings(const std::string& name, const std::vector<std::string>& strings) {
-  const std::string npy = encodeNpyStrings(strings);
+Status NpzStreamWriter::addStrings(const std::string& name, const std::vector<std::string>& strings,
+                                   const std::vector<int64_t>& shape) {
+  const std::string npy = encodeNpyStrings(strings, shape);
   // The header is the first 64-byte multiple ending in '\n'; what follows is data.
   const size_t headerLen = 10 + (static_cast<uint8_t>(npy[8]) | static_cast<size_t>(static_cast<uint8_t>(npy[9])) << 8);
   if (auto st = beginMember(name, npy.substr(0, headerLen), npy.size() - headerLen); !st) return st;

@@ -34,9 +34,10 @@ class NpzStreamWriter {
   Status appendFloats(const float* values, size_t n);
   /// Ends the member; fails when fewer or more values than its shape came.
   Status endMember();
-  /// One whole member from a tensor / a list of strings ('<U' array).
+  /// One whole member from a tensor / a list of strings ('<U' array; `shape` empty: 1-D).
   Status addFloat(const std::string& name, const Tensor& t, NpyFloat type = NpyFloat::F32);
-  Status addStrings(const std::string& name, const std::vector<std::string>& strings);
+  Status addStrings(const std::string& name, const std::vector<std::string>& strings,
+                    const std::vector<int64_t>& shape = {});
   /// Central directory, close, rename over `path`.
   Status commit();
 

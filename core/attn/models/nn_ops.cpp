@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 #include <numeric>
+#include <unsupported/Eigen/SpecialFunctions>
 #include <vector>
 
 #include "attn/models/products/panel_product.h"
@@ -82,8 +83,9 @@ void activate(Mat& x, Activation a) {
         break;
       }
       case Activation::GeluErf:  // torch.nn.functional.gelu (exact)
-        for (Eigen::Index j = 0; j < r.size(); ++j)
-          r[j] = 0.5f * r[j] * (1.0f + std::erf(r[j] * static_cast<float>(std::numbers::sqrt2 / 2)));
+        // Eigen's vectorized erf (a rational approximation, within 4e-7 of erf; the GELU within
+        // 2e-6 at |x| = 10) instead of libm's scalar erff, tens of times slower per value.
+        r = 0.5f * r * (1.0f + (r * static_cast<float>(std::numbers::sqrt2 / 2)).erf());
         break;
       case Activation::Relu: r = r.max(0.0f); break;
       case Activation::Silu: r = r / (1.0f + (-r).exp()); break;

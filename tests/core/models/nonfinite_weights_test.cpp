@@ -73,6 +73,20 @@ TEST_F(NonFiniteWeights, NanAndInfInAnF32TensorAreCountedAndNamed) {
                                    "Inf) among its 12288");
 }
 
+TEST_F(NonFiniteWeights, ValuesFarApartInOneTensorAreAllCounted) {
+  // wte [517, 64]: 33,088 values, scanned in pieces of 16,384 over the cores; one bad value in the
+  // first piece and one in the last, and a later tensor's is not the one named.
+  const fs::path dir = copyModel("gpt2");
+  const fs::path st = dir / "model.safetensors";
+  poke(st, "wte.weight", 3, f32(0x7F800000u));      // +Inf
+  poke(st, "wte.weight", 33087, f32(0x7FC00000u));  // NaN, the last value
+  poke(st, "h.1.mlp.c_fc.weight", 0, f32(0x7FC00000u));
+  auto m = Model::open(dir.string());
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().message,
+            st.string() + ": tensor 'wte.weight' has 2 non-finite values (NaN or Inf) among its 33088");
+}
+
 TEST_F(NonFiniteWeights, BF16KeptInTheMappingAndConvertedAreBothChecked) {
   const fs::path dir = copyModel("llama");
   const fs::path st = dir / "model.safetensors";
