@@ -47,8 +47,8 @@ Status checkVisionGrid(const std::string& src, int64_t d, int64_t heads, int64_t
     return Error{fmt::format("{}: num_channels {} is not supported (RGB images: 3)", src, channels)};
   const int64_t grid = image / patch;
   if (grid * grid > 16384)
-    return Error{fmt::format("{}: image_size {} / patch_size {} gives {} patches, at most 16384", src,
-                             image, patch, grid * grid)};
+    return Error{fmt::format("{}: image_size {} / patch_size {} gives {} patches, at most 16384", src, image,
+                             patch, grid * grid)};
   return okStatus();
 }
 
