@@ -17,14 +17,15 @@
 #include <QMessageBox>
 #include <QRegularExpression>
 #include <QSet>
+#include <QSettings>
 #include <QTimer>
 #include <QTranslator>
 #include <memory>
 
 #include "attn_ui/explorer/explorer_model.h"
-#include "attn_ui/window/main_window.h"
 #include "attn_ui/system/about_dialog.h"
 #include "attn_ui/system/recovery_prompt.h"
+#include "attn_ui/window/main_window.h"
 #include "attn_ui/window/translations.h"
 
 namespace attn::ui {
@@ -86,6 +87,9 @@ class ZhCnWalk : public ::testing::Test {
   void SetUp() override {
     app = qobject_cast<QApplication*>(QCoreApplication::instance());
     ASSERT_NE(app, nullptr);
+    // A fresh window: recent files and sessions an earlier test in this process opened (named
+    // after their files, untranslatable) would otherwise read as English menu entries.
+    QSettings().clear();
     QCoreApplication::installTranslator(&recorder);  // below the real ones: asked only when they miss
     ASSERT_TRUE(installUiTranslators(*app, QStringLiteral("zh_CN")));
   }
