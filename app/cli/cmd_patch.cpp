@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "model_request.h"
 #include "prompt_file.h"
+#include "vector_tensor.h"
 
 namespace attn::cli {
 namespace {
@@ -115,13 +116,6 @@ Result<models::PatchingResult> patchPair(const models::Model& m, const PatchPair
   return res;
 }
 
-Tensor perPairTensor(const std::vector<double>& v) {
-  Tensor t;
-  t.shape = {static_cast<int64_t>(v.size())};
-  for (double x : v) t.data.push_back(static_cast<float>(x));
-  return t;
-}
-
 // Patching over a data set (as Wang et al. 2023 average over their IOI prompts): each pair's
 // recovered fractions, then the mean and the population standard deviation. Heads are
 // comparable across pairs of any length; the residual and MLP maps are indexed by position, so
@@ -174,8 +168,8 @@ int runPatchOverPairs(const PatchCliOptions& o, const models::PatchingOptions& s
                                               std::string_view(s.name) == "heads" ? c + 1 : c, spread(r, c));
                          }));
   }
-  npz.add("clean_diff", perPairTensor(cleanDiff));
-  npz.add("corrupt_diff", perPairTensor(corruptDiff));
+  npz.add("clean_diff", vectorTensor(cleanDiff));
+  npz.add("corrupt_diff", vectorTensor(corruptDiff));
   if (!o.out.empty())
     if (auto st = npz.write(o.out); !st) return fail(st.error().message);
   if (o.json) {

@@ -18,6 +18,7 @@
 #include "attn/train/initial_state.h"
 #include "attn/train/trainer.h"
 #include "commands.h"
+#include "vector_tensor.h"
 
 namespace attn::cli {
 namespace {
@@ -82,13 +83,6 @@ std::string curvesCsv(const std::vector<RunOutcome>& runs) {
       s += "\n";
     }
   return s;
-}
-
-Tensor vectorTensor(const std::vector<double>& v) {
-  Tensor t;
-  t.shape = {static_cast<int64_t>(v.size())};
-  t.data.assign(v.begin(), v.end());
-  return t;
 }
 
 void addRun(NpzWriter& npz, const std::string& prefix, const RunOutcome& run, int snapshotEvery) {

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "input_options.h"
 #include "model_request.h"
+#include "vector_tensor.h"
 
 namespace attn::cli {
 
@@ -31,21 +32,14 @@ Tensor stackedMaps(const std::vector<AttentionResult>& layers) {
   return t;
 }
 
-Tensor idsAsTensor(const std::vector<int>& ids) {
-  Tensor t;
-  t.shape = {static_cast<int64_t>(ids.size())};
-  for (int id : ids) t.data.push_back(static_cast<float>(id));
-  return t;
-}
-
 void addSeq2SeqArrays(NpzWriter& npz, const models::Seq2SeqRun& run) {
   npz.add("encoder_weights", stackedMaps(run.attention.encoder));
   npz.add("decoder_weights", stackedMaps(run.attention.decoder));
   npz.add("cross_weights", stackedMaps(run.attention.cross));
   npz.addStrings("source_tokens", run.source.tokens);
   npz.addStrings("target_tokens", run.targetTokens);
-  npz.add("source_ids", idsAsTensor(run.source.ids));
-  npz.add("target_ids", idsAsTensor(run.targetIds));
+  npz.add("source_ids", vectorTensor(run.source.ids));
+  npz.add("target_ids", vectorTensor(run.targetIds));
 }
 
 struct Seq2SeqOpened {
@@ -110,7 +104,7 @@ int runTranslate(const TranslateOptions& o) {
   NpzWriter npz;
   addSeq2SeqArrays(npz, *run);
   npz.addStrings("output_text", {run->outputText}, {1});
-  npz.add("output_ids", idsAsTensor(run->targetIds));
+  npz.add("output_ids", vectorTensor(run->targetIds));
   if (auto st = npz.write(o.out); !st) return fail(st.error().message);
   printModelLine(opened->model->info());
   fmt::print("generation: {}\n", run->settings);
