@@ -34,17 +34,16 @@ struct ImportanceCliOptions {
 // Michel et al. (2019) average head importance over a data set: each prompt's ablation
 // importance, then the mean and the (population) standard deviation per head.
 int runImportanceOverPrompts(const ImportanceCliOptions& o) {
-  auto model = models::Model::open(o.input.modelDir, terminalProgress());
-  if (!model) return fail(model.error().message);
-  const auto& info = (*model)->info();
-  auto prompts = encodePrompts(**model, o.input, o.prompts);
-  if (!prompts) return fail(prompts.error().message);
+  auto opened = openModelPrompts(o.input, o.prompts);
+  if (!opened) return fail(opened.error().message);
+  const auto& [model, prompts] = *opened;
+  const auto& info = model->info();
   std::vector<Mat> perPrompt;
   std::string measure;
   int passes = 0, tokens = 0;
-  for (const auto& enc : *prompts) {
+  for (const auto& enc : prompts) {
     auto imp = models::headImportance(
-        **model, enc, models::ImportanceOptions{0, !o.noPrefixCache, !o.serialHeads}, terminalProgress());
+        *model, enc, models::ImportanceOptions{0, !o.noPrefixCache, !o.serialHeads}, terminalProgress());
     if (!imp) return fail(imp.error().message);
     perPrompt.push_back(imp->importance);
     measure = imp->measure, passes += imp->forwardPasses, tokens += enc.size();
@@ -62,7 +61,7 @@ int runImportanceOverPrompts(const ImportanceCliOptions& o) {
     doc["model"] = info.name;
     doc["method"] = "ablation";
     doc["measure"] = measure;
-    doc["prompts"] = prompts->size();
+    doc["prompts"] = prompts.size();
     doc["tokens"] = tokens;
     auto& m = doc["importance"] = nlohmann::json::array();
     auto& sd = doc["importance_std"] = nlohmann::json::array();
@@ -77,7 +76,7 @@ int runImportanceOverPrompts(const ImportanceCliOptions& o) {
     return 0;
   }
   fmt::print("model: {} ({}, {} layers x {} heads), {} prompts from {}, {} tokens\n", info.name,
-             models::familyName(info.family), info.layers, info.heads, prompts->size(), o.prompts, tokens);
+             models::familyName(info.family), info.layers, info.heads, prompts.size(), o.prompts, tokens);
   fmt::print("importance: {}, mean ± std over the prompts (each head zeroed alone)\n", measure);
   for (int l = 0; l < mean.rows(); ++l) {
     std::string line = fmt::format("{:>5}", l + 1);

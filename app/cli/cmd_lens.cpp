@@ -66,15 +66,14 @@ Tensor lensColumn(const Mat& m, int c) {
 // The lens over a data set: each prompt summarised per layer (lensSummary), then the mean and
 // the population standard deviation over the prompts.
 int runLensOverPrompts(const LensCliOptions& o) {
-  auto model = models::Model::open(o.input.modelDir, terminalProgress());
-  if (!model) return fail(model.error().message);
-  const auto& info = (*model)->info();
-  auto prompts = encodePrompts(**model, o.input, o.prompts);
-  if (!prompts) return fail(prompts.error().message);
+  auto opened = openModelPrompts(o.input, o.prompts);
+  if (!opened) return fail(opened.error().message);
+  const auto& [model, prompts] = *opened;
+  const auto& info = model->info();
   std::vector<Mat> perPrompt;
   int tokens = 0;
-  for (const auto& enc : *prompts) {
-    auto run = (*model)->run(enc, lensRunOptions(1), terminalProgress());
+  for (const auto& enc : prompts) {
+    auto run = model->run(enc, lensRunOptions(1), terminalProgress());
     if (!run) return fail(run.error().message);
     perPrompt.push_back(lensSummary(*run->lens, enc));
     tokens += enc.size();

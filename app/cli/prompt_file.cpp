@@ -52,6 +52,15 @@ Result<std::vector<models::Encoding>> encodePrompts(const models::Model& model, 
   return out;
 }
 
+Result<std::pair<std::shared_ptr<const models::Model>, std::vector<models::Encoding>>> openModelPrompts(
+    const InputOptions& o, const std::string& path) {
+  auto model = models::Model::open(o.modelDir, terminalProgress());
+  if (!model) return model.error();
+  auto prompts = encodePrompts(**model, o, path);
+  if (!prompts) return prompts.error();
+  return std::pair{std::shared_ptr<const models::Model>(*model), std::move(prompts).value()};
+}
+
 Result<std::vector<PatchPair>> readPatchPairs(const std::string& path) {
   auto text = readUtf8TextFile(path);
   if (!text) return text.error();

@@ -2,7 +2,9 @@
 // Data sets for the commands that average over many prompts (importance, lens, patch): a text
 // file of prompts, one per line, or a JSON-lines file of clean / corrupt / target / foil rows
 // (the shape of Wang et al. 2023's IOI data and Meng et al. 2022's counterfactual pairs).
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/models/model.h"
@@ -17,6 +19,10 @@ struct InputOptions;
 /// FILE:LINE).
 Result<std::vector<models::Encoding>> encodePrompts(const models::Model& model, const InputOptions& o,
                                                     const std::string& path);
+
+/// Opens --model (with progress on a terminal) and encodes the prompts of `path` as encodePrompts.
+Result<std::pair<std::shared_ptr<const models::Model>, std::vector<models::Encoding>>> openModelPrompts(
+    const InputOptions& o, const std::string& path);
 
 /// One row of a --pairs file: {"clean": ..., "corrupt": ..., "target": ..., "foil": ...}.
 struct PatchPair {
