@@ -27,6 +27,7 @@ The folders:
     clip_vision  CLIPVisionModel (model_type clip_vision_model), 32 x 32, quick GELU;
     clip         the same weights under a CLIPModel config.json (vision_config; a text tower's
                  tensors present and unused), preprocessor_config.json in the older integer form.
+tests/fixtures/vision/center_crop.npz: crops larger than the resized image (zero padded);
 and tests/fixtures/vision/position_grid.npz: a random [16, 3] table (a 4 x 4 grid) resized by
 torch.nn.functional.interpolate itself, for the resampling kernel's own test.
 """
@@ -90,6 +91,22 @@ def read_ppm(path):
     return np.frombuffer(data[pos + 1:pos + 1 + w * h * 3], np.uint8).reshape(h, w, 3)
 
 
+def center_crop(img, ch, cw):
+    """transformers' image_transforms.center_crop on [H, W, C]: a crop larger than the image pads
+    it with zeros (ceil of half the difference before it), then crops."""
+    h, w = img.shape[:2]
+    top, left = (h - ch) // 2, (w - cw) // 2
+    bottom, right = top + ch, left + cw
+    if top >= 0 and bottom <= h and left >= 0 and right <= w:
+        return img[top:bottom, left:right]
+    new_h, new_w = max(ch, h), max(cw, w)
+    padded = np.zeros((new_h, new_w) + img.shape[2:], img.dtype)
+    top_pad, left_pad = math.ceil((new_h - h) / 2), math.ceil((new_w - w) / 2)
+    padded[top_pad:top_pad + h, left_pad:left_pad + w] = img
+    top, bottom, left, right = top + top_pad, bottom + top_pad, left + left_pad, right + left_pad
+    return padded[max(0, top):min(new_h, bottom), max(0, left):min(new_w, right)]
+
+
 def preprocess(img, pre):
     """BitImageProcessor / CLIPImageProcessor.preprocess on [H, W, 3] uint8 -> [3, H', W'] float32."""
     size = pre["size"]
@@ -104,9 +121,7 @@ def preprocess(img, pre):
     img = pil_resize(img, out_h, out_w, pre["resample"])
     crop = pre["crop_size"]
     ch, cw = (crop["height"], crop["width"]) if isinstance(crop, dict) else (crop, crop)
-    assert ch <= img.shape[0] and cw <= img.shape[1], (img.shape, ch, cw)
-    top, left = (img.shape[0] - ch) // 2, (img.shape[1] - cw) // 2
-    img = img[top:top + ch, left:left + cw]
+    img = center_crop(img, ch, cw)
     x = (img.astype(np.float64) * pre.get("rescale_factor", 1 / 255)).astype(np.float32)
     x = (x - np.array(pre["image_mean"], np.float32)) / np.array(pre["image_std"], np.float32)
     return np.ascontiguousarray(x.transpose(2, 0, 1)).astype(np.float32)
@@ -363,12 +378,25 @@ def write_position_grids():
     np.savez(os.path.join(FIXTURES, "vision", "position_grid.npz"), **out)
 
 
+def write_center_crops(img):
+    """vision/center_crop.npz: BitImageProcessor output where the crop is larger than the resized
+    image (zero padding, both axes and one axis with an odd difference), for ImageProcessor.*."""
+    out = {}
+    cases = {"both": ({"shortest_edge": 20}, {"height": 24, "width": 40}),
+             "mixed": ({"shortest_edge": 20}, {"height": 15, "width": 31})}
+    for name, (size, crop) in cases.items():
+        pre = dict(BIT_PRE, size=size, crop_size=crop)
+        out[name] = preprocess(img, pre)
+    np.savez(os.path.join(FIXTURES, "vision", "center_crop.npz"), **out)
+
+
 def main():
     torch.set_grad_enabled(False)
     torch.set_num_threads(1)
     img = read_ppm(IMAGE)
     assert img.shape == (36, 44, 3), img.shape
     write_position_grids()
+    write_center_crops(img)
     write_dinov2("dinov2", img, 40, 0, False, BIT_PRE)
     write_dinov2("dinov2_reg", img, 41, 2, True, BIT_PRE_WIDE)
     write_clip(img, 42)

@@ -271,6 +271,35 @@ TEST(ImageOpenAction, OpensTheExampleThenAFileAndRefusesABadOne) {
   EXPECT_EQ(window.model()->modelRun(), before);
 }
 
+// A crop larger than the resized picture (DINOv2-with-registers' 24 x 40 crop of the 128 x 128
+// example, resized to 33 x 33) is zero-padded as transformers does, so the example runs; a run that
+// fails says why in the panel instead of "running" forever.
+TEST(VisionPanel, PaddedCropRunsAndAFailedRunShowsItsError) {
+  MainWindow window;
+  auto* panel = window.findChild<VisionPanel*>();
+  ASSERT_NE(panel, nullptr);
+  window.model()->setModel(openVisionFixture("dinov2_reg"));
+  ASSERT_NE(window.model()->modelImage(), nullptr);
+  EXPECT_EQ(window.model()->modelImage()->width, 128);
+  settleVision(*window.model(), *panel);
+  ASSERT_NE(panel->maps(), nullptr) << panel->status().toStdString();
+  EXPECT_EQ(panel->image().width(), 40);
+  EXPECT_EQ(panel->image().height(), 24);
+
+  ExplorerModel model;
+  VisionPanel lone(&model);
+  model.setModel(openVisionFixture("dinov2"));
+  auto twoChannels = std::make_shared<attn::vision::ImagePixels>();
+  twoChannels->height = twoChannels->width = 8, twoChannels->channels = 2;
+  twoChannels->values.assign(8 * 8 * 2, 0.5f);
+  model.setModelImage(twoChannels, "odd.pam");
+  settleVision(model, lone);
+  EXPECT_EQ(model.modelRun(), nullptr);
+  EXPECT_EQ(lone.maps(), nullptr);
+  EXPECT_TRUE(lone.status().contains("2 channels")) << lone.status().toStdString();
+  EXPECT_FALSE(lone.status().contains("Running")) << lone.status().toStdString();
+}
+
 // A vision model reads the image: the Input panel shows it (name, size, the patch grid the model
 // sees) instead of the query text, and gives the text rows back when a text model opens.
 TEST(ImageOpenAction, InputPanelShowsTheImageInPlaceOfTheText) {

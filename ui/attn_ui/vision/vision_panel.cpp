@@ -103,6 +103,8 @@ VisionPanel::VisionPanel(ExplorerModel* model, QWidget* parent)
   connect(grid_, &VisionHeadGrid::tileClicked, this, &VisionPanel::openTile);
   connect(model_, &ExplorerModel::resultChanged, this, &VisionPanel::request);
   connect(model_, &ExplorerModel::pinnedRowChanged, this, &VisionPanel::request);
+  // A run that fails delivers no result: without this the panel would keep saying it is running.
+  connect(model_, &ExplorerModel::errorOccurred, this, &VisionPanel::request);
   connect(model_, &ExplorerModel::currentHeadChanged, this, &VisionPanel::redraw);
   connect(model_, &ExplorerModel::modelChanged, this, [this] {
     job_->cancel();

@@ -110,6 +110,18 @@ Image8 toImage8(const ImagePixels& img) {
   return out;
 }
 
+/// transformers' image_transforms.center_crop along one axis: the crop starts at
+/// floor((side - crop) / 2); a crop longer than the side pads the image with zeros, ceil of the
+/// difference / 2 before it, and the window is then the whole padded axis. `offset` maps an output
+/// index to the image's (out of range = padding).
+struct CropWindow {
+  int offset = 0, size = 0;
+};
+CropWindow centerCropWindow(int side, int crop) {
+  if (crop <= side) return {(side - crop) / 2, crop};
+  return {-((crop - side + 1) / 2), crop};
+}
+
 }  // namespace
 
 Result<ImageProcessorConfig> parseImageProcessorConfig(std::string_view text, const std::string& src) {
@@ -192,14 +204,9 @@ Result<PixelTensor> preprocessImage(const ImagePixels& img, const ImageProcessor
     return Error{fmt::format("{}: {}x{} pixels and no resize: at most {} per side", src, img.width,
                              img.height, kMaxSide)};
   Image8 im = resizePil(toImage8(img), rh, rw, c.resample);
-  int top = 0, left = 0, oh = im.height, ow = im.width;
-  if (c.doCenterCrop) {  // image_transforms.center_crop
-    if (c.cropHeight > im.height || c.cropWidth > im.width)
-      return Error{fmt::format("{}: the crop {}x{} is larger than the resized image {}x{}", src, c.cropWidth,
-                               c.cropHeight, im.width, im.height)};
-    top = (im.height - c.cropHeight) / 2, left = (im.width - c.cropWidth) / 2;
-    oh = c.cropHeight, ow = c.cropWidth;
-  }
+  const CropWindow rows = centerCropWindow(im.height, c.doCenterCrop ? c.cropHeight : im.height);
+  const CropWindow cols = centerCropWindow(im.width, c.doCenterCrop ? c.cropWidth : im.width);
+  const int oh = rows.size, ow = cols.size;
   for (const auto* v : {&c.mean, &c.std})
     if (c.doNormalize && v->size() != 1 && v->size() != 3)
       return Error{fmt::format("{}: image_mean / image_std have {} values for 3 channels", src, v->size())};
@@ -211,7 +218,11 @@ Result<PixelTensor> preprocessImage(const ImagePixels& img, const ImageProcessor
     const float sd = c.std.size() == 1 ? c.std[0] : c.std[static_cast<size_t>(ch)];
     for (int y = 0; y < oh; ++y)
       for (int x = 0; x < ow; ++x) {
-        const uint8_t u = im.values[(static_cast<size_t>(y + top) * im.width + (x + left)) * 3 + ch];
+        const int sy = y + rows.offset, sx = x + cols.offset;
+        // Outside the resized image: center_crop's zero padding (still rescaled and normalised).
+        const uint8_t u = sy < 0 || sy >= im.height || sx < 0 || sx >= im.width
+                              ? uint8_t{0}
+                              : im.values[(static_cast<size_t>(sy) * im.width + sx) * 3 + ch];
         // rescale: a float64 product stored as float32; normalise in float32 (transformers'
         // image_transforms).
         float v = c.doRescale ? static_cast<float>(static_cast<double>(u) * c.rescaleFactor)

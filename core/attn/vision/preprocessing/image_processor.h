@@ -54,8 +54,9 @@ std::pair<int, int> resizedSize(const ImageProcessorConfig& cfg, int h, int w);
 std::pair<int, int> outputSize(const ImageProcessorConfig& cfg, int h, int w);
 
 /// Preprocesses `img` (grey is repeated to RGB, as PIL's convert("RGB") does; values are
-/// taken back to the 8 bits PIL resizes). Errors name `source`: an empty image, a crop
-/// larger than the resized image, mean/std lengths that do not match the channels.
+/// taken back to the 8 bits PIL resizes). A crop larger than the resized image is padded with
+/// zeros around it, as transformers' center_crop does. Errors name `source`: an empty image,
+/// mean/std lengths that do not match the channels.
 Result<PixelTensor> preprocessImage(const ImagePixels& img, const ImageProcessorConfig& cfg,
                                     const std::string& source);
 
