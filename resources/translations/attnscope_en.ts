@@ -113,6 +113,10 @@
 <context>
     <name>QObject</name>
     <message>
+        <source>Translation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The text has no tokens; type a sentence.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1831,6 +1835,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::ModelOpenController</name>
     <message>
+        <source>Opened %1 (encoder–decoder, %2 + %3 layers) in %4 ms: see the Translation dock</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Recent &amp;Models</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3167,6 +3175,196 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>Only the first %1 manifests are listed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TranslationPanel</name>
+    <message>
+        <source>&amp;Translate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reference alignment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>e.g. 1-1 2-3 3?2 (source-target token positions; ? = possible)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A reference word alignment in the Pharaoh format: source-target pairs of 0-based token positions as the map numbers them (special tokens and the decoder&apos;s start token included); i?j or i-j-P marks a possible link. Scored against the argmax links by the alignment error rate (Och &amp; Ney 2003).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source tokens on top, target tokens below: a line for every weight of at least 0.1, darker for more; bold: each target token&apos;s largest weight; dashed green: the reference alignment.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1… %2%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The sentence to translate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Empty: the model writes the translation. Or type one to force it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forced decoding: the decoder reads this target instead of generating one, so you can see the attention of a translation you choose.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>as configured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Beam width: 1 greedy, 2 to 8 beam search; &apos;as configured&apos; follows the checkpoint&apos;s generation config (num_beams).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Most tokens to write (&apos;as configured&apos;: the checkpoint&apos;s max_length).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Translate the source sentence (Enter in either field)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop the translation (Esc); the previous one stays</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Beams</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cross-attention</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Encoder self-attention</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decoder self-attention</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cross-attention: each target token&apos;s weights over the source tokens. Encoder: the source over itself. Decoder: the target over its earlier tokens.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Layer of the encoder or decoder stack</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One head, or the mean of the layer&apos;s heads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open an encoder–decoder model (Marian, BART, mBART, T5) with File &gt; Open Model Folder… to translate with it and see its attention.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2): encoder %3 × %4 heads, decoder %5 × %6 heads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not enough memory for this translation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Translating</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decoding the target</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Translating…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled; the previous translation stays.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forced target: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Translation: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 source and %2 target tokens in %3 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mean of heads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mean of %1 heads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, layer %2, %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no map yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>AER: cross-attention only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>AER %1 (precision %2, recall %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::AlignmentLinksView</name>
+    <message>
+        <source>Translate a sentence to see its alignment.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -150,6 +150,10 @@
 <context>
     <name>QObject</name>
     <message>
+        <source>Translation</source>
+        <translation>翻译</translation>
+    </message>
+    <message>
         <source>Vision attention</source>
         <translation>视觉注意力</translation>
     </message>
@@ -2962,6 +2966,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::ModelOpenController</name>
     <message>
+        <source>Opened %1 (encoder–decoder, %2 + %3 layers) in %4 ms: see the Translation dock</source>
+        <translation>已打开 %1（编码器–解码器，%2 + %3 层），用时 %4 毫秒：请看“翻译”面板</translation>
+    </message>
+    <message>
         <source>Recent &amp;Models</source>
         <translation>最近的模型(&amp;M)</translation>
     </message>
@@ -4841,6 +4849,196 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Only the first %1 manifests are listed.</source>
         <translation>仅列出前 %1 个清单。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TranslationPanel</name>
+    <message>
+        <source>&amp;Translate</source>
+        <translation>翻译(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Reference alignment</source>
+        <translation>参考对齐</translation>
+    </message>
+    <message>
+        <source>e.g. 1-1 2-3 3?2 (source-target token positions; ? = possible)</source>
+        <translation>例如 1-1 2-3 3?2（源-目标词元位置；? 表示可能的对齐）</translation>
+    </message>
+    <message>
+        <source>A reference word alignment in the Pharaoh format: source-target pairs of 0-based token positions as the map numbers them (special tokens and the decoder&apos;s start token included); i?j or i-j-P marks a possible link. Scored against the argmax links by the alignment error rate (Och &amp; Ney 2003).</source>
+        <translation>Pharaoh 格式的参考词对齐：按图中编号的从 0 开始的源-目标词元位置对（包括特殊词元和解码器的起始词元）；i?j 或 i-j-P 表示可能的对齐。用对齐错误率（Och &amp; Ney 2003）与最大权重连线比较打分。</translation>
+    </message>
+    <message>
+        <source>Source tokens on top, target tokens below: a line for every weight of at least 0.1, darker for more; bold: each target token&apos;s largest weight; dashed green: the reference alignment.</source>
+        <translation>上方为源词元，下方为目标词元：每个不小于 0.1 的权重画一条线，权重越大颜色越深；粗线：每个目标词元的最大权重；绿色虚线：参考对齐。</translation>
+    </message>
+    <message>
+        <source>%1… %2%</source>
+        <translation>%1… %2%</translation>
+    </message>
+    <message>
+        <source>The sentence to translate</source>
+        <translation>要翻译的句子</translation>
+    </message>
+    <message>
+        <source>Empty: the model writes the translation. Or type one to force it.</source>
+        <translation>留空：由模型生成译文。也可以输入一个译文强制解码。</translation>
+    </message>
+    <message>
+        <source>Forced decoding: the decoder reads this target instead of generating one, so you can see the attention of a translation you choose.</source>
+        <translation>强制解码：解码器读入这个目标句而不是自己生成，这样可以看到你所选译文的注意力。</translation>
+    </message>
+    <message>
+        <source>as configured</source>
+        <translation>按配置</translation>
+    </message>
+    <message>
+        <source>Beam width: 1 greedy, 2 to 8 beam search; &apos;as configured&apos; follows the checkpoint&apos;s generation config (num_beams).</source>
+        <translation>束宽：1 为贪心解码，2 到 8 为束搜索；“按配置”采用检查点生成配置中的 num_beams。</translation>
+    </message>
+    <message>
+        <source>Most tokens to write (&apos;as configured&apos;: the checkpoint&apos;s max_length).</source>
+        <translation>最多生成的词元数（“按配置”：检查点的 max_length）。</translation>
+    </message>
+    <message>
+        <source>Translate the source sentence (Enter in either field)</source>
+        <translation>翻译源句（在任一输入框中按回车）</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the translation (Esc); the previous one stays</source>
+        <translation>停止翻译（Esc）；保留上一次的结果</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>源句</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>目标句</translation>
+    </message>
+    <message>
+        <source>Beams</source>
+        <translation>束宽</translation>
+    </message>
+    <message>
+        <source>Max tokens</source>
+        <translation>最多词元</translation>
+    </message>
+    <message>
+        <source>Cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>Encoder self-attention</source>
+        <translation>编码器自注意力</translation>
+    </message>
+    <message>
+        <source>Decoder self-attention</source>
+        <translation>解码器自注意力</translation>
+    </message>
+    <message>
+        <source>Cross-attention: each target token&apos;s weights over the source tokens. Encoder: the source over itself. Decoder: the target over its earlier tokens.</source>
+        <translation>交叉注意力：每个目标词元在源词元上的权重。编码器：源句对自身。解码器：目标句对其前面的词元。</translation>
+    </message>
+    <message>
+        <source>Layer of the encoder or decoder stack</source>
+        <translation>编码器或解码器堆栈中的层</translation>
+    </message>
+    <message>
+        <source>One head, or the mean of the layer&apos;s heads</source>
+        <translation>单个头，或该层所有头的平均</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>Open an encoder–decoder model (Marian, BART, mBART, T5) with File &gt; Open Model Folder… to translate with it and see its attention.</source>
+        <translation>用“文件 &gt; 打开模型文件夹…”打开一个编码器–解码器模型（Marian、BART、mBART、T5），即可用它翻译并查看其注意力。</translation>
+    </message>
+    <message>
+        <source>%1 (%2): encoder %3 × %4 heads, decoder %5 × %6 heads</source>
+        <translation>%1（%2）：编码器 %3 层 × %4 头，解码器 %5 层 × %6 头</translation>
+    </message>
+    <message>
+        <source>not enough memory for this translation</source>
+        <translation>内存不足，无法完成这次翻译</translation>
+    </message>
+    <message>
+        <source>Translating</source>
+        <translation>正在翻译</translation>
+    </message>
+    <message>
+        <source>Decoding the target</source>
+        <translation>正在解码目标句</translation>
+    </message>
+    <message>
+        <source>Translating…</source>
+        <translation>正在翻译…</translation>
+    </message>
+    <message>
+        <source>Cancelled; the previous translation stays.</source>
+        <translation>已取消；保留上一次的翻译。</translation>
+    </message>
+    <message>
+        <source>Forced target: %1</source>
+        <translation>强制目标句：%1</translation>
+    </message>
+    <message>
+        <source>Translation: %1</source>
+        <translation>译文：%1</translation>
+    </message>
+    <message>
+        <source>%1 source and %2 target tokens in %3 ms</source>
+        <translation>%1 个源词元和 %2 个目标词元，用时 %3 毫秒</translation>
+    </message>
+    <message>
+        <source>Mean of heads</source>
+        <translation>各头平均</translation>
+    </message>
+    <message>
+        <source>mean of %1 heads</source>
+        <translation>%1 个头的平均</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>%1, layer %2, %3</source>
+        <translation>%1，第 %2 层，%3</translation>
+    </message>
+    <message>
+        <source>no map yet</source>
+        <translation>尚无注意力图</translation>
+    </message>
+    <message>
+        <source>AER: cross-attention only</source>
+        <translation>AER：仅适用于交叉注意力</translation>
+    </message>
+    <message>
+        <source>AER %1 (precision %2, recall %3)</source>
+        <translation>AER %1（精确率 %2，召回率 %3）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::AlignmentLinksView</name>
+    <message>
+        <source>Translate a sentence to see its alignment.</source>
+        <translation>翻译一个句子即可看到它的对齐。</translation>
     </message>
 </context>
 </TS>

@@ -10,6 +10,7 @@
 
 #include "attn/models/gguf/ollama_store.h"
 #include "attn/models/model.h"
+#include "attn/models/seq2seq/seq2seq_model.h"
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/common/remembered_dialog.h"
 #include "attn_ui/explorer/explorer_model.h"
@@ -33,6 +34,7 @@ bool isGgufName(const QString& path) { return path.endsWith(QLatin1String(".gguf
 struct ModelOpenController::Job {
   QString path;
   std::shared_ptr<const attn::models::Model> model;
+  std::shared_ptr<const attn::models::Seq2SeqModel> seq2seq;  // an encoder-decoder folder
   QString error;
   double ms = 0.0;
 };
@@ -117,7 +119,17 @@ void ModelOpenController::load(Job& job, JobControl& control) {
     return control.report(fraction, stage);
   };
   try {
-    auto m = attn::models::Model::open(job.path.toStdString(), progress);
+    const std::string path = job.path.toStdString();
+    if (QFileInfo(job.path).isDir() && attn::models::isEncoderDecoderFolder(path)) {
+      auto s = attn::models::Seq2SeqModel::open(path, progress);
+      if (s)
+        job.seq2seq = std::move(s).value();
+      else
+        job.error = QString::fromStdString(s.error().message);
+      job.ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+      return;
+    }
+    auto m = attn::models::Model::open(path, progress);
     if (m)
       job.model = std::move(m).value();
     else
@@ -147,6 +159,20 @@ QToolButton* ModelOpenController::cancelButton() const { return status_->cancelB
 
 void ModelOpenController::deliver(const std::shared_ptr<Job>& job) {
   status_->stop();
+  if (job->seq2seq) {  // the Translation dock shows it; the other views keep their model
+    recent_->remember(job->path);
+    const auto& info = job->seq2seq->info();
+    window_->statusBar()->showMessage(tr("Opened %1 (encoder–decoder, %2 + %3 layers) in %4 ms: see the "
+                                         "Translation dock")
+                                          .arg(QString::fromStdString(info.name))
+                                          .arg(info.encoderLayers)
+                                          .arg(info.decoderLayers)
+                                          .arg(job->ms, 0, 'f', 0),
+                                      8000);
+    emit seq2seqOpened(job->seq2seq);
+    emit opened(job->path);
+    return;
+  }
   if (!job->model) {
     // The core's message names the file and the fault; the view stays as it was.
     emit failed(tr("Could not open the model %1: %2").arg(displayName(job->path), job->error));

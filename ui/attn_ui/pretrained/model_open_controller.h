@@ -3,7 +3,8 @@
 // Recent Models, a model folder or .gguf file dropped on the window or named on
 // the command line (also ollama:NAME[:TAG]). attn::models::Model::open
 // runs on a worker with a progress bar and a Cancel button in the status bar;
-// the opened model goes to the view-model (ExplorerModel::setModel). A folder
+// the opened model goes to the view-model (ExplorerModel::setModel), an encoder-decoder
+// one to the Translation dock (seq2seqOpened). A folder
 // that cannot be opened shows the core's one-line message (it names the file
 // and the fault) in the window's error banner and changes nothing else.
 #include <QObject>
@@ -14,6 +15,10 @@ class QAction;
 class QMenu;
 class QProgressBar;
 class QToolButton;
+
+namespace attn::models {
+class Seq2SeqModel;
+}
 
 namespace attn::ui {
 
@@ -62,6 +67,8 @@ class ModelOpenController : public QObject {
 
  signals:
   void opened(const QString& path);
+  /// An encoder-decoder folder (Marian, BART, mBART, T5) opened: it goes to the Translation dock.
+  void seq2seqOpened(std::shared_ptr<const attn::models::Seq2SeqModel> model);
   void failed(const QString& message);
   void cancelled(const QString& path);
 

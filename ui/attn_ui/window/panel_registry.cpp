@@ -9,11 +9,13 @@
 #include "attn_ui/lens/lens_panel.h"
 #include "attn_ui/metrics/metrics_panel.h"
 #include "attn_ui/pretrained/experiments_actions.h"
+#include "attn_ui/pretrained/model_open_controller.h"
 #include "attn_ui/pretrained/prediction_panel.h"
 #include "attn_ui/spatial/graph_panel.h"
 #include "attn_ui/spatial/image_panel.h"
 #include "attn_ui/spatial/qk_geometry_panel.h"
 #include "attn_ui/training/training_window.h"
+#include "attn_ui/translation/translation_panel.h"
 #include "attn_ui/variants/variants_panel.h"
 #include "attn_ui/vision/image_open_action.h"
 #include "attn_ui/vision/vision_panel.h"
@@ -40,6 +42,16 @@ void installExtraPanels(MainWindow& window) {
                                  Qt::RightDockWidgetArea);
   vision->hide();                        // shown when a vision model opens
   new ImageOpenAction(&window, vision);  // File > Open Image…
+  auto* translation = new TranslationPanel;
+  auto* translationDock = window.addPanel(QObject::tr("Translation"), translation, Qt::BottomDockWidgetArea);
+  translationDock->hide();  // shown when an encoder-decoder model opens
+  QObject::connect(window.modelOpener(), &ModelOpenController::seq2seqOpened, translation,
+                   [translation, translationDock](std::shared_ptr<const attn::models::Seq2SeqModel> m) {
+                     translation->setModel(std::move(m));
+                     translationDock->show();
+                     translationDock->raise();
+                   });
+  QObject::connect(translation, &TranslationPanel::message, window.model(), &ExplorerModel::reportError);
   window.addPanel(QObject::tr("Graph attention"), new GraphPanel, Qt::RightDockWidgetArea)->hide();
   window.addPanel(QObject::tr("Query–key geometry"), new QkGeometryPanel(window.model()), Qt::RightDockWidgetArea)
       ->hide();

@@ -1,0 +1,146 @@
+// The Translation dock, offscreen, on the random Marian, BART and T5 fixtures: the translation
+// and every map it shows are the core's own generate / forced runs, the argmax links and the
+// alignment error rate are word_alignment's, Cancel keeps the previous translation, and File >
+// Open Model Folder… on an encoder-decoder folder opens it here and leaves the other views alone.
+#include "attn_ui/translation/translation_panel.h"
+
+#include <gtest/gtest.h>
+
+#include <QCoreApplication>
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QSpinBox>
+
+#include "attn/models/seq2seq/seq2seq_model.h"
+#include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/explorer/heatmap_widget.h"
+#include "attn_ui/pretrained/model_open_controller.h"
+#include "attn_ui/translation/alignment_links_view.h"
+#include "attn_ui/window/main_window.h"
+
+namespace attn::ui {
+namespace {
+
+std::shared_ptr<const attn::models::Seq2SeqModel> openSeq2SeqFixture(const char* name) {
+  auto m = attn::models::Seq2SeqModel::open(std::string(ATTN_FIXTURE_DIR "/models/") + name);
+  EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message);
+  return m.ok() ? *m : nullptr;
+}
+
+attn::Mat meanOfHeads(const attn::AttentionResult& layer) {
+  attn::Mat sum = layer.heads[0].weights;
+  for (size_t h = 1; h < layer.heads.size(); ++h) sum += layer.heads[h].weights;
+  return sum / static_cast<float>(layer.heads.size());
+}
+
+TEST(TranslationPanel, ShowsTheCoresTranslationAndEveryKindOfMap) {
+  for (const char* name : {"marian", "bart", "flan_t5"}) {
+    SCOPED_TRACE(name);
+    TranslationPanel panel;
+    panel.resize(900, 700);
+    auto m = openSeq2SeqFixture(name);
+    ASSERT_NE(m, nullptr);
+    panel.setModel(m);
+    EXPECT_FALSE(panel.sourceEdit()->text().isEmpty());  // an example to start from
+    panel.waitForIdle();
+    ASSERT_NE(panel.run(), nullptr) << panel.status().toStdString();
+    auto source = m->encode(panel.sourceEdit()->text().toStdString(), "src");
+    ASSERT_TRUE(source.ok());
+    auto direct = m->generate(*source, attn::models::GenerateOptions{});
+    ASSERT_TRUE(direct.ok()) << direct.error().message;
+    EXPECT_EQ(panel.run()->targetIds, direct->targetIds);
+    // The last layer's cross-attention, the mean of the heads, by default.
+    const auto& cross = direct->attention.cross;
+    EXPECT_EQ(panel.kind(), TranslationPanel::Kind::Cross);
+    EXPECT_EQ(panel.layer(), static_cast<int>(cross.size()) - 1);
+    EXPECT_EQ(panel.head(), -1);
+    const attn::Mat want = meanOfHeads(cross.back());
+    ASSERT_EQ(panel.shownMap().rows(), want.rows());
+    ASSERT_EQ(panel.shownMap().cols(), static_cast<Eigen::Index>(direct->source.size()));
+    EXPECT_LT((panel.shownMap() - want).cwiseAbs().maxCoeff(), 1e-6f);
+    EXPECT_EQ(panel.argmaxLinks(), attn::alignment::argmaxAlignment(want));
+    EXPECT_EQ(panel.heatmap()->rows(), want.rows());
+    EXPECT_EQ(panel.linksView()->sourceCount(), direct->source.size());
+    EXPECT_EQ(panel.linksView()->targetCount(), static_cast<int>(direct->targetIds.size()));
+    // One head of the first layer, then the encoder's and the decoder's self-attention.
+    panel.setLayer(0);
+    panel.setHead(1);
+    EXPECT_LT((panel.shownMap() - cross[0].heads[1].weights).cwiseAbs().maxCoeff(), 1e-6f);
+    panel.setKind(TranslationPanel::Kind::Encoder);
+    EXPECT_LT((panel.shownMap() - direct->attention.encoder[0].heads[1].weights).cwiseAbs().maxCoeff(),
+              1e-6f);
+    panel.setKind(TranslationPanel::Kind::Decoder);
+    EXPECT_LT((panel.shownMap() - direct->attention.decoder[0].heads[1].weights).cwiseAbs().maxCoeff(),
+              1e-6f);
+  }
+}
+
+TEST(TranslationPanel, ForcedTargetAndAlignmentErrorRate) {
+  TranslationPanel panel;
+  auto m = openSeq2SeqFixture("marian");
+  ASSERT_NE(m, nullptr);
+  panel.setModel(m);
+  panel.waitForIdle();
+  panel.targetEdit()->setText(QStringLiteral("Hallo Welt"));
+  panel.translate();
+  panel.waitForIdle();
+  ASSERT_NE(panel.run(), nullptr);
+  auto source = m->encode(panel.sourceEdit()->text().toStdString(), "src");
+  ASSERT_TRUE(source.ok());
+  auto forced = m->forced(*source, "Hallo Welt", "tgt");
+  ASSERT_TRUE(forced.ok()) << forced.error().message;
+  EXPECT_EQ(panel.run()->targetIds, forced->targetIds);
+  panel.setHead(-1);
+  const auto links = panel.argmaxLinks();
+  ASSERT_FALSE(links.empty());
+  // The argmax links themselves as the reference: AER 0; the first link moved: as computed here.
+  panel.referenceEdit()->setText(QString::fromStdString(attn::alignment::toPharaoh(links)));
+  EXPECT_TRUE(panel.scoreText().startsWith("AER 0.000")) << panel.scoreText().toStdString();
+  auto ref = attn::alignment::parsePharaoh("0-0 1?1", "ref");
+  ASSERT_TRUE(ref.ok());
+  auto s = attn::alignment::alignmentErrorRate(links, *ref);
+  ASSERT_TRUE(s.ok());
+  panel.referenceEdit()->setText(QStringLiteral("0-0 1?1"));
+  EXPECT_TRUE(panel.scoreText().startsWith(QString("AER %1").arg(s->aer, 0, 'f', 3)))
+      << panel.scoreText().toStdString();
+  panel.referenceEdit()->setText(QStringLiteral("0-0 99-1"));
+  EXPECT_TRUE(panel.scoreText().contains("names source token 99")) << panel.scoreText().toStdString();
+  panel.setKind(TranslationPanel::Kind::Encoder);
+  EXPECT_TRUE(panel.scoreText().contains("cross-attention only")) << panel.scoreText().toStdString();
+}
+
+TEST(TranslationPanel, CancelKeepsThePreviousTranslation) {
+  TranslationPanel panel;
+  panel.setModel(openSeq2SeqFixture("bart"));
+  panel.waitForIdle();
+  const auto before = panel.run();
+  ASSERT_NE(before, nullptr);
+  panel.sourceEdit()->setText(QStringLiteral("Another sentence entirely."));
+  panel.translate();
+  panel.cancel();
+  panel.waitForIdle();
+  EXPECT_EQ(panel.run(), before);
+  EXPECT_TRUE(panel.status().contains("Cancelled")) << panel.status().toStdString();
+}
+
+TEST(TranslationPanel, OpeningAnEncoderDecoderFolderShowsTheDock) {
+  MainWindow window;
+  auto* panel = window.findChild<TranslationPanel*>();
+  ASSERT_NE(panel, nullptr);
+  auto* dock = window.findChild<QDockWidget*>("TranslationPanelDock");
+  ASSERT_NE(dock, nullptr);
+  EXPECT_TRUE(dock->isHidden());
+  window.model()->waitForIdle();
+  const auto before = window.model()->modelPtr();
+  window.modelOpener()->open(QStringLiteral(ATTN_FIXTURE_DIR "/models/t5"));
+  window.modelOpener()->waitForIdle();
+  ASSERT_NE(panel->model(), nullptr);
+  EXPECT_EQ(panel->model()->info().modelType, "t5");
+  EXPECT_FALSE(dock->isHidden());
+  EXPECT_EQ(window.model()->modelPtr(), before);  // the other views keep what they had
+  panel->waitForIdle();
+  EXPECT_NE(panel->run(), nullptr) << panel->status().toStdString();
+}
+
+}  // namespace
+}  // namespace attn::ui

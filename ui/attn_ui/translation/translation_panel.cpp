@@ -1,0 +1,388 @@
+#include "attn_ui/translation/translation_panel.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "attn/models/seq2seq/seq2seq_model.h"
+#include "attn_ui/common/background_job.h"
+#include "attn_ui/explorer/heatmap_widget.h"
+#include "attn_ui/translation/alignment_links_view.h"
+
+namespace attn::ui {
+namespace {
+
+QStringList toLabels(const std::vector<std::string>& tokens) {
+  QStringList out;
+  for (const auto& t : tokens) out << QString::fromStdString(t);
+  return out;
+}
+
+const std::vector<attn::AttentionResult>& kindLayers(const attn::models::Seq2SeqRun& run,
+                                                     TranslationPanel::Kind kind) {
+  switch (kind) {
+    case TranslationPanel::Kind::Encoder:
+      return run.attention.encoder;
+    case TranslationPanel::Kind::Decoder:
+      return run.attention.decoder;
+    case TranslationPanel::Kind::Cross:
+      break;
+  }
+  return run.attention.cross;
+}
+
+/// One head's weights, or the mean of the layer's heads (head < 0).
+attn::Mat layerMap(const attn::AttentionResult& layer, int head) {
+  if (layer.heads.empty()) return {};
+  if (head >= 0 && head < layer.numHeads()) return layer.heads[static_cast<size_t>(head)].weights;
+  attn::Mat sum = layer.heads[0].weights;
+  for (size_t h = 1; h < layer.heads.size(); ++h) sum += layer.heads[h].weights;
+  return sum / static_cast<float>(layer.heads.size());
+}
+
+QString exampleFor(const attn::models::Seq2SeqInfo& info) {
+  if (info.modelType == "t5" || info.modelType == "mt5")
+    return QStringLiteral("translate English to German: The house is wonderful.");
+  return QStringLiteral("The cat sat on the mat.");
+}
+
+}  // namespace
+
+TranslationPanel::TranslationPanel(QWidget* parent)
+    : QWidget(parent),
+      modelLabel_(new QLabel(this)),
+      source_(new QLineEdit(this)),
+      target_(new QLineEdit(this)),
+      beams_(new QSpinBox(this)),
+      maxNew_(new QSpinBox(this)),
+      go_(new QPushButton(tr("&Translate"), this)),
+      cancel_(new QToolButton(this)),
+      progress_(new QProgressBar(this)),
+      output_(new QLabel(this)),
+      kindBox_(new QComboBox(this)),
+      layerBox_(new QComboBox(this)),
+      headBox_(new QComboBox(this)),
+      heatmap_(new HeatmapWidget(this)),
+      links_(new AlignmentLinksView(this)),
+      reference_(new QLineEdit(this)),
+      score_(new QLabel(this)),
+      status_(new QLabel(this)),
+      poll_(new QTimer(this)),
+      job_(std::make_unique<NewestJob>(this)) {
+  setObjectName(QStringLiteral("TranslationPanel"));
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(heatmap_);
+  split->addWidget(links_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* refRow = new QHBoxLayout;
+  refRow->addWidget(new QLabel(tr("Reference alignment"), this));
+  refRow->addWidget(reference_, 1);
+  refRow->addWidget(score_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 4, 6, 4);
+  layout->addWidget(modelLabel_);
+  layout->addLayout(buildInputRows());
+  layout->addWidget(output_);
+  layout->addLayout(buildViewRow());
+  layout->addWidget(split, 1);
+  layout->addLayout(refRow);
+  layout->addWidget(status_);
+
+  reference_->setPlaceholderText(tr("e.g. 1-1 2-3 3?2 (source-target token positions; ? = possible)"));
+  reference_->setToolTip(
+      tr("A reference word alignment in the Pharaoh format: source-target pairs of 0-based token positions "
+         "as the map numbers them (special tokens and the decoder's start token included); i?j or i-j-P "
+         "marks a possible link. Scored against the argmax links by the alignment error rate "
+         "(Och & Ney 2003)."));
+  score_->setTextFormat(Qt::PlainText);
+  status_->setTextFormat(Qt::PlainText);
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  output_->setTextFormat(Qt::PlainText);
+  output_->setWordWrap(true);
+  output_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  modelLabel_->setTextFormat(Qt::PlainText);
+  links_->setToolTip(
+      tr("Source tokens on top, target tokens below: a line for every weight of at least 0.1, "
+         "darker for more; bold: each target token's largest weight; dashed green: the "
+         "reference alignment."));
+
+  poll_->setInterval(100);
+  connect(poll_, &QTimer::timeout, this, [this] {
+    const auto& c = job_->current();
+    if (!c) return poll_->stop();
+    const auto [stage, fraction] = c->progress();
+    progress_->setValue(qRound(100 * fraction));
+    status_->setText(tr("%1… %2%").arg(stage).arg(qRound(100 * fraction)));
+  });
+  connect(go_, &QPushButton::clicked, this, &TranslationPanel::translate);
+  connect(source_, &QLineEdit::returnPressed, this, &TranslationPanel::translate);
+  connect(target_, &QLineEdit::returnPressed, this, &TranslationPanel::translate);
+  connect(cancel_, &QToolButton::clicked, this, &TranslationPanel::cancel);
+  auto* esc = new QShortcut(QKeySequence(Qt::Key_Escape), this, this, &TranslationPanel::cancel);
+  esc->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(kindBox_, &QComboBox::currentIndexChanged, this, [this] { fillLayers(); });
+  connect(layerBox_, &QComboBox::currentIndexChanged, this, &TranslationPanel::redraw);
+  connect(headBox_, &QComboBox::currentIndexChanged, this, &TranslationPanel::redraw);
+  connect(reference_, &QLineEdit::textChanged, this, &TranslationPanel::scoreReference);
+  setModel(nullptr);
+}
+
+TranslationPanel::~TranslationPanel() = default;
+
+QLayout* TranslationPanel::buildInputRows() {
+  source_->setPlaceholderText(tr("The sentence to translate"));
+  target_->setPlaceholderText(tr("Empty: the model writes the translation. Or type one to force it."));
+  target_->setToolTip(
+      tr("Forced decoding: the decoder reads this target instead of generating one, "
+         "so you can see the attention of a translation you choose."));
+  beams_->setRange(0, 8);
+  beams_->setSpecialValueText(tr("as configured"));
+  beams_->setToolTip(
+      tr("Beam width: 1 greedy, 2 to 8 beam search; 'as configured' follows the "
+         "checkpoint's generation config (num_beams)."));
+  maxNew_->setRange(0, 512);
+  maxNew_->setSpecialValueText(tr("as configured"));
+  maxNew_->setToolTip(tr("Most tokens to write ('as configured': the checkpoint's max_length)."));
+  go_->setToolTip(tr("Translate the source sentence (Enter in either field)"));
+  cancel_->setText(tr("Cancel"));
+  cancel_->setToolTip(tr("Stop the translation (Esc); the previous one stays"));
+  cancel_->hide();
+  progress_->setRange(0, 100);
+  progress_->setMaximumWidth(140);
+  progress_->hide();
+  auto* form = new QFormLayout;
+  auto* sourceRow = new QHBoxLayout;
+  sourceRow->addWidget(source_, 1);
+  sourceRow->addWidget(go_);
+  sourceRow->addWidget(cancel_);
+  sourceRow->addWidget(progress_);
+  form->addRow(tr("Source"), sourceRow);
+  auto* targetRow = new QHBoxLayout;
+  targetRow->addWidget(target_, 1);
+  targetRow->addWidget(new QLabel(tr("Beams"), this));
+  targetRow->addWidget(beams_);
+  targetRow->addWidget(new QLabel(tr("Max tokens"), this));
+  targetRow->addWidget(maxNew_);
+  form->addRow(tr("Target"), targetRow);
+  return form;
+}
+
+QLayout* TranslationPanel::buildViewRow() {
+  kindBox_->addItem(tr("Cross-attention"), int(Kind::Cross));
+  kindBox_->addItem(tr("Encoder self-attention"), int(Kind::Encoder));
+  kindBox_->addItem(tr("Decoder self-attention"), int(Kind::Decoder));
+  kindBox_->setToolTip(
+      tr("Cross-attention: each target token's weights over the source tokens. Encoder: "
+         "the source over itself. Decoder: the target over its earlier tokens."));
+  layerBox_->setToolTip(tr("Layer of the encoder or decoder stack"));
+  headBox_->setToolTip(tr("One head, or the mean of the layer's heads"));
+  auto* row = new QHBoxLayout;
+  row->addWidget(new QLabel(tr("Show"), this));
+  row->addWidget(kindBox_);
+  row->addWidget(new QLabel(tr("Layer"), this));
+  row->addWidget(layerBox_);
+  row->addWidget(new QLabel(tr("Head"), this));
+  row->addWidget(headBox_);
+  row->addStretch(1);
+  return row;
+}
+
+void TranslationPanel::setModel(std::shared_ptr<const attn::models::Seq2SeqModel> model) {
+  job_->cancel();
+  model_ = std::move(model);
+  run_.reset();
+  for (QWidget* w : std::initializer_list<QWidget*>{source_, target_, go_, beams_, maxNew_})
+    w->setEnabled(model_ != nullptr);
+  if (!model_) {
+    modelLabel_->setText(
+        tr("Open an encoder–decoder model (Marian, BART, mBART, T5) with File > Open "
+           "Model Folder… to translate with it and see its attention."));
+    output_->clear();
+    fillLayers();
+    return;
+  }
+  const auto& info = model_->info();
+  modelLabel_->setText(tr("%1 (%2): encoder %3 × %4 heads, decoder %5 × %6 heads")
+                           .arg(QString::fromStdString(info.name), QString::fromStdString(info.modelType))
+                           .arg(info.encoderLayers)
+                           .arg(info.encoderHeads)
+                           .arg(info.decoderLayers)
+                           .arg(info.decoderHeads));
+  if (source_->text().trimmed().isEmpty()) source_->setText(exampleFor(info));
+  fillLayers();
+  translate();
+}
+
+void TranslationPanel::translate() {
+  if (!model_) return;
+  struct Out {
+    std::shared_ptr<const attn::models::Seq2SeqRun> run;
+    QString error;
+    double ms = 0.0;
+  };
+  auto out = std::make_shared<Out>();
+  const auto model = model_;
+  const std::string sourceText = source_->text().toStdString();
+  const std::string targetText = target_->text().trimmed().toStdString();
+  attn::models::GenerateOptions options;
+  options.beams = beams_->value();
+  options.maxNewTokens = maxNew_->value();
+  const auto& control = job_->start(
+      [model, sourceText, targetText, options, out](JobControl& c) {
+        QElapsedTimer timer;
+        timer.start();
+        try {
+          auto source = model->encode(sourceText, "Source");
+          if (!source) {
+            out->error = QString::fromStdString(source.error().message);
+            return;
+          }
+          auto run =
+              targetText.empty()
+                  ? model->generate(*source, options,
+                                    [&c](double f, std::string_view stage) { return c.report(f, stage); })
+                  : model->forced(*source, targetText, "Target");
+          if (run)
+            out->run = std::make_shared<const attn::models::Seq2SeqRun>(std::move(run).value());
+          else
+            out->error = QString::fromStdString(run.error().message);
+        } catch (const std::bad_alloc&) {
+          out->error = tr("not enough memory for this translation");
+        }
+        out->ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+      },
+      [this, out] {
+        cancel_->hide();
+        progress_->hide();
+        if (!out->run) {  // the previous translation stays on screen
+          status_->setText(out->error);
+          emit message(out->error);
+          return;
+        }
+        deliver(out->run, out->ms);
+      },
+      targetText.empty() ? tr("Translating") : tr("Decoding the target"));
+  (void)control;
+  cancel_->show();
+  progress_->setValue(0);
+  progress_->show();
+  status_->setText(tr("Translating…"));
+  poll_->start();
+}
+
+void TranslationPanel::cancel() {
+  if (!job_->busy()) return;
+  job_->cancel();
+  cancel_->hide();
+  progress_->hide();
+  status_->setText(tr("Cancelled; the previous translation stays."));
+}
+
+bool TranslationPanel::busy() const { return job_->busy(); }
+
+void TranslationPanel::waitForIdle() {
+  while (job_->busy()) {
+    if (const auto& c = job_->current()) c->wait();
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+  }
+}
+
+void TranslationPanel::deliver(std::shared_ptr<const attn::models::Seq2SeqRun> run, double ms) {
+  run_ = std::move(run);
+  const bool forced = run_->outputText.empty() && !target_->text().trimmed().isEmpty();
+  output_->setText(forced ? tr("Forced target: %1").arg(target_->text().trimmed())
+                          : tr("Translation: %1").arg(QString::fromStdString(run_->outputText)));
+  output_->setToolTip(QString::fromStdString(run_->settings));
+  status_->setText(tr("%1 source and %2 target tokens in %3 ms")
+                       .arg(run_->source.size())
+                       .arg(static_cast<int>(run_->targetIds.size()))
+                       .arg(ms, 0, 'f', 0));
+  fillLayers();
+}
+
+void TranslationPanel::fillLayers() {
+  const int keepLayer = layerBox_->currentIndex(), keepHead = headBox_->currentIndex();
+  const QSignalBlocker b1(layerBox_), b2(headBox_);
+  layerBox_->clear();
+  headBox_->clear();
+  if (run_) {
+    const auto& layers = kindLayers(*run_, kind());
+    for (size_t i = 0; i < layers.size(); ++i) layerBox_->addItem(QString::number(i));
+    headBox_->addItem(tr("Mean of heads"), -1);
+    const int heads = layers.empty() ? 0 : layers.front().numHeads();
+    for (int h = 0; h < heads; ++h) headBox_->addItem(QString::number(h), h);
+    // The last layer by default: its cross-attention is usually the most alignment-like.
+    layerBox_->setCurrentIndex(keepLayer >= 0 && keepLayer < layerBox_->count() ? keepLayer
+                                                                                : layerBox_->count() - 1);
+    headBox_->setCurrentIndex(keepHead >= 0 && keepHead < headBox_->count() ? keepHead : 0);
+  }
+  redraw();
+}
+
+void TranslationPanel::setKind(Kind k) { kindBox_->setCurrentIndex(kindBox_->findData(int(k))); }
+void TranslationPanel::setLayer(int layer) { layerBox_->setCurrentIndex(layer); }
+void TranslationPanel::setHead(int head) { headBox_->setCurrentIndex(headBox_->findData(head)); }
+TranslationPanel::Kind TranslationPanel::kind() const {
+  return static_cast<Kind>(kindBox_->currentData().toInt());
+}
+int TranslationPanel::layer() const { return layerBox_->currentIndex(); }
+int TranslationPanel::head() const {
+  return headBox_->currentIndex() < 0 ? -1 : headBox_->currentData().toInt();
+}
+QString TranslationPanel::status() const { return status_->text(); }
+QString TranslationPanel::scoreText() const { return score_->text(); }
+
+void TranslationPanel::redraw() {
+  shown_ = attn::Mat();
+  argmax_.clear();
+  static const std::vector<attn::AttentionResult> kNone;
+  const auto& layers = run_ ? kindLayers(*run_, kind()) : kNone;
+  if (layer() < 0 || layer() >= static_cast<int>(layers.size())) {
+    heatmap_->setMatrix(attn::Mat(), {}, {}, QString());
+    links_->clear();
+    scoreReference();
+    return;
+  }
+  const auto& res = layers[static_cast<size_t>(layer())];
+  shown_ = layerMap(res, head());
+  const QStringList rows = toLabels(res.queryTokens), cols = toLabels(res.keyTokens);
+  argmax_ = attn::alignment::argmaxAlignment(shown_);
+  const QString what = head() < 0 ? tr("mean of %1 heads").arg(res.numHeads()) : tr("head %1").arg(head());
+  heatmap_->setMatrix(shown_, rows, cols,
+                      tr("%1, layer %2, %3").arg(kindBox_->currentText()).arg(layer()).arg(what), 0.0, 1.0);
+  links_->setAlignment(shown_, cols, rows, argmax_);
+  scoreReference();
+}
+
+void TranslationPanel::scoreReference() {
+  const QString text = reference_->text().trimmed();
+  links_->setReference({}, {});
+  if (text.isEmpty() || shown_.size() == 0)
+    return score_->setText(text.isEmpty() ? QString() : tr("no map yet"));
+  if (kind() != Kind::Cross) return score_->setText(tr("AER: cross-attention only"));
+  auto ref = attn::alignment::parsePharaoh(text.toStdString(), tr("Reference alignment").toStdString(),
+                                           static_cast<int>(shown_.cols()), static_cast<int>(shown_.rows()));
+  if (!ref) return score_->setText(QString::fromStdString(ref.error().message));
+  links_->setReference({ref->sure.begin(), ref->sure.end()}, {ref->possible.begin(), ref->possible.end()});
+  auto s = attn::alignment::alignmentErrorRate(argmax_, *ref);
+  if (!s) return score_->setText(QString::fromStdString(s.error().message));
+  score_->setText(tr("AER %1 (precision %2, recall %3)")
+                      .arg(s->aer, 0, 'f', 3)
+                      .arg(s->precision, 0, 'f', 3)
+                      .arg(s->recall, 0, 'f', 3));
+}
+
+}  // namespace attn::ui

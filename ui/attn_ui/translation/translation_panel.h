@@ -1,0 +1,114 @@
+#pragma once
+// The Translation dock: an encoder–decoder checkpoint (Marian, BART, mBART, T5) translates the
+// source sentence on a worker (greedy or beam search as the checkpoint's generation config says,
+// or a target the user forces), with progress and Cancel; then any layer's encoder
+// self-attention, decoder self-attention or cross-attention — one head or the mean of the
+// heads — as a heatmap (target tokens × source tokens for cross-attention) and as links between
+// the two sentences, each target token's argmax link bold (the alignment figure of Bahdanau et
+// al. 2015). A reference alignment in the Pharaoh format is drawn beside it and scored by the
+// alignment error rate (Och & Ney 2003).
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "attn/alignment/word_alignment.h"
+#include "attn/tensor.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTimer;
+class QToolButton;
+
+namespace attn::models {
+class Seq2SeqModel;
+struct Seq2SeqRun;
+}  // namespace attn::models
+
+namespace attn::ui {
+
+class AlignmentLinksView;
+class HeatmapWidget;
+class NewestJob;
+
+class TranslationPanel : public QWidget {
+  Q_OBJECT
+ public:
+  enum class Kind { Cross = 0, Encoder = 1, Decoder = 2 };
+
+  explicit TranslationPanel(QWidget* parent = nullptr);
+  ~TranslationPanel() override;
+
+  /// Shows `model` and translates the source sentence with it (an example if it is empty).
+  void setModel(std::shared_ptr<const attn::models::Seq2SeqModel> model);
+  const std::shared_ptr<const attn::models::Seq2SeqModel>& model() const { return model_; }
+  /// Translates the source (or forces the target, when one is given) on a worker.
+  void translate();
+  /// Stops the translation in progress; the previous one stays on screen.
+  void cancel();
+  bool busy() const;
+  void waitForIdle();
+
+  void setKind(Kind kind);
+  void setLayer(int layer);
+  void setHead(int head);  // -1: the mean of the heads
+  Kind kind() const;
+  int layer() const;
+  int head() const;
+
+  const std::shared_ptr<const attn::models::Seq2SeqRun>& run() const { return run_; }
+  /// The map shown: [query tokens, key tokens] of the chosen kind, layer and head (or mean).
+  const attn::Mat& shownMap() const { return shown_; }
+  const std::vector<attn::alignment::Link>& argmaxLinks() const { return argmax_; }
+  QString status() const;
+  QString scoreText() const;
+
+  QLineEdit* sourceEdit() const { return source_; }
+  QLineEdit* targetEdit() const { return target_; }
+  QLineEdit* referenceEdit() const { return reference_; }
+  QSpinBox* beamBox() const { return beams_; }
+  QPushButton* translateButton() const { return go_; }
+  QToolButton* cancelButton() const { return cancel_; }
+  HeatmapWidget* heatmap() const { return heatmap_; }
+  AlignmentLinksView* linksView() const { return links_; }
+
+ signals:
+  void message(const QString& text);
+
+ private:
+  QLayout* buildInputRows();
+  QLayout* buildViewRow();
+  void fillLayers();
+  void redraw();
+  void scoreReference();
+  void deliver(std::shared_ptr<const attn::models::Seq2SeqRun> run, double ms);
+
+  std::shared_ptr<const attn::models::Seq2SeqModel> model_;
+  std::shared_ptr<const attn::models::Seq2SeqRun> run_;
+  attn::Mat shown_;
+  std::vector<attn::alignment::Link> argmax_;
+  QLabel* modelLabel_;
+  QLineEdit* source_;
+  QLineEdit* target_;
+  QSpinBox* beams_;
+  QSpinBox* maxNew_;
+  QPushButton* go_;
+  QToolButton* cancel_;
+  QProgressBar* progress_;
+  QLabel* output_;
+  QComboBox* kindBox_;
+  QComboBox* layerBox_;
+  QComboBox* headBox_;
+  HeatmapWidget* heatmap_;
+  AlignmentLinksView* links_;
+  QLineEdit* reference_;
+  QLabel* score_;
+  QLabel* status_;
+  QTimer* poll_;
+  std::unique_ptr<NewestJob> job_;
+};
+
+}  // namespace attn::ui
