@@ -113,6 +113,14 @@
 <context>
     <name>QObject</name>
     <message>
+        <source>Running the model: next-token predictions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running the model: layer %1 of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The text has no tokens; type a sentence.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3167,6 +3175,24 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>Only the first %1 manifests are listed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ExplorerModel</name>
+    <message>
+        <source>Running the model</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ModelRunProgress</name>
+    <message>
+        <source>Stop the model run (Esc); the view keeps the previous run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled: the view keeps the previous run.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -150,6 +150,14 @@
 <context>
     <name>QObject</name>
     <message>
+        <source>Running the model: next-token predictions</source>
+        <translation>正在运行模型：下一词元预测</translation>
+    </message>
+    <message>
+        <source>Running the model: layer %1 of %2</source>
+        <translation>正在运行模型：第 %1 层（共 %2 层）</translation>
+    </message>
+    <message>
         <source>Vision attention</source>
         <translation>视觉注意力</translation>
     </message>
@@ -4841,6 +4849,24 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Only the first %1 manifests are listed.</source>
         <translation>仅列出前 %1 个清单。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ExplorerModel</name>
+    <message>
+        <source>Running the model</source>
+        <translation>正在运行模型</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ModelRunProgress</name>
+    <message>
+        <source>Stop the model run (Esc); the view keeps the previous run.</source>
+        <translation>停止模型运行（Esc）；视图保留上一次运行的结果。</translation>
+    </message>
+    <message>
+        <source>Cancelled: the view keeps the previous run.</source>
+        <translation>已取消：视图保留上一次运行的结果。</translation>
     </message>
 </context>
 </TS>

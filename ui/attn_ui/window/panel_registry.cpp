@@ -9,6 +9,7 @@
 #include "attn_ui/lens/lens_panel.h"
 #include "attn_ui/metrics/metrics_panel.h"
 #include "attn_ui/pretrained/experiments_actions.h"
+#include "attn_ui/pretrained/model_run_progress.h"
 #include "attn_ui/pretrained/prediction_panel.h"
 #include "attn_ui/spatial/graph_panel.h"
 #include "attn_ui/spatial/image_panel.h"
@@ -51,6 +52,7 @@ void installExtraPanels(MainWindow& window) {
   window.heatmapPanel()->addToolBarWidget(contributions->selector());
   QObject::connect(contributions, &ContributionView::message, window.model(), &ExplorerModel::reportError);
   new TrainingWindowAction(window);  // View > Training…
+  new ModelRunProgress(&window, window.model());  // a long model run's layer, bar and Cancel
 }
 
 }  // namespace attn::ui
