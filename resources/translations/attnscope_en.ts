@@ -121,6 +121,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Row and column</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The text has no tokens; type a sentence.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3193,6 +3197,57 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
     <message>
         <source>Cancelled: the view keeps the previous run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::RowColumnPanel</name>
+    <message>
+        <source>weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>key token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>query token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How many of the keys the query token attends to most are listed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where the query token attends: top</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Click a heatmap cell: its query row and key column show here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This view keeps no weights (metrics only): there is no row or column to show.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Query row %1 “%2”: its weight on each key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Key column %1 “%2”: the weight each query gives it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

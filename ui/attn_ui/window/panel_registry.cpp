@@ -6,6 +6,7 @@
 #include "attn_ui/classroom/tiling_panel.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_panel.h"
+#include "attn_ui/explorer/row_column_panel.h"
 #include "attn_ui/lens/lens_panel.h"
 #include "attn_ui/metrics/metrics_panel.h"
 #include "attn_ui/pretrained/experiments_actions.h"
@@ -31,6 +32,10 @@ void installExtraPanels(MainWindow& window) {
     window.statusSummary()->setExtraWarnings(a ? collapseWarnings(*a) : QStringList{});
   });
   window.addPanel(QObject::tr("Predictions"), new PredictionPanel(window.model()), Qt::RightDockWidgetArea);
+  // A tab beside the predictions; a heatmap click brings it forward.
+  auto* rowColumn = new RowColumnPanel(window.model(), window.heatmap());
+  auto* rowColumnDock = window.addPanel(QObject::tr("Row and column"), rowColumn, Qt::RightDockWidgetArea);
+  QObject::connect(rowColumn, &RowColumnPanel::cellPicked, rowColumnDock, &QDockWidget::raise);
   window.addPanel(QObject::tr("Logit lens"), new LensPanel(window.model()), Qt::BottomDockWidgetArea)
       ->hide();  // reads every layer through the unembedding: computed only while open
   window.addPanel(QObject::tr("Tiling and approximation"), new TilingPanel(window.model()), Qt::BottomDockWidgetArea)
