@@ -147,8 +147,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, StreamedForward,
                          ::testing::Values("gpt2", "bert", "llama", "llama3", "qwen2"));
 
 // The window's Cancel: the forward asks the progress callback once before each layer
-// (fraction l / (L + 1)); false there stops the run before that layer, with an error
-// that says so and no partial result.
+// (fraction l / (L + 1)) and before its output head (L / (L + 1)); false there stops the
+// run, with an error that says so and no partial result.
 TEST(StreamedForwardCancel, StopsBetweenLayersWithAClearError) {
   auto model = Model::open(modelDir("llama"));
   ASSERT_TRUE(model.ok()) << model.error().message;
@@ -173,15 +173,24 @@ TEST(StreamedForwardCancel, StopsBetweenLayersWithAClearError) {
         << run.error().message;  // names the model
     ASSERT_EQ(seen.size(), 2u);  // nothing ran after the refusal
     EXPECT_DOUBLE_EQ(seen[1], 1.0 / (layers + 1));
-    // Uncancelled: one report per layer and a last one at 1.
+    // Uncancelled: one report per layer, one before the output head, a last one at 1.
     seen.clear();
     auto whole = m.run(*enc, options, [&](double f, std::string_view) {
       seen.push_back(f);
       return true;
     });
     ASSERT_TRUE(whole.ok()) << whole.error().message;
-    ASSERT_EQ(seen.size(), static_cast<size_t>(layers) + 1);
+    ASSERT_EQ(seen.size(), static_cast<size_t>(layers) + 2);
+    EXPECT_DOUBLE_EQ(seen[static_cast<size_t>(layers)], static_cast<double>(layers) / (layers + 1));
     EXPECT_DOUBLE_EQ(seen.back(), 1.0);
+    // Cancelled at the output head: the layers ran, the lm_head did not.
+    seen.clear();
+    auto atHead = m.run(*enc, options, [&](double f, std::string_view) {
+      seen.push_back(f);
+      return f < static_cast<double>(layers) / (layers + 1);
+    });
+    ASSERT_FALSE(atHead.ok());
+    EXPECT_EQ(seen.size(), static_cast<size_t>(layers) + 1);
   }
 }
 
