@@ -29,7 +29,7 @@ QCustomPlot* weightCurve(const QString& xLabel, QWidget* parent) {
   plot->graph(0)->setLineStyle(QCPGraph::lsImpulse);
   plot->xAxis->setLabel(xLabel);
   plot->yAxis->setLabel(RowColumnPanel::tr("weight"));
-  plot->setMinimumHeight(130);
+  plot->setMinimumHeight(150);
   followPalette(plot);
   return plot;
 }
@@ -75,18 +75,22 @@ RowColumnPanel::RowColumnPanel(ExplorerModel* model, HeatmapWidget* heatmap, QWi
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
-  table_->setMinimumHeight(160);
+  table_->setMinimumHeight(140);
 
   auto* topRow = new QHBoxLayout;
   topRow->addWidget(new QLabel(tr("Where the query token attends: top"), this));
   topRow->addWidget(topCount_);
   topRow->addStretch(1);
+  // The answer to "where does this token attend" first (a laptop's dock shows its top
+  // rows without scrolling), the two curves side by side below it.
+  auto* curves = new QHBoxLayout;
+  curves->addWidget(rowPlot_, 1);
+  curves->addWidget(columnPlot_, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(header_);
-  layout->addWidget(rowPlot_, 1);
-  layout->addWidget(columnPlot_, 1);
   layout->addLayout(topRow);
   layout->addWidget(table_, 1);
+  layout->addLayout(curves, 1);
 
   connect(topCount_, &QSpinBox::valueChanged, this, &RowColumnPanel::refresh);
   connect(model_, &ExplorerModel::resultChanged, this, &RowColumnPanel::refresh);
