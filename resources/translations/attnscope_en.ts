@@ -113,6 +113,18 @@
 <context>
     <name>QObject</name>
     <message>
+        <source>Row and column</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running the model: layer %1 of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running the model: next-token predictions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Translation</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3365,6 +3377,75 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <name>attn::ui::AlignmentLinksView</name>
     <message>
         <source>Translate a sentence to see its alignment.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ExplorerModel</name>
+    <message>
+        <source>Running the model</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ModelRunProgress</name>
+    <message>
+        <source>Cancelled: the view keeps the previous run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop the model run (Esc); the view keeps the previous run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::RowColumnPanel</name>
+    <message>
+        <source>Layer %1, head %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Key column %1 “%2”: the weight each query gives it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Query row %1 “%2”: its weight on each key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This view keeps no weights (metrics only): there is no row or column to show.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Click a heatmap cell: its query row and key column show here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where the query token attends: top</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How many of the keys the query token attends to most are listed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>query token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>key token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>weight</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -150,6 +150,18 @@
 <context>
     <name>QObject</name>
     <message>
+        <source>Row and column</source>
+        <translation>行与列</translation>
+    </message>
+    <message>
+        <source>Running the model: layer %1 of %2</source>
+        <translation>正在运行模型：第 %1 层（共 %2 层）</translation>
+    </message>
+    <message>
+        <source>Running the model: next-token predictions</source>
+        <translation>正在运行模型：下一词元预测</translation>
+    </message>
+    <message>
         <source>Translation</source>
         <translation>翻译</translation>
     </message>
@@ -5039,6 +5051,75 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Translate a sentence to see its alignment.</source>
         <translation>翻译一个句子即可看到它的对齐。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ExplorerModel</name>
+    <message>
+        <source>Running the model</source>
+        <translation>正在运行模型</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::ModelRunProgress</name>
+    <message>
+        <source>Cancelled: the view keeps the previous run.</source>
+        <translation>已取消：视图保留上一次运行的结果。</translation>
+    </message>
+    <message>
+        <source>Stop the model run (Esc); the view keeps the previous run.</source>
+        <translation>停止模型运行（Esc）；视图保留上一次运行的结果。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::RowColumnPanel</name>
+    <message>
+        <source>Layer %1, head %2</source>
+        <translation>第 %1 层，第 %2 个头</translation>
+    </message>
+    <message>
+        <source>Key column %1 “%2”: the weight each query gives it</source>
+        <translation>键列 %1“%2”：每个查询给它的权重</translation>
+    </message>
+    <message>
+        <source>Query row %1 “%2”: its weight on each key</source>
+        <translation>查询行 %1“%2”：它在每个键上的权重</translation>
+    </message>
+    <message>
+        <source>This view keeps no weights (metrics only): there is no row or column to show.</source>
+        <translation>此视图不保留权重（仅指标）：没有可显示的行或列。</translation>
+    </message>
+    <message>
+        <source>Click a heatmap cell: its query row and key column show here.</source>
+        <translation>点击热力图的一个单元格：它的查询行和键列显示在这里。</translation>
+    </message>
+    <message>
+        <source>Where the query token attends: top</source>
+        <translation>查询词元关注哪里：前</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>How many of the keys the query token attends to most are listed.</source>
+        <translation>列出查询词元关注最多的键的个数。</translation>
+    </message>
+    <message>
+        <source>query token</source>
+        <translation>查询词元</translation>
+    </message>
+    <message>
+        <source>key token</source>
+        <translation>键词元</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
     </message>
 </context>
 </TS>

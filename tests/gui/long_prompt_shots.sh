@@ -3,7 +3,8 @@
 # (4 layers x 8 heads, 2 KV heads, context 8,192; q/k weights scaled up so the
 # heads are not uniform) and a session with an Austen paragraph repeated to
 # 3,302 tokens, opens it under Xvfb (the run streams: its maps would take 1.4 GB),
-# shoots the overview, zooms the heatmap with the mouse wheel and shoots again.
+# shoots the run in progress, clicks a cell (the Row and column dock), shoots the
+# overview, zooms the heatmap with the mouse wheel and shoots again.
 # Usage: long_prompt_shots.sh PATH/TO/attnscope OUTDIR [WIDTH HEIGHT]
 set -euo pipefail
 app=$1
@@ -49,9 +50,15 @@ trap 'kill "$pid" 2>/dev/null || true; rm -rf "$cfg"' EXIT
 win=$(timeout 30 xdotool search --sync --onlyvisible --name '^AttnScope' | head -1)
 xdotool windowmove --sync "$win" 0 0 || true
 xdotool windowsize --sync "$win" "$W" "$H" || true
+sleep 3  # the model run in progress: its layer, bar and Cancel in the status bar
+import -window root "$out/long-${W}-running.png"
 sleep "${LONG_SHOTS_WAIT:-45}"  # the streamed run, the overview, the head grid's thumbnails
-import -window root "$out/long-${W}-overview.png"
+# A click on a cell pins its query row; the Row and column dock comes forward with the
+# row, the column and the query's top keys, recomputed from the kept q/k.
 xdotool mousemove $((W * 36 / 100)) $((H * 37 / 100))
+xdotool click 1
+sleep 8
+import -window root "$out/long-${W}-overview.png"
 for _ in $(seq 22); do xdotool click 4; sleep 0.2; done
 sleep 20
 import -window root "$out/long-${W}-zoom.png"

@@ -183,6 +183,10 @@ Result<ModelRun> forwardOver(const ModelConfig& c, const ModelWeights& w, const 
   graph.embed(f, h);
   if (opt.keepHiddenStates) run.hiddenStates.reserve(static_cast<size_t>(c.layers) + 1);
   if (auto st = runLayers(graph, f, start, *mask, h, run, src, progress); !st) return st.error();
+  // The head after the last layer (lm_head over the vocabulary at every position) can take
+  // as long as several layers at long N: one more report, so a cancel need not wait for it.
+  if (progress && !progress(static_cast<double>(c.layers) / (c.layers + 1), "output head"))
+    return Error{src + ": cancelled"};
   graph.output(f, h, run);
   run.qk = std::move(store);
   run.firstLayer = opt.onlyLayer >= 0 ? opt.onlyLayer : 0;

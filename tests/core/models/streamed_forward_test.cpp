@@ -146,6 +146,54 @@ TEST_P(StreamedForward, ChunkedPrefillGivesTheLogitsOfTheWholeSequence) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, StreamedForward,
                          ::testing::Values("gpt2", "bert", "llama", "llama3", "qwen2"));
 
+// The window's Cancel: the forward asks the progress callback once before each layer
+// (fraction l / (L + 1)) and before its output head (L / (L + 1)); false there stops the
+// run, with an error that says so and no partial result.
+TEST(StreamedForwardCancel, StopsBetweenLayersWithAClearError) {
+  auto model = Model::open(modelDir("llama"));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const Model& m = **model;
+  auto enc = m.encode("The animal didn't cross the street because it was too tired.", std::nullopt, "text");
+  ASSERT_TRUE(enc.ok());
+  const int layers = m.info().layers;
+  ASSERT_GE(layers, 2);
+  for (bool streamed : {true, false}) {
+    SCOPED_TRACE(streamed ? "streamed" : "materialized");
+    RunOptions options;
+    options.streamed = streamed;
+    std::vector<double> seen;
+    auto stopAtLayer1 = [&](double f, std::string_view) {
+      seen.push_back(f);
+      return f < 1.0 / (layers + 1);  // layer 0 runs; stop before layer 1
+    };
+    auto run = m.run(*enc, options, stopAtLayer1);
+    ASSERT_FALSE(run.ok());
+    EXPECT_NE(run.error().message.find("cancelled"), std::string::npos) << run.error().message;
+    EXPECT_NE(run.error().message.find("llama"), std::string::npos)
+        << run.error().message;  // names the model
+    ASSERT_EQ(seen.size(), 2u);  // nothing ran after the refusal
+    EXPECT_DOUBLE_EQ(seen[1], 1.0 / (layers + 1));
+    // Uncancelled: one report per layer, one before the output head, a last one at 1.
+    seen.clear();
+    auto whole = m.run(*enc, options, [&](double f, std::string_view) {
+      seen.push_back(f);
+      return true;
+    });
+    ASSERT_TRUE(whole.ok()) << whole.error().message;
+    ASSERT_EQ(seen.size(), static_cast<size_t>(layers) + 2);
+    EXPECT_DOUBLE_EQ(seen[static_cast<size_t>(layers)], static_cast<double>(layers) / (layers + 1));
+    EXPECT_DOUBLE_EQ(seen.back(), 1.0);
+    // Cancelled at the output head: the layers ran, the lm_head did not.
+    seen.clear();
+    auto atHead = m.run(*enc, options, [&](double f, std::string_view) {
+      seen.push_back(f);
+      return f < static_cast<double>(layers) / (layers + 1);
+    });
+    ASSERT_FALSE(atHead.ok());
+    EXPECT_EQ(seen.size(), static_cast<size_t>(layers) + 1);
+  }
+}
+
 TEST(StreamedForwardStore, HalfPrecisionMapsRectanglesAndSize) {
   auto model = Model::open(modelDir("llama"));
   ASSERT_TRUE(model.ok()) << model.error().message;

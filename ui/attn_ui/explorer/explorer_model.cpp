@@ -4,6 +4,7 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <algorithm>
+#include <cmath>
 #include <new>
 
 #include "attn/models/model.h"
@@ -48,6 +49,12 @@ struct ExplorerModel::Job {
   QString error;
   double ms = 0.0;
 };
+
+QString modelRunStage(double fraction, int layers) {
+  const int layer = std::clamp(static_cast<int>(std::lround(fraction * (layers + 1))), 0, layers);
+  if (layer >= layers) return QObject::tr("Running the model: next-token predictions");
+  return QObject::tr("Running the model: layer %1 of %2").arg(layer + 1).arg(layers);
+}
 
 ExplorerModel::ExplorerModel(QObject* parent) : QObject(parent) {
   coalesce_.setSingleShot(true);
@@ -331,8 +338,8 @@ QString tooLongMessage(long long nq, long long nk, int heads, int limit) {
 }
 }  // namespace
 
-void ExplorerModel::runJob(const std::shared_ptr<Job>& job) {
-  if (job->model) return runModelJob(*job);
+void ExplorerModel::runJob(const std::shared_ptr<Job>& job, JobControl& control) {
+  if (job->model) return runModelJob(*job, control);
   QElapsedTimer timer;
   timer.start();
   if (job->precomputed) {  // weights from the file, viewed as they are
@@ -532,7 +539,7 @@ void ExplorerModel::runVisionJob(Job& job) {
   job.ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 
-void ExplorerModel::runModelJob(Job& job) {
+void ExplorerModel::runModelJob(Job& job, JobControl& control) {
   if (job.model->info().vision) return runVisionJob(job);
   QElapsedTimer timer;
   timer.start();
@@ -566,8 +573,13 @@ void ExplorerModel::runModelJob(Job& job) {
     options.keepLogits = 3.0 * mapBytes <= 256e6;
   }
   options.topK = info.causal ? 5 : 0;
+  // The forward checks between layers: a cancelled run stops there and keeps nothing.
+  const attn::models::ProgressFn progress = [&control, total = info.layers](double f, std::string_view) {
+    control.setStage(modelRunStage(f, total));
+    return control.report(f);
+  };
   try {
-    auto run = job.model->run(*encoding, options);
+    auto run = job.model->run(*encoding, options, progress);
     if (!run) {
       job.error = uiMessage(run.error().message);
       return;
@@ -619,18 +631,44 @@ void ExplorerModel::launch() {
   job->metricsOnly = metricsOnly_;
   job->cache = inputCache_;
   inFlight_ = true;
-  runOnWorker(
-      this, [job] { runJob(job); }, [this, job] { deliver(job); });
+  runningModel_ = job->model != nullptr;
+  running_ = runOnWorker(
+      this, [job](JobControl& control) { runJob(job, control); }, [this, job] { deliver(job); },
+      runningModel_ ? tr("Running the model") : QString());
+  if (runningModel_) emit modelRunStarted();
+}
+
+bool ExplorerModel::cancelModelRun() {
+  const bool queued = coalesce_.isActive() && model_;
+  if (!queued && !(inFlight_ && runningModel_)) return false;
+  cancelledUpTo_ = generation_;
+  coalesce_.stop();
+  if (inFlight_) {
+    if (running_) running_->cancel();
+    return true;  // deliver() reports it once the worker has returned
+  }
+  if (busySignalled_) {  // nothing started: the queued request is simply dropped
+    busySignalled_ = false;
+    emit busyChanged(false);
+  }
+  emit modelRunCancelled();
+  return true;
 }
 
 void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
   inFlight_ = false;
+  running_.reset();
+  runningModel_ = false;
   if (job->cache) inputCache_ = job->cache;
   const bool newest = job->generation == generation_;
+  // Cancelled: this job and every request before the cancel are dropped (a result that
+  // finished anyway included), so the previous run stays on screen.
+  const bool cancelled = job->generation <= cancelledUpTo_;
+  const bool allCancelled = generation_ <= cancelledUpTo_;
   // The newest request starts before the panels redraw this result (a
   // slider drag then computes on the workers while the GUI thread paints, rather
   // than the two taking turns).
-  if (!newest) launch();
+  if (!newest && !allCancelled) launch();
   // Jobs run one at a time in request order, so a result is always newer than
   // the one on screen; the check keeps that true should that ever change.
   // A file opened or closed since this job started: its result would show one
@@ -638,7 +676,9 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
   const bool otherInput = job->file != file_ || job->model != model_ ||
                           (hasVisionModel() && job->image != image_) ||
                           job->precomputed != showsPrecomputed();
-  if (job->generation > shownGeneration_ && !(otherInput && !newest)) {
+  if (cancelled) {
+    if (allCancelled) emit modelRunCancelled();
+  } else if (job->generation > shownGeneration_ && !(otherInput && !newest)) {
     if (job->run) {  // a model run: show the current layer of it
       ownRun_.reset();  // a new text: interventions re-run on it
       ownRunLayers_.reset();
@@ -679,7 +719,7 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
       emit errorOccurred(job->error);  // the previous result stays on screen
     }
   }
-  if (newest && !coalesce_.isActive() && busySignalled_) {
+  if ((newest || allCancelled) && !coalesce_.isActive() && busySignalled_) {
     busySignalled_ = false;
     emit busyChanged(false);
   }

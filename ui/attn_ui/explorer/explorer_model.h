@@ -24,6 +24,12 @@ struct ImagePixels;
 
 namespace attn::ui {
 
+class JobControl;
+
+/// What the progress line says of a model run `fraction` done through `layers` layers (the
+/// forward reports layer l starting at l / (layers + 1), and 1 when it is done).
+QString modelRunStage(double fraction, int layers);
+
 class ExplorerModel : public QObject {
   Q_OBJECT
  public:
@@ -164,6 +170,14 @@ class ExplorerModel : public QObject {
   void reportError(const QString& message);
   quint64 shownGeneration() const { return shownGeneration_; }
 
+  /// The model run on the worker now (its stage and fraction; cancel() stops it between
+  /// layers); null when no model run is in flight.
+  std::shared_ptr<JobControl> modelRunControl() const { return runningModel_ ? running_ : nullptr; }
+  /// Stops the model run in flight (or about to start) and every request queued behind
+  /// it: the shown run and view stay as they are, modelRunCancelled() follows. False (and
+  /// nothing changes) when no model run is in flight or queued.
+  bool cancelModelRun();
+
   /// Schedules a recomputation (changes call it themselves).
   void recompute();
   /// Blocks until the newest request has been delivered (tests, CLI).
@@ -182,12 +196,16 @@ class ExplorerModel : public QObject {
   void recomputeRequested();
   /// A model was set or cleared (the configuration's meaning changes with it).
   void modelChanged();
+  /// A model run started on the worker (modelRunControl() is its progress).
+  void modelRunStarted();
+  /// cancelModelRun() took effect: the requests up to it are dropped, the shown run stays.
+  void modelRunCancelled();
 
  private:
   struct Job;
-  static void runJob(const std::shared_ptr<Job>& job);  // on a worker thread
-  static void runModelJob(Job& job);                    // on a worker thread
-  static void runVisionJob(Job& job);                   // on a worker thread
+  static void runJob(const std::shared_ptr<Job>& job, JobControl& control);  // on a worker thread
+  static void runModelJob(Job& job, JobControl& control);                    // on a worker thread
+  static void runVisionJob(Job& job);                                        // on a worker thread
   void showModelLayer();
   void launch();
   void deliver(const std::shared_ptr<Job>& job);
@@ -224,6 +242,9 @@ class ExplorerModel : public QObject {
   quint64 generation_ = 0;       // id of the newest request
   quint64 shownGeneration_ = 0;  // id of the request whose result is shown
   bool inFlight_ = false;        // at most one job runs; the newest request follows it
+  std::shared_ptr<JobControl> running_;  // the job in flight
+  bool runningModel_ = false;            // ... is a model run
+  quint64 cancelledUpTo_ = 0;            // requests up to this id were cancelled
   bool busySignalled_ = false;
   double lastMs_ = 0.0;
   QString lastError_;

@@ -111,7 +111,10 @@ HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
   bar->addAction(makeAction(tr("&Reset View"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { heatmap_->resetView(); }));
   makeAction(tr("&Next Head"), QKeySequence(Qt::CTRL | Qt::Key_PageDown), [this] { head_->stepUp(); });
   makeAction(tr("&Previous Head"), QKeySequence(Qt::CTRL | Qt::Key_PageUp), [this] { head_->stepDown(); });
-  makeAction(tr("Unpin Row"), QKeySequence(Qt::Key_Escape), [this] { model_->setPinnedRow(-1); });
+  // Esc first stops a model run in flight (the status bar's Cancel), then unpins.
+  makeAction(tr("Unpin Row"), QKeySequence(Qt::Key_Escape), [this] {
+    if (!model_->cancelModelRun()) model_->setPinnedRow(-1);
+  });
   for (QAction* a : actions_) a->setShortcutContext(Qt::WindowShortcut);
 
   banner_->setWordWrap(true);

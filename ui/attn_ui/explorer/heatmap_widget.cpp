@@ -288,9 +288,23 @@ void HeatmapWidget::applyTitle() {
   // The title sits above the map's column only, not above the colour scale.
   const QFontMetrics fm(title_->font());
   const int column = axisRect()->outerRect().width() > 0 ? axisRect()->outerRect().width() : width() - 90;
-  title_->setText(isVisible() ? fm.elidedText(fullTitle_, Qt::ElideRight, std::max(40, column - 40))
-                              : fullTitle_);
+  title_->setText(isVisible() ? fittedTitle(fullTitle_, fm, std::max(40, column - 40)) : fullTitle_);
 }
+
+QString fittedTitle(const QString& title, const QFontMetrics& fm, int width) {
+  if (fm.horizontalAdvance(title) <= width) return title;
+  // Two lines, broken at the last " — " that lets the first fit (the parts name the
+  // quantity, the head, the model and the pooling); each line elided only if still too long.
+  const QString sep = QStringLiteral(" — ");
+  for (qsizetype at = title.lastIndexOf(sep); at > 0; at = title.lastIndexOf(sep, at - 1)) {
+    const QString first = title.left(at);
+    if (fm.horizontalAdvance(first) > width) continue;
+    return first + QLatin1Char('\n') + fm.elidedText(title.mid(at + sep.size()), Qt::ElideRight, width);
+  }
+  return fm.elidedText(title, Qt::ElideRight, width);
+}
+
+QString HeatmapWidget::drawnTitle() const { return title_->text(); }
 
 void HeatmapWidget::showEvent(QShowEvent* event) {
   QCustomPlot::showEvent(event);

@@ -19,6 +19,10 @@ class HeatmapSource;
 class MaskOverlay;
 class NewestJob;
 
+/// `title` as drawn in `width` pixels: whole when it fits, else on two lines broken at a
+/// " — " (each line elided only if it is still too long).
+QString fittedTitle(const QString& title, const QFontMetrics& fm, int width);
+
 class HeatmapWidget : public QCustomPlot {
   Q_OBJECT
  public:
@@ -81,8 +85,9 @@ class HeatmapWidget : public QCustomPlot {
   bool sourceBusy() const;
   /// Blocks until the source's pending overview and rectangle are drawn (tests).
   void waitForSource();
-  /// The whole title (the drawn one is elided to the widget's width).
+  /// The whole title (the drawn one is fitted to the widget's width: fittedTitle).
   const QString& title() const { return fullTitle_; }
+  QString drawnTitle() const;
   QCPColorMap* colorMap() const { return map_; }
   /// Cells per drawn cell along each axis (1 when drawn at full resolution).
   int poolStride() const { return stride_; }

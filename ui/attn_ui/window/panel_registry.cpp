@@ -6,10 +6,12 @@
 #include "attn_ui/classroom/tiling_panel.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_panel.h"
+#include "attn_ui/explorer/row_column_panel.h"
 #include "attn_ui/lens/lens_panel.h"
 #include "attn_ui/metrics/metrics_panel.h"
 #include "attn_ui/pretrained/experiments_actions.h"
 #include "attn_ui/pretrained/model_open_controller.h"
+#include "attn_ui/pretrained/model_run_progress.h"
 #include "attn_ui/pretrained/prediction_panel.h"
 #include "attn_ui/spatial/graph_panel.h"
 #include "attn_ui/spatial/image_panel.h"
@@ -32,6 +34,10 @@ void installExtraPanels(MainWindow& window) {
     window.statusSummary()->setExtraWarnings(a ? collapseWarnings(*a) : QStringList{});
   });
   window.addPanel(QObject::tr("Predictions"), new PredictionPanel(window.model()), Qt::RightDockWidgetArea);
+  // A tab beside the predictions; a heatmap click brings it forward.
+  auto* rowColumn = new RowColumnPanel(window.model(), window.heatmap());
+  auto* rowColumnDock = window.addPanel(QObject::tr("Row and column"), rowColumn, Qt::RightDockWidgetArea);
+  QObject::connect(rowColumn, &RowColumnPanel::cellPicked, rowColumnDock, &QDockWidget::raise);
   window.addPanel(QObject::tr("Logit lens"), new LensPanel(window.model()), Qt::BottomDockWidgetArea)
       ->hide();  // reads every layer through the unembedding: computed only while open
   window.addPanel(QObject::tr("Tiling and approximation"), new TilingPanel(window.model()), Qt::BottomDockWidgetArea)
@@ -63,6 +69,7 @@ void installExtraPanels(MainWindow& window) {
   window.heatmapPanel()->addToolBarWidget(contributions->selector());
   QObject::connect(contributions, &ContributionView::message, window.model(), &ExplorerModel::reportError);
   new TrainingWindowAction(window);  // View > Training…
+  new ModelRunProgress(&window, window.model());  // a long model run's layer, bar and Cancel
 }
 
 }  // namespace attn::ui
