@@ -8,6 +8,7 @@
 
 #include <QCoreApplication>
 #include <QDockWidget>
+#include <QKeyEvent>
 #include <QLineEdit>
 #include <QSpinBox>
 
@@ -121,6 +122,14 @@ TEST(TranslationPanel, CancelKeepsThePreviousTranslation) {
   panel.waitForIdle();
   EXPECT_EQ(panel.run(), before);
   EXPECT_TRUE(panel.status().contains("Cancelled")) << panel.status().toStdString();
+  // Esc in the source field stops a translation too.
+  panel.translate();
+  ASSERT_TRUE(panel.busy());
+  QKeyEvent esc(QEvent::KeyPress, Qt::Key_Escape, Qt::NoModifier);
+  QCoreApplication::sendEvent(panel.sourceEdit(), &esc);
+  EXPECT_FALSE(panel.busy());
+  panel.waitForIdle();
+  EXPECT_EQ(panel.run(), before);
 }
 
 TEST(TranslationPanel, OpeningAnEncoderDecoderFolderShowsTheDock) {

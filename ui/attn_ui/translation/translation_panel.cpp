@@ -5,11 +5,11 @@
 #include <QElapsedTimer>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTimer>
@@ -131,8 +131,6 @@ TranslationPanel::TranslationPanel(QWidget* parent)
   connect(source_, &QLineEdit::returnPressed, this, &TranslationPanel::translate);
   connect(target_, &QLineEdit::returnPressed, this, &TranslationPanel::translate);
   connect(cancel_, &QToolButton::clicked, this, &TranslationPanel::cancel);
-  auto* esc = new QShortcut(QKeySequence(Qt::Key_Escape), this, this, &TranslationPanel::cancel);
-  esc->setContext(Qt::WidgetWithChildrenShortcut);
   connect(kindBox_, &QComboBox::currentIndexChanged, this, [this] { fillLayers(); });
   connect(layerBox_, &QComboBox::currentIndexChanged, this, &TranslationPanel::redraw);
   connect(headBox_, &QComboBox::currentIndexChanged, this, &TranslationPanel::redraw);
@@ -141,6 +139,22 @@ TranslationPanel::TranslationPanel(QWidget* parent)
 }
 
 TranslationPanel::~TranslationPanel() = default;
+
+bool TranslationPanel::event(QEvent* e) {
+  // Esc while translating stops it. The window's own Esc (unpin the row) would take the key
+  // first as a shortcut, so claim it before shortcuts are matched, only while busy.
+  if (e->type() == QEvent::ShortcutOverride && static_cast<QKeyEvent*>(e)->key() == Qt::Key_Escape &&
+      busy()) {
+    e->accept();
+    return true;
+  }
+  return QWidget::event(e);
+}
+
+void TranslationPanel::keyPressEvent(QKeyEvent* e) {
+  if (e->key() == Qt::Key_Escape && busy()) return cancel();
+  QWidget::keyPressEvent(e);
+}
 
 QLayout* TranslationPanel::buildInputRows() {
   source_->setPlaceholderText(tr("The sentence to translate"));

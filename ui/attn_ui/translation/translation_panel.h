@@ -78,6 +78,10 @@ class TranslationPanel : public QWidget {
  signals:
   void message(const QString& text);
 
+ protected:
+  bool event(QEvent* e) override;
+  void keyPressEvent(QKeyEvent* e) override;
+
  private:
   QLayout* buildInputRows();
   QLayout* buildViewRow();
