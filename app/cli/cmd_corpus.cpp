@@ -25,6 +25,7 @@
 #include "attn/models/experiments/corpus_stats.h"
 #include "attn/models/model.h"
 #include "commands.h"
+#include "model_request.h"
 
 namespace attn::cli {
 namespace {
@@ -39,7 +40,7 @@ struct Shard {
 };
 
 struct CorpusOptions {
-  std::string modelDir, textFile, out, measure = "entropy", shard = "1/1";
+  std::string modelDir, textFile, out, measure = "entropy", shard = "1/1", backend = "cpu";
   int maxTokens = 0, top = 5;
   int64_t checkpointEvery = 1000;
   double coverage = 0.9;
@@ -137,6 +138,8 @@ class CorpusRun {
     if (o_.maxTokens < 0) return fail(fmt::format("--max-tokens must be at least 1 (got {})", o_.maxTokens));
     if (info.maxPositions > 0 && maxTokens > info.maxPositions)
       return fail(fmt::format("--max-tokens {} exceeds the model's context of {} tokens", maxTokens, info.maxPositions));
+    if (auto onDevice = planModelBackend(o_.backend, info, maxTokens, models::RunOptions{}); !onDevice)
+      return fail(onDevice.error().message);
     models::CorpusConfig config{info.name, info.layers, info.heads, *measure, o_.top, maxTokens, o_.coverage};
     stats_ = models::CorpusStats(config);
 
@@ -418,6 +421,7 @@ Action addCorpusCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--checkpoint-every", o->checkpointEvery, "Write a resumable state line every this many lines")
       ->capture_default_str();
+  cmd->add_option("--backend", o->backend, "Backend: cpu, cuda, auto")->capture_default_str();
   cmd->add_flag("--resume", o->resume, "Continue --out after its last state line");
   cmd->add_flag("--force", o->force, "Overwrite an existing --out file");
 

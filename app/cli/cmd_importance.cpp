@@ -31,6 +31,16 @@ struct ImportanceCliOptions {
   std::string prompts;  // --prompts: one prompt per line, importance averaged over them
 };
 
+// Every pass of the importance measure ablates a head (an intervention), which only the
+// CPU forward computes: --backend cuda says so and the CPU runs.
+Status planImportanceBackend(const ImportanceCliOptions& o, const models::ModelInfo& info, int tokens) {
+  models::RunOptions ablation;
+  ablation.interventions.resize(1);
+  auto onDevice = planModelBackend(o.input.backend, info, tokens, ablation);
+  if (!onDevice) return onDevice.error();
+  return okStatus();
+}
+
 // Michel et al. (2019) average head importance over a data set: each prompt's ablation
 // importance, then the mean and the (population) standard deviation per head.
 int runImportanceOverPrompts(const ImportanceCliOptions& o) {
@@ -38,6 +48,8 @@ int runImportanceOverPrompts(const ImportanceCliOptions& o) {
   if (!opened) return fail(opened.error().message);
   const auto& [model, prompts] = *opened;
   const auto& info = model->info();
+  if (auto st = planImportanceBackend(o, info, prompts.empty() ? 0 : prompts.front().size()); !st)
+    return fail(st.error().message);
   std::vector<Mat> perPrompt;
   std::string measure;
   int passes = 0, tokens = 0;
@@ -113,6 +125,7 @@ int runImportance(const ImportanceCliOptions& o) {
   if (!opened) return fail(opened.error().message);
   const auto& [model, enc] = *opened;
   const auto& info = model->info();
+  if (auto st = planImportanceBackend(o, info, enc.size()); !st) return fail(st.error().message);
   auto imp = models::headImportance(*model, enc, models::ImportanceOptions{o.steps, !o.noPrefixCache, !o.serialHeads},
                                     terminalProgress());
   if (!imp) return fail(imp.error().message);
@@ -201,6 +214,8 @@ Action addImportanceCommand(CLI::App& app) {
   cmd->add_option("--max-tokens", o->input.maxTokens, "Keep the first N tokens of a longer text or prompt");
   cmd->add_option("--key-text", o->input.keyText, "BERT-style models: the second segment");
   cmd->add_option("--pad-to", o->input.padTo, "Pad the tokens to this length (padding keys are masked)");
+  cmd->add_option("--backend", o->input.backend, "Backend: cpu, cuda, auto (ablations run on the CPU)")
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   cmd->add_option("--csv", o->csv, "Write the importance per layer and head as CSV");
   cmd->add_option("--curve,--curve-csv", o->curve,

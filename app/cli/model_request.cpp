@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 #include "attn/io/text_file.h"
 #include "attn/models/bundled_models.h"
+#include "attn/models/device/forward_plan.h"
 #include "attn/models/experiments/corpus_stats.h"
 #include "input_options.h"
 
@@ -77,6 +79,9 @@ Result<ModelRequest> runModelImage(const InputOptions& o, const models::RunOptio
   models::RunOptions options = runOptions;
   if (auto st = checkLayerOption(o.layer, info.layers); !st) return st.error();
   if (options.onlyLayer == kLastLayer) options.onlyLayer = info.layers - 1;
+  const int side = info.imageSize / std::max(info.patchSize, 1);
+  auto onDevice = planModelBackend(o.backend, info, info.prefixTokens + side * side, options);
+  if (!onDevice) return onDevice.error();
   auto run = (*model)->runImage(*pixels, options, terminalProgress());
   if (!run) return run.error();
   ModelRequest req{*model, std::move(run).value(), interventions, std::nullopt, std::nullopt, {}};
@@ -170,6 +175,8 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
   if (!interventions.empty() && model->info().causal) options.keepFullLogits = true;  // KL and loss
   if (adjust)
     if (auto st = adjust(model->info(), enc, options); !st) return st.error();
+  auto onDevice = planModelBackend(o.backend, model->info(), enc.size(), options);
+  if (!onDevice) return onDevice.error();
   auto run = model->run(enc, options, terminalProgress());
   if (!run) return run.error();
   ModelRequest req{model, std::move(run).value(), interventions, std::nullopt, std::nullopt, {}};
@@ -184,6 +191,17 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
   req.run = std::move(after).value();
   req.comparison = std::move(cmp).value();
   return req;
+}
+
+Result<bool> planModelBackend(const std::string& backend, const models::ModelInfo& info, int tokens,
+                              const models::RunOptions& options) {
+  const auto kind = parseBackend(backend);
+  if (!kind)
+    return Error{fmt::format("--backend: unknown backend '{}' (expected cpu, cuda or auto)", backend)};
+  if (*kind == BackendKind::Cpu) return false;
+  const auto plan = models::planModelForward(*kind, info, tokens, options, models::probeDevice());
+  if (!plan.note.empty()) fmt::print(stderr, "warning: {}\n", plan.note);
+  return plan.onDevice;
 }
 
 AttentionSpec modelSpec(const models::ModelInfo& info, const models::Encoding& encoding) {

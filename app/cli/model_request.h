@@ -60,6 +60,12 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
 /// (step-through scaling, titles): scaled dot over its heads, causal or padding mask.
 AttentionSpec modelSpec(const models::ModelInfo& info, const models::Encoding& encoding);
 
+/// --backend with --model: where the forward of `tokens` tokens runs (models/device/forward_plan.h).
+/// An unknown name is an error; a request for the GPU that falls back prints one line on stderr
+/// saying which piece runs on the CPU and why. Returns whether the device was chosen.
+Result<bool> planModelBackend(const std::string& backend, const models::ModelInfo& info, int tokens,
+                              const models::RunOptions& options);
+
 /// 0-based index into run.layers for the 1-based --layer (0 = the last layer).
 Result<int> modelLayerIndex(const ModelRequest& req, int layerOption);
 

@@ -23,12 +23,12 @@ struct HostExec {
   }
 };
 
-/// Runs the flash kernel's grid: every (head, query block) in turn.
+/// Runs the flash kernel's grid: every (K/V head, query block) in turn.
 inline void emulateFlash(const FlashParams& p, const TilePlan& plan) {
   std::vector<double> shared((plan.sharedBytes + sizeof(double) - 1) / sizeof(double));
   HostExec ex{plan.threads};
-  for (int head = 0; head < p.heads; ++head)
-    for (int qb = 0; qb < numBlocks(p.nq, plan.br); ++qb) {
+  for (int head = 0; head < flashKvHeads(p); ++head)
+    for (int qb = 0; qb < flashQueryBlocks(p); ++qb) {
       // Stale values from the previous block must not matter: poison them.
       std::memset(shared.data(), 0xff, shared.size() * sizeof(double));
       const FlashShared sh = flashSharedLayout(shared.data(), plan.br, plan.bc, p.dk, p.dv);
@@ -97,6 +97,60 @@ class EmulatedDevice final : public Device {
                            : b[x * strideB + static_cast<size_t>(d) * n + j]);
           c[x * strideC + static_cast<size_t>(i) * n + j] = acc;
         }
+    return okStatus();
+  }
+  // f32 sums over inputs decoded exactly, as cuBLAS's CUBLAS_COMPUTE_32F (in another order).
+  Status gemmMixed(const MixedGemm& g) override {
+    ++gemms;
+    const auto* a16 = static_cast<const uint16_t*>(g.a);
+    const auto* b16 = static_cast<const uint16_t*>(g.b);
+    const auto* a32 = static_cast<const float*>(g.a);
+    const auto* b32 = static_cast<const float*>(g.b);
+    for (int i = 0; i < g.m; ++i)
+      for (int j = 0; j < g.n; ++j) {
+        float acc = 0.0f;
+        for (int d = 0; d < g.k; ++d) {
+          const size_t ai = static_cast<size_t>(i) * g.k + d;
+          const size_t bi = g.transB ? static_cast<size_t>(j) * g.k + d : static_cast<size_t>(d) * g.n + j;
+          acc += loadInput(a32, a16, g.type, ai) * loadInput(b32, b16, g.type, bi);
+        }
+        g.c[static_cast<size_t>(i) * g.n + j] = acc;
+      }
+    return okStatus();
+  }
+  Status norm(const NormParams& p) override {
+    HostExec ex{96};  // fewer threads than most rows are wide: the partial sums cross threads
+    std::vector<double> red(normSharedBytes(ex.n) / sizeof(double));
+    for (int row = 0; row < p.rows; ++row) normRowBlock(p, red.data(), row, ex);
+    return okStatus();
+  }
+  Status rope(const RopeParams& p) override {
+    for (int r = 0; r < p.rows; ++r)
+      for (int h = 0; h < p.heads; ++h)
+        for (int i = 0; i < p.headDim / 2; ++i) ropeCell(p, r, h, i);
+    return okStatus();
+  }
+  Status headLayout(const HeadLayoutParams& p) override {
+    for (int r = 0; r < p.rows; ++r)
+      for (int h = 0; h < p.heads; ++h)
+        for (int d = 0; d < p.width; ++d) headLayoutCell(p, r, h, d);
+    return okStatus();
+  }
+  Status activation(const ActivationParams& p) override {
+    for (size_t c = 0; c < p.count; ++c) activationCell(p, c);
+    return okStatus();
+  }
+  Status add(const AddParams& p) override {
+    for (size_t c = 0; c < static_cast<size_t>(p.rows) * p.cols; ++c) addCell(p, c);
+    return okStatus();
+  }
+  Status embed(const EmbedParams& p) override {
+    for (int r = 0; r < p.rows; ++r)
+      for (int c = 0; c < p.cols; ++c) embedCell(p, r, c);
+    return okStatus();
+  }
+  Status convert(const ConvertParams& p) override {
+    for (size_t c = 0; c < p.count; ++c) convertCell(p, c);
     return okStatus();
   }
   Status synchronize() override { return okStatus(); }

@@ -32,7 +32,7 @@ Result<CublasLibrary> open() {
     if (resolve(h, "cublasCreate_v2", lib.create) && resolve(h, "cublasDestroy_v2", lib.destroy) &&
         resolve(h, "cublasSetStream_v2", lib.setStream) && resolve(h, "cublasSetMathMode", lib.setMathMode) &&
         resolve(h, "cublasSgemmStridedBatched", lib.sgemmStridedBatched) &&
-        resolve(h, "cublasGetStatusString", lib.statusString))
+        resolve(h, "cublasGemmEx", lib.gemmEx) && resolve(h, "cublasGetStatusString", lib.statusString))
       return lib;
     return Error{fmt::format("{} lacks a function the backend calls", name)};
   }

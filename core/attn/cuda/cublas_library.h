@@ -20,6 +20,13 @@ struct CublasLibrary {
   decltype(&cublasSetStream_v2) setStream = nullptr;
   decltype(&cublasSetMathMode) setMathMode = nullptr;
   decltype(&cublasSgemmStridedBatched) sgemmStridedBatched = nullptr;
+  // The C entry point (cublasComputeType_t); the header's C++ overload taking a
+  // cudaDataType compute type is an inline wrapper, not a symbol of the library.
+  using GemmExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                                      const void*, const void*, cudaDataType, int, const void*, cudaDataType,
+                                      int, const void*, void*, cudaDataType, int, cublasComputeType_t,
+                                      cublasGemmAlgo_t);
+  GemmExFn gemmEx = nullptr;
   decltype(&cublasGetStatusString) statusString = nullptr;
 };
 

@@ -129,6 +129,38 @@ class CudaDevice final : public Device {
     return okStatus();
   }
 
+  // As gemm: the row-major product is cuBLAS's column-major C^T = op(B)^T A^T. 16-bit inputs
+  // with CUBLAS_COMPUTE_32F: the tensor cores multiply, the sums stay f32; f32 inputs stay
+  // f32 (no TF32 under CUBLAS_DEFAULT_MATH).
+  Status gemmMixed(const MixedGemm& g) override {
+    const float one = 1.0f, zero = 0.0f;
+    const cudaDataType_t t = g.type == InputType::BF16  ? CUDA_R_16BF
+                             : g.type == InputType::F16 ? CUDA_R_16F
+                                                        : CUDA_R_32F;
+    const cublasStatus_t s = lib_->gemmEx(blas_, g.transB ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m,
+                                          g.k, &one, g.b, t, g.transB ? g.k : g.n, g.a, t, g.k, &zero, g.c,
+                                          CUDA_R_32F, g.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (s != CUBLAS_STATUS_SUCCESS)
+      return Error{fmt::format("cuBLAS GemmEx failed: {}", lib_->statusString(s))};
+    return okStatus();
+  }
+
+  Status norm(const NormParams& p) override { return check(launchNorm(p, stream_), "norm kernel launch"); }
+  Status rope(const RopeParams& p) override { return check(launchRope(p, stream_), "RoPE kernel launch"); }
+  Status headLayout(const HeadLayoutParams& p) override {
+    return check(launchHeadLayout(p, stream_), "head layout kernel launch");
+  }
+  Status activation(const ActivationParams& p) override {
+    return check(launchActivation(p, stream_), "activation kernel launch");
+  }
+  Status add(const AddParams& p) override { return check(launchAdd(p, stream_), "add kernel launch"); }
+  Status embed(const EmbedParams& p) override {
+    return check(launchEmbed(p, stream_), "embedding kernel launch");
+  }
+  Status convert(const ConvertParams& p) override {
+    return check(launchConvert(p, stream_), "conversion kernel launch");
+  }
+
   Status synchronize() override { return check(cudaStreamSynchronize(stream_), "kernel"); }
 
  private:

@@ -10,6 +10,13 @@
 // Tiles the mask classifies AllMasked are skipped (the same block
 // classification the CPU kernels use); only Mixed tiles test cells.
 //
+// A decoder's self-attention adds two things (the model forward on the GPU):
+// causal: j <= i, classified per tile procedurally, so tiles above the
+// diagonal are skipped without a tile table; and grouped-query attention
+// (Ainslie et al. 2023, GQA): a block takes the `group` query heads that share
+// one K/V head, their query rows stacked in one tile, so each K/V tile is
+// loaded once for the whole group (transformers' repeat_kv, without the copy).
+//
 // The block is written as phases separated by barriers: an Exec runs a phase
 // for every thread of the block and then synchronizes. On the GPU that is
 // f(threadIdx.x); __syncthreads() (kernels.cu); in the CPU emulation
@@ -65,8 +72,10 @@ struct FlashParams {
   const uint16_t* v16 = nullptr;
   const float* bias = nullptr;  // [heads, nq, nk] or null
   MaskView mask;                // numTerms == 0: nothing masked
-  const uint8_t* tiles = nullptr;  // [numQueryBlocks, numKeyBlocks] TileKind, null: all allowed
+  const uint8_t* tiles = nullptr;  // [flashQueryBlocks, numKeyBlocks] TileKind, null: all allowed
   int br = 32, bc = 32;         // query rows and keys per tile
+  int group = 1;                // query heads per K/V head: k, v hold heads / group heads
+  bool causal = false;          // j <= i as well as the mask (self-attention, nq == nk)
   float* out = nullptr;         // [heads, nq, dv]
   float* entropy = nullptr;     // [heads, nq]
   float* rowMax = nullptr;      // [heads, nq] (-inf for a fully masked row)
@@ -74,6 +83,44 @@ struct FlashParams {
 };
 
 ATTN_HD_INLINE int numBlocks(int n, int b) { return (n + b - 1) / b; }
+
+/// Query positions of one head in a tile: the br rows are shared by the group's heads,
+/// head g of the group in rows [g * qRows, (g + 1) * qRows); rows past group * qRows idle.
+ATTN_HD_INLINE int flashQueryRows(const FlashParams& p) {
+  const int g = p.group > 1 ? p.group : 1;
+  return p.br / g > 0 ? p.br / g : 1;
+}
+/// The launch grid: query blocks (x) by K/V heads (y).
+ATTN_HD_INLINE int flashQueryBlocks(const FlashParams& p) { return numBlocks(p.nq, flashQueryRows(p)); }
+ATTN_HD_INLINE int flashKvHeads(const FlashParams& p) { return p.group > 1 ? p.heads / p.group : p.heads; }
+
+/// Tile row r of block (kvHead, qb): its query head and position; false for an idle row.
+ATTN_HD_INLINE bool flashTileRow(const FlashParams& p, int kvHead, int qb, int r, int& head, int& i) {
+  const int rows = flashQueryRows(p), g = r / rows, group = p.group > 1 ? p.group : 1;
+  head = kvHead * group + g;
+  i = qb * rows + r % rows;
+  return g < group && i < p.nq;
+}
+
+/// Causal classification of the block's query rows against key tile kb, combined with the
+/// mask's own (tiles): AllMasked when either is, AllAllowed when both are.
+ATTN_HD_INLINE TileKind flashTileKind(const FlashParams& p, int qb, int kb, int numKb) {
+  TileKind kind =
+      p.tiles ? static_cast<TileKind>(p.tiles[static_cast<size_t>(qb) * numKb + kb]) : TileKind::AllAllowed;
+  if (!p.causal || kind == TileKind::AllMasked) return kind;
+  const int rows = flashQueryRows(p), iFirst = qb * rows;
+  const int iLast = (iFirst + rows < p.nq ? iFirst + rows : p.nq) - 1;
+  const int jFirst = kb * p.bc, jLast = (jFirst + p.bc < p.nk ? jFirst + p.bc : p.nk) - 1;
+  if (jFirst > iLast) return TileKind::AllMasked;
+  if (jLast <= iFirst) return kind;
+  return TileKind::Mixed;
+}
+
+ATTN_HD_INLINE bool flashCellAllowed(const FlashParams& p, TileKind kind, int i, int j) {
+  if (kind != TileKind::Mixed) return true;
+  if (p.causal && j > i) return false;
+  return p.mask.numTerms == 0 || maskAllowed(p.mask, i, j);
+}
 
 /// Row strides in shared memory: one float of padding per row of the key tile
 /// and of the score tile, so the threads of a warp, which read one row each
@@ -143,13 +190,14 @@ ATTN_HD_INLINE TilePlan chooseFlashTile(int dk, int dv, size_t maxShared) {
   return TilePlan{};
 }
 
-ATTN_HD_INLINE void flashLoadQuery(const FlashParams& p, const FlashShared& sh, int head, int qb, int tid,
+ATTN_HD_INLINE void flashLoadQuery(const FlashParams& p, const FlashShared& sh, int kvHead, int qb, int tid,
                                    int threads) {
-  const int i0 = qb * p.br;
-  const size_t q0 = (static_cast<size_t>(head) * p.nq) * p.dk;
   for (int idx = tid; idx < p.br * p.dk; idx += threads) {
-    const int r = idx / p.dk, c = idx % p.dk, i = i0 + r;
-    sh.q[idx] = i < p.nq ? loadInput(p.q, p.q16, p.inputs, q0 + static_cast<size_t>(i) * p.dk + c) * p.scale : 0.0f;
+    const int r = idx / p.dk, c = idx % p.dk;
+    int head = 0, i = 0;
+    const bool live = flashTileRow(p, kvHead, qb, r, head, i);
+    const size_t at = (static_cast<size_t>(head) * p.nq + (live ? i : 0)) * p.dk + c;
+    sh.q[idx] = live ? loadInput(p.q, p.q16, p.inputs, at) * p.scale : 0.0f;
   }
   for (int idx = tid; idx < p.br * p.dv; idx += threads) sh.o[idx] = 0.0f;
   for (int r = tid; r < p.br; r += threads) {
@@ -181,9 +229,9 @@ ATTN_HD_INLINE void flashLoadKeys(const FlashParams& p, const FlashShared& sh, i
 inline constexpr int kMicro = 4;
 
 /// s = scale q . k (+ bias); -inf where masked or outside the matrix.
-ATTN_HD_INLINE void flashScoreTile(const FlashParams& p, const FlashShared& sh, int head, int qb, int kb,
+ATTN_HD_INLINE void flashScoreTile(const FlashParams& p, const FlashShared& sh, int kvHead, int qb, int kb,
                                    TileKind kind, int tid, int threads) {
-  const int i0 = qb * p.br, j0 = kb * p.bc, colBlocks = p.bc / kMicro;
+  const int j0 = kb * p.bc, colBlocks = p.bc / kMicro;
   const int ks = keyStride(p.dk), ss = scoreStride(p.bc);
   for (int t = tid; t < (p.br / kMicro) * colBlocks; t += threads) {
     const int r0 = (t / colBlocks) * kMicro, c0 = (t % colBlocks) * kMicro;
@@ -197,9 +245,11 @@ ATTN_HD_INLINE void flashScoreTile(const FlashParams& p, const FlashShared& sh, 
     }
     for (int a = 0; a < kMicro; ++a)
       for (int b = 0; b < kMicro; ++b) {
-        const int i = i0 + r0 + a, j = j0 + c0 + b;
+        int head = 0, i = 0;
+        const bool live = flashTileRow(p, kvHead, qb, r0 + a, head, i);
+        const int j = j0 + c0 + b;
         float s = negInfF();
-        if (i < p.nq && j < p.nk && (kind != TileKind::Mixed || maskAllowed(p.mask, i, j))) {
+        if (live && j < p.nk && flashCellAllowed(p, kind, i, j)) {
           s = acc[a][b];
           if (p.bias) s += p.bias[(static_cast<size_t>(head) * p.nq + i) * p.nk + j];
         }
@@ -274,19 +324,19 @@ ATTN_HD_INLINE void flashAccumulate(const FlashParams& p, const FlashShared& sh,
   }
 }
 
-ATTN_HD_INLINE void flashFinish(const FlashParams& p, const FlashShared& sh, int head, int qb, int tid,
+ATTN_HD_INLINE void flashFinish(const FlashParams& p, const FlashShared& sh, int kvHead, int qb, int tid,
                                 int threads) {
-  const int i0 = qb * p.br;
   for (int idx = tid; idx < p.br * p.dv; idx += threads) {
-    const int r = idx / p.dv, d = idx % p.dv, i = i0 + r;
-    if (i >= p.nq) continue;
+    const int r = idx / p.dv, d = idx % p.dv;
+    int head = 0, i = 0;
+    if (!flashTileRow(p, kvHead, qb, r, head, i)) continue;
     const double l = sh.l[r];
     p.out[(static_cast<size_t>(head) * p.nq + i) * p.dv + d] =
         l > 0 ? static_cast<float>(sh.o[idx] * (1.0 / l)) : 0.0f;
   }
   for (int r = tid; r < p.br; r += threads) {
-    const int i = i0 + r;
-    if (i >= p.nq) continue;
+    int head = 0, i = 0;
+    if (!flashTileRow(p, kvHead, qb, r, head, i)) continue;
     const size_t at = static_cast<size_t>(head) * p.nq + i;
     const double l = sh.l[r];
     if (l > 0) {
@@ -305,23 +355,23 @@ ATTN_HD_INLINE void flashFinish(const FlashParams& p, const FlashShared& sh, int
 #if defined(__CUDACC__)
 #pragma nv_exec_check_disable
 #endif
-/// One block's whole pass. Exec: threads() and each(f) = run f(tid) for every
-/// thread of the block, then a barrier.
+/// One block's whole pass: K/V head kvHead (the query head itself when group is 1), query
+/// block qb of flashQueryRows(p) positions. Exec: threads() and each(f) = run f(tid) for
+/// every thread of the block, then a barrier.
 template <class Exec>
-ATTN_HD void flashBlock(const FlashParams& p, const FlashShared& sh, int head, int qb, Exec& ex) {
+ATTN_HD void flashBlock(const FlashParams& p, const FlashShared& sh, int kvHead, int qb, Exec& ex) {
   const int threads = ex.threads();
-  ex.each([&](int tid) { flashLoadQuery(p, sh, head, qb, tid, threads); });
+  ex.each([&](int tid) { flashLoadQuery(p, sh, kvHead, qb, tid, threads); });
   const int numKb = numBlocks(p.nk, p.bc);
   for (int kb = 0; kb < numKb; ++kb) {
-    const TileKind kind = p.tiles ? static_cast<TileKind>(p.tiles[static_cast<size_t>(qb) * numKb + kb])
-                                  : TileKind::AllAllowed;
+    const TileKind kind = flashTileKind(p, qb, kb, numKb);
     if (kind == TileKind::AllMasked) continue;  // uniform over the block: barriers stay matched
-    ex.each([&](int tid) { flashLoadKeys(p, sh, head, kb, tid, threads); });
-    ex.each([&](int tid) { flashScoreTile(p, sh, head, qb, kb, kind, tid, threads); });
+    ex.each([&](int tid) { flashLoadKeys(p, sh, kvHead, kb, tid, threads); });
+    ex.each([&](int tid) { flashScoreTile(p, sh, kvHead, qb, kb, kind, tid, threads); });
     ex.each([&](int tid) { flashRowUpdate(p, sh, tid, threads); });
     ex.each([&](int tid) { flashAccumulate(p, sh, tid, threads); });
   }
-  ex.each([&](int tid) { flashFinish(p, sh, head, qb, tid, threads); });
+  ex.each([&](int tid) { flashFinish(p, sh, kvHead, qb, tid, threads); });
 }
 
 /// The materialized weights of the tiled path, one cell: w = e^(s + bias - m) / l
@@ -335,7 +385,9 @@ struct WeightsParams {
 
 ATTN_HD_INLINE void weightCell(const WeightsParams& w, int head, int i, int j) {
   const FlashParams& p = w.f;
-  const size_t qr = (static_cast<size_t>(head) * p.nq + i) * p.dk, kr = (static_cast<size_t>(head) * p.nk + j) * p.dk;
+  const int kvHead = p.group > 1 ? head / p.group : head;
+  const size_t qr = (static_cast<size_t>(head) * p.nq + i) * p.dk,
+               kr = (static_cast<size_t>(kvHead) * p.nk + j) * p.dk;
   float acc = 0.0f;
   for (int d = 0; d < p.dk; ++d)
     acc += (loadInput(p.q, p.q16, p.inputs, qr + d) * p.scale) * loadInput(p.k, p.k16, p.inputs, kr + d);
@@ -344,7 +396,7 @@ ATTN_HD_INLINE void weightCell(const WeightsParams& w, int head, int i, int j) {
   const size_t row = static_cast<size_t>(head) * p.nq + i;
   const float l = p.rowSum[row];
   float weight = 0.0f;
-  if (l > 0 && (p.mask.numTerms == 0 || maskAllowed(p.mask, i, j))) {
+  if (l > 0 && !(p.causal && j > i) && (p.mask.numTerms == 0 || maskAllowed(p.mask, i, j))) {
     const float s = p.bias ? acc + p.bias[at] : acc;
     if (s >= kMaskedBelowF) weight = expf(s - p.rowMax[row]) * (1.0f / l);
   }

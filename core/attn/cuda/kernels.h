@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "attn/cuda/flash_block.h"
+#include "attn/cuda/model_block.h"
 
 namespace attn::gpu {
 
@@ -13,5 +14,14 @@ int setFlashSharedLimit(size_t bytes);
 int launchFlash(const FlashParams& p, const TilePlan& plan, void* stream);
 int launchWeights(const WeightsParams& p, void* stream);
 int launchSoftmaxRows(const SoftmaxParams& p, void* stream);
+
+// A decoder layer's other pieces (model_block.h).
+int launchNorm(const NormParams& p, void* stream);
+int launchRope(const RopeParams& p, void* stream);
+int launchHeadLayout(const HeadLayoutParams& p, void* stream);
+int launchActivation(const ActivationParams& p, void* stream);
+int launchAdd(const AddParams& p, void* stream);
+int launchEmbed(const EmbedParams& p, void* stream);
+int launchConvert(const ConvertParams& p, void* stream);
 
 }  // namespace attn::gpu
