@@ -1,5 +1,6 @@
 // attnscope-cli gradients: gradient attribution of --model on a text through the model's
-// own backward pass: the gradient of the --target token's logit at the last position with
+// own backward pass: the gradient of the --target token's logit at the last position (masked-LM
+// models: the first mask token; or --position) with
 // respect to the input embeddings, as gradient x input and integrated gradients per token
 // (Sundararajan et al. 2017), and attention x gradient per layer and head (Chefer et al.
 // 2021). Writes grad_x_input [N], integrated_gradients [N] and attn_grad [L, H, N, N].
@@ -22,6 +23,7 @@ struct GradientCliOptions {
   InputOptions input;
   std::string target, out;
   int steps = 32;
+  int position = -1;
   bool force = false, profile = false;
 };
 
@@ -52,6 +54,7 @@ Status writeGradients(const std::string& path, const models::GradientAttribution
   npz.addStrings("tokens", enc.tokens);
   npz.addStrings("target", {targetText});
   npz.addInts("target_id", {g.target});
+  npz.addInts("position", {g.position});
   npz.addInts("ig_steps", {steps});
   npz.add("target_logit", Tensor{{}, {static_cast<float>(g.targetLogit)}});
   npz.add("baseline_logit", Tensor{{}, {static_cast<float>(g.baselineLogit)}});
@@ -61,10 +64,10 @@ Status writeGradients(const std::string& path, const models::GradientAttribution
 void printGradients(const models::ModelInfo& info, const models::GradientAttribution& g,
                     const models::Encoding& enc, const std::string& targetText, int steps) {
   fmt::print(
-      "model: {} ({}, {} layers), {} tokens; target \"{}\" (#{}): logit {:.4f} at the last position, "
+      "model: {} ({}, {} layers), {} tokens; target \"{}\" (#{}): logit {:.4f} at position {}, "
       "{:.4f} from zero embeddings\n",
       info.name, models::familyName(info.family), info.layers, enc.size(), targetText, g.target,
-      g.targetLogit, g.baselineLogit);
+      g.targetLogit, g.position, g.baselineLogit);
   fmt::print(
       "integrated gradients: {} steps (right Riemann sum from the zero embedding), sum {:.4f} of the "
       "logit change {:.4f}\n",
@@ -120,6 +123,7 @@ int runGradients(const GradientCliOptions& o) {
   if (o.profile) return profileGradients(*model, enc, *target);
   models::GradientOptions opt;
   opt.steps = o.steps;
+  opt.position = o.position;
   auto g = model->gradients(enc, *target, opt, terminalProgress());
   if (!g) return fail(g.error().message);
   const std::string targetText = model->tokenizer().displayText(*target);
@@ -135,11 +139,13 @@ int runGradients(const GradientCliOptions& o) {
 }  // namespace
 
 Action addGradientsCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "gradients",
-      "Gradient attribution of --model (GPT-2 and Llama families) through its backward pass: the gradient of "
-      "the --target token's logit at the last position w.r.t. the input embeddings, as gradient x input and "
-      "integrated gradients per token, and attention x gradient per layer and head");
+  auto* cmd =
+      app.add_subcommand("gradients",
+                         "Gradient attribution of --model (GPT-2, Llama family, BERT-style masked LMs) "
+                         "through its backward pass: "
+                         "the gradient of the --target token's logit at the last position (a masked LM: its "
+                         "mask token) w.r.t. the input embeddings, as gradient x input and "
+                         "integrated gradients per token, and attention x gradient per layer and head");
   auto o = std::make_shared<GradientCliOptions>();
   cmd->add_option("--model", o->input.modelDir, "Hugging Face model folder or its cache directory")
       ->required();
@@ -149,6 +155,9 @@ Action addGradientsCommand(CLI::App& app) {
   cmd->add_option("--max-tokens", o->input.maxTokens, "Keep the first N tokens of the text");
   cmd->add_option("--target", o->target, "The token whose logit is explained: one token's text or #ID")
       ->required();
+  cmd->add_option("--position", o->position,
+                  "The position (0-based) whose logit is explained; default the last token, or a masked-LM "
+                  "model's first mask token");
   cmd->add_option("--steps", o->steps, "Integrated gradients' steps (right Riemann sum, zero baseline)")
       ->capture_default_str();
   cmd->add_option("--out", o->out,

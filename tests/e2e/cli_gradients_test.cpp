@@ -65,13 +65,18 @@ TEST(CliGradientsErrors, OneClearMessageAndNoFile) {
       {"gradients", "--model", modelDir("gpt2"), "--text", kGradText, "--target", ".", "--steps", "0"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("--steps"), std::string::npos) << r.err;
-  r = runCli({"gradients", "--model", modelDir("bert"), "--text", "the cat", "--target", "#5", "--out", out});
+  r = runCli(
+      {"gradients", "--model", modelDir("bert_legacy"), "--text", "the cat", "--target", "#5", "--out", out});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("GPT-2 and Llama families"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(out));
   r = runCli({"gradients", "--model", modelDir("gpt2"), "--text", kGradText, "--target", "."});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("target \".\" (#46)"), std::string::npos) << r.out;
+  r = runCli(
+      {"gradients", "--model", modelDir("gpt2"), "--text", kGradText, "--target", ".", "--position", "99"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("outside the text"), std::string::npos) << r.err;
 }
 
 }  // namespace

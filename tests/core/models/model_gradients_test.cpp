@@ -22,7 +22,7 @@ struct GradientFixture {
   std::shared_ptr<const Model> model;
   std::map<std::string, NpyArray> ref;
   Encoding enc;
-  int target = 0, steps = 0;
+  int target = 0, steps = 0, position = 0;
 };
 
 GradientFixture loadGradientFixture(const std::string& name) {
@@ -36,6 +36,7 @@ GradientFixture loadGradientFixture(const std::string& name) {
   f.enc.tokens.resize(f.enc.ids.size());
   f.target = static_cast<int>(f.ref.at("target").values.data.at(0));
   f.steps = static_cast<int>(f.ref.at("ig_steps").values.data.at(0));
+  f.position = static_cast<int>(f.ref.at("position").values.data.at(0));
   return f;
 }
 
@@ -60,8 +61,12 @@ TEST_P(ModelGradientsReference, MatchesPyTorchAutograd) {
   const GradientFixture f = loadGradientFixture(GetParam());
   ASSERT_TRUE(f.model);
   GradientOptions opt;
-  opt.steps = f.steps;
+  opt.steps = f.steps;  // position left at -1: the last token, or BERT's first [MASK]
   auto got = f.model->gradients(f.enc, f.target, opt);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  EXPECT_EQ(got->position, f.position);
+  opt.position = f.position;
+  got = f.model->gradients(f.enc, f.target, opt);
   ASSERT_TRUE(got.ok()) << got.error().message;
   const auto n = static_cast<size_t>(f.enc.size());
   const int L = f.model->info().layers, H = f.model->info().heads;
@@ -79,7 +84,7 @@ TEST_P(ModelGradientsReference, MatchesPyTorchAutograd) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CausalFixtures, ModelGradientsReference,
-                         ::testing::Values("gpt2", "llama", "llama3", "qwen2"));
+                         ::testing::Values("gpt2", "llama", "llama3", "qwen2", "bert"));
 
 // Properties that hold whatever the weights: a causal model's masked weights are exactly 0,
 // so is their attention x gradient; in the last layer only the last query's output reaches the
@@ -138,13 +143,25 @@ TEST(ModelGradients, RefusesWhatItCannotExplain) {
   r = f.model->gradients(Encoding{}, f.target, GradientOptions{});
   ASSERT_FALSE(r.ok());
 
-  auto bert = Model::open(modelDir("bert"));
+  GradientOptions past;
+  past.position = f.enc.size();
+  r = f.model->gradients(f.enc, f.target, past);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("outside the text"), std::string::npos) << r.error().message;
+
+  auto bert = Model::open(modelDir("bert_legacy"));  // a bare encoder: no masked-LM head
   ASSERT_TRUE(bert.ok()) << bert.error().message;
   Encoding e = f.enc;
   for (int& id : e.ids) id %= (*bert)->info().vocabSize;
   r = (*bert)->gradients(e, 1, GradientOptions{});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("GPT-2 and Llama families"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("without the masked-LM head"), std::string::npos) << r.error().message;
+  auto mlm = Model::open(modelDir("bert"));
+  ASSERT_TRUE(mlm.ok()) << mlm.error().message;
+  r = (*mlm)->gradients(e, 1, GradientOptions{});  // no [MASK] in the ids, no position given
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("no mask token"), std::string::npos) << r.error().message;
 }
 
 TEST(ModelGradients, CancelStopsIntegratedGradients) {

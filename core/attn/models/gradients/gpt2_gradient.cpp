@@ -69,14 +69,14 @@ float gpt2LogitGradient(const LogitGradientPass& g, const Mat& emb, Mat* dEmb, s
   for (int l = 0; l < c.layers; ++l) gpt2TapedLayer(g, l, h, tapes[static_cast<size_t>(l)]);
   NormTape lnf;
   Mat last;
-  layerNormTaped(h.bottomRows(1), g.weights.finalNorm, c.normEps, last, lnf);  // ln_f, last row only
+  layerNormTaped(h.row(g.position), g.weights.finalNorm, c.normEps, last, lnf);  // ln_f, that row only
   const Eigen::RowVectorXf head = lmHeadRow(g.weights, g.target);
   const float logit = last.row(0).dot(head);
   if (!dEmb) return logit;
   Mat dLast;
   layerNormBackward(head, g.weights.finalNorm, lnf, dLast);
   Mat dh = Mat::Zero(n, c.dModel);
-  dh.row(n - 1) = dLast.row(0);
+  dh.row(g.position) = dLast.row(0);
   layersBackward(c, dh, attnGrad, [&g, &tapes](int l, Mat& d, std::vector<Mat>* heads) {
     gpt2LayerBackward(g, l, tapes[static_cast<size_t>(l)], d, heads);
   });

@@ -19,10 +19,12 @@ Result<LogitGradientFn> familyBackward(const ModelConfig& c, const ModelWeights&
   const bool hasHead = !w.lmHead.empty();
   if (c.family == Family::Gpt2 && hasHead) return &gpt2LogitGradient;
   if (c.family == Family::Llama && hasHead) return &llamaLogitGradient;
-  return Error{
-      fmt::format("{}: gradients have a backward pass for causal language models of the GPT-2 and "
-                  "Llama families (gpt2, llama, qwen2, mistral); this is a {} model ({})",
-                  src, c.modelType, familyName(c.family))};
+  if (c.family == Family::Bert && w.mlmHead.present()) return &bertLogitGradient;
+  return Error{fmt::format(
+      "{}: gradients have a backward pass for causal language models of the GPT-2 and Llama families (gpt2, "
+      "llama, qwen2, mistral) and BERT-style models with their masked-LM head; this is a {} model ({}{})",
+      src, c.modelType, familyName(c.family),
+      c.family == Family::Bert ? ", without the masked-LM head" : "")};
 }
 
 Status checkGradientRequest(const ModelConfig& c, const Encoding& enc, int target, const GradientOptions& o,
@@ -33,9 +35,26 @@ Status checkGradientRequest(const ModelConfig& c, const Encoding& enc, int targe
                              c.vocabSize - 1)};
   if (o.steps < 1 || o.steps > 4096)
     return Error{fmt::format("{}: integrated gradients need 1 to 4096 steps (got {})", src, o.steps)};
-  if (!enc.attention.empty() && enc.attention.back() == 0)
-    return Error{src + ": the last position is padding; the target logit is read there"};
   return okStatus();
+}
+
+/// GradientOptions::position resolved: the last token (causal) or the first mask token.
+Result<int> logitPosition(const ModelConfig& c, const Encoding& enc, int asked, const std::string& src) {
+  const int n = enc.size();
+  int p = asked;
+  if (p < 0 && c.family != Family::Bert) p = n - 1;
+  if (p < 0) {
+    for (int i = 0; i < n && p < 0; ++i)
+      if (enc.ids[static_cast<size_t>(i)] == c.maskTokenId) p = i;
+    if (p < 0)
+      return Error{src +
+                   ": the text has no mask token; a masked-LM model's logit is read at one (or give the "
+                   "position)"};
+  }
+  if (p >= n) return Error{fmt::format("{}: position {} is outside the text (0 to {})", src, p, n - 1)};
+  if (!enc.attention.empty() && enc.attention[static_cast<size_t>(p)] == 0)
+    return Error{fmt::format("{}: position {} is padding; the target logit is read there", src, p)};
+  return p;
 }
 
 /// Per token: sum over the embedding dimension of a [n, d] * b [n, d].
@@ -49,16 +68,19 @@ Result<GradientAttribution> gradientAttribution(const ModelConfig& c, const Mode
   auto backward = familyBackward(c, w, src);
   if (!backward) return backward.error();
   if (auto st = checkGradientRequest(c, enc, target, o, src); !st) return st.error();
+  auto position = logitPosition(c, enc, o.position, src);
+  if (!position) return position.error();
   auto mask = modelMask(c, enc);
   if (!mask) return Error{src + ": " + mask.error().message};
   const int n = enc.size();
   const std::vector<uint8_t> keep = mask->isNone() ? std::vector<uint8_t>{} : mask->bitmap(n, n);
-  const LogitGradientPass pass{c, w, keep, target};
+  const LogitGradientPass pass{c, w, keep, target, *position, &enc};
   Mat emb(n, c.dModel);
   for (int i = 0; i < n; ++i) w.tokenEmbedding.rowTo(enc.ids[static_cast<size_t>(i)], &emb(i, 0));
 
   GradientAttribution r;
   r.target = target;
+  r.position = *position;
   r.layers = c.layers;
   r.heads = c.heads;
   r.targetLogit = (*backward)(pass, emb, &r.inputGradient, o.attention ? &r.attnGrad : nullptr);

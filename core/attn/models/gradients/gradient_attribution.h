@@ -1,8 +1,9 @@
 #pragma once
 // Gradient attribution through a backward pass of the model itself: the gradient of
-// one target token's logit at the last position with respect to the input embeddings
-// (the token embedding rows, Hugging Face's inputs_embeds: GPT-2's learned positions are
-// added after them), and what the interpretability literature builds from it:
+// one target token's logit at one position (causal models: the last; masked-LM models: a
+// mask token) with respect to the input embeddings (the token embedding rows, Hugging
+// Face's inputs_embeds: learned positions and token types are added after them), and what the
+// interpretability literature builds from it:
 //  - gradient x input per token: sum over the embedding dimension of grad * embedding
 //    (Shrikumar et al. 2016; the convention of Inseq and Captum's InputXGradient summed
 //    over the last axis);
@@ -21,13 +22,17 @@
 namespace attn::models {
 
 struct GradientOptions {
-  int steps = 32;          // integrated gradients' Riemann steps (1..4096)
+  int steps = 32;  // integrated gradients' Riemann steps (1..4096)
+  /// The position whose logit is explained (0-based); -1: the last (causal models) or the
+  /// first mask token (masked-LM models).
+  int position = -1;
   bool attention = true;   // attnGrad: every layer's and head's map
   bool integrated = true;  // false: the gradient at the input only (no baseline, no Riemann steps)
 };
 
 struct GradientAttribution {
-  int target = 0;            // the token whose logit at the last position is explained
+  int target = 0;            // the token whose logit at `position` is explained
+  int position = 0;          // the row it is read at (GradientOptions::position resolved)
   double targetLogit = 0;    // that logit for the input
   double baselineLogit = 0;  // for the zero embeddings (integrated gradients' baseline)
   Mat inputGradient;         // [N, d]: dLogit / d(input embeddings)
@@ -38,9 +43,11 @@ struct GradientAttribution {
   std::vector<Mat> attnGrad;  // layers * heads maps [N, N], layer-major (attention option)
 };
 
-/// Families with a backward pass here: GPT-2 and the Llama family (causal models).
-/// Errors, naming `source`: another family, an encoding the model cannot run, target outside
-/// the vocabulary, steps outside 1..4096, cancelled.
+/// Families with a backward pass here: GPT-2 and the Llama family (the lm_head's logit), and
+/// BERT-style checkpoints with their masked-LM head (its logit). Errors, naming `source`: another
+/// family or a BERT without the head, an encoding the model cannot run, target outside the
+/// vocabulary, a position outside the text or on padding (BERT without one: no mask token),
+/// steps outside 1..4096, cancelled.
 Result<GradientAttribution> gradientAttribution(const ModelConfig& config, const ModelWeights& weights,
                                                 const Encoding& enc, int target,
                                                 const GradientOptions& options, const std::string& source,

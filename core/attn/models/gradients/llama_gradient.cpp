@@ -104,14 +104,14 @@ float llamaLogitGradient(const LogitGradientPass& g, const Mat& emb, Mat* dEmb, 
   for (int l = 0; l < c.layers; ++l) llamaTapedLayer(g, rope, l, h, tapes[static_cast<size_t>(l)]);
   NormTape finalTape;
   Mat last;
-  rmsNormTaped(h.bottomRows(1), g.weights.finalNorm, c.normEps, last, finalTape);
+  rmsNormTaped(h.row(g.position), g.weights.finalNorm, c.normEps, last, finalTape);
   const Eigen::RowVectorXf head = lmHeadRow(g.weights, g.target);
   const float logit = last.row(0).dot(head);
   if (!dEmb) return logit;
   Mat dLast;
   rmsNormBackward(head, g.weights.finalNorm, finalTape, dLast);
   Mat dh = Mat::Zero(n, c.dModel);
-  dh.row(n - 1) = dLast.row(0);
+  dh.row(g.position) = dLast.row(0);
   layersBackward(c, dh, attnGrad, [&g, &tapes, &rope](int l, Mat& d, std::vector<Mat>* heads) {
     llamaLayerBackward(g, rope, l, tapes[static_cast<size_t>(l)], d, heads);
   });

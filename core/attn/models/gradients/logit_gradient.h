@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "attn/models/model.h"
 #include "attn/models/model_config.h"
 #include "attn/models/model_weights.h"
 #include "attn/models/nn_ops.h"
@@ -15,9 +16,11 @@ struct LogitGradientPass {
   const ModelWeights& weights;
   const std::vector<uint8_t>& keep;  // the model's mask bitmap [n, n] (empty: every key)
   int target = 0;
+  int position = 0;               // the row whose logit is differentiated
+  const Encoding* enc = nullptr;  // BERT: the ids (RoBERTa positions) and type ids
 };
 
-/// Returns logit[n-1, target] of the model on `emb` [n, d] (the token embedding rows, or
+/// Returns logit[position, target] of the model on `emb` [n, d] (the token embedding rows, or
 /// a point of integrated gradients' path). With dEmb: dLogit/d(emb) [n, d]; with attnGrad:
 /// per layer and head (layer-major) alpha * dLogit/d(alpha) [n, n].
 using LogitGradientFn = float (*)(const LogitGradientPass& pass, const Mat& emb, Mat* dEmb,
