@@ -128,6 +128,33 @@ TEST(ModelGradients, IntegratedGradientsAddUpToTheLogitChange) {
   EXPECT_NEAR(got->integratedGradients.sum(), change, 0.005 * std::abs(change));
 }
 
+// GGUF files: llama.cpp's converter interleaves each q/k head's rows (undone on the product, so
+// its transpose is applied on the way back), and quantized matrices are decoded a panel at a
+// time in the backward too. The F32 file must give the Hugging Face folder's reference; the
+// Q8_0 file what its twin with the same values dequantized to F32 gives.
+TEST(ModelGradients, GgufFilesMatchTheirFloatCounterparts) {
+  const GradientFixture f = loadGradientFixture("llama");
+  ASSERT_TRUE(f.model);
+  const std::string gguf = std::string(ATTN_FIXTURE_DIR) + "/gguf/models/";
+  GradientOptions opt;
+  opt.steps = 4;
+  auto open = [&](const std::string& file) {
+    auto m = Model::open(gguf + file);
+    EXPECT_TRUE(m.ok()) << m.error().message;
+    return m ? *m : nullptr;
+  };
+  const auto f32 = open("llama-F32.gguf"), q8 = open("llama-Q8_0.gguf"), q8ref = open("llama-Q8_0-ref.gguf");
+  ASSERT_TRUE(f32 && q8 && q8ref);
+  auto got = f32->gradients(f.enc, f.target, opt);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  EXPECT_LE(gradMaxDiff(got->inputGradient.data(), f.ref.at("input_grad"), got->inputGradient.size()), 1e-4);
+  auto a = q8->gradients(f.enc, f.target, opt), b = q8ref->gradients(f.enc, f.target, opt);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_GT((a->inputGradient - got->inputGradient).cwiseAbs().maxCoeff(), 1e-3);  // quantized: not F32's
+  EXPECT_LE((a->inputGradient - b->inputGradient).cwiseAbs().maxCoeff(), 1e-4);
+  EXPECT_LE((a->integratedGradients - b->integratedGradients).cwiseAbs().maxCoeff(), 1e-4);
+}
+
 TEST(ModelGradients, RefusesWhatItCannotExplain) {
   const GradientFixture f = loadGradientFixture("gpt2");
   ASSERT_TRUE(f.model);
