@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <sstream>
 
 #include "attn/io/text_file.h"
 #include "attn/models/bundled_models.h"
@@ -267,6 +268,29 @@ std::string describeModel(const models::ModelInfo& info) {
       info.parameters, static_cast<double>(info.parameters) / 1e6, info.dtype, weights, info.vocabSize,
       info.maxPositions > 0 ? std::to_string(info.maxPositions) : std::string("no limit"),
       info.tokenizerKind);
+}
+
+Result<int> tokenId(const models::Model& model, const std::string& text, const std::string& option) {
+  if (text.size() > 1 && text[0] == '#') {
+    int id = -1;
+    std::istringstream in(text.substr(1));
+    if (!(in >> id) || !in.eof() || id < 0 || id >= model.info().vocabSize)
+      return Error{fmt::format("{} {}: not a token id of this model (0 to {})", option, text,
+                               model.info().vocabSize - 1)};
+    return id;
+  }
+  auto enc = model.encode(text, std::nullopt, option);
+  if (!enc) return enc.error();
+  std::vector<int> ids;
+  for (int i = 0; i < enc->size(); ++i)
+    if (enc->special.empty() || !enc->special[static_cast<size_t>(i)])
+      ids.push_back(enc->ids[static_cast<size_t>(i)]);
+  if (ids.size() != 1)
+    return Error{
+        fmt::format("{} \"{}\" is {} tokens for this tokenizer; give one token (e.g. with its leading "
+                    "space, \" Mary\") or its id as #ID",
+                    option, text, ids.size())};
+  return ids[0];
 }
 
 }  // namespace attn::cli

@@ -69,6 +69,11 @@ Result<bool> planModelBackend(const std::string& backend, const models::ModelInf
 /// 0-based index into run.layers for the 1-based --layer (0 = the last layer).
 Result<int> modelLayerIndex(const ModelRequest& req, int layerOption);
 
+/// A target token for patch and gradients: "#ID" names a token id; any other text must be exactly
+/// one token of the model's vocabulary (special tokens the tokenizer adds around it are not counted).
+/// `option` (--target, --foil) names the fault.
+Result<int> tokenId(const models::Model& model, const std::string& text, const std::string& option);
+
 /// The model's one-paragraph description (`info DIR`, `run`'s summary line).
 std::string describeModel(const models::ModelInfo& info);
 

@@ -10,6 +10,7 @@
 #include "attn/models/gguf/gguf_file.h"
 #include "attn/models/gguf/gguf_model.h"
 #include "attn/models/gguf/ollama_store.h"
+#include "attn/models/gradients/gradient_attribution.h"
 #include "attn/models/lens/lens_readout.h"
 #include "attn/models/model_config.h"
 #include "attn/models/model_paths.h"
@@ -367,6 +368,12 @@ Result<PatchingResult> Model::patch(const Encoding& clean, const Encoding& corru
                                     const PatchingOptions& options, const ProgressFn& progress) const {
   return activationPatching(impl_->config, impl_->weights, clean, corrupt, target, foil, options,
                             impl_->configPath, progress);
+}
+
+Result<GradientAttribution> Model::gradients(const Encoding& enc, int target, const GradientOptions& options,
+                                             const ProgressFn& progress) const {
+  return gradientAttribution(impl_->config, impl_->weights, enc, target, options, impl_->configPath,
+                             progress);
 }
 
 bool isModelFolder(const std::string& path) {

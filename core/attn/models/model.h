@@ -147,6 +147,8 @@ struct ModelRun {
 
 struct PatchingOptions;
 struct PatchingResult;
+struct GradientOptions;
+struct GradientAttribution;
 
 class Model {
  public:
@@ -187,6 +189,10 @@ class Model {
   /// asked-for activation taken from the clean encoding's run; target and foil are token ids.
   Result<PatchingResult> patch(const Encoding& clean, const Encoding& corrupt, int target, int foil,
                                const PatchingOptions& options, const ProgressFn& progress = {}) const;
+  /// Gradient attribution (gradients/gradient_attribution.h) of token `target`'s logit at the
+  /// last position: gradient x input, integrated gradients and attention x gradient.
+  Result<GradientAttribution> gradients(const Encoding& encoding, int target, const GradientOptions& options,
+                                        const ProgressFn& progress = {}) const;
 
   ~Model();
   struct Impl;
