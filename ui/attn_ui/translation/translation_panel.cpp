@@ -82,23 +82,19 @@ TranslationPanel::TranslationPanel(QWidget* parent)
       poll_(new QTimer(this)),
       job_(std::make_unique<NewestJob>(this)) {
   setObjectName(QStringLiteral("TranslationPanel"));
-  auto* split = new QSplitter(Qt::Vertical, this);
+  // Side by side: the dock sits below the heatmap, wide and short.
+  auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(heatmap_);
   split->addWidget(links_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
-  auto* refRow = new QHBoxLayout;
-  refRow->addWidget(new QLabel(tr("Reference alignment"), this));
-  refRow->addWidget(reference_, 1);
-  refRow->addWidget(score_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setSizes({1, 1});  // half each, whatever the two size hints say
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 4, 6, 4);
-  layout->addWidget(modelLabel_);
   layout->addLayout(buildInputRows());
   layout->addWidget(output_);
   layout->addLayout(buildViewRow());
   layout->addWidget(split, 1);
-  layout->addLayout(refRow);
   layout->addWidget(status_);
 
   reference_->setPlaceholderText(tr("e.g. 1-1 2-3 3?2 (source-target token positions; ? = possible)"));
@@ -114,6 +110,7 @@ TranslationPanel::TranslationPanel(QWidget* parent)
   output_->setWordWrap(true);
   output_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   modelLabel_->setTextFormat(Qt::PlainText);
+  modelLabel_->hide();  // its text leads the status line
   links_->setToolTip(
       tr("Source tokens on top, target tokens below: a line for every weight of at least 0.1, "
          "darker for more; bold: each target token's largest weight; dashed green: the "
@@ -203,6 +200,8 @@ QLayout* TranslationPanel::buildViewRow() {
          "the source over itself. Decoder: the target over its earlier tokens."));
   layerBox_->setToolTip(tr("Layer of the encoder or decoder stack"));
   headBox_->setToolTip(tr("One head, or the mean of the layer's heads"));
+  headBox_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  kindBox_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   auto* row = new QHBoxLayout;
   row->addWidget(new QLabel(tr("Show"), this));
   row->addWidget(kindBox_);
@@ -210,7 +209,10 @@ QLayout* TranslationPanel::buildViewRow() {
   row->addWidget(layerBox_);
   row->addWidget(new QLabel(tr("Head"), this));
   row->addWidget(headBox_);
-  row->addStretch(1);
+  row->addSpacing(12);
+  row->addWidget(new QLabel(tr("Reference alignment"), this));
+  row->addWidget(reference_, 1);
+  row->addWidget(score_);
   return row;
 }
 
@@ -224,6 +226,7 @@ void TranslationPanel::setModel(std::shared_ptr<const attn::models::Seq2SeqModel
     modelLabel_->setText(
         tr("Open an encoder–decoder model (Marian, BART, mBART, T5) with File > Open "
            "Model Folder… to translate with it and see its attention."));
+    status_->setText(modelLabel_->text());
     output_->clear();
     fillLayers();
     return;
@@ -320,7 +323,8 @@ void TranslationPanel::deliver(std::shared_ptr<const attn::models::Seq2SeqRun> r
   output_->setText(forced ? tr("Forced target: %1").arg(target_->text().trimmed())
                           : tr("Translation: %1").arg(QString::fromStdString(run_->outputText)));
   output_->setToolTip(QString::fromStdString(run_->settings));
-  status_->setText(tr("%1 source and %2 target tokens in %3 ms")
+  status_->setText(modelLabel_->text() + QStringLiteral(" — ") +
+                   tr("%1 source and %2 target tokens in %3 ms")
                        .arg(run_->source.size())
                        .arg(static_cast<int>(run_->targetIds.size()))
                        .arg(ms, 0, 'f', 0));

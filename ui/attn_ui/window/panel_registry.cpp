@@ -51,12 +51,16 @@ void installExtraPanels(MainWindow& window) {
   auto* translation = new TranslationPanel;
   auto* translationDock = window.addPanel(QObject::tr("Translation"), translation, Qt::BottomDockWidgetArea);
   translationDock->hide();  // shown when an encoder-decoder model opens
-  QObject::connect(window.modelOpener(), &ModelOpenController::seq2seqOpened, translation,
-                   [translation, translationDock](std::shared_ptr<const attn::models::Seq2SeqModel> m) {
-                     translation->setModel(std::move(m));
-                     translationDock->show();
-                     translationDock->raise();
-                   });
+  QObject::connect(
+      window.modelOpener(), &ModelOpenController::seq2seqOpened, translation,
+      [&window, translation, translationDock](std::shared_ptr<const attn::models::Seq2SeqModel> m) {
+        translation->setModel(std::move(m));
+        const bool first = translationDock->isHidden();
+        translationDock->show();
+        translationDock->raise();
+        // Room for the map and the links: over half the window the first time.
+        if (first) window.resizeDocks({translationDock}, {window.height() * 11 / 20}, Qt::Vertical);
+      });
   QObject::connect(translation, &TranslationPanel::message, window.model(), &ExplorerModel::reportError);
   window.addPanel(QObject::tr("Graph attention"), new GraphPanel, Qt::RightDockWidgetArea)->hide();
   window.addPanel(QObject::tr("Query–key geometry"), new QkGeometryPanel(window.model()), Qt::RightDockWidgetArea)
