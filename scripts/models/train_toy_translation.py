@@ -67,11 +67,32 @@ def sentence(rng):
     return " ".join(en), " ".join(fr), links
 
 
+def train_word_spm(corpus, path):
+    """A SentencePiece word model (every whitespace-separated word one piece): with a vocabulary
+    this small the unigram trainer keeps splitting words into letters."""
+    import shutil
+    import tempfile
+    import sentencepiece as spm
+    tmp = tempfile.mkdtemp()
+    try:
+        src = os.path.join(tmp, "corpus.txt")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(corpus)
+        words = {w for line in corpus.split("\n") for w in line.split()}
+        spm.SentencePieceTrainer.train(input=src, model_prefix=os.path.join(tmp, "m"), model_type="word",
+                                       vocab_size=len(words) + 2, character_coverage=1.0, eos_id=0, unk_id=1,
+                                       bos_id=-1, pad_id=-1, num_threads=1, minloglevel=2)
+        shutil.copyfile(os.path.join(tmp, "m.model"), path)
+    finally:
+        shutil.rmtree(tmp)
+    return spm.SentencePieceProcessor(model_file=path)
+
+
 def write_tokenizers(folder, pairs):
     en = "\n".join(p[0] for p in pairs) + "\n"
     fr = "\n".join(p[1] for p in pairs) + "\n"
-    src = s2s.train_spm(en, os.path.join(folder, "source.spm"), 60)
-    tgt = s2s.train_spm(fr, os.path.join(folder, "target.spm"), 70)
+    src = train_word_spm(en, os.path.join(folder, "source.spm"))
+    tgt = train_word_spm(fr, os.path.join(folder, "target.spm"))
     vocab = {"</s>": 0, "<unk>": 1}
     for sp in (src, tgt):
         for i in range(sp.get_piece_size()):
