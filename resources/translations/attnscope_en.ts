@@ -3193,6 +3193,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::TranslationPanel</name>
     <message>
+        <source> — rows: the token each step writes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>&amp;Translate</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3205,7 +3209,7 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>A reference word alignment in the Pharaoh format: source-target pairs of 0-based token positions as the map numbers them (special tokens and the decoder&apos;s start token included); i?j or i-j-P marks a possible link. Scored against the argmax links by the alignment error rate (Och &amp; Ney 2003).</source>
+        <source>A reference word alignment in the Pharaoh format: source-target pairs of 0-based token positions as the map numbers them (special tokens included; target 0 is the first token written); i?j or i-j-P marks a possible link. Scored against the argmax links by the alignment error rate (Och &amp; Ney 2003).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

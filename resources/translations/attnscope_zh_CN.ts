@@ -4866,6 +4866,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::TranslationPanel</name>
     <message>
+        <source> — rows: the token each step writes</source>
+        <translation> — 行：每一步生成的词元</translation>
+    </message>
+    <message>
         <source>&amp;Translate</source>
         <translation>翻译(&amp;T)</translation>
     </message>
@@ -4878,8 +4882,8 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>例如 1-1 2-3 3?2（源-目标词元位置；? 表示可能的对齐）</translation>
     </message>
     <message>
-        <source>A reference word alignment in the Pharaoh format: source-target pairs of 0-based token positions as the map numbers them (special tokens and the decoder&apos;s start token included); i?j or i-j-P marks a possible link. Scored against the argmax links by the alignment error rate (Och &amp; Ney 2003).</source>
-        <translation>Pharaoh 格式的参考词对齐：按图中编号的从 0 开始的源-目标词元位置对（包括特殊词元和解码器的起始词元）；i?j 或 i-j-P 表示可能的对齐。用对齐错误率（Och &amp; Ney 2003）与最大权重连线比较打分。</translation>
+        <source>A reference word alignment in the Pharaoh format: source-target pairs of 0-based token positions as the map numbers them (special tokens included; target 0 is the first token written); i?j or i-j-P marks a possible link. Scored against the argmax links by the alignment error rate (Och &amp; Ney 2003).</source>
+        <translation>Pharaoh 格式的参考词对齐：按图中编号的从 0 开始的源-目标词元位置对（包括特殊词元；目标位置 0 是生成的第一个词元）；i?j 或 i-j-P 表示可能的对齐。用对齐错误率（Och &amp; Ney 2003）与最大权重连线比较打分。</translation>
     </message>
     <message>
         <source>Source tokens on top, target tokens below: a line for every weight of at least 0.1, darker for more; bold: each target token&apos;s largest weight; dashed green: the reference alignment.</source>

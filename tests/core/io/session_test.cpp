@@ -20,7 +20,7 @@ fs::path tempDir() {
   return d;
 }
 
-std::string slurp(const fs::path& p) {
+std::string slurpSession(const fs::path& p) {
   std::ifstream f(p);
   std::stringstream ss;
   ss << f.rdbuf();
@@ -155,9 +155,9 @@ TEST(Session, SaveIsAtomicAndLoadReadsItBack) {
   EXPECT_EQ(files, 1u);  // no temporary left beside it
 
   // A save that cannot happen leaves the old file as it was.
-  const std::string before = slurp(path);
+  const std::string before = slurpSession(path);
   EXPECT_FALSE(saveSession((dir / "missing" / "s.json").string(), s).ok());
-  EXPECT_EQ(slurp(path), before);
+  EXPECT_EQ(slurpSession(path), before);
 
   auto missing = loadSession((dir / "nope.json").string());
   ASSERT_FALSE(missing.ok());

@@ -55,18 +55,21 @@ TEST(TranslationPanel, ShowsTheCoresTranslationAndEveryKindOfMap) {
     EXPECT_EQ(panel.kind(), TranslationPanel::Kind::Cross);
     EXPECT_EQ(panel.layer(), static_cast<int>(cross.size()) - 1);
     EXPECT_EQ(panel.head(), -1);
-    const attn::Mat want = meanOfHeads(cross.back());
+    // Rows: the token each step writes (the decoder's input rows but the last).
+    const attn::Mat mean = meanOfHeads(cross.back());
+    const attn::Mat want = mean.topRows(mean.rows() - 1);
     ASSERT_EQ(panel.shownMap().rows(), want.rows());
     ASSERT_EQ(panel.shownMap().cols(), static_cast<Eigen::Index>(direct->source.size()));
     EXPECT_LT((panel.shownMap() - want).cwiseAbs().maxCoeff(), 1e-6f);
     EXPECT_EQ(panel.argmaxLinks(), attn::alignment::argmaxAlignment(want));
     EXPECT_EQ(panel.heatmap()->rows(), want.rows());
     EXPECT_EQ(panel.linksView()->sourceCount(), direct->source.size());
-    EXPECT_EQ(panel.linksView()->targetCount(), static_cast<int>(direct->targetIds.size()));
+    EXPECT_EQ(panel.linksView()->targetCount(), static_cast<int>(direct->targetIds.size()) - 1);
     // One head of the first layer, then the encoder's and the decoder's self-attention.
     panel.setLayer(0);
     panel.setHead(1);
-    EXPECT_LT((panel.shownMap() - cross[0].heads[1].weights).cwiseAbs().maxCoeff(), 1e-6f);
+    const attn::Mat& one = cross[0].heads[1].weights;
+    EXPECT_LT((panel.shownMap() - one.topRows(one.rows() - 1)).cwiseAbs().maxCoeff(), 1e-6f);
     panel.setKind(TranslationPanel::Kind::Encoder);
     EXPECT_LT((panel.shownMap() - direct->attention.encoder[0].heads[1].weights).cwiseAbs().maxCoeff(),
               1e-6f);

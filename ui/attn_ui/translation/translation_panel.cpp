@@ -98,11 +98,11 @@ TranslationPanel::TranslationPanel(QWidget* parent)
   layout->addWidget(status_);
 
   reference_->setPlaceholderText(tr("e.g. 1-1 2-3 3?2 (source-target token positions; ? = possible)"));
-  reference_->setToolTip(
-      tr("A reference word alignment in the Pharaoh format: source-target pairs of 0-based token positions "
-         "as the map numbers them (special tokens and the decoder's start token included); i?j or i-j-P "
-         "marks a possible link. Scored against the argmax links by the alignment error rate "
-         "(Och & Ney 2003)."));
+  reference_->setToolTip(tr(
+      "A reference word alignment in the Pharaoh format: source-target pairs of 0-based token positions "
+      "as the map numbers them (special tokens included; target 0 is the first token written); i?j or i-j-P "
+      "marks a possible link. Scored against the argmax links by the alignment error rate "
+      "(Och & Ney 2003)."));
   score_->setTextFormat(Qt::PlainText);
   status_->setTextFormat(Qt::PlainText);
   status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
@@ -376,11 +376,23 @@ void TranslationPanel::redraw() {
   }
   const auto& res = layers[static_cast<size_t>(layer())];
   shown_ = layerMap(res, head());
-  const QStringList rows = toLabels(res.queryTokens), cols = toLabels(res.keyTokens);
+  QStringList rows = toLabels(res.queryTokens);
+  const QStringList cols = toLabels(res.keyTokens);
+  QString title =
+      tr("%1, layer %2, %3")
+          .arg(kindBox_->currentText())
+          .arg(layer())
+          .arg(head() < 0 ? tr("mean of %1 heads").arg(res.numHeads()) : tr("head %1").arg(head()));
+  if (kind() == Kind::Cross && shown_.rows() > 0) {
+    // Decoder step t reads token t and writes token t + 1: label each row with the token it
+    // writes, as alignment figures pair an output word with the attention that produced it
+    // (Bahdanau et al. 2015, Fig. 3). The last row (after the end token) writes nothing.
+    shown_ = attn::Mat(shown_.topRows(shown_.rows() - 1));
+    rows.removeFirst();
+    title += tr(" — rows: the token each step writes");
+  }
   argmax_ = attn::alignment::argmaxAlignment(shown_);
-  const QString what = head() < 0 ? tr("mean of %1 heads").arg(res.numHeads()) : tr("head %1").arg(head());
-  heatmap_->setMatrix(shown_, rows, cols,
-                      tr("%1, layer %2, %3").arg(kindBox_->currentText()).arg(layer()).arg(what), 0.0, 1.0);
+  heatmap_->setMatrix(shown_, rows, cols, title, 0.0, 1.0);
   links_->setAlignment(shown_, cols, rows, argmax_);
   scoreReference();
 }

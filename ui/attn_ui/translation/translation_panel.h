@@ -60,7 +60,9 @@ class TranslationPanel : public QWidget {
   int head() const;
 
   const std::shared_ptr<const attn::models::Seq2SeqRun>& run() const { return run_; }
-  /// The map shown: [query tokens, key tokens] of the chosen kind, layer and head (or mean).
+  /// The map shown: [query tokens, key tokens] of the chosen kind, layer and head (or mean); for
+  /// cross-attention the rows are the tokens each decoder step writes (the decoder's input rows
+  /// 0 .. Nt - 2), so a link (s, t) pairs source token s with target token t + 1.
   const attn::Mat& shownMap() const { return shown_; }
   const std::vector<attn::alignment::Link>& argmaxLinks() const { return argmax_; }
   QString status() const;
