@@ -131,7 +131,7 @@ def loss_of(w, cfg, batch, V):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=1500)
+    ap.add_argument("--steps", type=int, default=500)
     ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "build", "models", "toy-translation-marian"))
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
