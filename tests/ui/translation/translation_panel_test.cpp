@@ -11,6 +11,9 @@
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "attn/models/seq2seq/seq2seq_model.h"
 #include "attn_ui/explorer/explorer_model.h"
@@ -111,6 +114,49 @@ TEST(TranslationPanel, ForcedTargetAndAlignmentErrorRate) {
   EXPECT_TRUE(panel.scoreText().contains("names source token 99")) << panel.scoreText().toStdString();
   panel.setKind(TranslationPanel::Kind::Encoder);
   EXPECT_TRUE(panel.scoreText().contains("cross-attention only")) << panel.scoreText().toStdString();
+}
+
+// A learned alignment: the toy English-to-French Marian (scripts/models/train_toy_translation.py)
+// on its 20 held-out sentences writes the reference translation, and the argmax of its last
+// layer's mean cross-attention finds every crossing link of the gold alignment (the colour
+// adjective French puts after its noun) — a monotone alignment, or an untrained model, finds none.
+TEST(TranslationPanel, ToyModelsCrossAttentionFindsTheReorderedWords) {
+  TranslationPanel panel;
+  auto m = openSeq2SeqFixture("toy_translation");
+  ASSERT_NE(m, nullptr);
+  panel.setModel(m);
+  panel.waitForIdle();
+  std::ifstream lines(ATTN_FIXTURE_DIR "/models/toy_translation/alignments.txt");
+  std::string line;
+  int sentences = 0, crossing = 0, found = 0;
+  while (std::getline(lines, line)) {
+    std::stringstream fields(line);
+    std::string en, fr, gold;
+    std::getline(fields, en, '\t');
+    std::getline(fields, fr, '\t');
+    std::getline(fields, gold);
+    SCOPED_TRACE(en);
+    panel.sourceEdit()->setText(QString::fromStdString(en));
+    panel.translate();
+    panel.waitForIdle();
+    ASSERT_NE(panel.run(), nullptr) << panel.status().toStdString();
+    EXPECT_EQ(panel.run()->outputText, fr);
+    EXPECT_EQ(panel.kind(), TranslationPanel::Kind::Cross);
+    panel.setLayer(static_cast<int>(panel.run()->attention.cross.size()) - 1);
+    panel.setHead(-1);
+    auto ref = attn::alignment::parsePharaoh(gold, "alignments.txt");
+    ASSERT_TRUE(ref.ok()) << ref.error().message;
+    const auto& links = panel.argmaxLinks();
+    for (const auto& l : ref->sure)
+      if (l.first != l.second) {
+        ++crossing;
+        found += std::find(links.begin(), links.end(), l) != links.end() ? 1 : 0;
+      }
+    ++sentences;
+  }
+  EXPECT_EQ(sentences, 20);
+  EXPECT_GE(crossing, 20);
+  EXPECT_EQ(found, crossing);
 }
 
 TEST(TranslationPanel, CancelKeepsThePreviousTranslation) {
