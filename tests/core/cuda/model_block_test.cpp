@@ -320,7 +320,8 @@ struct CausalCountingExec {
 
 TEST(GpuModelBlock, CausalTilesAboveTheDiagonalAreSkippedAndGroupsShareKvTiles) {
   const int n = 256, dk = 4;
-  std::vector<float> q(4 * n * dk, 0.1f), kv(4 * n * dk, 0.2f), out(4 * n * dk), row(4 * n);  // group 1: 4 KV heads
+  // K/V for 4 KV heads: group 1 reads them all.
+  std::vector<float> q(4 * n * dk, 0.1f), kv(4 * n * dk, 0.2f), out(4 * n * dk), row(4 * n);
   std::vector<float> mx(row.size()), sum(row.size());
   for (int group : {1, 2}) {
     const TilePlan plan = chooseFlashTile(dk, dk, 48 * 1024);  // 64 x 64
