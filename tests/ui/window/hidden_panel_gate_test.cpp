@@ -1,5 +1,7 @@
 // Work for a panel nobody can see waits until it is shown; without
 // a window on screen (tests, start-up) it runs at once, as before.
+#include "attn_ui/window/hidden_panel_gate.h"
+
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -8,7 +10,7 @@
 
 #include "attn_ui/classroom/compare_panel.h"
 #include "attn_ui/explorer/explorer_model.h"
-#include "attn_ui/window/hidden_panel_gate.h"
+#include "attn_ui/explorer/row_column_panel.h"
 #include "attn_ui/window/main_window.h"
 
 namespace attn::ui {
@@ -76,6 +78,31 @@ TEST(HiddenPanelGate, TheClosedCompareDockComputesNothingUntilOpened) {
   EXPECT_EQ(compare->modelB()->result().nq(), w.model()->result().nq());
   EXPECT_FLOAT_EQ(compare->modelB()->spec().temperature, 1.0f);  // B's own temperature (its spin box)
   EXPECT_EQ(compare->modelB()->spec().heads, w.model()->spec().heads);  // the rest is A's
+}
+
+// The Row and column dock behind another tab picks up a pinned row only once it is shown.
+TEST(HiddenPanelGate, TheRowAndColumnDockWaitsUntilShown) {
+  MainWindow w;
+  w.show();
+  w.model()->waitForIdle();
+  QCoreApplication::processEvents();
+  ASSERT_TRUE(w.model()->hasResult());
+  auto* panel = w.findChild<RowColumnPanel*>();
+  ASSERT_NE(panel, nullptr);
+  QDockWidget* dock = nullptr;  // the panel may sit in a scroll area inside its dock
+  for (QWidget* p = panel->parentWidget(); p && !dock; p = p->parentWidget())
+    dock = qobject_cast<QDockWidget*>(p);
+  ASSERT_NE(dock, nullptr);
+  dock->hide();
+  QCoreApplication::processEvents();
+  w.model()->setPinnedRow(1);
+  QCoreApplication::processEvents();
+  EXPECT_TRUE(panel->rowWeights().empty());
+  dock->show();
+  QCoreApplication::processEvents();
+  panel->waitForIdle();
+  QCoreApplication::processEvents();
+  EXPECT_EQ(static_cast<int>(panel->rowWeights().size()), w.model()->result().nk());
 }
 
 }  // namespace

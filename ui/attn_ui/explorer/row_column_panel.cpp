@@ -18,6 +18,7 @@
 #include "attn_ui/explorer/heatmap_source.h"
 #include "attn_ui/explorer/heatmap_widget.h"
 #include "attn_ui/theme/plot_theme.h"
+#include "attn_ui/window/hidden_panel_gate.h"
 
 namespace attn::ui {
 namespace {
@@ -67,6 +68,8 @@ RowColumnPanel::RowColumnPanel(ExplorerModel* model, HeatmapWidget* heatmap, QWi
       topCount_(new QSpinBox(this)),
       table_(new QTableWidget(0, 3, this)),
       job_(std::make_unique<NewestJob>(this)) {
+  // A streamed head's row and column cost a pass over the kept q/k: only for a shown dock.
+  gate_ = new HiddenPanelGate(this, [this] { compute(); });
   header_->setWordWrap(true);
   topCount_->setRange(1, 100);
   topCount_->setValue(10);
@@ -123,7 +126,9 @@ void RowColumnPanel::waitForIdle() {
   while (job_->busy()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
 }
 
-void RowColumnPanel::refresh() {
+void RowColumnPanel::refresh() { gate_->request(); }
+
+void RowColumnPanel::compute() {
   job_->cancel();
   const int row = queryRow();
   const int n = model_->hasResult() ? model_->result().nq() : 0;

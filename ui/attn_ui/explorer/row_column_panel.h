@@ -19,6 +19,7 @@ namespace attn::ui {
 
 class ExplorerModel;
 class HeatmapWidget;
+class HiddenPanelGate;
 class NewestJob;
 
 class RowColumnPanel : public QWidget {
@@ -53,7 +54,8 @@ class RowColumnPanel : public QWidget {
   void cellPicked();
 
  private:
-  void refresh();
+  void refresh();  // compute() now, or when the panel is next shown
+  void compute();
   void showData(std::vector<float> row, std::vector<float> column, const QString& error);
 
   ExplorerModel* model_;
@@ -66,6 +68,7 @@ class RowColumnPanel : public QWidget {
   std::vector<float> row_, columnValues_;
   std::vector<int> top_;
   std::unique_ptr<NewestJob> job_;
+  HiddenPanelGate* gate_ = nullptr;
 };
 
 }  // namespace attn::ui
