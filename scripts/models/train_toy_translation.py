@@ -97,16 +97,7 @@ def write_tokenizers(folder, pairs):
     fr = "\n".join(p[1] for p in pairs) + "\n"
     src = train_word_spm(en, os.path.join(folder, "source.spm"))
     tgt = train_word_spm(fr, os.path.join(folder, "target.spm"))
-    vocab = {"</s>": 0, "<unk>": 1}
-    for sp in (src, tgt):
-        for i in range(sp.get_piece_size()):
-            if not (sp.is_control(i) or sp.is_unknown(i)):
-                vocab.setdefault(sp.id_to_piece(i), len(vocab))
-    vocab["<pad>"] = len(vocab)
-    hf_folder.write_json(os.path.join(folder, "vocab.json"), vocab)
-    hf_folder.write_json(os.path.join(folder, "tokenizer_config.json"), {
-        "source_lang": "en", "target_lang": "fr", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>",
-        "model_max_length": CFG["max_position_embeddings"], "tokenizer_class": "MarianTokenizer"})
+    vocab = s2s.write_marian_vocab(folder, (src, tgt), "en", "fr", CFG["max_position_embeddings"])
     return src, tgt, vocab
 
 

@@ -574,20 +574,26 @@ def train_spm(corpus, path, vocab_size):
     return spm.SentencePieceProcessor(model_file=path)
 
 
-def write_marian_tokenizer(folder):
-    src = train_spm(CORPUS, os.path.join(folder, "source.spm"), 160)
-    tgt = train_spm(MARIAN_TARGET_CORPUS, os.path.join(folder, "target.spm"), 160)
+def write_marian_vocab(folder, spms, source_lang, target_lang, max_length):
+    """vocab.json shared by the source and target SentencePiece models (</s> 0, <unk> 1, their
+    pieces in order, <pad> last) and MarianTokenizer's tokenizer_config.json."""
     vocab = {"</s>": 0, "<unk>": 1}
-    for sp in (src, tgt):
+    for sp in spms:
         for i in range(sp.get_piece_size()):
             if not (sp.is_control(i) or sp.is_unknown(i)):
                 vocab.setdefault(sp.id_to_piece(i), len(vocab))
     vocab["<pad>"] = len(vocab)
     hf_folder.write_json(os.path.join(folder, "vocab.json"), vocab)
     hf_folder.write_json(os.path.join(folder, "tokenizer_config.json"), {
-        "source_lang": "en", "target_lang": "de", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>",
-        "model_max_length": BART_CFG["max_position_embeddings"], "tokenizer_class": "MarianTokenizer"})
+        "source_lang": source_lang, "target_lang": target_lang, "eos_token": "</s>", "unk_token": "<unk>",
+        "pad_token": "<pad>", "model_max_length": max_length, "tokenizer_class": "MarianTokenizer"})
     return vocab
+
+
+def write_marian_tokenizer(folder):
+    src = train_spm(CORPUS, os.path.join(folder, "source.spm"), 160)
+    tgt = train_spm(MARIAN_TARGET_CORPUS, os.path.join(folder, "target.spm"), 160)
+    return write_marian_vocab(folder, (src, tgt), "en", "de", BART_CFG["max_position_embeddings"])
 
 
 def marian_encode(folder, text, spm_file):
