@@ -1,8 +1,10 @@
 // attnscope-cli importance: every head of a model zeroed alone (the ablation
 // estimate of head importance: loss increase for causal models, final hidden-state
-// change for encoders; "method": "ablation" in the JSON) and the pruning curve (heads
-// removed in increasing order of importance), as a table, JSON (--json), CSV (--csv)
-// and the curve as CSV (--curve-csv, or --curve).
+// change for encoders; "method": "ablation" in the JSON) or, with --method gradient,
+// Michel et al.'s (2019) gate gradients of the next-token loss from one backward pass
+// (causal models), and the pruning curve (heads removed in increasing order of
+// importance), as a table, JSON (--json), CSV (--csv) and the curve as CSV
+// (--curve-csv, or --curve).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,8 +30,23 @@ struct ImportanceCliOptions {
   bool serialHeads = false;
   int steps = 12;
   std::string csv, curve;
-  std::string prompts;  // --prompts: one prompt per line, importance averaged over them
+  std::string prompts;              // --prompts: one prompt per line, importance averaged over them
+  std::string method = "ablation";  // or "gradient"
 };
+
+bool gradientMethod(const ImportanceCliOptions& o) { return o.method == "gradient"; }
+
+models::ImportanceOptions importanceOptions(const ImportanceCliOptions& o, int curveSteps) {
+  models::ImportanceOptions io{curveSteps, !o.noPrefixCache, !o.serialHeads};
+  io.method = gradientMethod(o) ? models::ImportanceMethod::GateGradient : models::ImportanceMethod::Ablation;
+  return io;
+}
+
+// What the table's heading says the numbers are.
+const char* methodLine(const ImportanceCliOptions& o) {
+  return gradientMethod(o) ? "gate gradients (Michel et al. 2019: |d loss / d head gate|, one backward pass)"
+                           : "ablation (each head zeroed alone)";
+}
 
 // Every pass of the importance measure ablates a head (an intervention), which only the
 // CPU forward computes: --backend cuda says so and the CPU runs.
@@ -54,8 +71,7 @@ int runImportanceOverPrompts(const ImportanceCliOptions& o) {
   std::string measure;
   int passes = 0, tokens = 0;
   for (const auto& enc : prompts) {
-    auto imp = models::headImportance(
-        *model, enc, models::ImportanceOptions{0, !o.noPrefixCache, !o.serialHeads}, terminalProgress());
+    auto imp = models::headImportance(*model, enc, importanceOptions(o, 0), terminalProgress());
     if (!imp) return fail(imp.error().message);
     perPrompt.push_back(imp->importance);
     measure = imp->measure, passes += imp->forwardPasses, tokens += enc.size();
@@ -71,7 +87,7 @@ int runImportanceOverPrompts(const ImportanceCliOptions& o) {
   if (o.json) {
     nlohmann::json doc;
     doc["model"] = info.name;
-    doc["method"] = "ablation";
+    doc["method"] = o.method;
     doc["measure"] = measure;
     doc["prompts"] = prompts.size();
     doc["tokens"] = tokens;
@@ -89,7 +105,7 @@ int runImportanceOverPrompts(const ImportanceCliOptions& o) {
   }
   fmt::print("model: {} ({}, {} layers x {} heads), {} prompts from {}, {} tokens\n", info.name,
              models::familyName(info.family), info.layers, info.heads, prompts.size(), o.prompts, tokens);
-  fmt::print("importance: {}, mean ± std over the prompts (each head zeroed alone)\n", measure);
+  fmt::print("importance: {}, mean ± std over the prompts\nmethod: {}\n", measure, methodLine(o));
   for (int l = 0; l < mean.rows(); ++l) {
     std::string line = fmt::format("{:>5}", l + 1);
     for (int h = 0; h < mean.cols(); ++h) line += fmt::format(" {:>8.4f}±{:<7.4f}", mean(l, h), spread(l, h));
@@ -126,8 +142,7 @@ int runImportance(const ImportanceCliOptions& o) {
   const auto& [model, enc] = *opened;
   const auto& info = model->info();
   if (auto st = planImportanceBackend(o, info, enc.size()); !st) return fail(st.error().message);
-  auto imp = models::headImportance(*model, enc, models::ImportanceOptions{o.steps, !o.noPrefixCache, !o.serialHeads},
-                                    terminalProgress());
+  auto imp = models::headImportance(*model, enc, importanceOptions(o, o.steps), terminalProgress());
   if (!imp) return fail(imp.error().message);
   if (!o.csv.empty())
     if (auto st = writeFileAtomic(o.csv, importanceCsv(*imp)); !st) return fail(st.error().message);
@@ -144,9 +159,8 @@ int runImportance(const ImportanceCliOptions& o) {
     doc["model"] = info.name;
     doc["family"] = std::string(models::familyName(info.family));
     doc["tokens"] = enc.size();
-    // Michel et al.'s gate-gradient estimate needs a backward pass, which the models here do not have.
-    doc["method"] = "ablation";
-    doc["estimate"] = "ablation";
+    doc["method"] = o.method;
+    doc["estimate"] = o.method;
     doc["measure"] = imp->measure;
     doc["baseline"] = imp->baseline;
     auto& rows = doc["importance"] = nlohmann::json::array();
@@ -169,8 +183,7 @@ int runImportance(const ImportanceCliOptions& o) {
   }
   fmt::print("model: {} ({}, {} layers x {} heads), {} tokens\n", info.name, models::familyName(info.family), L, H,
              enc.size());
-  fmt::print("method: ablation (each head zeroed alone; not Michel et al.'s gate gradients, which need a backward "
-             "pass)\n");
+  fmt::print("method: {}\n", methodLine(o));
   fmt::print("importance: {}\n", imp->measure);
   if (info.causal) fmt::print("baseline mean next-token loss: {:.4f} nats\n", imp->baseline);
   std::string header = "layer";
@@ -200,8 +213,9 @@ int runImportance(const ImportanceCliOptions& o) {
 }  // namespace
 
 Action addImportanceCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "importance", "Head importance by ablation (each head alone zeroed) and the pruning curve, for --model");
+  auto* cmd = app.add_subcommand("importance",
+                                 "Head importance by ablation (each head alone zeroed) or gate gradients, "
+                                 "and the pruning curve, for --model");
   auto o = std::make_shared<ImportanceCliOptions>();
   cmd->add_option("--model", o->input.modelDir, "Hugging Face model folder or its cache directory")->required();
   auto* text = cmd->add_option("--text", o->input.text, "Text to run the model on");
@@ -221,6 +235,12 @@ Action addImportanceCommand(CLI::App& app) {
   cmd->add_option("--curve,--curve-csv", o->curve,
                   "Write the pruning curve as CSV: fraction_removed, heads_removed, loss (causal models) or "
                   "representation_change (encoders)");
+  cmd->add_option(
+         "--method", o->method,
+         "ablation: each head zeroed alone (any model); gradient: Michel et al.'s gate gradients of the "
+         "next-token loss, one backward pass (causal models)")
+      ->check(CLI::IsMember({"ablation", "gradient"}))
+      ->capture_default_str();
   cmd->add_option("--steps", o->steps, "Pruning curve points besides 0 (0: no curve)")->capture_default_str();
   cmd->add_flag("--no-prefix-cache", o->noPrefixCache, "Recompute every layer of every pass (for timing)");
   cmd->add_flag("--serial-heads", o->serialHeads,

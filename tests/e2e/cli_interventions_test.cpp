@@ -165,6 +165,44 @@ TEST(CliImportance, TableJsonCsvAndCurve) {
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
 }
 
+// --method gradient: Michel et al.'s gate gradients from one backward pass (their values are
+// checked against autograd in model_gradients_test), the pruning curve by the same ablations;
+// an encoder is refused in one line, an unknown method by the parser.
+TEST(CliImportance, GateGradientMethod) {
+  const auto dir = scratchDir("importance_gradient");
+  const auto csv = dir / "imp.csv";
+  const auto r = runCli({"importance", "--model", modelDir("gpt2"), "--text", caseText("gpt2", 0), "--json",
+                         "--method", "gradient", "--steps", "4", "--csv", csv.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["method"], "gradient");
+  EXPECT_NE(doc["measure"].get<std::string>().find("Michel"), std::string::npos);
+  EXPECT_EQ(doc["forward_passes"], 1 + 4);  // the base run and the curve; no ablation per head
+  ASSERT_EQ(doc["importance"].size(), 2u);
+  double sum = 0;
+  for (const auto& row : doc["importance"])
+    for (const auto& v : row) {
+      EXPECT_GE(v.get<double>(), 0.0);
+      sum += v.get<double>();
+    }
+  EXPECT_GT(sum, 1e-3);
+  ASSERT_EQ(doc["curve"].size(), 5u);
+  const std::string written = slurp(csv);
+  EXPECT_EQ(std::count(written.begin(), written.end(), '\n'), 9);
+  const auto table = runCli({"importance", "--model", modelDir("gpt2"), "--text", caseText("gpt2", 0),
+                             "--method", "gradient", "--steps", "0"});
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("method: gate gradients (Michel et al. 2019"), std::string::npos) << table.out;
+  const auto bert = runCli(
+      {"importance", "--model", modelDir("bert"), "--text", caseText("bert", 0), "--method", "gradient"});
+  EXPECT_NE(bert.status, 0);
+  EXPECT_NE(bert.err.find("bidirectional"), std::string::npos) << bert.err;
+  EXPECT_EQ(std::count(bert.err.begin(), bert.err.end(), '\n'), 1) << bert.err;
+  const auto unknown =
+      runCli({"importance", "--model", modelDir("gpt2"), "--text", "x", "--method", "shapley"});
+  EXPECT_NE(unknown.status, 0);
+}
+
 // --- masked-LM predictions (tests/scripts/gen_model_fixtures.py --step mlm) ---
 
 struct MlmReference {

@@ -22,7 +22,9 @@ Run from the repository root, after gen_model_fixtures.py:
 
 Writes tests/fixtures/models/<name>/reference_gradients.npz: ids [N] int64, target, position,
 ig_steps (int64 scalars), target_logit, baseline_logit (float64), input_grad [N, d], grad_x_input,
-integrated_gradients, attn_grad (float32).
+integrated_gradients, attn_grad (float32); for the causal models also next_token_loss (float64,
+the mean cross-entropy of ids[1:] given the prefixes) and head_gate_grad [L, H] (float32): its
+gradient w.r.t. Hugging Face's head_mask at ones, Michel et al. 2019's gate gradients.
 """
 import json
 import os
@@ -60,6 +62,19 @@ def logit_and_grads(w, cfg, ids, emb, target):
     logit.backward()
     attn_grad = torch.stack([t["pw"] * t["pw"].grad for t in trace])
     return float(logit), emb.grad.detach(), attn_grad.detach()
+
+
+def head_gate_grads(w, cfg, ids):
+    """Michel et al. 2019's gate gradients as the Hugging Face bertology example takes them:
+    head_mask = ones [L, H] with requires_grad, the mean next-token cross-entropy of the text
+    (labels = ids, shifted by one), and head_mask.grad. Returns (loss, grad [L, H])."""
+    mask = torch.ones(cfg["n_layer" if "n_layer" in cfg else "num_hidden_layers"],
+                      cfg["n_head" if "n_head" in cfg else "num_attention_heads"], requires_grad=True)
+    forward = g.gpt2_forward if cfg["model_type"] == "gpt2" else g.llama_forward
+    logits = forward(w, cfg, ids, head_mask=mask)[2]
+    loss = torch.nn.functional.cross_entropy(logits[:-1].float(), torch.tensor(ids[1:]))
+    loss.backward()
+    return float(loss), mask.grad.detach()
 
 
 def bert_logit_and_grads(w, cfg, ids, emb, target, position):
@@ -116,7 +131,12 @@ def reference_gradients(name):
     # Completeness (Sundararajan et al. 2017, prop. 1) holds to the Riemann sum's error only.
     print(f"{name}: N {len(ids)}, target {target}, logit {logit:.4f}, baseline {baseline:.4f}, "
           f"sum IG {float(ig.sum()):.4f} (logit - baseline {logit - baseline:.4f})")
-    np.savez_compressed(os.path.join(folder, "reference_gradients.npz"), ids=np.array(ids, dtype=np.int64),
+    extra = {}
+    if cfg["model_type"] != "bert":
+        loss, gates = head_gate_grads(w, cfg, ids)
+        extra = dict(next_token_loss=np.float64(loss), head_gate_grad=gates.numpy().astype(np.float32))
+        print(f"{name}: next-token loss {loss:.4f}, |gate gradient| max {float(gates.abs().max()):.4g}")
+    np.savez_compressed(os.path.join(folder, "reference_gradients.npz"), **extra, ids=np.array(ids, dtype=np.int64),
                         target=np.int64(target), position=np.int64(position), ig_steps=np.int64(IG_STEPS), target_logit=np.float64(logit),
                         baseline_logit=np.float64(baseline), input_grad=grad.numpy().astype(np.float32),
                         grad_x_input=gxi.detach().numpy().astype(np.float32),

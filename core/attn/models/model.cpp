@@ -17,6 +17,7 @@
 #include "attn/models/model_weights.h"
 #include "attn/models/patching/activation_patching.h"
 #include "attn/models/transformer_forward.h"
+#include "attn/models/transformer_layers.h"
 #include "attn/tokenizers/gguf/gguf_tokenizer.h"
 
 namespace attn::models {
@@ -374,6 +375,25 @@ Result<GradientAttribution> Model::gradients(const Encoding& enc, int target, co
                                              const ProgressFn& progress) const {
   return gradientAttribution(impl_->config, impl_->weights, enc, target, options, impl_->configPath,
                              progress);
+}
+
+Result<std::vector<TopToken>> Model::nextTokensAt(const ModelRun& run, int position, int k) const {
+  const ModelInfo& info = impl_->info;
+  if (!info.causal)
+    return Error{
+        fmt::format("{}: {} is bidirectional: it predicts no next token", impl_->configPath, info.name)};
+  const auto n = run.finalHidden.rows();
+  if (run.finalHidden.cols() != impl_->config.dModel)
+    return Error{fmt::format("{}: the run was not made by this model (hidden size {}, the model's {})",
+                             impl_->configPath, run.finalHidden.cols(), impl_->config.dModel)};
+  if (position < 0 || position >= n)
+    return Error{
+        fmt::format("{}: position {} is outside the run's {} tokens", impl_->configPath, position, n)};
+  if (k < 1) return Error{fmt::format("{}: {} next tokens asked for; at least 1", impl_->configPath, k)};
+  const HfTokenizer& tok = impl_->tokenizer;
+  const auto display = [&tok](int id) { return tok.displayText(id); };
+  auto top = nextTokensAtRows(impl_->weights.lmHead, run.finalHidden, {position}, k, display);
+  return std::move(top.front());
 }
 
 bool isModelFolder(const std::string& path) {

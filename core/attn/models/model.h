@@ -74,6 +74,10 @@ struct RunOptions {
   bool keepLogits = false;  // rawLogits / scaledLogits / maskedLogits per head (N x N each)
   int onlyLayer = -1;       // >= 0: keep that layer's results only (every layer still runs)
   int topK = 5;             // causal models: next-token predictions per position (0: none)
+  /// Causal models: false fills ModelRun::nextTokens after the last position only (the others
+  /// stay empty; Model::nextTokensAt gives any of them on demand). At long N the LM head's
+  /// [N, vocab] product would otherwise be most of the run.
+  bool topKEveryPosition = true;
   bool keepHiddenStates = false;  // hidden states after the embeddings and after every layer
   bool keepFullLogits = false;    // the lm_head logits [N, vocab] (causal), the masked-LM head's (BERT-style)
   bool keepAttention = true;      // false: ModelRun::layers stays empty (runs that only need the outputs)
@@ -117,7 +121,9 @@ struct ModelRun {
   /// output, (q/k/v, logits as asked); mask = causal or padding; tokens = encoding.tokens.
   std::vector<AttentionResult> layers;
   int firstLayer = 0;  // index of layers[0] (onlyLayer, or 0)
-  std::vector<std::vector<TopToken>> nextTokens;  // causal: [N][topK], the prediction after each position
+  /// Causal: [N][topK], the prediction after each position (only the last one filled when
+  /// RunOptions::topKEveryPosition is false).
+  std::vector<std::vector<TopToken>> nextTokens;
   std::vector<Mat> hiddenStates;  // keepHiddenStates: [layers + 1] x [N, d_model], as HF output_hidden_states
   Mat finalHidden;  // [N, d_model]: after the final norm (GPT-2 ln_f, Llama norm) or BERT's last layer
   Mat logits;       // keepFullLogits: [N, vocab] (causal: lm_head; masked-LM models: the MLM head at every position)
@@ -172,6 +178,11 @@ class Model {
   /// their query rows are still computed). Errors: empty input, a sequence past maxPositions, ids out of range.
   Result<ModelRun> run(const Encoding& encoding, const RunOptions& options = {},
                        const ProgressFn& progress = {}) const;
+
+  /// Causal models: the `k` most probable tokens after `position` of `run` (a run of this
+  /// model, whose finalHidden it reads), as RunOptions::topK would have given them. Errors:
+  /// a bidirectional model, a position outside the run, k < 1.
+  Result<std::vector<TopToken>> nextTokensAt(const ModelRun& run, int position, int k = 5) const;
 
   /// Vision models: `image` as the folder's preprocessor_config.json prepares it (resize with
   /// its resampling, centre crop, rescale, normalise). `source` (the image file) names errors.

@@ -193,16 +193,59 @@ void gatedMlp(ForwardPass& f, const LayerWeights& L, const Mat& x, Mat& out) {
   });
 }
 
+std::vector<std::vector<TopToken>> nextTokensAtRows(const WeightTensor& lmHead, const Mat& finalHidden,
+                                                    const std::vector<int>& rows, int k,
+                                                    const std::function<std::string(int)>& display,
+                                                    int blockRows) {
+  const size_t step = static_cast<size_t>(std::max(1, blockRows));
+  LinearWeight head;
+  head.w = lmHead;
+  std::vector<std::vector<TopToken>> out;
+  out.reserve(rows.size());
+  Mat block, logits;
+  for (size_t r0 = 0; r0 < rows.size(); r0 += step) {
+    const int m = static_cast<int>(std::min(step, rows.size() - r0));
+    block.resize(m, finalHidden.cols());
+    for (int i = 0; i < m; ++i) block.row(i) = finalHidden.row(rows[r0 + static_cast<size_t>(i)]);
+    linear(block, head, logits);
+    std::vector<std::vector<TopToken>> part;
+    topTokens(logits, k, display, part);
+    for (auto& row : part) out.push_back(std::move(row));
+  }
+  return out;
+}
+
 void causalLmOutputs(ForwardPass& f, ModelRun& run) {
   const RunOptions& opt = f.opt;
   if (opt.keepHiddenStates) run.hiddenStates.push_back(run.finalHidden);
-  if (opt.topK > 0 || opt.keepFullLogits) {
+  const int n = static_cast<int>(run.finalHidden.rows());
+  if (opt.keepFullLogits) {
     LinearWeight head;
     head.w = f.weights.lmHead;
     Mat logits;
     linear(run.finalHidden, head, logits);
     if (opt.topK > 0) topTokens(logits, opt.topK, f.display, run.nextTokens);
-    if (opt.keepFullLogits) run.logits = std::move(logits);
+    if (opt.topK > 0 && !opt.topKEveryPosition)  // the same contract as the blocked path below
+      for (int i = 0; i + 1 < n; ++i) run.nextTokens[static_cast<size_t>(i)].clear();
+    run.logits = std::move(logits);
+  } else if (opt.topK > 0 && n > 0) {
+    std::vector<int> rows;
+    if (opt.topKEveryPosition) {
+      rows.resize(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = i;
+    } else {
+      rows.push_back(n - 1);
+    }
+    // Blocks of at most 256 rows keep the logits at 256 x vocab (32 MB for a 32k vocabulary)
+    // while the head's product still runs as a GEMM; chunked prefill's rows when fewer.
+    const int block = opt.prefillRows > 0 ? std::min(opt.prefillRows, 256) : 256;
+    auto top = nextTokensAtRows(f.weights.lmHead, run.finalHidden, rows, opt.topK, f.display, block);
+    if (opt.topKEveryPosition) {
+      run.nextTokens = std::move(top);
+    } else {
+      run.nextTokens.assign(static_cast<size_t>(n), {});
+      run.nextTokens.back() = std::move(top.front());
+    }
   }
   if (opt.nextTokenLoss) nextTokenLossOf(f, run);
 }

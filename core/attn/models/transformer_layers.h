@@ -83,4 +83,12 @@ void causalLmOutputs(ForwardPass& f, ModelRun& run);
 /// predictions, as RunOptions asks; nothing for a checkpoint without the head.
 void maskedLmOutputs(ForwardPass& f, ModelRun& run);
 
+/// The `k` most probable next tokens after each of `rows` (positions of `finalHidden`, the
+/// last hidden state after the final norm): the LM head `blockRows` rows at a time, so no
+/// [N, vocab] array is ever held. `display` names the tokens ("" when empty).
+std::vector<std::vector<TopToken>> nextTokensAtRows(const WeightTensor& lmHead, const Mat& finalHidden,
+                                                    const std::vector<int>& rows, int k,
+                                                    const std::function<std::string(int)>& display,
+                                                    int blockRows = 256);
+
 }  // namespace attn::models

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "attn/io/npy_reader.h"
+#include "attn/models/experiments/head_experiments.h"
 #include "attn/models/gradients/gradient_attribution.h"
 #include "attn/models/model.h"
 #include "model_fixtures.h"
@@ -81,6 +82,45 @@ TEST_P(ModelGradientsReference, MatchesPyTorchAutograd) {
   std::vector<float> flat;
   for (const Mat& m : got->attnGrad) flat.insert(flat.end(), m.data(), m.data() + m.size());
   EXPECT_LE(gradMaxDiff(flat.data(), f.ref.at("attn_grad"), flat.size()), 1e-4);
+}
+
+// Michel et al. 2019's gate gradients: the text's mean next-token loss and d loss / d head_mask
+// at ones, against autograd through the port with Hugging Face's head_mask (the bertology
+// example's recipe); `importance --method gradient` reports their magnitudes.
+TEST_P(ModelGradientsReference, GateGradientsOfTheNextTokenLossMatchAutograd) {
+  const GradientFixture f = loadGradientFixture(GetParam());
+  ASSERT_TRUE(f.model);
+  GradientOptions opt;
+  opt.objective = GradientObjective::NextTokenLoss;
+  opt.integrated = false;
+  ImportanceOptions io;
+  io.method = ImportanceMethod::GateGradient;
+  io.curveSteps = 0;
+  if (!f.model->info().causal) {
+    auto r = f.model->gradients(f.enc, 0, opt);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("causal model"), std::string::npos) << r.error().message;
+    auto imp = headImportance(*f.model, f.enc, io);
+    ASSERT_FALSE(imp.ok());
+    EXPECT_NE(imp.error().message.find("bidirectional"), std::string::npos) << imp.error().message;
+    return;
+  }
+  auto got = f.model->gradients(f.enc, 0, opt);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  EXPECT_EQ(got->objective, GradientObjective::NextTokenLoss);
+  EXPECT_NEAR(got->targetLogit, f.ref.at("next_token_loss").values.data.at(0), 1e-4);
+  const Mat gates = headGateGradients(*got);
+  const NpyArray& want = f.ref.at("head_gate_grad");
+  ASSERT_EQ(gates.rows(), f.model->info().layers);
+  ASSERT_EQ(gates.cols(), f.model->info().heads);
+  EXPECT_LE(gradMaxDiff(gates.data(), want, static_cast<size_t>(gates.size())), 1e-4);
+  EXPECT_GT(largestMagnitude(want), 1e-2);  // the heads matter: the comparison compares something
+  auto imp = headImportance(*f.model, f.enc, io);
+  ASSERT_TRUE(imp.ok()) << imp.error().message;
+  EXPECT_NE(imp->measure.find("Michel"), std::string::npos) << imp->measure;
+  ASSERT_EQ(imp->importance.size(), gates.size());
+  for (Eigen::Index i = 0; i < gates.size(); ++i)
+    EXPECT_NEAR(imp->importance.data()[i], std::abs(want.values.data[static_cast<size_t>(i)]), 1e-4) << i;
 }
 
 INSTANTIATE_TEST_SUITE_P(CausalFixtures, ModelGradientsReference,

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -140,6 +141,99 @@ TEST_P(StreamedForward, ChunkedPrefillGivesTheLogitsOfTheWholeSequence) {
     EXPECT_LE((a->logits - b->logits).cwiseAbs().maxCoeff(), 1e-4) << name << " " << enc.size() << " tokens";
     EXPECT_LE((a->finalHidden - b->finalHidden).cwiseAbs().maxCoeff(), 1e-4);
     EXPECT_GT(a->logits.cwiseAbs().maxCoeff(), 1e-3);  // the comparison compares something
+  }
+}
+
+/// The k most probable tokens of one logits row: a double softmax and a sort, independent
+/// of the model's softmaxTopK.
+std::vector<TopToken> referenceTop(const Mat& logits, Eigen::Index row, int k) {
+  const Eigen::Index V = logits.cols();
+  const double mx = logits.row(row).maxCoeff();
+  double sum = 0;
+  for (Eigen::Index j = 0; j < V; ++j) sum += std::exp(static_cast<double>(logits(row, j)) - mx);
+  std::vector<TopToken> all(static_cast<size_t>(V));
+  for (Eigen::Index j = 0; j < V; ++j)
+    all[static_cast<size_t>(j)] = {
+        static_cast<int>(j), "",
+        static_cast<float>(std::exp(static_cast<double>(logits(row, j)) - mx) / sum)};
+  std::stable_sort(all.begin(), all.end(),
+                   [](const TopToken& a, const TopToken& b) { return a.prob > b.prob; });
+  all.resize(static_cast<size_t>(k));
+  return all;
+}
+
+/// Same probabilities rank by rank within tol; the same ids wherever the neighbouring ranks
+/// are further apart than the rounding could reorder (`want` holds one rank more than `got`,
+/// so that the last rank's gap to the next is known).
+void expectSameTop(const std::vector<TopToken>& got, const std::vector<TopToken>& want, double tol,
+                   const std::string& where) {
+  ASSERT_EQ(got.size() + 1, want.size()) << where;
+  for (size_t r = 0; r < got.size(); ++r) {
+    EXPECT_NEAR(got[r].prob, want[r].prob, tol) << where << " rank " << r;
+    const bool tiedAbove = r > 0 && want[r - 1].prob - want[r].prob < 10 * tol;
+    const bool tiedBelow = r + 1 < want.size() && want[r].prob - want[r + 1].prob < 10 * tol;
+    if (!tiedAbove && !tiedBelow) {
+      EXPECT_EQ(got[r].id, want[r].id) << where << " rank " << r;
+    }
+  }
+}
+
+// Next-token predictions: the LM head in row blocks (5 rows here) gives the top-5 of the
+// full [N, vocab] logits at every position; a run asked for the last position only leaves
+// the others empty, and Model::nextTokensAt gives any of them from the run's final state.
+TEST_P(StreamedForward, NextTokensInRowBlocksAndOnDemandEqualTheFullLogits) {
+  const std::string name = GetParam();
+  auto model = Model::open(modelDir(name));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const Model& m = **model;
+  const auto encodings = fixtureEncodings(m, name);
+  ASSERT_FALSE(encodings.empty());
+  if (!m.info().causal) {
+    auto run = m.run(encodings.front());
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    auto top = m.nextTokensAt(*run, 0);
+    ASSERT_FALSE(top.ok());
+    EXPECT_NE(top.error().message.find("bidirectional"), std::string::npos) << top.error().message;
+    return;
+  }
+  for (const Encoding& enc : encodings) {
+    SCOPED_TRACE(fmt::format("{}: {} tokens", name, enc.size()));
+    const int n = enc.size();
+    RunOptions full;
+    full.keepAttention = false;
+    full.keepFullLogits = true;
+    full.prefillRows = 5;  // the same final hidden state as the runs below
+    auto want = m.run(enc, full);
+    ASSERT_TRUE(want.ok()) << want.error().message;
+    ASSERT_EQ(want->logits.rows(), n);
+    RunOptions blocked = full;
+    blocked.keepFullLogits = false;
+    auto every = m.run(enc, blocked);
+    RunOptions lastOnly = blocked;
+    lastOnly.topKEveryPosition = false;
+    auto last = m.run(enc, lastOnly);
+    ASSERT_TRUE(every.ok() && last.ok());
+    EXPECT_EQ(every->logits.size(), 0);  // no [N, vocab] array kept
+    ASSERT_EQ(every->nextTokens.size(), static_cast<size_t>(n));
+    ASSERT_EQ(last->nextTokens.size(), static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      const std::string at = fmt::format("position {}", i);
+      const auto ref = referenceTop(want->logits, i, 6);
+      expectSameTop(every->nextTokens[static_cast<size_t>(i)], ref, 1e-5, at + " (blocked head)");
+      EXPECT_EQ(last->nextTokens[static_cast<size_t>(i)].empty(), i + 1 < n) << at;
+      auto onDemand = m.nextTokensAt(*last, i, 5);
+      ASSERT_TRUE(onDemand.ok()) << onDemand.error().message;
+      expectSameTop(*onDemand, ref, 1e-5, at + " (on demand)");
+      for (const TopToken& t : *onDemand) EXPECT_EQ(t.token, m.tokenizer().displayText(t.id)) << at;
+    }
+    expectSameTop(last->nextTokens.back(), referenceTop(want->logits, n - 1, 6), 1e-5, "last position");
+    for (int bad : {-1, n}) {
+      auto outside = m.nextTokensAt(*last, bad, 5);
+      ASSERT_FALSE(outside.ok()) << bad;
+      EXPECT_NE(outside.error().message.find(fmt::format("position {} is outside", bad)), std::string::npos)
+          << outside.error().message;
+    }
+    EXPECT_FALSE(m.nextTokensAt(*last, 0, 0).ok());
   }
 }
 

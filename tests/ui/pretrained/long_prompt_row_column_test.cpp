@@ -18,6 +18,7 @@
 #include "attn_ui/explorer/input_panel.h"
 #include "attn_ui/explorer/row_column_panel.h"
 #include "attn_ui/pretrained/model_open_controller.h"
+#include "attn_ui/pretrained/prediction_panel.h"
 #include "attn_ui/window/file_open_controller.h"
 #include "attn_ui/window/main_window.h"
 
@@ -104,6 +105,27 @@ TEST_P(LongPromptRowColumn, StreamedRowColumnAndTopKeysEqualTheMaterializedMap) 
   const attn::Mat& last =
       reference->layers[static_cast<size_t>(layers / 2)].heads[static_cast<size_t>(heads / 2)].weights;
   expectRowColumnOf(*panel, last, 5, 1, 1e-5f, w.model()->keyLabels());
+
+  // The streamed run predicted after its last token only; the pinned row's prediction comes
+  // from the run's final state on demand and equals the materialized run's.
+  const auto& streamedRun = *w.model()->modelRun();
+  ASSERT_EQ(streamedRun.nextTokens.size(), static_cast<size_t>(n));
+  EXPECT_TRUE(streamedRun.nextTokens[5].empty());
+  EXPECT_FALSE(streamedRun.nextTokens.back().empty());
+  auto* prediction = w.findChild<PredictionPanel*>();
+  ASSERT_NE(prediction, nullptr);
+  EXPECT_EQ(prediction->position(), 5);
+  const auto& shown = prediction->entries();
+  const auto& want = reference->nextTokens[5];
+  ASSERT_EQ(shown.size(), want.size());
+  for (size_t r = 0; r < want.size(); ++r) {
+    EXPECT_NEAR(shown[r].prob, want[r].prob, 1e-4) << "rank " << r;
+    const bool apart = (r + 1 < want.size() && want[r].prob - want[r + 1].prob > 1e-3) &&
+                       (r == 0 || want[r - 1].prob - want[r].prob > 1e-3);
+    if (apart) {
+      EXPECT_EQ(shown[r].id, want[r].id) << "rank " << r;
+    }
+  }
 
   // Materialized again: the run's own maps, read in place.
   w.model()->setMapBudgetBytes(ExplorerModel::kDefaultMapBudgetBytes);

@@ -506,6 +506,9 @@ void ExplorerModel::runModelJob(Job& job, JobControl& control) {
     options.streamed = true;
     options.keepQkv = false;
     options.qkPrecision = job.qkPrecision;
+    // The LM head over every position would be most of a long run; the prediction panel
+    // asks Model::nextTokensAt for the position it shows.
+    options.topKEveryPosition = false;
   } else {
     options.keepQkv = true;  // the step-through view walks a real head
     // Logits (raw, scaled, masked: three N x N per head and layer) for the heatmap's

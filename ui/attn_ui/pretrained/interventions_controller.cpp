@@ -256,7 +256,7 @@ void InterventionsController::runPasses(Job& job, JobControl& control) {
       base.layers.empty() || base.layers[0].heads.empty() ? nullptr : &base.layers[0].heads[0];
   options.keepQkv = first && first->q.size() > 0;
   options.keepLogits = first && first->rawLogits.size() > 0;
-  options.topK = base.nextTokens.empty() ? 0 : static_cast<int>(base.nextTokens[0].size());
+  options.topK = base.nextTokens.empty() ? 0 : static_cast<int>(base.nextTokens.back().size());
   options.keepFullLogits = info.causal && static_cast<double>(n) * info.vocabSize <= kMaxFullLogits;
   const bool runOriginal = !job.original, runIntervened = !job.intervened;
   const double passes = (runOriginal ? 1.0 : 0.0) + (runIntervened ? 1.0 : 0.0);

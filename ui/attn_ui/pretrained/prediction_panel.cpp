@@ -73,6 +73,11 @@ void PredictionPanel::refresh() {
     const int pinned = model_->pinnedRow();
     position_ = pinned >= 0 && pinned < n ? pinned : n - 1;
     entries_ = run->nextTokens[static_cast<size_t>(position_)];
+    // A streamed run predicts after its last token only: another pinned position costs one
+    // row through the LM head (milliseconds), computed when it is asked for.
+    if (entries_.empty())
+      if (auto top = m->nextTokensAt(*run, position_, static_cast<int>(run->nextTokens.back().size())))
+        entries_ = std::move(top).value();
   } else if (m && m->info().vision && run && !run->topLabels.empty()) {
     position_ = 0;  // an image classifier: one prediction for the whole image
     entries_ = run->topLabels;

@@ -11,6 +11,8 @@
 #include <numeric>
 #include <optional>
 
+#include "attn/models/gradients/gradient_attribution.h"
+
 namespace attn::models {
 namespace {
 
@@ -258,13 +260,26 @@ RunOptions importanceRunOptions(bool causal, ForwardCache* cache) {
   return opt;
 }
 
-void describeMeasures(HeadImportance& out, bool causal) {
-  out.measure = causal
+void describeMeasures(HeadImportance& out, bool causal, bool gradient) {
+  out.measure = gradient ? "|d loss / d head gate| of the mean next-token loss (Michel et al. 2019, gate "
+                           "gradients)"
+                : causal
                     ? "increase of the mean next-token loss (nats) when the head alone is zeroed (ablation "
                       "estimate, no gradients)"
                     : "relative change of the final hidden states when the head alone is zeroed (ablation "
                       "estimate, no gradients)";
   out.curveMeasure = causal ? "mean next-token loss (nats)" : "relative change of the final hidden states";
+}
+
+/// Michel et al. 2019, eq. 2 for one text: I_h = |d loss / d xi_h|, one backward pass.
+Status gateGradientImportance(const Model& model, const Encoding& enc, HeadImportance& out) {
+  GradientOptions g;
+  g.objective = GradientObjective::NextTokenLoss;
+  g.integrated = false;
+  auto grads = model.gradients(enc, 0, g);
+  if (!grads) return grads.error();
+  out.importance = headGateGradients(*grads).cwiseAbs();
+  return okStatus();
 }
 
 /// Each head alone ablated, earliest layers first: they recompute the most.
@@ -330,11 +345,17 @@ Result<HeadImportance> headImportance(const Model& model, const Encoding& enc,
   const ModelInfo& info = model.info();
   const int L = info.layers, H = info.heads;
   HeadImportance out;
-  describeMeasures(out, info.causal);
+  const bool gradient = options.method == ImportanceMethod::GateGradient;
+  if (gradient && !info.causal)
+    return Error{
+        fmt::format("{}: gate-gradient importance differentiates the next-token loss of a causal model; "
+                    "{} is bidirectional (use the ablation method)",
+                    info.dir, info.name)};
+  describeMeasures(out, info.causal, gradient);
   ForwardCache cache;
   const RunOptions opt = importanceRunOptions(info.causal, options.usePrefixCache ? &cache : nullptr);
   const int curvePoints = options.curveSteps > 0 ? options.curveSteps + 1 : 0;
-  const double total = 1.0 + L * H + curvePoints;
+  const double total = 1.0 + (gradient ? 1.0 : L * H) + curvePoints;
   if (progress && !progress(0.0, "running the model")) return Error{"head importance: cancelled"};
   auto base = model.run(enc, opt);
   if (!base) return base.error();
@@ -353,7 +374,12 @@ Result<HeadImportance> headImportance(const Model& model, const Encoding& enc,
   out.baseline = baseline;
   out.importance = Mat::Zero(L, H);
   ImportancePasses passes(model, enc, opt, cache, options, progress, total, measure);
-  if (auto st = ablateEachHead(passes, L, H, baseline, out); !st) return st.error();
+  if (gradient) {
+    if (auto st = gateGradientImportance(model, enc, out); !st) return st.error();
+    if (progress && !progress(2.0 / total, "gate gradients")) return Error{"head importance: cancelled"};
+  } else if (auto st = ablateEachHead(passes, L, H, baseline, out); !st) {
+    return st.error();
+  }
   if (curvePoints > 0)
     if (auto st = pruningCurve(passes, L, H, options.curveSteps, baseline, out); !st) return st.error();
   if (progress && !progress(1.0, "done")) return Error{"head importance: cancelled"};

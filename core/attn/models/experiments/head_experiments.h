@@ -2,9 +2,9 @@
 // What an intervention changed, and head importance by ablation:
 // every head alone zeroed, the increase of the text's mean next-token loss
 // (causal models) or the relative change of the final hidden states
-// (encoders). There is no backward pass, so this is the ablation estimate,
-// not Michel et al.'s (2019) gate-gradient estimate. The pruning curve
-// removes heads in increasing order of importance.
+// (encoders) -- the ablation estimate -- or, for causal models, Michel et
+// al.'s (2019) gate-gradient estimate from one backward pass. The pruning
+// curve removes heads in increasing order of importance.
 #include <string>
 #include <vector>
 
@@ -70,15 +70,22 @@ struct HeadImportance {
   double seconds = 0;
 };
 
+/// Ablation: each head alone zeroed, the change of the measure (L x H forward passes).
+/// GateGradient (causal models): Michel et al. 2019's |d loss / d xi_h| for a gate xi_h on each
+/// head, from one backward pass of the mean next-token loss (gradients/gradient_attribution.h).
+enum class ImportanceMethod { Ablation, GateGradient };
+
 struct ImportanceOptions {
   int curveSteps = 12;      // pruning curve points besides 0 (0: no curve)
   bool usePrefixCache = true;
   /// Ablations run side by side, one per OpenMP thread (each single-threaded); false: one
   /// at a time, each using every thread. The values agree to float rounding (~1e-7 relative).
   bool parallelHeads = true;
+  ImportanceMethod method = ImportanceMethod::Ablation;
 };
 
-/// Ablates each head alone, then the pruning curve; `progress` may cancel. With
+/// Ablates each head alone (or, with ImportanceMethod::GateGradient, one backward pass; an
+/// encoder is then refused), then the pruning curve; `progress` may cancel. With
 /// parallelHeads it is called from the worker threads (the caller's among them), one
 /// call at a time, with fractions that only grow.
 Result<HeadImportance> headImportance(const Model& model, const Encoding& encoding,

@@ -67,16 +67,9 @@ float gpt2LogitGradient(const LogitGradientPass& g, const Mat& emb, Mat* dEmb, s
   Mat h = emb + g.weights.positionEmbedding.mat().topRows(n);
   std::vector<Gpt2LayerTape> tapes(static_cast<size_t>(c.layers));
   for (int l = 0; l < c.layers; ++l) gpt2TapedLayer(g, l, h, tapes[static_cast<size_t>(l)]);
-  NormTape lnf;
-  Mat last;
-  layerNormTaped(h.row(g.position), g.weights.finalNorm, c.normEps, last, lnf);  // ln_f, that row only
-  const Eigen::RowVectorXf head = lmHeadRow(g.weights, g.target);
-  const float logit = last.row(0).dot(head);
+  Mat dh;  // ln_f on the rows read only
+  const float logit = causalReadout(g, h, dEmb ? &dh : nullptr, &layerNormTaped, &layerNormBackward);
   if (!dEmb) return logit;
-  Mat dLast;
-  layerNormBackward(head, g.weights.finalNorm, lnf, dLast);
-  Mat dh = Mat::Zero(n, c.dModel);
-  dh.row(g.position) = dLast.row(0);
   layersBackward(c, dh, attnGrad, [&g, &tapes](int l, Mat& d, std::vector<Mat>* heads) {
     gpt2LayerBackward(g, l, tapes[static_cast<size_t>(l)], d, heads);
   });

@@ -102,16 +102,9 @@ float llamaLogitGradient(const LogitGradientPass& g, const Mat& emb, Mat* dEmb, 
   Mat h = emb;
   std::vector<LlamaLayerTape> tapes(static_cast<size_t>(c.layers));
   for (int l = 0; l < c.layers; ++l) llamaTapedLayer(g, rope, l, h, tapes[static_cast<size_t>(l)]);
-  NormTape finalTape;
-  Mat last;
-  rmsNormTaped(h.row(g.position), g.weights.finalNorm, c.normEps, last, finalTape);
-  const Eigen::RowVectorXf head = lmHeadRow(g.weights, g.target);
-  const float logit = last.row(0).dot(head);
+  Mat dh;
+  const float logit = causalReadout(g, h, dEmb ? &dh : nullptr, &rmsNormTaped, &rmsNormBackward);
   if (!dEmb) return logit;
-  Mat dLast;
-  rmsNormBackward(head, g.weights.finalNorm, finalTape, dLast);
-  Mat dh = Mat::Zero(n, c.dModel);
-  dh.row(g.position) = dLast.row(0);
   layersBackward(c, dh, attnGrad, [&g, &tapes, &rope](int l, Mat& d, std::vector<Mat>* heads) {
     llamaLayerBackward(g, rope, l, tapes[static_cast<size_t>(l)], d, heads);
   });
