@@ -4,7 +4,9 @@
 // decoding) or generated greedily.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "attn/io/npy_writer.h"
 #include "attn/io/text_file.h"
@@ -40,6 +42,26 @@ void addSeq2SeqArrays(NpzWriter& npz, const models::Seq2SeqRun& run) {
   npz.addStrings("target_tokens", run.targetTokens);
   npz.add("source_ids", vectorTensor(run.source.ids));
   npz.add("target_ids", vectorTensor(run.targetIds));
+}
+
+/// Beam search's returned sequences: returned_texts [K], returned_scores [K] and returned_ids
+/// [K, longest] (-1 after each sequence's end), best first.
+void addReturnedSequences(NpzWriter& npz, const std::vector<models::ReturnedSequence>& returned) {
+  std::vector<std::string> texts;
+  Tensor scores, ids;
+  size_t longest = 0;
+  for (const auto& r : returned) longest = std::max(longest, r.ids.size());
+  scores.shape = {static_cast<int64_t>(returned.size())};
+  ids.shape = {static_cast<int64_t>(returned.size()), static_cast<int64_t>(longest)};
+  for (const auto& r : returned) {
+    texts.push_back(r.text);
+    scores.data.push_back(static_cast<float>(r.score));
+    for (size_t j = 0; j < longest; ++j)
+      ids.data.push_back(j < r.ids.size() ? static_cast<float>(r.ids[j]) : -1.0f);
+  }
+  npz.addStrings("returned_texts", texts);
+  npz.add("returned_scores", scores);
+  npz.add("returned_ids", ids);
 }
 
 struct Seq2SeqOpened {
@@ -78,6 +100,9 @@ struct TranslateOptions {
   int maxNewTokens = 0;
   int beam = 0;  // 0: the config's num_beams
   bool beamGiven = false;
+  std::optional<double> lengthPenalty;
+  std::string earlyStopping;  // "", "true" or "false"
+  int numReturn = 1;
 };
 
 int runTranslate(const TranslateOptions& o) {
@@ -99,16 +124,23 @@ int runTranslate(const TranslateOptions& o) {
   models::GenerateOptions g;
   g.maxNewTokens = o.maxNewTokens;
   g.beams = o.beam;
+  g.lengthPenalty = o.lengthPenalty;
+  if (!o.earlyStopping.empty()) g.earlyStopping = o.earlyStopping == "true";
+  g.numReturnSequences = o.numReturn;
   auto run = opened->model->generate(opened->source, g, terminalProgress());
   if (!run) return fail(run.error().message);
   NpzWriter npz;
   addSeq2SeqArrays(npz, *run);
   npz.addStrings("output_text", {run->outputText}, {1});
   npz.add("output_ids", vectorTensor(run->targetIds));
+  if (o.numReturn > 1) addReturnedSequences(npz, run->returned);
   if (auto st = npz.write(o.out); !st) return fail(st.error().message);
   printModelLine(opened->model->info());
   fmt::print("generation: {}\n", run->settings);
   fmt::print("output: {:?}\n", run->outputText);
+  if (o.numReturn > 1)
+    for (size_t r = 0; r < run->returned.size(); ++r)
+      fmt::print("  {}. {:?} (score {:.4f})\n", r + 1, run->returned[r].text, run->returned[r].score);
   fmt::print("wrote {} ({} source, {} target tokens)\n", o.out, run->source.size(), run->targetIds.size());
   return 0;
 }
@@ -150,6 +182,16 @@ Action addTranslateCommand(CLI::App& app) {
   cmd->add_option("--beam", o->beam,
                   "Beams: 1 greedy, 2 to 8 beam search as transformers' generate (length_penalty and "
                   "early_stopping from the model's generation config); default: its num_beams");
+  cmd->add_option("--length-penalty", o->lengthPenalty,
+                  "Beam search: score = sum log p / length^this (default: the model's length_penalty)");
+  cmd->add_option("--early-stopping", o->earlyStopping,
+                  "Beam search: stop once as many hypotheses as beams are closed (default: the model's "
+                  "early_stopping)")
+      ->check(CLI::IsMember({"true", "false"}));
+  cmd->add_option("--num-return-sequences", o->numReturn,
+                  "Beam search: write this many of the best sequences (returned_texts, returned_scores, "
+                  "returned_ids; at most --beam); the maps are the best one's")
+      ->capture_default_str();
   cmd->add_option("--out", o->out, "Result file (.npz)")->required();
   cmd->add_flag("--force", o->force, "Overwrite an existing output file");
   return [cmd, o]() -> int {

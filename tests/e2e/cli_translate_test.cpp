@@ -80,6 +80,42 @@ TEST(CliTranslate, TranslateWritesTheGreedyOutputAndItsMaps) {
             ref.at("greedy_short_1").values.data);
 }
 
+// Beam search's options from the command line: the reference's 4 beams, length_penalty 2 and
+// early stopping on case 1 give its best sequence and, with --num-return-sequences, its
+// ranked hypotheses and scores; more sequences than beams is one line and no file.
+TEST(CliTranslate, BeamOptionsAndReturnedSequencesAsTheReference) {
+  const auto dir = scratchDir("translate_beams");
+  const auto out = (dir / "beams.npz").string();
+  const auto r = runCli({"translate", "--model", modelDir("bart"), "--text",
+                         "Hello, world! Attention is all you need.", "--beam", "4", "--length-penalty", "2",
+                         "--early-stopping", "true", "--num-return-sequences", "4", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("beam search (4 beams, length_penalty 2, early_stopping true)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  4. "), std::string::npos) << r.out;
+  auto got = loadNpz(out);
+  auto ref = loadNpz(modelDir("bart") + "/reference.npz");
+  EXPECT_EQ(got.at("output_ids").values.data, ref.at("beam_1").values.data);
+  ASSERT_TRUE(got.count("returned_ids") && got.count("returned_scores") && got.count("returned_texts"));
+  EXPECT_EQ(got.at("returned_ids").values.shape, ref.at("beam_ranked_1").values.shape);
+  EXPECT_EQ(got.at("returned_ids").values.data, ref.at("beam_ranked_1").values.data);
+  const auto& scores = got.at("returned_scores").values.data;
+  ASSERT_EQ(scores.size(), 4u);
+  for (size_t k = 0; k < 4; ++k) EXPECT_NEAR(scores[k], ref.at("beam_scores_1").values.data[k], 1e-4);
+  EXPECT_EQ(got.at("returned_texts").strings.size(), 4u);
+  EXPECT_EQ(got.at("returned_texts").strings[0], got.at("output_text").strings[0]);
+  const auto penalty = runCli({"translate", "--model", modelDir("bart"), "--text", "Hello", "--beam", "2",
+                               "--length-penalty", "0.5", "--out", (dir / "p.npz").string()});
+  ASSERT_EQ(penalty.status, 0) << penalty.err;
+  EXPECT_NE(penalty.out.find("length_penalty 0.5"), std::string::npos) << penalty.out;
+  const auto tooMany = runCli({"translate", "--model", modelDir("bart"), "--text", "Hello", "--beam", "2",
+                               "--num-return-sequences", "3", "--out", (dir / "many.npz").string()});
+  EXPECT_NE(tooMany.status, 0);
+  EXPECT_NE(tooMany.err.find("number of beams"), std::string::npos) << tooMany.err;
+  EXPECT_EQ(std::count(tooMany.err.begin(), tooMany.err.end(), '\n'), 1) << tooMany.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "many.npz"));
+}
+
 TEST(CliTranslate, T5AndFlanT5TranslateAndRunAsTheReference) {
   const auto dir = scratchDir("translate_t5");
   const std::string source = "translate English to German: The cat sat on the mat.";

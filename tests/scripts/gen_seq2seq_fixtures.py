@@ -434,8 +434,9 @@ def beam_search(w, cfg, src, max_length, num_beams, length_penalty, early_stoppi
     log-softmax scores through the processors plus each beam's running score, the 2 * num_beams
     best (beam, token) pairs, an eos among the first num_beams closing a hypothesis, the others
     continuing; done when num_beams hypotheses are in and (early_stopping) or none could beat the
-    worst; at the end the open beams are added too, the best hypothesis returned with eos
-    appended when shorter than max_length."""
+    worst; at the end the open beams are added too. Returns every kept hypothesis as
+    (score, ids), best first as num_return_sequences takes them (sorted by score, popped from the
+    end), eos appended to each shorter than max_length."""
     encode, decode = forward_of(cfg)
     enc, _ = encode(w, cfg, src)
     eos = cfg["eos_token_id"]
@@ -470,8 +471,11 @@ def beam_search(w, cfg, src, max_length, num_beams, length_penalty, early_stoppi
     if not done:
         for b, sc in zip(beams, beam_scores.tolist()):
             hyps.add(list(b), sc, len(b) - 1)
-    best = sorted(hyps.beams, key=lambda h: h[0]).pop()[1]
-    return best + [eos] if len(best) < max_length else best
+    ranked, out = sorted(hyps.beams, key=lambda h: h[0]), []
+    while ranked:
+        score, hyp = ranked.pop()
+        out.append((score, hyp + [eos] if len(hyp) < max_length else hyp))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -720,10 +724,17 @@ def reference(model):
         greedy = bart_greedy(w, cfg, src, cfg["max_length"])
         assert len(greedy) > 3, "the random model should write a few tokens before its eos"
         short = bart_greedy(w, cfg, src, 1 + 4)
-        beam = beam_search(w, cfg, src, cfg["max_length"], *BEAM[model])
+        ranked = beam_search(w, cfg, src, cfg["max_length"], *BEAM[model])
+        beam = ranked[0][1]
         print(f"    case {c}: {len(src)} source, {len(dec)} decoder tokens; greedy {greedy}, short {short}, "
               f"beam {beam}")
         out[f"beam_{c}"] = np.array(beam, np.int64)
+        # Every returned sequence (num_return_sequences = num_beams), -1 after its end, and scores.
+        ranked_ids = np.full((len(ranked), max(len(h) for _, h in ranked)), -1, np.int64)
+        for r, (_, h) in enumerate(ranked):
+            ranked_ids[r, :len(h)] = h
+        out[f"beam_ranked_{c}"] = ranked_ids
+        out[f"beam_scores_{c}"] = np.array([sc for sc, _ in ranked], np.float64)
         out.update({f"source_ids_{c}": np.array(src, np.int64), f"decoder_ids_{c}": np.array(dec, np.int64),
                     f"enc_attn_{c}": enc_attn.numpy(), f"dec_attn_{c}": dec_attn.numpy(),
                     f"cross_attn_{c}": cross_attn.numpy(), f"logits_{c}": logits.numpy(),

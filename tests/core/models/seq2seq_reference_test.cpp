@@ -193,6 +193,29 @@ TEST_P(Seq2SeqReference, BeamSearchIdsMatchThePyTorchPort) {
     ASSERT_TRUE(forced.ok());
     EXPECT_TRUE(gen->attention.cross.back().heads[0].weights.isApprox(
         forced->attention.cross.back().heads[0].weights, 1e-5f));
+    EXPECT_TRUE(gen->returned.size() == 1 && gen->returned[0].ids == gen->targetIds);
+    // num_return_sequences = beams: every kept hypothesis, best first, with its score.
+    o.numReturnSequences = b.beams;
+    auto all = model_->generate(*src, o);
+    ASSERT_TRUE(all.ok()) << all.error().message;
+    const NpyArray& ranked = ref.at("beam_ranked_" + std::to_string(c));
+    const NpyArray& scores = ref.at("beam_scores_" + std::to_string(c));
+    ASSERT_EQ(ranked.values.shape.size(), 2u);
+    const auto rows = static_cast<size_t>(ranked.values.shape[0]),
+               cols = static_cast<size_t>(ranked.values.shape[1]);
+    ASSERT_EQ(all->returned.size(), rows);
+    for (size_t r = 0; r < rows; ++r) {
+      std::vector<int> want;
+      for (size_t j = 0; j < cols && ranked.values.data[r * cols + j] >= 0; ++j)
+        want.push_back(static_cast<int>(ranked.values.data[r * cols + j]));
+      EXPECT_EQ(all->returned[r].ids, want) << "sequence " << r;
+      EXPECT_NEAR(all->returned[r].score, scores.values.data[r], 1e-4) << "sequence " << r;
+    }
+    EXPECT_EQ(all->returned[0].text, gen->outputText);
+    o.numReturnSequences = b.beams + 1;
+    auto tooMany = model_->generate(*src, o);
+    ASSERT_FALSE(tooMany.ok());
+    EXPECT_NE(tooMany.error().message.find("number of beams"), std::string::npos) << tooMany.error().message;
   }
 }
 
@@ -214,6 +237,20 @@ TEST(Seq2SeqBeam, HypothesesKeepTheBestAndStopAsTransformersDoes) {
   early.add({0, 1, 2}, -8.0, 4);      // -8 / 4^2
   EXPECT_TRUE(early.isDone(0.0, 3));  // early_stopping: done as soon as it is full
   EXPECT_EQ(early.best(), (std::vector<int>{0, 1, 2}));
+  // Best first; of equal scores the later added first (sorted, then popped from the end).
+  const auto ranked = h.ranked();
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(ranked[0].ids, (std::vector<int>{0, 8}));
+  EXPECT_EQ(ranked[1].ids, (std::vector<int>{0, 5}));
+  EXPECT_DOUBLE_EQ(ranked[0].score, -1.0);
+  EXPECT_DOUBLE_EQ(ranked[1].score, -1.0);
+  BeamHypotheses three(3, 1.0, false);
+  three.add({0, 1}, -3.0, 1), three.add({0, 2}, -1.0, 1), three.add({0, 3}, -2.0, 1);
+  const auto byScore = three.ranked();
+  ASSERT_EQ(byScore.size(), 3u);
+  EXPECT_EQ(byScore[0].ids[1], 2);
+  EXPECT_EQ(byScore[1].ids[1], 3);
+  EXPECT_EQ(byScore[2].ids[1], 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Folders, Seq2SeqReference,

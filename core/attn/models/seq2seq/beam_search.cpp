@@ -70,9 +70,19 @@ const std::vector<int>& BeamHypotheses::best() const {
   return kept_[best].second;
 }
 
-Result<std::vector<int>> beamSearch(const Seq2SeqConfig& c, const Seq2SeqWeights& w,
-                                    const Seq2SeqState& encoded, const BeamSettings& b, int maxLength,
-                                    const std::string& src, const ProgressFn& progress) {
+std::vector<BeamHypothesis> BeamHypotheses::ranked() const {
+  std::vector<BeamHypothesis> sorted;
+  for (const auto& [score, ids] : kept_) sorted.push_back({score, ids});
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const BeamHypothesis& a, const BeamHypothesis& b) { return a.score < b.score; });
+  std::reverse(sorted.begin(), sorted.end());  // popped from the end
+  return sorted;
+}
+
+Result<std::vector<BeamHypothesis>> beamSearch(const Seq2SeqConfig& c, const Seq2SeqWeights& w,
+                                               const Seq2SeqState& encoded, const BeamSettings& b,
+                                               int maxLength, const std::string& src,
+                                               const ProgressFn& progress) {
   const GenerationSettings& g = c.generation;
   const int B = b.beams, V = c.base.vocabSize;
   Seq2SeqState start;  // what decoding needs: the cross-attention keys and values, an empty cache
@@ -118,8 +128,9 @@ Result<std::vector<int>> beamSearch(const Seq2SeqConfig& c, const Seq2SeqWeights
   if (!done)
     for (const Beam& beam : beams) hyps.add(beam.ids, beam.score, static_cast<int>(beam.ids.size()) - 1);
   if (hyps.size() == 0) return Error{fmt::format("{}: beam search closed no hypothesis", src)};
-  std::vector<int> out = hyps.best();
-  if (static_cast<int>(out.size()) < maxLength && g.eosTokenId >= 0) out.push_back(g.eosTokenId);
+  std::vector<BeamHypothesis> out = hyps.ranked();
+  for (BeamHypothesis& h : out)
+    if (static_cast<int>(h.ids.size()) < maxLength && g.eosTokenId >= 0) h.ids.push_back(g.eosTokenId);
   return out;
 }
 

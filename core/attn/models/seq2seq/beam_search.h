@@ -6,7 +6,8 @@
 // (the tokens after the decoder start, EOS included), the rest continue as the new beams. It
 // stops when `beams` hypotheses are closed and either early_stopping is set or none of the
 // open beams could still beat the worst of them, or at max_length, when the open beams join
-// the hypotheses. The best hypothesis is returned, EOS appended when shorter than max_length.
+// the hypotheses. The hypotheses are returned best first, EOS appended when shorter than
+// max_length (num_return_sequences takes the first k).
 #include <string>
 #include <vector>
 
@@ -14,6 +15,12 @@
 #include "attn/models/seq2seq/seq2seq_forward.h"
 
 namespace attn::models {
+
+/// A closed hypothesis: sum log p / generated_length^length_penalty and its ids.
+struct BeamHypothesis {
+  double score = 0;
+  std::vector<int> ids;
+};
 
 struct BeamSettings {
   int beams = 4;
@@ -33,6 +40,9 @@ class BeamHypotheses {
   bool isDone(double bestSum, int generated) const;
   /// The best hypothesis (the last added among equal scores, as sorted(...).pop()).
   const std::vector<int>& best() const;
+  /// Every kept hypothesis, best first, as generate's num_return_sequences takes them (sorted by
+  /// score, popped from the end: the last added first among equal scores).
+  std::vector<BeamHypothesis> ranked() const;
   size_t size() const { return kept_.size(); }
 
  private:
@@ -44,9 +54,12 @@ class BeamHypotheses {
 };
 
 /// Beam search from `encoded` (encodeSource's state; it is copied, not changed) up to
-/// maxLength decoder tokens (decoder start included); `src` names errors; cancellable.
-Result<std::vector<int>> beamSearch(const Seq2SeqConfig& c, const Seq2SeqWeights& w,
-                                    const Seq2SeqState& encoded, const BeamSettings& b, int maxLength,
-                                    const std::string& src, const ProgressFn& progress = {});
+/// maxLength decoder tokens (decoder start included): the kept hypotheses best first (the
+/// first is what generate returns), EOS appended to each shorter than maxLength. `src` names
+/// errors; cancellable.
+Result<std::vector<BeamHypothesis>> beamSearch(const Seq2SeqConfig& c, const Seq2SeqWeights& w,
+                                               const Seq2SeqState& encoded, const BeamSettings& b,
+                                               int maxLength, const std::string& src,
+                                               const ProgressFn& progress = {});
 
 }  // namespace attn::models

@@ -175,6 +175,10 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& source, const Generate
         "{} beams ({}): beam search takes 1 to 8; choose with --beam", beams,
         o.beams > 0 ? "the option" : "num_beams in " + (g.source.empty() ? impl_->configPath : g.source))};
   if (o.maxNewTokens < 0) return Error{fmt::format("max new tokens {}: must be at least 1", o.maxNewTokens)};
+  if (o.numReturnSequences < 1 || o.numReturnSequences > beams)
+    return Error{
+        fmt::format("{} sequences to return: 1 to the number of beams ({}; greedy search returns one)",
+                    o.numReturnSequences, beams)};
   int maxLength = o.maxNewTokens > 0 ? 1 + o.maxNewTokens : g.maxLength;
   maxLength = std::min(maxLength, c.maxPositions);  // the decoder has no position past its table
   Seq2SeqState s;
@@ -183,10 +187,12 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& source, const Generate
   Mat logits;
   const BeamSettings beam{beams, o.lengthPenalty.value_or(g.lengthPenalty),
                           o.earlyStopping.value_or(g.earlyStopping)};
+  std::vector<BeamHypothesis> hypotheses;
   if (beams > 1) {  // the best hypothesis, then its maps by feeding it (the same rows as kept per step)
     auto found = beamSearch(c, impl_->weights, s, beam, maxLength, impl_->configPath, progress);
     if (!found) return found.error();
-    ids = std::move(*found);
+    hypotheses = std::move(*found);
+    ids = hypotheses.front().ids;
   }
   if (auto st = decodeRows(c, impl_->weights, ids, true, impl_->configPath, s, logits); !st)
     return st.error();
@@ -205,12 +211,17 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& source, const Generate
   run.targetIds = ids;
   run.targetTokens = tokenStrings(impl_->target(), ids);
   run.attention = seq2seqResults(c, s, source.tokens, run.targetTokens);
-  std::vector<int> text;
-  for (int id : ids)
-    if (id != g.decoderStartTokenId && id != g.bosTokenId && id != g.eosTokenId && id != g.padTokenId &&
-        id != g.forcedBosTokenId)
-      text.push_back(id);
-  run.outputText = impl_->target().decode(text);
+  const auto textOf = [&](const std::vector<int>& written) {
+    std::vector<int> text;
+    for (int id : written)
+      if (id != g.decoderStartTokenId && id != g.bosTokenId && id != g.eosTokenId && id != g.padTokenId &&
+          id != g.forcedBosTokenId)
+        text.push_back(id);
+    return impl_->target().decode(text);
+  };
+  run.outputText = textOf(ids);
+  for (size_t r = 0; r < hypotheses.size() && static_cast<int>(r) < o.numReturnSequences; ++r)
+    run.returned.push_back({hypotheses[r].ids, textOf(hypotheses[r].ids), hypotheses[r].score});
   const std::string search = beams > 1
                                  ? fmt::format("beam search ({} beams, length_penalty {}, early_stopping {})",
                                                beams, beam.lengthPenalty, beam.earlyStopping)

@@ -31,6 +31,17 @@ struct GenerateOptions {
   int beams = 0;                        // 1: greedy; 2..8: beam search; 0: the config's num_beams
   std::optional<double> lengthPenalty;  // else the config's length_penalty
   std::optional<bool> earlyStopping;    // else the config's early_stopping
+  /// Beam search: how many of the closed hypotheses Seq2SeqRun::returned holds, best first
+  /// (transformers' num_return_sequences; at most the beams).
+  int numReturnSequences = 1;
+};
+
+/// One sequence beam search returned: its ids (decoder start first), text and score
+/// (sum log p / generated_length^length_penalty).
+struct ReturnedSequence {
+  std::vector<int> ids;
+  std::string text;
+  double score = 0;
 };
 
 struct Seq2SeqRun {
@@ -41,6 +52,9 @@ struct Seq2SeqRun {
   Mat logits;              // forced decoding: [Nt, vocab] (lm_head + final_logits_bias)
   std::string outputText;  // generation: the generated ids decoded, special tokens left out
   std::string settings;    // generation: the settings used, in words
+  /// Beam search: GenerateOptions::numReturnSequences sequences, best first (the first is
+  /// targetIds / outputText, whose maps the run holds); empty for greedy and forced runs.
+  std::vector<ReturnedSequence> returned;
 };
 
 class Seq2SeqModel {
