@@ -103,6 +103,7 @@ struct TranslateOptions {
   std::optional<double> lengthPenalty;
   std::string earlyStopping;  // "", "true" or "false"
   int numReturn = 1;
+  std::string sourceLang, targetLang;
 };
 
 int runTranslate(const TranslateOptions& o) {
@@ -127,6 +128,8 @@ int runTranslate(const TranslateOptions& o) {
   g.lengthPenalty = o.lengthPenalty;
   if (!o.earlyStopping.empty()) g.earlyStopping = o.earlyStopping == "true";
   g.numReturnSequences = o.numReturn;
+  g.sourceLanguage = o.sourceLang;
+  g.targetLanguage = o.targetLang;
   auto run = opened->model->generate(opened->source, g, terminalProgress());
   if (!run) return fail(run.error().message);
   NpzWriter npz;
@@ -192,6 +195,11 @@ Action addTranslateCommand(CLI::App& app) {
                   "Beam search: write this many of the best sequences (returned_texts, returned_scores, "
                   "returned_ids; at most --beam); the maps are the best one's")
       ->capture_default_str();
+  cmd->add_option("--source-lang", o->sourceLang,
+                  "mBART: the source's language code (e.g. ro_RO); default: the tokenizer's src_lang");
+  cmd->add_option("--target-lang", o->targetLang,
+                  "mBART: the language to write (e.g. en_XX), forced as the first token; default: the "
+                  "model's forced_bos_token_id");
   cmd->add_option("--out", o->out, "Result file (.npz)")->required();
   cmd->add_flag("--force", o->force, "Overwrite an existing output file");
   return [cmd, o]() -> int {

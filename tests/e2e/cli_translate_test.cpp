@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "attn/io/npy_reader.h"
 #include "cli_runner.h"
@@ -114,6 +115,26 @@ TEST(CliTranslate, BeamOptionsAndReturnedSequencesAsTheReference) {
   EXPECT_NE(tooMany.err.find("number of beams"), std::string::npos) << tooMany.err;
   EXPECT_EQ(std::count(tooMany.err.begin(), tooMany.err.end(), '\n'), 1) << tooMany.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "many.npz"));
+}
+
+// mBART's languages from the command line: ro_RO as the source's code, en_XX written first.
+TEST(CliTranslate, MbartSourceAndTargetLanguages) {
+  const auto dir = scratchDir("translate_mbart_lang");
+  const auto out = (dir / "ro_en.npz").string();
+  std::ifstream in(modelDir("mbart") + "/reference_tokens.json");
+  const std::string source = nlohmann::json::parse(in)["cases"][0]["source"].get<std::string>();
+  const auto r = runCli({"translate", "--model", modelDir("mbart"), "--text", source, "--beam", "1",
+                         "--source-lang", "ro_RO", "--target-lang", "en_XX", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto got = loadNpz(out);
+  auto ref = loadNpz(modelDir("mbart") + "/reference.npz");
+  EXPECT_EQ(got.at("source_ids").values.data, ref.at("source_ro_0").values.data);
+  EXPECT_EQ(got.at("output_ids").values.data, ref.at("greedy_en_0").values.data);
+  const auto bad = runCli({"translate", "--model", modelDir("mbart"), "--text", source, "--target-lang",
+                           "de_DE", "--out", (dir / "de.npz").string()});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("\"de_DE\" is not a language code"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "de.npz"));
 }
 
 TEST(CliTranslate, T5AndFlanT5TranslateAndRunAsTheReference) {

@@ -739,6 +739,15 @@ def reference(model):
                     f"enc_attn_{c}": enc_attn.numpy(), f"dec_attn_{c}": dec_attn.numpy(),
                     f"cross_attn_{c}": cross_attn.numpy(), f"logits_{c}": logits.numpy(),
                     f"greedy_{c}": np.array(greedy, np.int64), f"greedy_short_{c}": np.array(short, np.int64)})
+    if cfg["model_type"] == "mbart":  # the other direction: ro_RO source code, en_XX forced first
+        with open(os.path.join(folder, "tokenizer.json")) as f:
+            lang = {a["content"]: a["id"] for a in json.load(f)["added_tokens"] if "_" in a["content"]}
+        swapped = dict(cfg, forced_bos_token_id=lang["en_XX"])
+        for c, case in enumerate(cases):
+            src = [lang["ro_RO"] if t == lang["en_XX"] else t for t in case["source_ids"]]
+            out[f"source_ro_{c}"] = np.array(src, np.int64)
+            out[f"greedy_en_{c}"] = np.array(bart_greedy(w, swapped, src, cfg["max_length"]), np.int64)
+            print(f"    case {c} ro_RO -> en_XX: greedy {out[f'greedy_en_{c}'].tolist()}")
     if cfg["model_type"] in ("t5", "mt5"):
         out["buckets_encoder"], out["buckets_decoder"] = seq2seq_t5.bucket_tables(cfg)
     np.savez_compressed(os.path.join(folder, "reference.npz"), **out)

@@ -256,6 +256,49 @@ TEST(Seq2SeqBeam, HypothesesKeepTheBestAndStopAsTransformersDoes) {
 INSTANTIATE_TEST_SUITE_P(Folders, Seq2SeqReference,
                          ::testing::Values("bart", "marian", "t5", "flan_t5", "mbart"));
 
+// The other direction: ro_RO as the source's code and en_XX forced first give the reference's
+// greedy output for that source; a code the tokenizer lacks, or languages for a BART, are refused.
+TEST(Seq2SeqMbart, SourceAndTargetLanguagesAsTheReference) {
+  auto m = openedSeq2Seq("mbart");
+  ASSERT_TRUE(m);
+  const auto cases = seq2seqCases("mbart");
+  auto ref = loadNpz(modelDir("mbart") + "/reference.npz");
+  for (size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE("case " + std::to_string(c));
+    auto src = m->encode(cases[c]["source"].get<std::string>(), "source");
+    ASSERT_TRUE(src.ok());
+    GenerateOptions o;
+    o.beams = 1;
+    o.sourceLanguage = "ro_RO";
+    o.targetLanguage = "en_XX";
+    auto gen = m->generate(*src, o);
+    ASSERT_TRUE(gen.ok()) << gen.error().message;
+    EXPECT_EQ(gen->source.ids, idsOf(ref.at("source_ro_" + std::to_string(c))));
+    EXPECT_EQ(gen->targetIds, idsOf(ref.at("greedy_en_" + std::to_string(c))));
+    EXPECT_NE(gen->targetIds, idsOf(ref.at("greedy_" + std::to_string(c))));  // the option changes the output
+    EXPECT_EQ(gen->source.tokens.front(), "ro_RO");
+  }
+  auto src = m->encode("Salut", "source");
+  ASSERT_TRUE(src.ok());
+  GenerateOptions bad;
+  bad.targetLanguage = "fr_XX";
+  auto r = m->generate(*src, bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(
+      r.error().message.find("\"fr_XX\" is not a language code of this tokenizer (it has en_XX, ro_RO)"),
+      std::string::npos)
+      << r.error().message;
+  auto bart = openedSeq2Seq("bart");
+  ASSERT_TRUE(bart);
+  auto bsrc = bart->encode("Hello", "source");
+  ASSERT_TRUE(bsrc.ok());
+  GenerateOptions lang;
+  lang.sourceLanguage = "en_XX";
+  r = bart->generate(*bsrc, lang);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("mBART's language codes"), std::string::npos) << r.error().message;
+}
+
 TEST(Seq2SeqMbart, LanguageCodesAsTheTokenizerAndGenerateWriteThem) {
   auto m = openedSeq2Seq("mbart");
   ASSERT_TRUE(m);

@@ -1,6 +1,7 @@
 #include "attn/models/seq2seq/seq2seq_model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -165,10 +166,59 @@ Result<Seq2SeqRun> Seq2SeqModel::forced(const Encoding& source, std::string_view
   return forcedIds(source, ids);
 }
 
-Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& source, const GenerateOptions& o,
+namespace {
+
+/// mBART-50's language codes: ll_CC (or lll_CC), as the tokenizer's added tokens spell them.
+bool isLanguageCode(const std::string& t) {
+  const size_t u = t.find('_');
+  if (u < 2 || u > 3 || t.size() != u + 3) return false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const char ch = t[i];
+    if (i < u ? !(ch >= 'a' && ch <= 'z') : i > u && !(ch >= 'A' && ch <= 'Z')) return false;
+  }
+  return true;
+}
+
+/// The id of language code `code` in `tok`, or an error listing the codes it has.
+Result<int> languageCodeId(const HfTokenizer& tok, const std::string& code, const std::string& src) {
+  std::vector<std::string> codes;
+  for (int id = 0; id < tok.idLimit(); ++id) {
+    const std::string t = tok.idToToken(id);
+    if (!isLanguageCode(t)) continue;
+    if (t == code) return id;
+    if (codes.size() < 60) codes.push_back(t);
+  }
+  return Error{fmt::format("{}: {:?} is not a language code of this tokenizer (it has {})", src, code,
+                           codes.empty() ? std::string("none") : fmt::format("{}", fmt::join(codes, ", ")))};
+}
+
+}  // namespace
+
+Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateOptions& o,
                                           const ProgressFn& progress) const {
-  const Seq2SeqConfig& c = impl_->config;
+  Seq2SeqConfig c = impl_->config;  // a copy: the language options change its generation settings
   const GenerationSettings& g = c.generation;
+  Encoding source = given;
+  if (!o.sourceLanguage.empty() || !o.targetLanguage.empty()) {
+    if (c.base.modelType != "mbart")
+      return Error{
+          fmt::format("{}: source and target languages are mBART's language codes; this is a {} model",
+                      impl_->configPath, c.base.modelType)};
+    if (!o.targetLanguage.empty()) {
+      auto id = languageCodeId(impl_->target(), o.targetLanguage, impl_->configPath);
+      if (!id) return id.error();
+      c.generation.forcedBosTokenId = *id;
+    }
+    if (!o.sourceLanguage.empty()) {
+      auto id = languageCodeId(tokenizer(), o.sourceLanguage, impl_->configPath);
+      if (!id) return id.error();
+      for (size_t i = 0; i < source.ids.size(); ++i)  // the code the tokenizer's template put in
+        if (isLanguageCode(tokenizer().idToToken(source.ids[i]))) {
+          source.ids[i] = *id;
+          if (i < source.tokens.size()) source.tokens[i] = o.sourceLanguage;
+        }
+    }
+  }
   const int beams = o.beams > 0 ? o.beams : g.numBeams;
   if (beams < 1 || beams > 8)
     return Error{fmt::format(

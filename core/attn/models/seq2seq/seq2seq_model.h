@@ -34,6 +34,10 @@ struct GenerateOptions {
   /// Beam search: how many of the closed hypotheses Seq2SeqRun::returned holds, best first
   /// (transformers' num_return_sequences; at most the beams).
   int numReturnSequences = 1;
+  /// mBART: language codes ("ro_RO") for the source (replacing the code the tokenizer put in
+  /// the source) and for the target (forced as the first generated token, forced_bos_token_id);
+  /// "": the checkpoint's. Other families: an error.
+  std::string sourceLanguage, targetLanguage;
 };
 
 /// One sequence beam search returned: its ids (decoder start first), text and score
