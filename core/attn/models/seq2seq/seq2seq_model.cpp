@@ -192,6 +192,32 @@ Result<int> languageCodeId(const HfTokenizer& tok, const std::string& code, cons
                            codes.empty() ? std::string("none") : fmt::format("{}", fmt::join(codes, ", ")))};
 }
 
+/// GenerateOptions' mBART languages: the target's code as forced_bos_token_id in `c`, the
+/// source's in place of the code the tokenizer's template added to `source`.
+Status applyLanguages(const GenerateOptions& o, const HfTokenizer& sourceTok, const HfTokenizer& targetTok,
+                      const std::string& configPath, Seq2SeqConfig& c, Encoding& source) {
+  if (o.sourceLanguage.empty() && o.targetLanguage.empty()) return okStatus();
+  if (c.base.modelType != "mbart")
+    return Error{fmt::format("{}: source and target languages are mBART's language codes; this is a {} model",
+                             configPath, c.base.modelType)};
+  if (!o.targetLanguage.empty()) {
+    auto id = languageCodeId(targetTok, o.targetLanguage, configPath);
+    if (!id) return id.error();
+    c.generation.forcedBosTokenId = *id;
+  }
+  if (o.sourceLanguage.empty()) return okStatus();
+  auto id = languageCodeId(sourceTok, o.sourceLanguage, configPath);
+  if (!id) return id.error();
+  for (size_t i = 0; i < source.ids.size(); ++i) {
+    const bool added = source.special.size() != source.ids.size() || source.special[i] != 0;
+    if (added && isLanguageCode(sourceTok.idToToken(source.ids[i]))) {
+      source.ids[i] = *id;
+      if (i < source.tokens.size()) source.tokens[i] = o.sourceLanguage;
+    }
+  }
+  return okStatus();
+}
+
 }  // namespace
 
 Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateOptions& o,
@@ -199,26 +225,8 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
   Seq2SeqConfig c = impl_->config;  // a copy: the language options change its generation settings
   const GenerationSettings& g = c.generation;
   Encoding source = given;
-  if (!o.sourceLanguage.empty() || !o.targetLanguage.empty()) {
-    if (c.base.modelType != "mbart")
-      return Error{
-          fmt::format("{}: source and target languages are mBART's language codes; this is a {} model",
-                      impl_->configPath, c.base.modelType)};
-    if (!o.targetLanguage.empty()) {
-      auto id = languageCodeId(impl_->target(), o.targetLanguage, impl_->configPath);
-      if (!id) return id.error();
-      c.generation.forcedBosTokenId = *id;
-    }
-    if (!o.sourceLanguage.empty()) {
-      auto id = languageCodeId(tokenizer(), o.sourceLanguage, impl_->configPath);
-      if (!id) return id.error();
-      for (size_t i = 0; i < source.ids.size(); ++i)  // the code the tokenizer's template put in
-        if (isLanguageCode(tokenizer().idToToken(source.ids[i]))) {
-          source.ids[i] = *id;
-          if (i < source.tokens.size()) source.tokens[i] = o.sourceLanguage;
-        }
-    }
-  }
+  if (auto st = applyLanguages(o, tokenizer(), impl_->target(), impl_->configPath, c, source); !st)
+    return st.error();
   const int beams = o.beams > 0 ? o.beams : g.numBeams;
   if (beams < 1 || beams > 8)
     return Error{fmt::format(
