@@ -1,6 +1,7 @@
 // BF16 weights kept in the mapping: the panel-blocked linear() (convert 128 output
 // rows to f32, multiply against the tokens packed once, next panel, spread over threads) against a plain
-// product over the same values in double, and the conversion against its definition.
+// product over the same values in double, and the conversion against its definition; F32 weights
+// read in place against the same plain product.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -106,6 +107,41 @@ TEST(ModelBf16Linear, BlockedProductMatchesPlainProduct) {
     l.w.rowTo(s.out - 1, row.data());
     for (int64_t k = 0; k < s.in; ++k)
       EXPECT_EQ(row[static_cast<size_t>(k)], w.values[static_cast<size_t>((s.out - 1) * s.in + k)]);
+  }
+}
+
+TEST(ModelF32Linear, ProductFromTheMappingMatchesPlainProduct) {
+  // F32 nn.Linear weights are multiplied where they lie (the mapping: 4-byte aligned only, hence
+  // the one-float offset), split by output columns among threads. Shapes: ViT-B's 197 tokens with
+  // an output width that is not a multiple of the split's 16-column blocks, a depth (1500)
+  // spanning several of the GEMM's depth blocks, one token (a matrix-vector product).
+  struct Shape {
+    int64_t n, in, out;
+  };
+  for (const Shape s :
+       {Shape{64, 256, 1000}, Shape{197, 768, 200}, Shape{100, 1500, 130}, Shape{1, 768, 1000}}) {
+    SeededRng rng(7);
+    std::vector<float> storage(static_cast<size_t>(s.out * s.in + 1));
+    for (auto& v : storage) v = static_cast<float>(rng.normal());
+    const float* w = storage.data() + 1;
+    Mat x(s.n, s.in);
+    for (int64_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(rng.normal());
+    std::vector<float> bias(static_cast<size_t>(s.out));
+    for (auto& b : bias) b = static_cast<float>(rng.normal());
+    LinearWeight l;
+    l.w = {w, s.out, s.in};
+    l.b = {bias.data(), 1, s.out};
+    Mat y;
+    linear(x, l, y);
+    ASSERT_EQ(y.rows(), s.n);
+    ASSERT_EQ(y.cols(), s.out);
+    for (int64_t i = 0; i < s.n; ++i)
+      for (int64_t o = 0; o < s.out; ++o) {
+        double ref = bias[static_cast<size_t>(o)];
+        for (int64_t k = 0; k < s.in; ++k) ref += static_cast<double>(x(i, k)) * w[o * s.in + k];
+        ASSERT_NEAR(y(i, o), ref, 1e-4 * (1 + std::abs(ref)))
+            << s.n << "x" << s.in << "x" << s.out << " at " << i << "," << o;
+      }
   }
 }
 
