@@ -138,8 +138,11 @@ class CorpusRun {
     if (o_.maxTokens < 0) return fail(fmt::format("--max-tokens must be at least 1 (got {})", o_.maxTokens));
     if (info.maxPositions > 0 && maxTokens > info.maxPositions)
       return fail(fmt::format("--max-tokens {} exceeds the model's context of {} tokens", maxTokens, info.maxPositions));
-    if (auto onDevice = planModelBackend(o_.backend, info, maxTokens, models::RunOptions{}); !onDevice)
-      return fail(onDevice.error().message);
+    auto onDevice = planModelBackend(o_.backend, info, maxTokens, models::RunOptions{});
+    if (!onDevice) return fail(onDevice.error().message);
+    if (*onDevice)  // measureSentences runs Model::run on its threads: the CPU's forward
+      fmt::print(stderr,
+                 "warning: the model forward runs on the CPU: corpus runs do not use the CUDA forward yet\n");
     models::CorpusConfig config{info.name, info.layers, info.heads, *measure, o_.top, maxTokens, o_.coverage};
     stats_ = models::CorpusStats(config);
 

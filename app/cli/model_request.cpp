@@ -10,6 +10,7 @@
 
 #include "attn/io/text_file.h"
 #include "attn/models/bundled_models.h"
+#include "attn/models/device/device_run.h"
 #include "attn/models/device/forward_plan.h"
 #include "attn/models/experiments/corpus_stats.h"
 #include "input_options.h"
@@ -176,10 +177,12 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
   if (!interventions.empty() && model->info().causal) options.keepFullLogits = true;  // KL and loss
   if (adjust)
     if (auto st = adjust(model->info(), enc, options); !st) return st.error();
-  auto onDevice = planModelBackend(o.backend, model->info(), enc.size(), options);
-  if (!onDevice) return onDevice.error();
-  auto run = model->run(enc, options, terminalProgress());
+  auto backend = chooseModelBackend(o, model->info(), enc.size(), options, interventions);
+  if (!backend) return backend.error();
+  std::string note;
+  auto run = models::runModelOn(*model, *backend, enc, options, note, terminalProgress());
   if (!run) return run.error();
+  if (!note.empty()) fmt::print(stderr, "warning: {}\n", note);
   ModelRequest req{model, std::move(run).value(), interventions, std::nullopt, std::nullopt, {}};
   req.stages = {{"open and encode", openSeconds}, {"forward", secondsSince(t)}};
   if (interventions.empty()) return req;
@@ -192,6 +195,23 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
   req.run = std::move(after).value();
   req.comparison = std::move(cmp).value();
   return req;
+}
+
+Result<models::ModelBackend> chooseModelBackend(const InputOptions& o, const models::ModelInfo& info,
+                                                int tokens, models::RunOptions& options,
+                                                const std::vector<models::HeadIntervention>& interventions) {
+  const auto kind = parseBackend(o.backend);
+  if (!kind)
+    return Error{fmt::format("--backend: unknown backend '{}' (expected cpu, cuda or auto)", o.backend)};
+  if (o.gpuInputs != "fp32" && o.gpuInputs != "fp16" && o.gpuInputs != "bf16")
+    return Error{fmt::format("--gpu-inputs: unknown format '{}' (expected fp32, fp16 or bf16)", o.gpuInputs)};
+  options.deviceF32 = o.gpuInputs == "fp32";  // fp16/bf16: the GEMMs in the weights' own 16-bit format
+  // Both runs of --intervene go where the intervened one can: their comparison is then exact.
+  models::RunOptions planned = options;
+  planned.interventions = interventions;
+  auto backend = models::chooseModelBackend(*kind, info, tokens, planned);
+  if (!backend.plan.note.empty()) fmt::print(stderr, "warning: {}\n", backend.plan.note);
+  return backend;
 }
 
 Result<bool> planModelBackend(const std::string& backend, const models::ModelInfo& info, int tokens,

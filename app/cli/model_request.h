@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/models/device/device_run.h"
 #include "attn/models/experiments/head_experiments.h"
 #include "attn/models/model.h"
 #include "attn/spec.h"
@@ -59,6 +60,13 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
 /// The spec a model's attention amounts to, for the views that read one
 /// (step-through scaling, titles): scaled dot over its heads, causal or padding mask.
 AttentionSpec modelSpec(const models::ModelInfo& info, const models::Encoding& encoding);
+
+/// --backend and --gpu-inputs with --model, for runModelRequest: where the forward of `tokens`
+/// tokens runs (models/device/device_run.h), the plan's fallback line printed on stderr;
+/// sets options.deviceF32 (fp32: f32 arithmetic; fp16/bf16: the weights' 16-bit format).
+Result<models::ModelBackend> chooseModelBackend(const InputOptions& o, const models::ModelInfo& info,
+                                                int tokens, models::RunOptions& options,
+                                                const std::vector<models::HeadIntervention>& interventions);
 
 /// --backend with --model: where the forward of `tokens` tokens runs (models/device/forward_plan.h).
 /// An unknown name is an error; a request for the GPU that falls back prints one line on stderr

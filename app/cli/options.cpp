@@ -35,7 +35,9 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--backend", o.backend, "Backend: cpu, cuda, auto")->capture_default_str();
   cmd.add_option("--gpu-inputs", o.gpuInputs,
                  "How the CUDA backend stores Q, K, V: fp32, fp16, bf16 (fp32 arithmetic either way; "
-                 "the difference from fp32 is reported)")->capture_default_str();
+                 "the difference from fp32 is reported). With --model: fp32 multiplies 16-bit weights "
+                 "in f32; fp16/bf16 rounds the activations to the weights' format (tensor cores)")
+      ->capture_default_str();
   cmd.add_option("--memory-budget", o.memoryBudget,
                  "Most memory the per-head N x N matrices may take, e.g. 2G (default: half of RAM)");
   // A model fixes its own mechanism, sizes, weights and positions.

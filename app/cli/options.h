@@ -24,7 +24,6 @@ struct CommonOptions : InputOptions {
   std::string exec = "auto";
   int features = 0;
   int slots = 0;
-  std::string gpuInputs = "fp32";
   std::string memoryBudget;  // e.g. "2G"; empty = default (half of physical memory)
 };
 

@@ -69,6 +69,9 @@ class DecoderRun {
   Status normRows(const models::NormWeight& nw, const float* x, float* y);
   Status residual();  // h += o
   Status attention(int l, DecoderForwardResult& out);
+  Status downloadHeads(const float* src, int count, std::vector<Mat>& heads);
+  Status downloadRows(const float* src, int cols, Mat& m);
+  Status keepLayerOutputs(int l, DecoderForwardResult& out);
   Status mlp(const models::LayerWeights& L);
 
   Device& dev_;
@@ -212,11 +215,13 @@ Status DecoderRun::attention(int l, DecoderForwardResult& out) {
   f.out = outH_.get(), f.entropy = ent_.get(), f.rowMax = mx_.get(), f.rowSum = sum_.get();
   if (auto st = dev_.flash(f, plan_); !st) return st;
   const size_t n = static_cast<size_t>(n_);
-  std::vector<float> ent(static_cast<size_t>(H) * n);
-  if (auto st = dev_.download(ent.data(), ent_.get(), ent.size() * sizeof(float)); !st) return st;
-  out.entropy.emplace_back();
-  for (int h = 0; h < H; ++h) out.entropy.back().push_back(Eigen::Map<const Vec>(ent.data() + h * n, n_));
-  if (opt_.keepMaps) {
+  if (opt_.keepLayer(l)) {
+    std::vector<float> ent(static_cast<size_t>(H) * n);
+    if (auto st = dev_.download(ent.data(), ent_.get(), ent.size() * sizeof(float)); !st) return st;
+    out.entropy.emplace_back();
+    for (int h = 0; h < H; ++h) out.entropy.back().push_back(Eigen::Map<const Vec>(ent.data() + h * n, n_));
+  }
+  if (opt_.keepMaps && opt_.keepLayer(l)) {
     WeightsParams wp;
     wp.f = f, wp.weights = maps_.get();
     if (auto st = dev_.weights(wp); !st) return st;
@@ -229,7 +234,47 @@ Status DecoderRun::attention(int l, DecoderForwardResult& out) {
   if (auto st = dev_.headLayout(HeadLayoutParams{n_, H, hd, false, outH_.get(), concat_.get(), 0}); !st)
     return st;
   if (auto st = toGemmInput(concat_.get(), n * H * hd); !st) return st;
-  return project(L.o, gemmInput(concat_.get()), o_buf_.get());
+  if (auto st = project(L.o, gemmInput(concat_.get()), o_buf_.get()); !st) return st;
+  return keepLayerOutputs(l, out);
+}
+
+// `count` head-major [n, hd] blocks from the device, one Mat each.
+Status DecoderRun::downloadHeads(const float* src, int count, std::vector<Mat>& heads) {
+  const size_t block = static_cast<size_t>(n_) * c_.headDim;
+  std::vector<float> host(block * static_cast<size_t>(count));
+  if (auto st = dev_.download(host.data(), src, host.size() * sizeof(float)); !st) return st;
+  heads.clear();
+  for (int h = 0; h < count; ++h)
+    heads.push_back(Eigen::Map<const Mat>(host.data() + h * block, n_, c_.headDim));
+  return okStatus();
+}
+
+Status DecoderRun::downloadRows(const float* src, int cols, Mat& m) {
+  m.resize(n_, cols);
+  return dev_.download(m.data(), src, m.size() * sizeof(float));
+}
+
+// What ModelRun keeps of a layer besides its maps: the heads' outputs, their concatenation and
+// W_O's output (the attention block's, before the residual), q and k after RoPE, v.
+Status DecoderRun::keepLayerOutputs(int l, DecoderForwardResult& out) {
+  if (!opt_.keepLayer(l) || (!opt_.keepOutputs && !opt_.keepQkv)) return okStatus();
+  DecoderLayerOutputs& kept = out.layers.emplace_back();
+  const int H = c_.heads, group = c_.heads / c_.kvHeads;
+  if (opt_.keepOutputs) {
+    if (auto st = downloadHeads(outH_.get(), H, kept.headOutput); !st) return st;
+    if (auto st = downloadRows(concat_.get(), H * c_.headDim, kept.concat); !st) return st;
+    if (auto st = downloadRows(o_buf_.get(), c_.dModel, kept.output); !st) return st;
+  }
+  if (!opt_.keepQkv) return okStatus();
+  std::vector<Mat> k, v;
+  if (auto st = downloadHeads(qh_.get(), H, kept.q); !st) return st;
+  if (auto st = downloadHeads(kh_.get(), c_.kvHeads, k); !st) return st;
+  if (auto st = downloadHeads(vh_.get(), c_.kvHeads, v); !st) return st;
+  for (int h = 0; h < H; ++h) {  // the CPU's repeat_kv: each query head gets its K/V head
+    kept.k.push_back(k[static_cast<size_t>(h / group)]);
+    kept.v.push_back(v[static_cast<size_t>(h / group)]);
+  }
+  return okStatus();
 }
 
 // GPT-2: down(act(up x)); Llama: down(act(gate x) * up x), SwiGLU.
@@ -265,7 +310,7 @@ Status DecoderRun::finish(DecoderForwardResult& out) {
   out.finalHidden.resize(n_, c_.dModel);
   if (auto st = dev_.download(out.finalHidden.data(), a_.get(), out.finalHidden.size() * sizeof(float)); !st)
     return st;
-  if (opt_.topK <= 0) return dev_.synchronize();
+  if (opt_.topK <= 0 && !opt_.keepFullLogits) return dev_.synchronize();
   auto head = tensor(w_.lmHead);
   if (!head) return head.error();
   if ((*head)->type != type_)
@@ -277,6 +322,7 @@ Status DecoderRun::finish(DecoderForwardResult& out) {
   const size_t inBytes = gemmType() == InputType::F32 ? 4 : 2;
   auto lmHead = gemmWeight(**head);
   if (!lmHead) return lmHead.error();
+  if (opt_.keepFullLogits) out.logits.resize(n_, V);
   for (int r0 = 0; r0 < n_; r0 += rows) {
     Device::MixedGemm g;
     g.m = std::min(rows, n_ - r0), g.n = V, g.k = c_.dModel, g.type = gemmType();
@@ -287,7 +333,8 @@ Status DecoderRun::finish(DecoderForwardResult& out) {
     if (auto st = dev_.download(host.data(), logits->get(), static_cast<size_t>(g.m) * V * sizeof(float));
         !st)
       return st;
-    for (int i = 0; i < g.m; ++i)
+    if (opt_.keepFullLogits) out.logits.middleRows(r0, g.m) = Eigen::Map<const Mat>(host.data(), g.m, V);
+    for (int i = 0; i < g.m && opt_.topK > 0; ++i)
       out.nextTokens.push_back(models::softmaxTopK(host.data() + static_cast<size_t>(i) * V, V, opt_.topK));
   }
   return okStatus();

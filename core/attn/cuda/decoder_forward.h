@@ -12,7 +12,8 @@
 // arithmetic, within 1e-5; no tensor cores). F32 weights are f32 either way.
 //
 // Runs on the emulated device in the tests (tests/core/cuda/decoder_forward_test.cpp)
-// against the CPU forward; it has not run on a GPU, and Model::run does not call it yet.
+// against the CPU forward; it has not run on a GPU. Model::runOnDevice calls it through
+// models/device/device_run.h, which turns its result into a ModelRun.
 #include <vector>
 
 #include "attn/cuda/device.h"
@@ -23,16 +24,33 @@
 namespace attn::gpu {
 
 struct DecoderForwardOptions {
-  bool keepMaps = true;     // every head's weights [n, n], layer by layer
-  int topK = 5;             // next-token predictions per position (0: no lm_head)
-  bool f32Compute = false;  // 16-bit weights widened to f32 per GEMM, activations kept f32
+  bool keepMaps = true;  // every kept head's weights [n, n], layer by layer
+  int onlyLayer = -1;    // >= 0: keep that layer's results only (every layer still runs)
+  bool keepOutputs =
+      false;             // per head: its output [n, hd]; per layer: the heads' concatenation, W_O's output
+  bool keepQkv = false;  // per head: q and k after RoPE, v (GQA: the K/V head's k and v)
+  int topK = 5;          // next-token predictions per position (0: no lm_head)
+  bool keepFullLogits = false;  // the lm_head's [n, vocab]
+  bool f32Compute = false;      // 16-bit weights widened to f32 per GEMM, activations kept f32
+  bool keepLayer(int l) const { return onlyLayer < 0 || onlyLayer == l; }
+};
+
+/// What a kept layer's heads computed besides their maps and entropies (keepOutputs, keepQkv).
+struct DecoderLayerOutputs {
+  std::vector<Mat> headOutput;  // [head] [n, hd]
+  Mat concat;                   // [n, heads * hd]
+  Mat output;                   // [n, d]: W_O (+ bias) of concat, before the residual
+  std::vector<Mat> q, k, v;     // [head] [n, hd]
 };
 
 struct DecoderForwardResult {
+  // Per kept layer (every layer, or onlyLayer's alone):
   std::vector<std::vector<Mat>> weights;                  // [layer][head] (keepMaps)
   std::vector<std::vector<Vec>> entropy;                  // [layer][head], [n] nats
+  std::vector<DecoderLayerOutputs> layers;                // keepOutputs or keepQkv
   Mat finalHidden;                                        // [n, d], after the final norm
   std::vector<std::vector<models::TopToken>> nextTokens;  // [n][topK]: ids and probabilities
+  Mat logits;                                             // keepFullLogits: [n, vocab]
 };
 
 /// `ids` unpadded (every key visible but the causal mask). Errors name what the device

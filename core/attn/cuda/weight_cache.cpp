@@ -114,10 +114,13 @@ const DeviceTensor* DeviceWeightCache::find(const models::WeightTensor& t) const
 Result<const DeviceWeightCache*> ModelDeviceWeights::get(Device& dev, const models::ModelWeights& w,
                                                          size_t keepFree) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (cache_ && device_ != &dev) cache_.reset();
   if (!cache_) {
     auto made = DeviceWeightCache::upload(dev, w, keepFree);
     if (!made) return made.error();
     cache_ = std::move(made).value();
+    device_ = &dev;
+    ++uploads_;
   }
   return cache_.get();
 }

@@ -52,14 +52,20 @@ class DeviceWeightCache {
 };
 
 /// What a model owns: its device weights, uploaded on first use and kept for the model's
-/// lifetime (one upload per model and device dtype, whatever the number of runs).
+/// lifetime (one upload per model and device dtype, whatever the number of runs). Asked
+/// for another device, it releases the first device's copy and uploads to the new one:
+/// a device must outlive the copies made on it (the CUDA device lives as long as the process).
 class ModelDeviceWeights {
  public:
   Result<const DeviceWeightCache*> get(Device& dev, const models::ModelWeights& w, size_t keepFree);
+  /// Uploads so far (each a whole model's weights).
+  int uploads() const { return uploads_; }
 
  private:
   std::mutex mutex_;
   std::unique_ptr<DeviceWeightCache> cache_;
+  const Device* device_ = nullptr;
+  int uploads_ = 0;
 };
 
 }  // namespace attn::gpu

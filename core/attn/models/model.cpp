@@ -4,9 +4,11 @@
 
 #include <filesystem>
 
+#include "attn/cuda/weight_cache.h"
 #include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/models/attribution/attribution.h"
+#include "attn/models/device/device_run.h"
 #include "attn/models/gguf/gguf_file.h"
 #include "attn/models/gguf/gguf_model.h"
 #include "attn/models/gguf/ollama_store.h"
@@ -31,6 +33,7 @@ struct Model::Impl {
   ModelWeights weights;
   HfTokenizer tokenizer;
   vision::ImageProcessorConfig processor;  // vision models
+  gpu::ModelDeviceWeights deviceWeights;   // uploaded by the first runOnDevice
 };
 
 std::string_view familyName(Family f) {
@@ -327,6 +330,14 @@ Result<ModelRun> Model::run(const Encoding& encoding, const RunOptions& options,
   }
   trimToOptions(*run, options, options.contributions);
   return run;
+}
+
+Result<ModelRun> Model::runOnDevice(gpu::Device& device, const Encoding& encoding, const RunOptions& options,
+                                    const ProgressFn& progress) const {
+  const HfTokenizer& tok = impl_->tokenizer;
+  return deviceModelRun(
+      device, impl_->deviceWeights, impl_->info, impl_->config, impl_->weights, encoding, options,
+      [&tok](int id) { return tok.displayText(id); }, progress);
 }
 
 Result<vision::PixelTensor> Model::preprocessImage(const vision::ImagePixels& image,

@@ -26,6 +26,10 @@
 #include "attn/tokenizers/hf/hf_tokenizer.h"
 #include "attn/vision/preprocessing/image_processor.h"
 
+namespace attn::gpu {
+class Device;
+}
+
 namespace attn::models {
 
 enum class Family { Gpt2, Bert, Llama, Vit };
@@ -113,6 +117,10 @@ struct RunOptions {
   /// Chunked prefill: the MLP runs on blocks of this many rows (its [rows, intermediate]
   /// activations then stay the same size at any N); <= 0: all rows at once.
   int prefillRows = 1024;
+  /// Model::runOnDevice with BF16/F16 weights: true widens each matrix to f32 just before its
+  /// GEMM (the CPU's arithmetic, maps within 1e-5); false rounds the activations to the weights'
+  /// format for the GEMMs (tensor cores; maps within about 2e-2 of the CPU's).
+  bool deviceF32 = true;
 };
 
 struct ModelRun {
@@ -183,6 +191,12 @@ class Model {
   /// model, whose finalHidden it reads), as RunOptions::topK would have given them. Errors:
   /// a bidirectional model, a position outside the run, k < 1.
   Result<std::vector<TopToken>> nextTokensAt(const ModelRun& run, int position, int k = 5) const;
+  /// The forward on a GPU (models/device/device_run.h: GPT-2 and the Llama family), with the
+  /// model's weights uploaded to `device` on the first call and kept. Errors name what the
+  /// device forward does not cover (family, quantized weights, padding, an option) or the
+  /// device's fault; models/device/device_run.h's runModelOn falls back to run() on them.
+  Result<ModelRun> runOnDevice(gpu::Device& device, const Encoding& encoding, const RunOptions& options = {},
+                               const ProgressFn& progress = {}) const;
 
   /// Vision models: `image` as the folder's preprocessor_config.json prepares it (resize with
   /// its resampling, centre crop, rescale, normalise). `source` (the image file) names errors.

@@ -71,6 +71,21 @@ TEST(DeviceWeightCache, EveryTensorIsUploadedOnceInItsStoredDtype) {
   }
 }
 
+TEST(DeviceWeightCache, AnotherDeviceGetsItsOwnCopyAndTheFirstIsReleased) {
+  const models::ModelWeights w = cacheFixtureWeights("llama");
+  EmulatedDevice first, second;
+  ModelDeviceWeights owned;
+  ASSERT_TRUE(owned.get(first, w, 0).ok());
+  ASSERT_TRUE(owned.get(first, w, 0).ok());
+  EXPECT_EQ(owned.uploads(), 1);
+  const int tensors = first.live;
+  auto moved = owned.get(second, w, 0);
+  ASSERT_TRUE(moved.ok());
+  EXPECT_EQ(owned.uploads(), 2);
+  EXPECT_EQ(first.live, 0) << "the first device's copy released";
+  EXPECT_EQ(second.live, tensors);
+}
+
 TEST(DeviceWeightCache, AModelThatDoesNotFitAllocatesNothingAndSaysWhy) {
   const models::ModelWeights w = cacheFixtureWeights("llama");
   EmulatedDevice dev;

@@ -34,6 +34,7 @@ DeviceFacts probeDevice() {
   d.why = cuda.reason;
   d.name = cuda.label;
 #ifdef ATTNSCOPE_HAVE_CUDA
+  d.forwardBuilt = true;  // models/device/device_run.h runs the decoder driver
   if (d.found)
     if (auto dev = gpu::openCudaDevice()) d.freeBytes = (*dev)->freeBytes();
 #endif
@@ -60,7 +61,10 @@ DeviceForwardBytes deviceForwardBytes(const ModelInfo& info, int tokens, const R
     b.logits = n * vocab * 4;
   else if (info.causal && (o.topK > 0 || o.nextTokenLoss))
     b.logits = std::min<size_t>(n, 256) * vocab * 4;
-  b.reserve = kDeviceReserve + (b.weights + b.activations + b.maps + b.logits) / 20;
+  // f32 arithmetic widens each 16-bit matrix just before its GEMM: the largest one, the
+  // lm_head / embedding [vocab, d] or an MLP matrix [inner, d], is one more f32 buffer.
+  if (o.deviceF32 && weightElementBytes(info.dtype) == 2) b.widened = std::max(vocab, inner) * d * 4;
+  b.reserve = kDeviceReserve + (b.weights + b.activations + b.maps + b.logits + b.widened) / 20;
   return b;
 }
 
@@ -68,10 +72,17 @@ std::vector<std::string> deviceUnsupported(const ModelInfo& info, const RunOptio
   std::vector<std::string> out;
   if (info.vision || (info.family != Family::Gpt2 && info.family != Family::Llama))
     out.push_back(fmt::format("the {} family", familyName(info.family)));
-  if (!info.quantization.empty())
-    out.push_back(fmt::format("{} weights", info.quantization));
-  else if (info.dtype != "F32" && info.dtype != "F16" && info.dtype != "BF16")
-    out.push_back(fmt::format("{} weights", info.dtype));
+  // A GGUF file names its type even when it is a float one ("F32, 32.0 bits/weight"): the
+  // dtype says whether the matrices are quantized.
+  if (info.dtype != "F32" && info.dtype != "F16" && info.dtype != "BF16")
+    out.push_back(fmt::format("{} weights", info.quantization.empty() ? info.dtype : info.quantization));
+  for (auto& piece : deviceUnsupportedOptions(o)) out.push_back(std::move(piece));
+  return out;
+}
+
+std::vector<std::string> deviceUnsupportedOptions(const RunOptions& o) {
+  std::vector<std::string> out;
+  if (o.streamed) out.push_back("streamed runs");
   if (!o.interventions.empty()) out.push_back("head interventions");
   if (o.contributions) out.push_back("attention-norm contributions");
   if (o.logitLens) out.push_back("the logit lens");
@@ -95,6 +106,9 @@ ForwardPlan planModelForward(BackendKind requested, const ModelInfo& info, int t
   const std::string cpu = "the model forward runs on the CPU";
   if (const auto pieces = deviceUnsupported(info, o); !pieces.empty()) {
     plan.note = fmt::format("{}: the CUDA forward does not cover {}", cpu, joinPieces(pieces));
+    // The device keeps no q/k store and computes whole maps: a long prompt's streamed
+    // analysis (models/streamed) has no device path yet.
+    if (o.streamed) plan.note += " (streamed runs stay on the CPU)";
     return plan;
   }
   if (plan.bytes.total() > dev.freeBytes) {

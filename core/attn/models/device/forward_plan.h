@@ -20,7 +20,7 @@ struct DeviceFacts {
   std::string why;            // why there is none (found false)
   std::string name;           // e.g. "NVIDIA H200, 141 GB"
   size_t freeBytes = 0;       // free device memory (cudaMemGetInfo)
-  bool forwardBuilt = false;  // this build has the device forward of the decoder families
+  bool forwardBuilt = false;  // this build has the device forward of the decoder families (CUDA builds)
 };
 
 /// The CUDA device of this process, looked for once (backendsFound), and its free memory now.
@@ -32,14 +32,17 @@ struct DeviceForwardBytes {
   size_t activations = 0;  // hidden state, norm output, q/k/v, the MLP's two products, head outputs
   size_t maps = 0;         // one layer's heads' N x N weights, or their per-row measures when streamed
   size_t logits = 0;       // the lm_head on a block of rows, or [N, vocab] when kept
+  size_t widened = 0;      // 16-bit weights in f32 arithmetic (deviceF32): the largest matrix as f32
   size_t reserve = 0;      // cuBLAS workspace and the context's own allocations
-  size_t total() const { return weights + activations + maps + logits + reserve; }
+  size_t total() const { return weights + activations + maps + logits + widened + reserve; }
 };
 DeviceForwardBytes deviceForwardBytes(const ModelInfo& info, int tokens, const RunOptions& options);
 
 /// The pieces of this request the device forward does not compute (the family, a quantized
 /// dtype, an option such as interventions), each as a short phrase; empty when it covers all.
 std::vector<std::string> deviceUnsupported(const ModelInfo& info, const RunOptions& options);
+/// The run options among them (streamed runs, interventions, ...).
+std::vector<std::string> deviceUnsupportedOptions(const RunOptions& options);
 
 struct ForwardPlan {
   bool onDevice = false;

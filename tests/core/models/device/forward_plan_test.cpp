@@ -41,14 +41,19 @@ TEST(ForwardPlan, MemoryEstimateMatchesTheHandSum) {
   EXPECT_EQ(b.activations, 100u * 640 * 4 + 100u * 128 * 2);
   EXPECT_EQ(b.maps, 4u * 100 * 100 * 4);  // one layer's heads at a time
   EXPECT_EQ(b.logits, 100u * 1000 * 4);   // fewer rows than the 256-row lm_head block
-  EXPECT_EQ(b.reserve, (size_t{256} << 20) + (b.weights + b.activations + b.maps + b.logits) / 20);
-  EXPECT_EQ(b.total(), b.weights + b.activations + b.maps + b.logits + b.reserve);
+  EXPECT_EQ(b.widened, 1000u * 64 * 4);   // f32 arithmetic: the [vocab, d] lm_head widened to f32
+  EXPECT_EQ(b.reserve,
+            (size_t{256} << 20) + (b.weights + b.activations + b.maps + b.logits + b.widened) / 20);
+  EXPECT_EQ(b.total(), b.weights + b.activations + b.maps + b.logits + b.widened + b.reserve);
+  o.deviceF32 = false;  // the GEMMs read the BF16 weights as stored
+  EXPECT_EQ(deviceForwardBytes(planLlama(), 100, o).widened, 0u);
 
   o.streamed = true, o.topK = 0;
   const auto s = deviceForwardBytes(planLlama("F32"), 1000, o);
   EXPECT_EQ(s.weights, 4'000'000u);
   EXPECT_EQ(s.maps, 4u * 1000 * 3 * 4);  // row max, normalizer, entropy: nothing N x N
   EXPECT_EQ(s.logits, 0u);
+  EXPECT_EQ(s.widened, 0u);  // F32 weights are read as stored
 }
 
 TEST(ForwardPlan, CpuNeverTouchesTheDeviceAndSaysNothing) {
@@ -90,6 +95,11 @@ TEST(ForwardPlan, UnsupportedPiecesAreNamedInOneLine) {
             "the model forward runs on the CPU: the CUDA forward does not cover the BERT family, head "
             "interventions "
             "and the logit lens");
+  RunOptions streamed;
+  streamed.streamed = true;
+  EXPECT_EQ(planModelForward(BackendKind::Cuda, planLlama(), 10, streamed, planGpu(100 * kPlanGiB)).note,
+            "the model forward runs on the CPU: the CUDA forward does not cover streamed runs (streamed runs "
+            "stay on the CPU)");
   ModelInfo gguf = planLlama("mixed");
   gguf.quantization = "Q4_K_M, 4.8 bits/weight";
   EXPECT_EQ(
@@ -125,6 +135,9 @@ TEST(ForwardPlan, ABuildWithoutTheDeviceForwardSaysSo) {
 
 TEST(ForwardPlan, ThisMachinesProbeAgreesWithTheBackendList) {
   const DeviceFacts d = probeDevice();
+  // A CUDA build runs the decoder forward on the device (models/device/device_run.h).
+  const bool cudaBuilt = d.why.find("not in this build") == std::string::npos;
+  EXPECT_EQ(d.forwardBuilt, cudaBuilt) << d.why;
   if (!d.found) {
     EXPECT_FALSE(d.why.empty());
     EXPECT_EQ(d.freeBytes, 0u);
