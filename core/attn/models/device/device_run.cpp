@@ -132,6 +132,8 @@ Result<ModelRun> deviceModelRun(gpu::Device& dev, gpu::ModelDeviceWeights& cache
   run.firstLayer = o.onlyLayer >= 0 ? o.onlyLayer : 0;
   run.finalHidden = std::move(d->finalHidden);
   run.nextTokens = std::move(d->nextTokens);
+  if (!o.topKEveryPosition)  // the CPU run's contract: the last position only
+    for (size_t i = 0; i + 1 < run.nextTokens.size(); ++i) run.nextTokens[i].clear();
   if (display)
     for (auto& row : run.nextTokens)
       for (auto& t : row) t.token = display(t.id);
