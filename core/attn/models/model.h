@@ -109,6 +109,10 @@ struct RunOptions {
   /// Chunked prefill: the MLP runs on blocks of this many rows (its [rows, intermediate]
   /// activations then stay the same size at any N); <= 0: all rows at once.
   int prefillRows = 1024;
+  /// GGUF Q8_0 weights: products on 8-bit activations with integer block dot products, as
+  /// llama.cpp computes them (gguf/quantized_dot.h); false: the dequantized weights against
+  /// f32 activations. Other weight types are unaffected.
+  bool quantizedDot = true;
 };
 
 struct ModelRun {
