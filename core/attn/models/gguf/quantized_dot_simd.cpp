@@ -100,9 +100,45 @@ struct RepackedRows {
   std::vector<float> dw;
 };
 
+/// A whole group by gathers: each load takes the same 4 bytes of a block from every row.
+void gatherRows(const char* w, int64_t rowBytes, int64_t blocks, RepackedRows& p) {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  const VecI at = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                     _mm512_set1_epi32(static_cast<int32_t>(rowBytes)));
+  const auto gather = [&at](const char* base) { return _mm512_i32gather_epi32(at, base, 1); };
+  const auto halves = [](VecI h) { return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(h)); };
+  const VecI flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  const auto store = [](int8_t* dst, VecI v) { _mm512_storeu_si512(dst, v); };
+  const auto offset = [&flip](VecI v) { return _mm512_xor_si512(v, flip); };
+#else
+  const VecI at = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                     _mm256_set1_epi32(static_cast<int32_t>(rowBytes)));
+  const auto gather = [&at](const char* base) {
+    return _mm256_i32gather_epi32(reinterpret_cast<const int*>(base), at, 1);
+  };
+  const auto halves = [](VecI h) {  // the low 16 bits of each lane: the block's f16 scale
+    const VecI low = _mm256_and_si256(h, _mm256_set1_epi32(0xFFFF));
+    return _mm256_cvtph_ps(_mm_packus_epi32(_mm256_castsi256_si128(low), _mm256_extracti128_si256(low, 1)));
+  };
+  const auto store = [](int8_t* dst, VecI v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), v); };
+  const auto offset = [](VecI v) { return v; };
+#endif
+  for (int64_t b = 0; b < blocks; ++b) {
+    const char* base = w + b * kBlockBytes;
+    storeF(p.dw.data() + b * kLanes, halves(gather(base)));
+    int8_t* dst = p.qs.data() + b * kBlock * kLanes;
+    for (int64_t g = 0; g < 8; ++g) {
+      const VecI v = gather(base + 2 + 4 * g);
+      store(dst + g * kLanes * 4, kOffsetWeights ? offset(v) : v);
+    }
+  }
+}
+
 void repackRows(const char* w, int64_t rowBytes, int64_t rows, int64_t blocks, RepackedRows& p) {
   p.qs.resize(static_cast<size_t>(blocks * kBlock * kLanes));
   p.dw.resize(static_cast<size_t>(blocks * kLanes));
+  // The gathers' offsets are int32: rows of up to 2^31 / 16 bytes (K up to about 4 billion / 17).
+  if (rows == kLanes && rowBytes * kLanes < (int64_t{1} << 31)) return gatherRows(w, rowBytes, blocks, p);
   if (rows < kLanes) {
     std::fill(p.qs.begin(), p.qs.end(), int8_t{0});
     std::fill(p.dw.begin(), p.dw.end(), 0.0f);
