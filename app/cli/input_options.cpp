@@ -50,6 +50,10 @@ void addInputOptions(CLI::App& cmd, InputOptions& o) {
                  "With --model: keep the first N tokens of a longer text (a BERT's [CLS]/[SEP] stay), "
                  "for a model whose context is shorter than the text; the output says how many were cut")
       ->needs(model);
+  cmd.add_option("--quantized-dot", o.modelRunOptions.quantizedDot,
+                 "With a GGUF Q8_0 --model: on (default) multiplies 8-bit-quantized activations by the "
+                 "quantized weights as llama.cpp does; off: the dequantized weights against f32 activations")
+      ->needs(model);
   cmd.add_option("--intervene", o.intervene,
                  "With --model, repeatable: ablate:L.H, uniform:L.H, temperature:L.H=T or mask:L.H=SPEC "
                  "(layer and head from 1); the views show the intervened model")

@@ -175,6 +175,8 @@ def main():
     ap.add_argument("--workdir", default="/work/bench/gguf")
     ap.add_argument("--llamacpp", default="/work/bench/llamacpp", help="where npm i -E node-llama-cpp@3.21.1 ran")
     ap.add_argument("--skip-llamacpp", action="store_true")
+    ap.add_argument("--cli-args", default="",
+                    help="more arguments for attnscope-cli run, e.g. '--quantized-dot off'")
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     env = dict(os.environ, OMP_NUM_THREADS=str(a.threads))
@@ -207,7 +209,8 @@ def main():
                     ll_rss.append(rss)
                 if os.path.exists(out):
                     os.remove(out)
-                wall, rss, cpu, _ = timed([a.cli, "run", "--model", path, "--text", prompt_text(a.tokens), "--out", out],
+                wall, rss, cpu, _ = timed([a.cli, "run", "--model", path, "--text", prompt_text(a.tokens), "--out", out]
+                                     + a.cli_args.split(),
                                      env)
                 at_wall.append(wall)
                 at_cpu.append(cpu)

@@ -12,6 +12,7 @@
 #include "attn/models/gguf/gguf_file.h"
 #include "attn/models/gguf/gguf_model.h"
 #include "attn/models/gguf/ollama_store.h"
+#include "attn/models/gguf/quantized_dot.h"
 #include "attn/models/gradients/gradient_attribution.h"
 #include "attn/models/lens/lens_readout.h"
 #include "attn/models/model_config.h"
@@ -284,6 +285,7 @@ void trimToOptions(ModelRun& run, const RunOptions& options, bool widened) {
 }  // namespace
 
 Result<ModelRun> Model::run(const Encoding& encoding, const RunOptions& options, const ProgressFn& progress) const {
+  const gguf::QuantizedDotScope quantizedDot(options.quantizedDot);
   const HfTokenizer& tok = impl_->tokenizer;
   const ModelConfig& c = impl_->config;
   const auto display = [&tok](int id) { return tok.displayText(id); };
@@ -384,6 +386,9 @@ Result<PatchingResult> Model::patch(const Encoding& clean, const Encoding& corru
 
 Result<GradientAttribution> Model::gradients(const Encoding& enc, int target, const GradientOptions& options,
                                              const ProgressFn& progress) const {
+  // The backward pass differentiates the float forward: rounding activations to 8 bits is a
+  // step function, so GGUF Q8_0 products run on f32 activations here.
+  const gguf::QuantizedDotScope floatProducts(false);
   return gradientAttribution(impl_->config, impl_->weights, enc, target, options, impl_->configPath,
                              progress);
 }

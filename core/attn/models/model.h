@@ -121,6 +121,10 @@ struct RunOptions {
   /// GEMM (the CPU's arithmetic, maps within 1e-5); false rounds the activations to the weights'
   /// format for the GEMMs (tensor cores; maps within about 2e-2 of the CPU's).
   bool deviceF32 = true;
+  /// GGUF Q8_0 weights: products on 8-bit activations with integer block dot products, as
+  /// llama.cpp computes them (gguf/quantized_dot.h); false: the dequantized weights against
+  /// f32 activations. Other weight types are unaffected.
+  bool quantizedDot = true;
 };
 
 struct ModelRun {

@@ -33,11 +33,12 @@ std::shared_ptr<const Model> ggufOpenOrFail(const std::string& path) {
   return m.ok() ? *m : nullptr;
 }
 
-ModelRun ggufRunOrFail(const Model& m, const std::string& text) {
+ModelRun ggufRunOrFail(const Model& m, const std::string& text, bool quantizedDot = true) {
   auto enc = m.encode(text, std::nullopt, "text");
   EXPECT_TRUE(enc.ok()) << (enc.ok() ? "" : enc.error().message);
   RunOptions o;
   o.keepFullLogits = true;
+  o.quantizedDot = quantizedDot;
   auto run = m.run(*enc, o);
   EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
   return run.ok() ? std::move(*run) : ModelRun{};
@@ -48,11 +49,12 @@ float ggufMaxDiff(const Mat& a, const Mat& b) {
   return a.size() == 0 ? 0.0f : (a - b).cwiseAbs().maxCoeff();
 }
 
-/// Same tokens, every head's attention and q within `tol`, logits within `tol`.
-void expectSameGgufRuns(const Model& a, const Model& b, float tol) {
+/// Same tokens, every head's attention and q within `tol`, logits within 10 `tol`; b's Q8_0
+/// products on quantized activations or not as `quantizedDot` says.
+void expectSameGgufRuns(const Model& a, const Model& b, float tol, bool quantizedDot = false) {
   for (const char* text : kGgufTexts) {
     SCOPED_TRACE(text);
-    const ModelRun ra = ggufRunOrFail(a, text), rb = ggufRunOrFail(b, text);
+    const ModelRun ra = ggufRunOrFail(a, text), rb = ggufRunOrFail(b, text, quantizedDot);
     ASSERT_EQ(ra.encoding.ids, rb.encoding.ids);
     ASSERT_EQ(ra.encoding.tokens, rb.encoding.tokens);
     ASSERT_EQ(ra.layers.size(), rb.layers.size());
@@ -101,6 +103,11 @@ INSTANTIATE_TEST_SUITE_P(Architectures, GgufF32MatchesFolder,
                                            GgufFolderCase{"gpt2", "gpt2-F32.gguf"}),
                          [](const auto& p) { return std::string(p.param.folder); });
 
+/// Attention weights (q and logits: 10x) of a Q8_0 file run on quantized activations against
+/// its dequantized twin run in f32: measured worst 0.042 (logits 0.52) on the peaked random
+/// fixtures, as large as llama.cpp's own F32-vs-Q8_0 difference in probabilities (0.043).
+constexpr float kQuantizedDotTolerance = 0.08f;
+
 class GgufQuantizedMatchesDequantized : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(GgufQuantizedMatchesDequantized, MapsAndLogits) {
@@ -120,6 +127,17 @@ INSTANTIATE_TEST_SUITE_P(Types, GgufQuantizedMatchesDequantized,
                            std::replace(s.begin(), s.end(), '-', '_');
                            return s;
                          });
+
+// With the products on 8-bit activations (llama.cpp's arithmetic for Q8_0 weights) the maps
+// move by the activations' rounding, about 2^-8 of each block's largest value per product.
+TEST_P(GgufQuantizedMatchesDequantized, QuantizedActivationsWithinTheirRounding) {
+  const std::string stem = kGgufDir + GetParam();
+  if (stem.find("Q8_0") == std::string::npos) GTEST_SKIP() << "quantized activations: Q8_0 weights only";
+  const auto q = ggufOpenOrFail(stem + ".gguf");
+  const auto ref = ggufOpenOrFail(stem + "-ref.gguf");
+  ASSERT_TRUE(q && ref);
+  expectSameGgufRuns(*ref, *q, kQuantizedDotTolerance, true);
+}
 
 TEST(GgufModel, F16MatricesRunCloseToF32) {
   // The fixture's BF16 weights are F16 values too, bar the few below F16's normal range.
@@ -235,10 +253,10 @@ Mat ggufSoftmaxRows(const Mat& logits) {
 }
 
 /// Worst |p - llama.cpp's p| over the texts, after checking the tokens are llama.cpp's.
-float worstAgainstLlamaCpp(const Model& m, const LlamaCppReference& ref) {
+float worstAgainstLlamaCpp(const Model& m, const LlamaCppReference& ref, bool quantizedDot = true) {
   float worst = 0;
   for (size_t t = 0; t < ref.ids.size(); ++t) {
-    const ModelRun run = ggufRunOrFail(m, kGgufTexts[t]);
+    const ModelRun run = ggufRunOrFail(m, kGgufTexts[t], quantizedDot);
     EXPECT_EQ(run.encoding.ids, ref.ids[t]) << kGgufTexts[t];
     if (run.encoding.ids != ref.ids[t]) return INFINITY;
     worst = std::max(worst, ggufMaxDiff(ggufSoftmaxRows(run.logits), ref.probs[t]));
@@ -250,9 +268,9 @@ class GgufAgreesWithLlamaCpp : public ::testing::TestWithParam<std::pair<const c
 
 // F32 files: tokens equal llama.cpp's and every next-token probability within 1e-4 (1e-3 for GPT-2,
 // whose GELU llama.cpp tabulates in F16). Quantized
-// files: llama.cpp multiplies them against activations it rounds to 8 bits, AttnScope against
-// float activations; the two must agree within the difference llama.cpp shows between the F32
-// file and the quantized one.
+// files: llama.cpp multiplies them against activations it rounds to 8 bits, AttnScope likewise
+// for Q8_0 (the run's default) and against float activations for the other types; the two must
+// agree within the difference llama.cpp shows between the F32 file and the quantized one.
 TEST_P(GgufAgreesWithLlamaCpp, TokensAndNextTokenProbabilities) {
   const auto [stem, f32Stem] = GetParam();
   const auto ref = readLlamaCpp(stem);
@@ -274,6 +292,17 @@ TEST_P(GgufAgreesWithLlamaCpp, TokensAndNextTokenProbabilities) {
     llamaCppOwn = std::max(llamaCppOwn, ggufMaxDiff(ref->probs[t], refF32->probs[t]));
   EXPECT_LE(worst, llamaCppOwn) << "llama.cpp's own F32-vs-quantized difference: " << llamaCppOwn;
   RecordProperty("llamacpp_f32_vs_quantized", std::to_string(llamaCppOwn));
+  if (std::string(stem).find("Q8_0") != std::string::npos) {
+    // Q8_0: the products on 8-bit activations are llama.cpp's own arithmetic, so they must come
+    // closer to it than the dequantized weights against f32 activations do.
+    const float f32Activations = worstAgainstLlamaCpp(*m, *ref, false);
+    RecordProperty("worst_f32_activations", std::to_string(f32Activations));
+    EXPECT_LT(worst, f32Activations);
+    // No tighter bound: rounding to 8 bits is a step, so an activation that lands on a rounding
+    // boundary takes another level when this engine copy's float arithmetic differs from
+    // llama.cpp's in its last bit. The native (AVX-512) copy measured 5e-7 (llama) and 4.4e-4
+    // (qwen2); the x86-64-v3 and baseline copies 0.023 and 4.4e-4 (float activations: 0.033).
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
