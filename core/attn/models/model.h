@@ -117,14 +117,14 @@ struct RunOptions {
   /// Chunked prefill: the MLP runs on blocks of this many rows (its [rows, intermediate]
   /// activations then stay the same size at any N); <= 0: all rows at once.
   int prefillRows = 1024;
-  /// Model::runOnDevice with BF16/F16 weights: true widens each matrix to f32 just before its
-  /// GEMM (the CPU's arithmetic, maps within 1e-5); false rounds the activations to the weights'
-  /// format for the GEMMs (tensor cores; maps within about 2e-2 of the CPU's).
-  bool deviceF32 = true;
   /// GGUF Q8_0 weights: products on 8-bit activations with integer block dot products, as
   /// llama.cpp computes them (gguf/quantized_dot.h); false: the dequantized weights against
   /// f32 activations. Other weight types are unaffected.
   bool quantizedDot = true;
+  /// Model::runOnDevice with BF16/F16 weights: true widens each matrix to f32 just before its
+  /// GEMM (the CPU's arithmetic, maps within 1e-5); false rounds the activations to the weights'
+  /// format for the GEMMs (tensor cores; maps within about 2e-2 of the CPU's).
+  bool deviceF32 = true;
 };
 
 struct ModelRun {
