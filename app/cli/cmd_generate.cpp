@@ -28,6 +28,7 @@ struct GenerateCliOptions {
   std::string earlyStopping;  // "", "true" or "false"
   std::optional<int> noRepeatNgram;
   bool doSample = false;
+  bool greedy = false;
   std::optional<int> topK;
   std::optional<double> topP, temperature;
   uint64_t seed = 0;
@@ -51,6 +52,7 @@ Status checkGenerateOptions(const GenerateCliOptions& o) {
     return Error{fmt::format("--beam: {} is out of range (1 to 8)", o.beam)};
   if (o.maxNewTokens < 0)
     return Error{fmt::format("--max-new-tokens: {} must be at least 1", o.maxNewTokens)};
+  if (o.doSample && o.greedy) return Error{"--do-sample and --greedy exclude each other"};
   if (o.noRepeatNgram && *o.noRepeatNgram < 0)
     return Error{fmt::format("--no-repeat-ngram-size: {} must be 0 (off) or more", *o.noRepeatNgram)};
   models::SamplingSettings s;
@@ -88,7 +90,7 @@ int runGenerate(const GenerateCliOptions& o) {
   g.lengthPenalty = o.lengthPenalty;
   if (!o.earlyStopping.empty()) g.earlyStopping = o.earlyStopping == "true";
   g.noRepeatNgramSize = o.noRepeatNgram;
-  if (o.doSample) g.doSample = true;
+  if (o.doSample || o.greedy) g.doSample = o.doSample;
   g.topK = o.topK, g.topP = o.topP, g.temperature = o.temperature;
   g.seed = o.seed;
   auto run = (*model)->generate(*enc, g, terminalProgress());
@@ -138,6 +140,7 @@ Action addGenerateCommand(CLI::App& app) {
                   "Never repeat an n-gram of this size (0: off; default: the model's no_repeat_ngram_size)");
   cmd->add_flag("--do-sample", o->doSample,
                 "Sample the tokens (top-k / top-p / temperature) instead of greedy");
+  cmd->add_flag("--greedy", o->greedy, "Greedy search even where the generation config sets do_sample");
   cmd->add_option("--top-k", o->topK,
                   "Sampling: only the k most probable tokens (0: off; default: the model's, 50)");
   cmd->add_option(

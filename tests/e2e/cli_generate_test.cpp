@@ -106,6 +106,8 @@ TEST(CliGenerate, BadInputIsOneLineNamingTheOption) {
             "--temperature: -1"},
            {{"generate", "--model", gpt2, "--text", "Hi", "--do-sample", "--beam", "2", "--out", out},
             "--beam 1"},
+           {{"generate", "--model", gpt2, "--text", "Hi", "--do-sample", "--greedy", "--out", out},
+            "--do-sample and --greedy exclude each other"},
            {{"generate", "--model", gpt2, "--text", "Hi", "--max-new-tokens", "-2", "--out", out},
             "--max-new-tokens"},
            {{"generate", "--model", modelDir("bert"), "--text", "Hi", "--out", out},

@@ -33,18 +33,22 @@ using attn::test::maxAbsDiff;
 using attn::test::modelDir;
 
 /// A copy of fixture `name` whose generation_config.json sets eos_token_id (transformers reads
-/// it over config.json's), opened; one per (name, eos) for the suite.
-std::shared_ptr<const Model> generationFolder(const std::string& name, int eos) {
-  static std::map<std::pair<std::string, int>, std::shared_ptr<const Model>> opened;
-  auto& m = opened[{name, eos}];
+/// it over config.json's) and the `extra` fields (", \"key\": value ..."), opened; one per
+/// (name, eos, extra) for the suite.
+std::shared_ptr<const Model> generationFolder(const std::string& name, int eos,
+                                              const std::string& extra = "") {
+  static std::map<std::string, std::shared_ptr<const Model>> opened;
+  auto& m = opened[name + "/" + std::to_string(eos) + extra];
   if (m) return m;
-  const fs::path dir = fs::temp_directory_path() / ("attn_generate_" + name + "_" + std::to_string(eos) +
-                                                    "_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("attn_generate_" + name + "_" + std::to_string(eos) + "_" +
+                                   std::to_string(extra.size()) + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   for (const auto& e : fs::directory_iterator(modelDir(name)))
     if (e.path().extension() != ".npz") fs::copy_file(e.path(), dir / e.path().filename());
-  std::ofstream(dir / "generation_config.json", std::ios::trunc) << "{\"eos_token_id\": " << eos << "}\n";
+  std::ofstream(dir / "generation_config.json", std::ios::trunc)
+      << "{\"eos_token_id\": " << eos << extra << "}\n";
   auto opened1 = Model::open(dir.string());
   EXPECT_TRUE(opened1.ok()) << (opened1 ? "" : opened1.error().message);
   if (opened1) m = *opened1;
@@ -292,6 +296,26 @@ TEST(CausalGeneration, BertAndBadOptionsAreRefusedCancelStops) {
   auto cancelled = gpt2->generate(prompt, o, [&calls](double, std::string_view) { return ++calls < 3; });
   ASSERT_FALSE(cancelled.ok());
   EXPECT_NE(cancelled.error().message.find("cancelled"), std::string::npos);
+}
+
+TEST(CausalGeneration, TheConfigsSamplingSettingsApplyUnlessOverridden) {
+  auto plain = generationFolder("gpt2", -1);
+  auto sampling = generationFolder("gpt2", -1, ", \"do_sample\": true, \"top_k\": 1, \"temperature\": 0.5");
+  ASSERT_TRUE(plain && sampling);
+  const std::vector<int> prompt{10, 20, 30, 40};
+  CausalGenerateOptions o;
+  o.maxNewTokens = 8;
+  auto greedy = plain->generate(idsEncoding(*plain, prompt), o);
+  auto fromConfig = sampling->generate(idsEncoding(*sampling, prompt), o);
+  ASSERT_TRUE(greedy.ok() && fromConfig.ok());
+  EXPECT_NE(fromConfig->settings.find("sampling (top_k 1, top_p 1, temperature 0.5, seed 0)"),
+            std::string::npos)
+      << fromConfig->settings;
+  EXPECT_EQ(fromConfig->ids, greedy->ids);  // top-k 1 leaves the argmax only
+  o.doSample = false;
+  auto overridden = sampling->generate(idsEncoding(*sampling, prompt), o);
+  ASSERT_TRUE(overridden.ok());
+  EXPECT_EQ(overridden->settings.rfind("greedy;", 0), 0u) << overridden->settings;
 }
 
 TEST(Seq2SeqSampling, TopOneIsGreedyAndSeedsRepeat) {
