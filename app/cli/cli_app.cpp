@@ -35,7 +35,8 @@ std::vector<Action> addCommands(CLI::App& app, int argc, char** argv) {
           addTrainCommand(app),
           addGraphCommand(app, argc, argv),
           addGeometryCommand(app, argc, argv),
-          addTranslateCommand(app)};
+          addTranslateCommand(app),
+          addGenerateCommand(app)};
 }
 
 }  // namespace attn::cli

@@ -36,6 +36,8 @@ Action addGeometryCommand(CLI::App& app, int argc, char** argv);
 
 /// `translate`: greedy generation with an encoder-decoder model, its three attention kinds.
 Action addTranslateCommand(CLI::App& app);
+/// `generate`: text written by a causal model after a prompt, the attention of every token.
+Action addGenerateCommand(CLI::App& app);
 struct InputOptions;
 /// `run --model` on an encoder-decoder folder: forced decoding of --target-text (an error
 /// without one), its three attention kinds into `out`.

@@ -9,6 +9,7 @@
 #include "attn/io/text_file.h"
 #include "attn/models/attribution/attribution.h"
 #include "attn/models/device/device_run.h"
+#include "attn/models/generation/causal_generation.h"
 #include "attn/models/gguf/gguf_file.h"
 #include "attn/models/gguf/gguf_model.h"
 #include "attn/models/gguf/ollama_store.h"
@@ -391,6 +392,14 @@ Result<GradientAttribution> Model::gradients(const Encoding& enc, int target, co
   const gguf::QuantizedDotScope floatProducts(false);
   return gradientAttribution(impl_->config, impl_->weights, enc, target, options, impl_->configPath,
                              progress);
+}
+
+Result<CausalGeneration> Model::generate(const Encoding& prompt, const CausalGenerateOptions& options,
+                                         const ProgressFn& progress) const {
+  auto settings = causalGenerationSettings(impl_->info, impl_->config);
+  if (!settings) return settings.error();
+  return generateCausal(impl_->config, impl_->weights, impl_->tokenizer, *settings, prompt, options,
+                        impl_->configPath, progress);
 }
 
 Result<std::vector<TopToken>> Model::nextTokensAt(const ModelRun& run, int position, int k) const {

@@ -167,6 +167,8 @@ struct PatchingOptions;
 struct PatchingResult;
 struct GradientOptions;
 struct GradientAttribution;
+struct CausalGenerateOptions;
+struct CausalGeneration;
 
 class Model {
  public:
@@ -222,6 +224,10 @@ class Model {
   /// last position: gradient x input, integrated gradients and attention x gradient.
   Result<GradientAttribution> gradients(const Encoding& encoding, int target, const GradientOptions& options,
                                         const ProgressFn& progress = {}) const;
+  /// Causal models: text written after `prompt` with the folder's generation config
+  /// (generation/causal_generation.h). Errors: a bidirectional or vision model, bad options.
+  Result<CausalGeneration> generate(const Encoding& prompt, const CausalGenerateOptions& options,
+                                    const ProgressFn& progress = {}) const;
 
   ~Model();
   struct Impl;

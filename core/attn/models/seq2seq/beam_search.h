@@ -1,57 +1,14 @@
 #pragma once
-// Beam search as transformers' generate runs it with BeamSearchScorer (one sentence, one
-// sequence returned): each beam's next-token log-probabilities through the logits processors
-// plus the beam's running score; the 2 x beams best (beam, token) pairs in order; an EOS among
-// the first `beams` closes a hypothesis, scored sum log p / generated_length^length_penalty
-// (the tokens after the decoder start, EOS included), the rest continue as the new beams. It
-// stops when `beams` hypotheses are closed and either early_stopping is set or none of the
-// open beams could still beat the worst of them, or at max_length, when the open beams join
-// the hypotheses. The hypotheses are returned best first, EOS appended when shorter than
-// max_length (num_return_sequences takes the first k).
+// Beam search over an encoder-decoder (generation/beam_loop.h runs the search; its prompt is
+// the decoder start token).
 #include <string>
 #include <vector>
 
+#include "attn/models/generation/beam_loop.h"
 #include "attn/models/model.h"
 #include "attn/models/seq2seq/seq2seq_forward.h"
 
 namespace attn::models {
-
-/// A closed hypothesis: sum log p / generated_length^length_penalty and its ids.
-struct BeamHypothesis {
-  double score = 0;
-  std::vector<int> ids;
-};
-
-struct BeamSettings {
-  int beams = 4;
-  double lengthPenalty = 1.0;
-  bool earlyStopping = false;
-};
-
-/// The closed hypotheses of BeamSearchScorer (transformers' BeamHypotheses): the `beams` best
-/// by score, the worst of them remembered.
-class BeamHypotheses {
- public:
-  BeamHypotheses(int beams, double lengthPenalty, bool earlyStopping)
-      : beams_(beams), lengthPenalty_(lengthPenalty), earlyStopping_(earlyStopping) {}
-  /// `generated`: the tokens after the decoder start, EOS included.
-  void add(const std::vector<int>& ids, double sumLogprobs, int generated);
-  /// Whether no open beam whose best total is `bestSum` could enter any more.
-  bool isDone(double bestSum, int generated) const;
-  /// The best hypothesis (the last added among equal scores, as sorted(...).pop()).
-  const std::vector<int>& best() const;
-  /// Every kept hypothesis, best first, as generate's num_return_sequences takes them (sorted by
-  /// score, popped from the end: the last added first among equal scores).
-  std::vector<BeamHypothesis> ranked() const;
-  size_t size() const { return kept_.size(); }
-
- private:
-  int beams_;
-  double lengthPenalty_;
-  bool earlyStopping_;
-  double worst_ = 1e9;
-  std::vector<std::pair<double, std::vector<int>>> kept_;
-};
 
 /// Beam search from `encoded` (encodeSource's state; it is copied, not changed) up to
 /// maxLength decoder tokens (decoder start included): the kept hypotheses best first (the

@@ -77,6 +77,12 @@ Status readGenerationFields(const Seq2SeqFields& f, int vocab, GenerationSetting
   ATTN_S2S_TRY(early, f.boolean("early_stopping", g.earlyStopping));
   g.maxLength = maxLength, g.noRepeatNgramSize = ngram, g.numBeams = beams;
   g.lengthPenalty = penalty, g.earlyStopping = early;
+  ATTN_S2S_TRY(sample, f.boolean("do_sample", g.sampling.enabled));
+  ATTN_S2S_TRY(topK, f.integer("top_k", g.sampling.topK, 0, kSeq2SeqMaxVocab));
+  ATTN_S2S_TRY(topP, f.number("top_p", g.sampling.topP, 0.0, 1.0));
+  ATTN_S2S_TRY(temperature, f.number("temperature", g.sampling.temperature, 0.0, 1e6));
+  g.sampling.enabled = sample, g.sampling.topK = static_cast<int>(topK);
+  g.sampling.topP = topP, g.sampling.temperature = temperature;
   g.source = f.src;
   return okStatus();
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/models/generation/token_sampler.h"
 #include "attn/models/model_config.h"
 #include "attn/status.h"
 
@@ -26,6 +27,8 @@ struct GenerationSettings {
   /// NoBadWordsLogitsProcessor: a list's last token is banned after the rest of it
   /// (a one-token list: always; Marian bans its pad token this way).
   std::vector<std::vector<int>> badWordsIds;
+  /// do_sample, top_k, top_p, temperature (the seed is the caller's).
+  SamplingSettings sampling;
   std::string source;  // the file the settings came from
 };
 

@@ -222,8 +222,15 @@ Status applyLanguages(const GenerateOptions& o, const HfTokenizer& sourceTok, co
 
 Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateOptions& o,
                                           const ProgressFn& progress) const {
-  Seq2SeqConfig c = impl_->config;  // a copy: the language options change its generation settings
+  Seq2SeqConfig c =
+      impl_->config;  // a copy: the language and sampling options change its generation settings
   const GenerationSettings& g = c.generation;
+  SamplingSettings& sampling = c.generation.sampling;
+  if (o.doSample) sampling.enabled = *o.doSample;
+  if (o.topK) sampling.topK = *o.topK;
+  if (o.topP) sampling.topP = *o.topP;
+  if (o.temperature) sampling.temperature = *o.temperature;
+  sampling.seed = o.seed;
   Encoding source = given;
   if (auto st = applyLanguages(o, tokenizer(), impl_->target(), impl_->configPath, c, source); !st)
     return st.error();
@@ -233,6 +240,12 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
         "{} beams ({}): beam search takes 1 to 8; choose with --beam", beams,
         o.beams > 0 ? "the option" : "num_beams in " + (g.source.empty() ? impl_->configPath : g.source))};
   if (o.maxNewTokens < 0) return Error{fmt::format("max new tokens {}: must be at least 1", o.maxNewTokens)};
+  if (sampling.enabled) {
+    if (auto st = checkSamplingSettings(sampling); !st) return st.error();
+    if (beams > 1)
+      return Error{
+          fmt::format("sampling draws one sequence: give --beam 1 with --do-sample ({} beams)", beams)};
+  }
   if (o.numReturnSequences < 1 || o.numReturnSequences > beams)
     return Error{
         fmt::format("{} sequences to return: 1 to the number of beams ({}; greedy search returns one)",
@@ -254,10 +267,17 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
   }
   if (auto st = decodeRows(c, impl_->weights, ids, true, impl_->configPath, s, logits); !st)
     return st.error();
+  SeededRng rng(sampling.seed);
   while (beams == 1 && static_cast<int>(ids.size()) < maxLength) {
     if (progress && !progress(static_cast<double>(ids.size()) / maxLength, "generating"))
       return Error{impl_->configPath + ": cancelled"};
-    const int next = greedyNextToken(logits.data(), c.base.vocabSize, ids, g, maxLength);
+    int next = 0;
+    if (sampling.enabled) {  // the processors on the logits, then the warpers and one draw
+      processScores(logits.data(), c.base.vocabSize, ids, g, maxLength);
+      next = sampleNextToken(logits.data(), c.base.vocabSize, sampling, rng);
+    } else {
+      next = greedyNextToken(logits.data(), c.base.vocabSize, ids, g, maxLength);
+    }
     ids.push_back(next);
     // The token just written is fed too: its rows of every map are then there as well.
     if (auto st = decodeRows(c, impl_->weights, {next}, true, impl_->configPath, s, logits); !st)
@@ -283,7 +303,8 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
   const std::string search = beams > 1
                                  ? fmt::format("beam search ({} beams, length_penalty {}, early_stopping {})",
                                                beams, beam.lengthPenalty, beam.earlyStopping)
-                                 : std::string("greedy");
+                             : sampling.enabled ? describeSampling(sampling)
+                                                : std::string("greedy");
   run.settings = fmt::format(
       "{}; decoder_start_token_id {}, forced_bos_token_id {}, forced_eos_token_id {}, eos_token_id {}, "
       "max_length {}{}, no_repeat_ngram_size {}, bad_words_ids {} (from {})",

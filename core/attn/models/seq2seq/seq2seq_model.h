@@ -38,6 +38,12 @@ struct GenerateOptions {
   /// the source) and for the target (forced as the first generated token, forced_bos_token_id);
   /// "": the checkpoint's. Other families: an error.
   std::string sourceLanguage, targetLanguage;
+  /// Sampling (generation/token_sampler.h; one beam): each unset field comes from the
+  /// generation config (do_sample, top_k, top_p, temperature).
+  std::optional<bool> doSample;
+  std::optional<int> topK;
+  std::optional<double> topP, temperature;
+  uint64_t seed = 0;
 };
 
 /// One sequence beam search returned: its ids (decoder start first), text and score
@@ -78,7 +84,7 @@ class Seq2SeqModel {
                             const std::string& targetName) const;
   /// The same on decoder ids given directly (decoder start included).
   Result<Seq2SeqRun> forcedIds(const Encoding& source, const std::vector<int>& decoderIds) const;
-  /// Greedy generation (or beam search, beam_search.h) from decoder_start_token_id until eos or
+  /// Greedy generation (or beam search, beam_search.h, or sampling) from decoder_start_token_id until eos or
   /// the length limit, with the config's forced BOS/EOS, no_repeat_ngram_size and bad_words_ids;
   /// the maps cover every token it wrote (the last one fed once more, so its rows are there too).
   Result<Seq2SeqRun> generate(const Encoding& source, const GenerateOptions& options,
