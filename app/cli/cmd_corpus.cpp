@@ -19,9 +19,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "attn/cuda/device.h"
 #include "attn/io/atomic_file.h"
 #include "attn/io/json_document.h"
 #include "attn/io/regular_file.h"
+#include "attn/models/device/device_corpus.h"
 #include "attn/models/experiments/corpus_stats.h"
 #include "attn/models/model.h"
 #include "commands.h"
@@ -138,11 +140,12 @@ class CorpusRun {
     if (o_.maxTokens < 0) return fail(fmt::format("--max-tokens must be at least 1 (got {})", o_.maxTokens));
     if (info.maxPositions > 0 && maxTokens > info.maxPositions)
       return fail(fmt::format("--max-tokens {} exceeds the model's context of {} tokens", maxTokens, info.maxPositions));
-    auto onDevice = planModelBackend(o_.backend, info, maxTokens, models::RunOptions{});
-    if (!onDevice) return fail(onDevice.error().message);
-    if (*onDevice)  // measureSentences runs Model::run on its threads: the CPU's forward
-      fmt::print(stderr,
-                 "warning: the model forward runs on the CPU: corpus runs do not use the CUDA forward yet\n");
+    // Planned once for the longest chunk: each sentence then runs where the plan puts it.
+    const auto kind = parseBackend(o_.backend);
+    if (!kind)
+      return fail(fmt::format("--backend: unknown backend '{}' (expected cpu, cuda or auto)", o_.backend));
+    backend_ = models::chooseModelBackend(*kind, info, maxTokens, models::corpusRunOptions());
+    if (!backend_.plan.note.empty()) fmt::print(stderr, "warning: {}\n", backend_.plan.note);
     models::CorpusConfig config{info.name, info.layers, info.heads, *measure, o_.top, maxTokens, o_.coverage};
     stats_ = models::CorpusStats(config);
 
@@ -155,6 +158,9 @@ class CorpusRun {
     const auto& c = stats_.counts();
     fmt::print(stderr, "{}: {} lines, {} sentences, {} tokens; {} lines split into chunks of {} tokens, {} skipped\n",
                o_.out, c.lines, c.sentences, c.tokens, c.splitLines, maxTokens, c.skippedLines);
+    if (backend_.plan.onDevice)
+      fmt::print(stderr, "{}: {} of the {} sentences run in this session ran on {}\n", o_.out, onDevice_,
+                 sentencesRun_, backend_.device->description());
     return 0;
   }
 
@@ -252,7 +258,14 @@ class CorpusRun {
   // Measures the batch (several sentences at once), then adds its lines in order; every chunk
   // of a line is measured before any is added, so a line counts whole or not at all.
   Status flush(std::vector<Pending>& batch, std::vector<models::Encoding>& encodings, int64_t& sinceCheckpoint) {
-    const auto measured = models::measureSentences(*model_, encodings, stats_.config().coverageLevel);
+    auto batchRun = models::measureSentencesOn(*model_, backend_, encodings, stats_.config().coverageLevel);
+    const auto& measured = batchRun.sentences;
+    onDevice_ += batchRun.onDevice;
+    sentencesRun_ += static_cast<int64_t>(measured.size());
+    if (!batchRun.note.empty() && !fallbackSaid_) {  // once, not once per sentence
+      fmt::print(stderr, "warning: {}\n", batchRun.note);
+      fallbackSaid_ = true;
+    }
     for (auto& p : batch) {
       for (size_t k = 0; k < p.count && p.skipReason.empty(); ++k)
         if (!measured[p.first + k].error.empty())
@@ -340,6 +353,9 @@ class CorpusRun {
   const CorpusOptions& o_;
   Shard shard_;
   std::shared_ptr<const models::Model> model_;
+  models::ModelBackend backend_;  // the CPU unless --backend cuda|auto planned the device
+  bool fallbackSaid_ = false;
+  int64_t onDevice_ = 0, sentencesRun_ = 0;  // this session's sentences: on the device, in all
   models::CorpusStats stats_;
   std::unique_ptr<std::FILE, FileCloser> out_;
   int64_t linesRead_ = 0;

@@ -357,8 +357,12 @@ Result<DecoderForwardResult> decoderForward(Device& dev, const models::ModelConf
   DecoderRun run(dev, c, w, cache, o, n);
   DecoderForwardResult out;
   if (auto st = run.prepare(ids); !st) return st.error();
-  for (int l = 0; l < c.layers; ++l)
+  const auto goOn = [&o](int l) { return !o.beforeLayer || o.beforeLayer(l); };
+  for (int l = 0; l < c.layers; ++l) {
+    if (!goOn(l)) return Error{"cancelled"};
     if (auto st = run.layer(l, out); !st) return st.error();
+  }
+  if (!goOn(c.layers)) return Error{"cancelled"};
   if (auto st = run.finish(out); !st) return st.error();
   return out;
 }

@@ -14,6 +14,7 @@
 // Runs on the emulated device in the tests (tests/core/cuda/decoder_forward_test.cpp)
 // against the CPU forward; it has not run on a GPU. Model::runOnDevice calls it through
 // models/device/device_run.h, which turns its result into a ModelRun.
+#include <functional>
 #include <vector>
 
 #include "attn/cuda/device.h"
@@ -32,6 +33,9 @@ struct DecoderForwardOptions {
   int topK = 5;          // next-token predictions per position (0: no lm_head)
   bool keepFullLogits = false;  // the lm_head's [n, vocab]
   bool f32Compute = false;      // 16-bit weights widened to f32 per GEMM, activations kept f32
+  // Called before each layer (0..layers-1) and once more before the lm_head (layers): false
+  // stops the forward there with "cancelled", its buffers released (the cache is the caller's).
+  std::function<bool(int layer)> beforeLayer;
   bool keepLayer(int l) const { return onlyLayer < 0 || onlyLayer == l; }
 };
 
@@ -55,7 +59,8 @@ struct DecoderForwardResult {
 
 /// `ids` unpadded (every key visible but the causal mask). Errors name what the device
 /// forward does not cover: another family, a sliding window shorter than the sequence,
-/// weights of mixed storage, a head size whose flash tile does not fit the shared memory.
+/// weights of mixed storage, a head size whose flash tile does not fit the shared memory;
+/// "cancelled" when options.beforeLayer said stop.
 Result<DecoderForwardResult> decoderForward(Device& dev, const models::ModelConfig& config,
                                             const models::ModelWeights& weights,
                                             const DeviceWeightCache& cache, const std::vector<int>& ids,

@@ -144,12 +144,13 @@ ConfigPanel::ConfigPanel(ExplorerModel* model, QWidget* parent)
   connect(mask_, &MaskSelector::edited, this, apply);
   temperatureValue_->setText(QString::number(sliderToTemperature(temperature_->value()), 'g', 3));
   for (QWidget* w : modelFixedControls()) ownTips_.insert(w, w->toolTip());
+  ownTips_.insert(backend_, backend_->toolTip());
   connect(model_, &ExplorerModel::modelChanged, this, &ConfigPanel::followModel);
 }
 
 QList<QWidget*> ConfigPanel::modelFixedControls() const {
-  return {mechanism_, heads_, dModel_, dK_, hidden_, temperature_, init_, seed_, maskBox_, mask_, positional_, exec_,
-          backend_};
+  return {mechanism_, heads_, dModel_,  dK_,   hidden_,     temperature_,
+          init_,      seed_,  maskBox_, mask_, positional_, exec_};
 }
 
 void ConfigPanel::followModel() {
@@ -161,14 +162,25 @@ void ConfigPanel::followModel() {
       w->setToolTip(ownTips_.value(w));
     }
     temperatureValue_->setEnabled(true);
+    backend_->setToolTip(ownTips_.value(backend_));
     return;
   }
+  backend_->setToolTip(
+      tr("Where the model's forward runs: CUDA runs GPT-2 and the Llama family on the GPU; "
+         "what it does not cover runs on the CPU and the status bar says why."));
   const FixedByModel why = fixedByModel(m->info());
-  const QHash<QWidget*, QString> tips = {
-      {mechanism_, why.mechanism}, {heads_, why.sizes},   {dModel_, why.sizes},
-      {dK_, why.sizes},            {hidden_, why.sizes},  {temperature_, why.temperature},
-      {init_, why.init},           {seed_, why.init},     {maskBox_, why.mask}, {mask_, why.mask},
-      {positional_, why.positional}, {exec_, why.execution}, {backend_, why.execution}};
+  const QHash<QWidget*, QString> tips = {{mechanism_, why.mechanism},
+                                         {heads_, why.sizes},
+                                         {dModel_, why.sizes},
+                                         {dK_, why.sizes},
+                                         {hidden_, why.sizes},
+                                         {temperature_, why.temperature},
+                                         {init_, why.init},
+                                         {seed_, why.init},
+                                         {maskBox_, why.mask},
+                                         {mask_, why.mask},
+                                         {positional_, why.positional},
+                                         {exec_, why.execution}};
   for (QWidget* w : modelFixedControls()) {
     w->setEnabled(false);
     w->setToolTip(tips.value(w));

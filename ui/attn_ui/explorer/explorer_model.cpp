@@ -7,6 +7,7 @@
 #include <cmath>
 #include <new>
 
+#include "attn/models/device/device_run.h"
 #include "attn/models/model.h"
 #include "attn/tokenizers/tokenizer.h"
 #include "attn/vision/image_pixels.h"
@@ -42,6 +43,10 @@ struct ExplorerModel::Job {
   long long mapBudget = 0;
   attn::models::QkPrecision qkPrecision = attn::models::QkPrecision::F16;
   bool metricsOnly = false;
+  attn::BackendKind backend = attn::BackendKind::Cpu;  // where a text model's forward is asked to run
+  bool deviceF32 = true;                               // GPU inputs fp32: the GEMMs widen 16-bit weights
+  std::shared_ptr<attn::gpu::Device> device;           // null: this process's CUDA device
+  QString backendNote;                                 // out: the fallback line, when there was one
   std::shared_ptr<const attn::AttentionResult> result;
   std::shared_ptr<const attn::models::ModelRun> run;             // model: the whole run
   std::shared_ptr<const attn::PrecomputedAttention> runLayers;   // model: its weights as [L][H]
@@ -96,6 +101,7 @@ void ExplorerModel::setLoadedFile(std::shared_ptr<const attn::LoadedInput> file)
   if (model_) {  // a file replaces the model as the input
     model_.reset();
     run_.reset();
+    backendNote_.clear();
     runLayers_.reset();
     emit modelChanged();
     ownRun_.reset();
@@ -124,6 +130,7 @@ void ExplorerModel::setModel(std::shared_ptr<const attn::models::Model> model) {
   if (model == model_) return;
   model_ = std::move(model);
   run_.reset();
+  backendNote_.clear();
   runLayers_.reset();
   ownRun_.reset();
   ownRunLayers_.reset();
@@ -140,6 +147,7 @@ void ExplorerModel::clearModel() {
   if (!model_) return;
   model_.reset();
   run_.reset();
+  backendNote_.clear();
   runLayers_.reset();
   ownRun_.reset();
   ownRunLayers_.reset();
@@ -259,9 +267,12 @@ void ExplorerModel::reportError(const QString& message) {
 }
 
 void ExplorerModel::setSpec(const attn::AttentionSpec& spec) {
+  // A model's attention is fixed (the spec waits for clearModel()), but not where its forward runs.
+  const bool forwardMoves =
+      model_ && (spec.backend != spec_.backend || spec.deviceInputs != spec_.deviceInputs);
   spec_ = spec;
   emit specChanged();
-  if (!model_) recompute();  // a model's attention is fixed; the spec waits for clearModel()
+  if (!model_ || forwardMoves) recompute();
 }
 
 void ExplorerModel::setCausal(bool causal) {
@@ -522,7 +533,17 @@ void ExplorerModel::runModelJob(Job& job, JobControl& control) {
     return control.report(f);
   };
   try {
-    auto run = job.model->run(*encoding, options, progress);
+    // The device forward keeps no per-head logits: on the device the heatmap's logit views
+    // are unavailable (as past the logits' budget), on the CPU they stay.
+    options.deviceF32 = job.deviceF32;
+    attn::models::RunOptions onDevice = options;
+    onDevice.keepLogits = false;
+    const attn::models::ModelBackend backend =
+        attn::models::chooseModelBackend(job.backend, info, static_cast<int>(n), onDevice, job.device);
+    std::string note;
+    auto run = attn::models::runModelOn(*job.model, backend, *encoding,
+                                        backend.plan.onDevice ? onDevice : options, note, progress);
+    job.backendNote = QString::fromStdString(backend.plan.note.empty() ? note : backend.plan.note);
     if (!run) {
       job.error = uiMessage(run.error().message);
       return;
@@ -572,6 +593,9 @@ void ExplorerModel::launch() {
   job->mapBudget = mapBudget_;
   job->qkPrecision = qkPrecision_;
   job->metricsOnly = metricsOnly_;
+  job->backend = spec_.backend;
+  job->deviceF32 = spec_.deviceInputs == attn::DeviceInputs::F32;
+  job->device = device_;
   job->cache = inputCache_;
   inFlight_ = true;
   runningModel_ = job->model != nullptr;
@@ -629,6 +653,7 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
       runLayers_ = job->runLayers;
       streamedResults_ = job->streamedResults;
       runLabels_ = job->runLabels;
+      backendNote_ = job->backendNote;
       resultSpec_ = job->spec;
       shownGeneration_ = job->generation;
       lastMs_ = job->ms;
@@ -640,6 +665,7 @@ void ExplorerModel::deliver(const std::shared_ptr<Job>& job) {
       showModelLayer();
     } else if (job->result) {
       run_.reset();
+      backendNote_.clear();
       runLayers_.reset();
       ownRun_.reset();
       ownRunLayers_.reset();

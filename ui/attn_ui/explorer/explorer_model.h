@@ -21,6 +21,9 @@ struct ModelRun;
 namespace attn::vision {
 struct ImagePixels;
 }  // namespace attn::vision
+namespace attn::gpu {
+class Device;
+}  // namespace attn::gpu
 
 namespace attn::ui {
 
@@ -85,6 +88,13 @@ class ExplorerModel : public QObject {
   bool showsIntervenedRun() const { return ownRun_ != nullptr; }
   /// The model's own run of the text (modelRun() unless an intervened run is shown).
   std::shared_ptr<const attn::models::ModelRun> ownModelRun() const { return ownRun_ ? ownRun_ : run_; }
+  /// Text-model runs go where spec().backend (the Backend selector) asks, planned per run as
+  /// the CLI plans them (models/device/device_run.h), GPU inputs fp16/bf16 naming the GEMMs'
+  /// inputs; against `device` when set (the tests' emulation), else this process's CUDA device.
+  void setModelDevice(std::shared_ptr<attn::gpu::Device> device) { device_ = std::move(device); }
+  /// The shown model run's one line when it asked for the GPU and ran on the CPU (the plan's
+  /// or the device's reason); empty when it ran where the Backend selector asked.
+  const QString& modelBackendNote() const { return backendNote_; }
 
   // --- layers: a layered file's 'attn' or a model's run ----------------------
   /// True when the shown result is one layer of several: a file's precomputed
@@ -220,6 +230,8 @@ class ExplorerModel : public QObject {
   QStringList runLabels_;  // run_'s tokens as text ("␣animal"), for the views' labels
   // While an intervened run is shown: the model's own run and its weights (else null).
   std::shared_ptr<const attn::models::ModelRun> ownRun_;
+  std::shared_ptr<attn::gpu::Device> device_;  // model runs' device when set (tests)
+  QString backendNote_;                        // the shown model run's fallback line
   std::shared_ptr<const attn::PrecomputedAttention> ownRunLayers_;
   // Embeddings of the last text input: a temperature or mask change reuses them.
   struct InputCache;

@@ -64,7 +64,10 @@ FixedByModel fixedByModel(const attn::models::ModelInfo& info) {
   f.positional = info.family == attn::models::Family::Llama
                      ? ModelText::tr("Fixed by the model: %1 rotates q and k by position (RoPE).").arg(name)
                      : ModelText::tr("Fixed by the model: %1 adds its learned position embeddings to the tokens.").arg(name);
-  f.execution = ModelText::tr("Fixed by the model: %1 runs its own forward pass on the CPU and keeps every head's weights.").arg(name);
+  f.execution = ModelText::tr(
+                    "Fixed by the model: %1 runs its own forward pass and keeps every head's weights "
+                    "(Backend picks the CPU or the GPU).")
+                    .arg(name);
   f.keyText = info.family == attn::models::Family::Bert
                   ? ModelText::tr("The second segment of a sentence pair (token type 1), as BERT reads \"[CLS] A [SEP] B [SEP]\".")
                   : ModelText::tr("%1 reads one text; a second segment applies to BERT-style models only.").arg(name);

@@ -38,6 +38,8 @@ void StatusSummary::refresh() {
                   : tr("path %1").arg(QString::fromStdString(r.execUsed)))
           << tr("%1 ms").arg(model_->lastComputeMs(), 0, 'f', 1);
     if (model_->isStreamed()) parts << streamedNote(r.nq());
+    if (model_->hasModel() && model_->showsLayers() && r.backendUsed == "cuda")
+      parts << tr("forward on the GPU");
     parts.removeAll(QString());
     if (const auto* h = model_->currentHeadResult(); h && h->approxError)
       parts << (std::isnan(h->approxError->weightsFrobenius)
@@ -48,6 +50,9 @@ void StatusSummary::refresh() {
                           .arg(h->approxError->meanRowKl, 0, 'g', 3));
     for (const auto& w : r.warnings)
       parts << QStringLiteral("<span style='color:#c77c00'>⚠ %1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
+    if (model_->hasModel() && !model_->modelBackendNote().isEmpty())  // asked for the GPU, ran on the CPU
+      parts << QStringLiteral("<span style='color:#c77c00'>⚠ %1</span>")
+                   .arg(model_->modelBackendNote().toHtmlEscaped());
     for (const QString& w : extraWarnings_)
       parts << QStringLiteral("<span style='color:#c77c00'>⚠ %1</span>").arg(w.toHtmlEscaped());
   }

@@ -118,14 +118,22 @@ Result<ModelRun> deviceModelRun(gpu::Device& dev, gpu::ModelDeviceWeights& cache
   if (auto st = deviceCovers(w, enc); !st) return st.error();
   auto mask = modelMask(c, enc);
   if (!mask) return mask.error();
-  if (progress && !progress(0.0, "uploading the weights to the device")) return Error{"cancelled"};
+  const std::string cancelled = info.dir + ": cancelled";
+  if (progress && !progress(0.0, "uploading the weights to the device")) return Error{cancelled};
   const DeviceForwardBytes bytes = deviceForwardBytes(info, enc.size(), o);
   std::lock_guard<std::mutex> lock(dev.requestMutex);  // one stream and cuBLAS handle per device
   auto weights = cache.get(dev, w, bytes.total() - bytes.weights);
   if (!weights) return weights.error();
-  if (progress && !progress(0.05, "running the layers on the device")) return Error{"cancelled"};
-  auto d = gpu::decoderForward(dev, c, w, **weights, enc.ids, driverOptions(o));
-  if (!d) return d.error();
+  // The CPU forward's reports (transformer_forward.cpp): layer l starts at l / (layers + 1),
+  // the lm_head at layers / (layers + 1); a stop between two layers frees the forward's buffers.
+  gpu::DecoderForwardOptions driver = driverOptions(o);
+  if (progress)
+    driver.beforeLayer = [&progress, layers = c.layers](int l) {
+      return progress(static_cast<double>(l) / (layers + 1),
+                      l < layers ? "running layers on the device" : "output head");
+    };
+  auto d = gpu::decoderForward(dev, c, w, **weights, enc.ids, driver);
+  if (!d) return d.error().message == "cancelled" ? Error{cancelled} : d.error();
   ModelRun run;
   run.encoding = enc;
   fillLayers(*d, enc, *mask, run);
@@ -144,7 +152,7 @@ Result<ModelRun> deviceModelRun(gpu::Device& dev, gpu::ModelDeviceWeights& cache
       rows.push_back(i), targets.push_back(enc.ids[static_cast<size_t>(i) + 1]);
     run.nextTokenLoss = fusedNextTokenLoss(run.finalHidden, w.lmHead, rows, targets);
   }
-  if (progress && !progress(1.0, "done")) return Error{"cancelled"};
+  if (progress && !progress(1.0, "done")) return Error{cancelled};
   return run;
 }
 

@@ -117,13 +117,18 @@ Result<std::vector<Encoding>> splitEncoding(const Encoding& e, int maxTokens) {
   return chunks;
 }
 
-std::vector<MeasuredSentence> measureSentences(const Model& model, const std::vector<Encoding>& sentences,
-                                               double coverageLevel) {
-  std::vector<MeasuredSentence> out(sentences.size());
+RunOptions corpusRunOptions() {
   RunOptions ro;
   ro.keepQkv = false;
   ro.keepLogits = false;
   ro.topK = 0;
+  return ro;
+}
+
+std::vector<MeasuredSentence> measureSentences(const Model& model, const std::vector<Encoding>& sentences,
+                                               double coverageLevel) {
+  std::vector<MeasuredSentence> out(sentences.size());
+  const RunOptions ro = corpusRunOptions();
   const auto n = static_cast<int64_t>(sentences.size());
   // Inside this region the forward's own OpenMP loops see omp_in_parallel() and run on one thread.
 #pragma omp parallel for schedule(dynamic, 1)

@@ -53,6 +53,9 @@ SentenceMeasures measureSentence(const ModelRun& run, double coverageLevel = 0.9
 /// ~32 tokens a forward's GEMMs are too small to split across cores well and their weight
 /// packing dominates. A sentence's result does not depend on the others in the batch. In input
 /// order; `error` is set (and `measures` empty) where the model refused the sentence.
+/// The options of a corpus sentence's forward: maps and entropies only (no q/k/v, per-head
+/// logits or predictions).
+RunOptions corpusRunOptions();
 struct MeasuredSentence {
   SentenceMeasures measures;
   std::string error;

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <string_view>
+#include <vector>
 
 #include "emulated_device.h"
 #include "model_fixtures.h"
@@ -128,6 +130,95 @@ INSTANTIATE_TEST_SUITE_P(DecoderFixtures, DeviceModelRun,
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return s;
                          });
+
+struct DeviceProgressReport {
+  double fraction;
+  std::string stage;
+};
+
+// The device forward reports as the CPU's does: the upload, one report before each layer at
+// l / (layers + 1), the lm_head at layers / (layers + 1), then 1; `stopAt` >= 0 returns false
+// on that report (a Cancel pressed while the layer before it ran).
+ProgressFn recordProgress(std::vector<DeviceProgressReport>& seen, int stopAt = -1) {
+  return [&seen, stopAt](double f, std::string_view stage) {
+    seen.push_back({f, std::string(stage)});
+    return static_cast<int>(seen.size()) - 1 != stopAt;
+  };
+}
+
+TEST(DeviceModelRunProgress, OneReportPerLayerAsTheCpuForward) {
+  auto dev = emulatedGpu();
+  auto model = Model::open(test::modelDir("llama"));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  auto enc = (*model)->encode(kDeviceRunText, std::nullopt, "text");
+  ASSERT_TRUE(enc.ok());
+  const int layers = (*model)->info().layers;
+  ASSERT_GE(layers, 2);
+  const ModelBackend backend = chooseModelBackend(BackendKind::Cuda, (*model)->info(), enc->size(), {}, dev);
+  ASSERT_TRUE(backend.plan.onDevice) << backend.plan.note;
+  std::vector<DeviceProgressReport> seen;
+  std::string note;
+  auto run = runModelOn(**model, backend, *enc, {}, note, recordProgress(seen));
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  EXPECT_EQ(note, "");
+  // The upload, `layers` layer reports, the output head, done.
+  ASSERT_EQ(seen.size(), static_cast<size_t>(layers) + 3);
+  EXPECT_EQ(seen.front().stage, "uploading the weights to the device");
+  for (int l = 0; l < layers; ++l) {
+    EXPECT_DOUBLE_EQ(seen[static_cast<size_t>(l) + 1].fraction, static_cast<double>(l) / (layers + 1));
+    EXPECT_EQ(seen[static_cast<size_t>(l) + 1].stage, "running layers on the device");
+  }
+  EXPECT_DOUBLE_EQ(seen[seen.size() - 2].fraction, static_cast<double>(layers) / (layers + 1));
+  EXPECT_EQ(seen[seen.size() - 2].stage, "output head");
+  EXPECT_EQ(seen.back().fraction, 1.0);
+  for (size_t i = 1; i < seen.size(); ++i)
+    EXPECT_GE(seen[i].fraction, seen[i - 1].fraction) << "report " << i;
+  // The CPU forward's layer reports at the same fractions (the GUI's progress line reads them so).
+  std::vector<DeviceProgressReport> cpuSeen;
+  ASSERT_TRUE((*model)->run(*enc, {}, recordProgress(cpuSeen)).ok());
+  std::vector<double> cpuLayers, gpuLayers;
+  for (const auto& r : cpuSeen)
+    if (r.stage == "running layers") cpuLayers.push_back(r.fraction);
+  for (const auto& r : seen)
+    if (r.stage == "running layers on the device") gpuLayers.push_back(r.fraction);
+  EXPECT_EQ(gpuLayers, cpuLayers);
+}
+
+TEST(DeviceModelRunProgress, CancelStopsBetweenLayersAndKeepsTheWeights) {
+  auto dev = emulatedGpu();
+  auto model = Model::open(test::modelDir("llama"));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  auto enc = (*model)->encode(kDeviceRunText, std::nullopt, "text");
+  ASSERT_TRUE(enc.ok());
+  const int layers = (*model)->info().layers;
+  const ModelBackend backend = chooseModelBackend(BackendKind::Cuda, (*model)->info(), enc->size(), {}, dev);
+  ASSERT_TRUE(backend.plan.onDevice) << backend.plan.note;
+  std::string note;
+  std::vector<DeviceProgressReport> warm;
+  ASSERT_TRUE(runModelOn(**model, backend, *enc, {}, note, recordProgress(warm)).ok());
+  const int live = dev->live;  // the model's uploaded weights alone
+  ASSERT_GT(live, 0);
+  for (int k = 0; k <= layers; ++k) {  // stopped before layer k (k == layers: before the lm_head)
+    dev->flashLaunches = 0;
+    std::vector<DeviceProgressReport> seen;
+    note = "stale";
+    auto run = runModelOn(**model, backend, *enc, {}, note, recordProgress(seen, k + 1));
+    ASSERT_FALSE(run.ok()) << "a cancelled run is not a ModelRun, stopped before layer " << k;
+    EXPECT_TRUE(run.error().message.ends_with(": cancelled")) << run.error().message;
+    EXPECT_EQ(note, "") << "a cancel is not a fallback: the CPU did not run";
+    EXPECT_EQ(dev->flashLaunches, k) << "layers 0.." << k - 1 << " ran, no later one";
+    EXPECT_EQ(seen.size(), static_cast<size_t>(k) + 2) << "no report after the cancel";
+    EXPECT_EQ(dev->live, live) << "the forward's buffers released, the model's weights kept";
+  }
+  // The kept weights serve the next run without another upload, and it is the CPU's.
+  dev->flashLaunches = 0;
+  auto again = runModelOn(**model, backend, *enc, {}, note);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(dev->flashLaunches, layers);
+  auto cpu = (*model)->run(*enc, {});
+  ASSERT_TRUE(cpu.ok());
+  expectSameRun(*again, *cpu, 1e-5);
+}
 
 // Runs `path` through the dispatch with --backend cuda on the emulated device; the CPU's run must come back.
 // `planned`: the plan names the piece; else the plan takes the device and the run falls back
