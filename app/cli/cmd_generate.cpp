@@ -12,6 +12,7 @@
 #include "attn/models/seq2seq/seq2seq_model.h"
 #include "commands.h"
 #include "model_request.h"
+#include "sampling_options.h"
 #include "vector_tensor.h"
 
 namespace attn::cli {
@@ -27,11 +28,8 @@ struct GenerateCliOptions {
   std::optional<double> lengthPenalty;
   std::string earlyStopping;  // "", "true" or "false"
   std::optional<int> noRepeatNgram;
-  bool doSample = false;
   bool greedy = false;
-  std::optional<int> topK;
-  std::optional<double> topP, temperature;
-  uint64_t seed = 0;
+  SamplingCliOptions sampling;
 };
 
 /// [L, H, N, N] from the maps of every layer and head.
@@ -52,12 +50,10 @@ Status checkGenerateOptions(const GenerateCliOptions& o) {
     return Error{fmt::format("--beam: {} is out of range (1 to 8)", o.beam)};
   if (o.maxNewTokens < 0)
     return Error{fmt::format("--max-new-tokens: {} must be at least 1", o.maxNewTokens)};
-  if (o.doSample && o.greedy) return Error{"--do-sample and --greedy exclude each other"};
+  if (o.sampling.doSample && o.greedy) return Error{"--do-sample and --greedy exclude each other"};
   if (o.noRepeatNgram && *o.noRepeatNgram < 0)
     return Error{fmt::format("--no-repeat-ngram-size: {} must be 0 (off) or more", *o.noRepeatNgram)};
-  models::SamplingSettings s;
-  s.topK = o.topK.value_or(0), s.topP = o.topP.value_or(1.0), s.temperature = o.temperature.value_or(1.0);
-  return models::checkSamplingSettings(s);
+  return checkSamplingRanges(o.sampling);
 }
 
 int runGenerate(const GenerateCliOptions& o) {
@@ -90,9 +86,8 @@ int runGenerate(const GenerateCliOptions& o) {
   g.lengthPenalty = o.lengthPenalty;
   if (!o.earlyStopping.empty()) g.earlyStopping = o.earlyStopping == "true";
   g.noRepeatNgramSize = o.noRepeatNgram;
-  if (o.doSample || o.greedy) g.doSample = o.doSample;
-  g.topK = o.topK, g.topP = o.topP, g.temperature = o.temperature;
-  g.seed = o.seed;
+  if (o.sampling.doSample || o.greedy) g.doSample = o.sampling.doSample;
+  applySamplingOptions(o.sampling, g);
   auto run = (*model)->generate(*enc, g, terminalProgress());
   if (!run) return fail(run.error().message);
   NpzWriter npz;
@@ -138,18 +133,8 @@ Action addGenerateCommand(CLI::App& app) {
       ->check(CLI::IsMember({"true", "false"}));
   cmd->add_option("--no-repeat-ngram-size", o->noRepeatNgram,
                   "Never repeat an n-gram of this size (0: off; default: the model's no_repeat_ngram_size)");
-  cmd->add_flag("--do-sample", o->doSample,
-                "Sample the tokens (top-k / top-p / temperature) instead of greedy");
+  addSamplingOptions(cmd, o->sampling);
   cmd->add_flag("--greedy", o->greedy, "Greedy search even where the generation config sets do_sample");
-  cmd->add_option("--top-k", o->topK,
-                  "Sampling: only the k most probable tokens (0: off; default: the model's, 50)");
-  cmd->add_option(
-      "--top-p", o->topP,
-      "Sampling: only the most probable tokens holding this much probability, (0, 1] (default: 1)");
-  cmd->add_option("--temperature", o->temperature, "Sampling: logits divided by this, > 0 (default: 1)");
-  cmd->add_option("--seed", o->seed,
-                  "Sampling: the seed of the generator (mt19937_64; the same seed gives the same text)")
-      ->capture_default_str();
   cmd->add_option("--out", o->out, "Result file (.npz)")->required();
   cmd->add_flag("--force", o->force, "Overwrite an existing output file");
   return [cmd, o]() -> int {

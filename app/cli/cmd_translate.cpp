@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "input_options.h"
 #include "model_request.h"
+#include "sampling_options.h"
 #include "vector_tensor.h"
 
 namespace attn::cli {
@@ -104,10 +105,7 @@ struct TranslateOptions {
   std::string earlyStopping;  // "", "true" or "false"
   int numReturn = 1;
   std::string sourceLang, targetLang;
-  bool doSample = false;
-  std::optional<int> topK;
-  std::optional<double> topP, temperature;
-  uint64_t seed = 0;
+  SamplingCliOptions sampling;
 };
 
 int runTranslate(const TranslateOptions& o) {
@@ -116,10 +114,7 @@ int runTranslate(const TranslateOptions& o) {
   if (o.beam < 0 || o.beam > 8 || (o.beamGiven && o.beam == 0))
     return fail(fmt::format("--beam: {} is out of range (1 to 8)", o.beam));
   if (o.maxNewTokens < 0) return fail(fmt::format("--max-new-tokens: {} must be at least 1", o.maxNewTokens));
-  models::SamplingSettings ranges;  // the given values' ranges, before the model is opened
-  ranges.topK = o.topK.value_or(0), ranges.topP = o.topP.value_or(1.0);
-  ranges.temperature = o.temperature.value_or(1.0);
-  if (auto st = models::checkSamplingSettings(ranges); !st) return fail(st.error().message);
+  if (auto st = checkSamplingRanges(o.sampling); !st) return fail(st.error().message);
   if (!models::isEncoderDecoderFolder(o.input.modelDir)) {
     auto m = models::Model::open(o.input.modelDir);  // says what the folder is, or what is wrong with it
     if (!m) return fail(m.error().message);
@@ -138,9 +133,8 @@ int runTranslate(const TranslateOptions& o) {
   g.numReturnSequences = o.numReturn;
   g.sourceLanguage = o.sourceLang;
   g.targetLanguage = o.targetLang;
-  if (o.doSample) g.doSample = true;
-  g.topK = o.topK, g.topP = o.topP, g.temperature = o.temperature;
-  g.seed = o.seed;
+  if (o.sampling.doSample) g.doSample = true;
+  applySamplingOptions(o.sampling, g);
   auto run = opened->model->generate(opened->source, g, terminalProgress());
   if (!run) return fail(run.error().message);
   NpzWriter npz;
@@ -211,17 +205,7 @@ Action addTranslateCommand(CLI::App& app) {
   cmd->add_option("--target-lang", o->targetLang,
                   "mBART: the language to write (e.g. en_XX), forced as the first token; default: the "
                   "model's forced_bos_token_id");
-  cmd->add_flag("--do-sample", o->doSample,
-                "Sample the tokens (top-k / top-p / temperature) instead of greedy");
-  cmd->add_option("--top-k", o->topK,
-                  "Sampling: only the k most probable tokens (0: off; default: the model's, 50)");
-  cmd->add_option(
-      "--top-p", o->topP,
-      "Sampling: only the most probable tokens holding this much probability, (0, 1] (default: 1)");
-  cmd->add_option("--temperature", o->temperature, "Sampling: logits divided by this, > 0 (default: 1)");
-  cmd->add_option("--seed", o->seed,
-                  "Sampling: the seed of the generator (mt19937_64; the same seed gives the same text)")
-      ->capture_default_str();
+  addSamplingOptions(cmd, o->sampling);
   cmd->add_option("--out", o->out, "Result file (.npz)")->required();
   cmd->add_flag("--force", o->force, "Overwrite an existing output file");
   return [cmd, o]() -> int {
