@@ -65,10 +65,19 @@ void packRowGroup(const ConstMatRef& x, int64_t g, int64_t paddedRows, float* xt
   }
 }
 
-/// ct[c][rows] (+)= sum over k of xt[k][rows] * w[c][k]: V vectors of tokens x C outputs.
+/// The next 12 x depth block of W, prefetched while the first tile multiplies the current one: its
+/// rows are 1.5 KB runs 3-12 KB apart, too short for the hardware prefetcher to reach DRAM's
+/// bandwidth on its own (the first tile then waited on every line).
+struct Prefetch {
+  const char* at = nullptr;  // row 0 of the block, or null
+  int64_t rowBytes = 0, bytesPerValue = 4;
+};
+
+/// ct[c][rows] (+)= sum over k of xt[k][rows] * w[c][k]: V vectors of tokens x C outputs; depth is
+/// a multiple of 16.
 template <int V, int C>
 void tileKernel(const float* xt, const float* w, int64_t ldw, int64_t depth, float* ct, int64_t ldc,
-                bool accumulate) {
+                bool accumulate, Prefetch pf) {
   __m512 acc[V][C];
 #pragma GCC unroll 16
   for (int c = 0; c < C; ++c)
@@ -76,6 +85,9 @@ void tileKernel(const float* xt, const float* w, int64_t ldw, int64_t depth, flo
     for (int v = 0; v < V; ++v)
       acc[v][c] = accumulate ? _mm512_loadu_ps(ct + c * ldc + 16 * v) : _mm512_setzero_ps();
   for (int64_t k = 0; k < depth; ++k) {
+    if (pf.at && k % 16 == 0)
+      for (int c = 0; c < kTileCols; ++c)
+        _mm_prefetch(pf.at + c * pf.rowBytes + k * pf.bytesPerValue, _MM_HINT_T0);
     __m512 a[V];
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) a[v] = _mm512_loadu_ps(xt + k * 16 * V + 16 * v);
@@ -92,7 +104,7 @@ void tileKernel(const float* xt, const float* w, int64_t ldw, int64_t depth, flo
     for (int v = 0; v < V; ++v) _mm512_storeu_ps(ct + c * ldc + 16 * v, acc[v][c]);
 }
 
-using Kernel = void (*)(const float*, const float*, int64_t, int64_t, float*, int64_t, bool);
+using Kernel = void (*)(const float*, const float*, int64_t, int64_t, float*, int64_t, bool, Prefetch);
 
 template <int V, int... C>
 constexpr std::array<Kernel, sizeof...(C)> kernelsFor(std::integer_sequence<int, C...>) {
@@ -122,11 +134,18 @@ void multiplyColumns(const float* xt, const WeightTensor& W, int64_t paddedRows,
           bf16ToFloat(W.bf16 + 2 * ((j0 + c) * K + k0), panel.data() + c * depth, depth);
         w = panel.data(), ldw = depth;
       }
+      Prefetch next;
+      if (j0 + kTileCols + kTileCols <= c1) {
+        const int64_t bytes = W.isBf16() ? 2 : 4;
+        next = {(W.isBf16() ? W.bf16 : reinterpret_cast<const char*>(W.data)) +
+                    bytes * ((j0 + kTileCols) * K + k0),
+                bytes * K, bytes};
+      }
       for (int64_t t = 0; t < tiles; ++t) {
         const int64_t width = std::min<int64_t>(kTileRows, paddedRows - t * kTileRows);
         kernelFor(static_cast<int>(width / 16), cols)(xt + t * kTileRows * K + k0 * width, w, ldw, depth,
                                                       ct.data() + (j0 - c0) * paddedRows + t * kTileRows,
-                                                      paddedRows, k0 > 0);
+                                                      paddedRows, k0 > 0, t == 0 ? next : Prefetch{});
       }
     }
   }
