@@ -9,8 +9,9 @@
 // the policy once, in its constructor before main(), so the CLI restarts itself with it.
 namespace attn::cli {
 
-/// Call first in main(). When neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT is set and the
-/// 1-minute load average exceeds the number of online CPUs, sets OMP_WAIT_POLICY=passive and
+/// Call first in main(). When neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT is set and another task
+/// is runnable right now or the 1-minute load average exceeds the online CPUs (/proc/loadavg),
+/// sets OMP_WAIT_POLICY=passive and
 /// re-executes /proc/self/exe with the same arguments (it then finds the policy set and goes
 /// on). Returns normally whenever it does not (or cannot) restart; ATTNSCOPE_WAIT_POLICY=default
 /// turns it off.
