@@ -4,7 +4,7 @@
 // libgomp's default lets an idle worker spin for up to ~300,000 iterations after every region
 // and at every barrier before it sleeps. On idle cores that is free and saves a wake-up; when
 // other processes keep every core busy, the spinning thread takes the time slice the thread it
-// waits for needed (a ViT-B forward, load average 5-7 on two cores: 1.0-1.9 s spinning by
+// waits for needed (a ViT-B forward, load average 5-7 on two cores: 1.1-2.1 s spinning by
 // default against 0.26-0.68 s with OMP_WAIT_POLICY=passive, docs/performance.md). libgomp reads
 // the policy once, in its constructor before main(), so the CLI restarts itself with it.
 namespace attn::cli {
