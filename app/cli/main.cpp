@@ -8,9 +8,11 @@
 
 #include "commands.h"
 #include "large_pages.h"
+#include "openmp_wait.h"
 
 int main(int argc, char** argv) {
   using namespace attn::cli;
+  passiveOpenMpUnderLoad(argv);
   preferLargePages();
   // Over a file-size limit (ulimit -f), write(2) then fails with EFBIG and the
   // atomic writer reports it and removes its temporary, instead of the default

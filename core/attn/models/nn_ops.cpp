@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attn/models/products/panel_product.h"
+#include "attn/models/products/token_gemm.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -23,6 +24,7 @@ int threadsFor(double flops) {
 }
 
 void linear(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
+  if (linearTokenGemm(x, l, y)) return;  // AVX-512, f32 / BF16, 16-1024 tokens
   if (l.w.isPacked() && !l.inOut) return linearPackedPanels(x, l, y);
   const Eigen::Index n = x.rows(), out = l.out();
   y.resize(n, out);

@@ -72,7 +72,11 @@ TEST(ModelBf16Linear, BlockedProductMatchesPlainProduct) {
   struct Shape {
     int64_t n, in, out;
   };
-  for (const Shape s : {Shape{3, 5, 7}, Shape{17, 70, 300}, Shape{64, 256, 1000}, Shape{40, 1500, 130}}) {
+  // On AVX-512 the token-tile GEMM takes the shapes with a depth that is a multiple of 16 and at
+  // least 16 tokens: ViT-B's 197 tokens (a half tile of 16 at the end), 48 tokens (one 32-row tile
+  // and one of 16) over a depth with a partial 384 block (1040), 12-column tiles with a remainder.
+  for (const Shape s : {Shape{3, 5, 7}, Shape{17, 70, 300}, Shape{64, 256, 1000}, Shape{40, 1500, 130},
+                        Shape{197, 768, 200}, Shape{48, 1040, 37}, Shape{16, 32, 12}}) {
     const Bf16Matrix w = randomBf16(s.out, s.in, 11);
     SeededRng rng(5);
     Mat x(s.n, s.in);
@@ -114,12 +118,14 @@ TEST(ModelF32Linear, ProductFromTheMappingMatchesPlainProduct) {
   // F32 nn.Linear weights are multiplied where they lie (the mapping: 4-byte aligned only, hence
   // the one-float offset), split by output columns among threads. Shapes: ViT-B's 197 tokens with
   // an output width that is not a multiple of the split's 16-column blocks, a depth (1500)
-  // spanning several of the GEMM's depth blocks, one token (a matrix-vector product).
+  // spanning several of the GEMM's depth blocks, one token (a matrix-vector product); on AVX-512
+  // the token-tile GEMM's edges: a half tile of 16 rows, a partial depth block, 12-column tiles with
+  // a remainder of 1, its largest token count (1024).
   struct Shape {
     int64_t n, in, out;
   };
-  for (const Shape s :
-       {Shape{64, 256, 1000}, Shape{197, 768, 200}, Shape{100, 1500, 130}, Shape{1, 768, 1000}}) {
+  for (const Shape s : {Shape{64, 256, 1000}, Shape{197, 768, 200}, Shape{100, 1500, 130},
+                        Shape{1, 768, 1000}, Shape{48, 1040, 37}, Shape{17, 64, 13}, Shape{1024, 64, 24}}) {
     SeededRng rng(7);
     std::vector<float> storage(static_cast<size_t>(s.out * s.in + 1));
     for (auto& v : storage) v = static_cast<float>(rng.normal());
