@@ -56,7 +56,7 @@ GenerationSettings settingsFor(GenerationSettings g, const CausalGenerateOptions
 Status writeOneByOne(const CausalDecoder& d, const GenerationSettings& g, int vocab, int maxLength,
                      const std::string& src, const ProgressFn& progress, CausalState& s,
                      std::vector<int>& ids, std::vector<float>& logits) {
-  SeededRng rng(g.sampling.seed);
+  SamplingRng rng(g.sampling.seed);
   const int promptLength = static_cast<int>(ids.size());
   while (static_cast<int>(ids.size()) < maxLength) {
     if (progress && !progress(static_cast<double>(static_cast<int>(ids.size()) - promptLength) /

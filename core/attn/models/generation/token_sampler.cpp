@@ -67,7 +67,7 @@ int drawToken(const std::vector<double>& probs, double u) {
   return last;
 }
 
-int sampleNextToken(const float* scores, int vocab, const SamplingSettings& s, SeededRng& rng) {
+int sampleNextToken(const float* scores, int vocab, const SamplingSettings& s, SamplingRng& rng) {
   return drawToken(samplingDistribution(scores, vocab, s), rng.uniform());
 }
 

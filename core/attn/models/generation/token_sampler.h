@@ -29,9 +29,9 @@ struct SamplingSettings {
 Status checkSamplingSettings(const SamplingSettings& s);
 
 /// The documented generator: mt19937_64(seed), uniform() = (next >> 11) * 2^-53.
-class SeededRng {
+class SamplingRng {
  public:
-  explicit SeededRng(uint64_t seed) : engine_(seed) {}
+  explicit SamplingRng(uint64_t seed) : engine_(seed) {}
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
 
  private:
@@ -50,7 +50,7 @@ std::vector<double> samplingDistribution(const float* scores, int vocab, const S
 int drawToken(const std::vector<double>& probs, double u);
 
 /// samplingDistribution then one draw from `rng`.
-int sampleNextToken(const float* scores, int vocab, const SamplingSettings& s, SeededRng& rng);
+int sampleNextToken(const float* scores, int vocab, const SamplingSettings& s, SamplingRng& rng);
 
 /// "sampling (top_k 50, top_p 0.9, temperature 0.7, seed 1)".
 std::string describeSampling(const SamplingSettings& s);

@@ -267,7 +267,7 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
   }
   if (auto st = decodeRows(c, impl_->weights, ids, true, impl_->configPath, s, logits); !st)
     return st.error();
-  SeededRng rng(sampling.seed);
+  SamplingRng rng(sampling.seed);
   while (beams == 1 && static_cast<int>(ids.size()) < maxLength) {
     if (progress && !progress(static_cast<double>(ids.size()) / maxLength, "generating"))
       return Error{impl_->configPath + ": cancelled"};

@@ -199,7 +199,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, GenerationSampling, ::testing::Values("gpt2",
 
 TEST(TokenSampler, GeneratorIsTheStandardMt19937_64) {
   // [rand.predef]: the 10000th value of a default-constructed mt19937_64 (seed 5489).
-  SeededRng rng(5489);
+  SamplingRng rng(5489);
   for (int i = 0; i < 9999; ++i) rng.uniform();
   EXPECT_EQ(rng.uniform(), static_cast<double>(9981545732273789042ull >> 11) * 0x1.0p-53);
 }
@@ -243,7 +243,7 @@ TEST(TokenSampler, FrequenciesPassChiSquare) {
   for (double v : want) logits.push_back(static_cast<float>(std::log(v)));
   SamplingSettings s;
   s.topK = 0;
-  SeededRng rng(2024);
+  SamplingRng rng(2024);
   const int n = 20000;
   std::vector<int> seen(5, 0);
   for (int i = 0; i < n; ++i) ++seen[static_cast<size_t>(sampleNextToken(logits.data(), 5, s, rng))];
