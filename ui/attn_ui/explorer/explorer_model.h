@@ -222,6 +222,9 @@ class ExplorerModel : public QObject {
 
   QString text_, keyText_;
   std::shared_ptr<const attn::LoadedInput> file_;  // a loaded file, or null for text
+  // Before model_, so destroyed after it: the weights a model uploads to a device are freed
+  // with the model, and a device must outlive them (gpu/weight_cache.h).
+  std::shared_ptr<attn::gpu::Device> device_;         // model runs' device when set (tests)
   std::shared_ptr<const attn::models::Model> model_;  // a pretrained model the text runs through
   std::shared_ptr<const attn::vision::ImagePixels> image_;  // what a vision model runs on
   QString imageSource_;
@@ -230,8 +233,7 @@ class ExplorerModel : public QObject {
   QStringList runLabels_;  // run_'s tokens as text ("␣animal"), for the views' labels
   // While an intervened run is shown: the model's own run and its weights (else null).
   std::shared_ptr<const attn::models::ModelRun> ownRun_;
-  std::shared_ptr<attn::gpu::Device> device_;  // model runs' device when set (tests)
-  QString backendNote_;                        // the shown model run's fallback line
+  QString backendNote_;  // the shown model run's fallback line
   std::shared_ptr<const attn::PrecomputedAttention> ownRunLayers_;
   // Embeddings of the last text input: a temperature or mask change reuses them.
   struct InputCache;

@@ -62,9 +62,10 @@ double worstMeasureDiff(const std::vector<MeasuredSentence>& a, const std::vecto
 class DeviceCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DeviceCorpus, EverySentenceOnTheDeviceGivesTheCpusMeasures) {
+  // First, so that it outlives the model: the weights uploaded to it are freed with the model.
+  auto dev = std::make_shared<gpu::EmulatedDevice>();
   auto side = openCorpusSide(test::modelDir(GetParam()));
   ASSERT_TRUE(side.model);
-  auto dev = std::make_shared<gpu::EmulatedDevice>();
   const ModelBackend backend =
       chooseModelBackend(BackendKind::Cuda, side.model->info(), 64, corpusRunOptions(), dev);
   ASSERT_TRUE(backend.plan.onDevice) << backend.plan.note;
@@ -83,12 +84,13 @@ TEST_P(DeviceCorpus, EverySentenceOnTheDeviceGivesTheCpusMeasures) {
 INSTANTIATE_TEST_SUITE_P(DecoderFixtures, DeviceCorpus, ::testing::Values("gpt2", "llama"));
 
 TEST(DeviceCorpusFallback, APaddedSentenceRunsOnTheCpuWithTheNote) {
+  // First, so that it outlives the model: the weights uploaded to it are freed with the model.
+  auto dev = std::make_shared<gpu::EmulatedDevice>();
   auto side = openCorpusSide(test::modelDir("gpt2"));
   ASSERT_TRUE(side.model);
   Encoding& padded = side.encodings[1];
   padded.attention.assign(static_cast<size_t>(padded.size()), 1);
   padded.attention.back() = 0;
-  auto dev = std::make_shared<gpu::EmulatedDevice>();
   const ModelBackend backend =
       chooseModelBackend(BackendKind::Cuda, side.model->info(), 64, corpusRunOptions(), dev);
   ASSERT_TRUE(backend.plan.onDevice);
@@ -103,9 +105,10 @@ TEST(DeviceCorpusFallback, APaddedSentenceRunsOnTheCpuWithTheNote) {
 }
 
 TEST(DeviceCorpusFallback, AFamilyWithoutADeviceForwardStaysOnTheCpu) {
+  // First, so that it outlives the model: the weights uploaded to it are freed with the model.
+  auto dev = std::make_shared<gpu::EmulatedDevice>();
   auto side = openCorpusSide(test::modelDir("bert"));
   ASSERT_TRUE(side.model);
-  auto dev = std::make_shared<gpu::EmulatedDevice>();
   const ModelBackend backend =
       chooseModelBackend(BackendKind::Cuda, side.model->info(), 64, corpusRunOptions(), dev);
   EXPECT_FALSE(backend.plan.onDevice);
