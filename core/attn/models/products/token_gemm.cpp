@@ -127,12 +127,13 @@ void multiplyColumns(const float* xt, const WeightTensor& W, int64_t paddedRows,
     const int64_t depth = std::min(kDepthBlock, K - k0);
     for (int64_t j0 = c0; j0 < c1; j0 += kTileCols) {
       const int cols = static_cast<int>(std::min<int64_t>(kTileCols, c1 - j0));
-      const float* w = W.data + j0 * K + k0;
-      int64_t ldw = K;
+      const float* w = panel.data();  // f32 weights are read in place (data is null for BF16)
+      int64_t ldw = depth;
       if (W.isBf16()) {  // the 12 x depth block of W decoded once, used by every tile
         for (int c = 0; c < cols; ++c)
           bf16ToFloat(W.bf16 + 2 * ((j0 + c) * K + k0), panel.data() + c * depth, depth);
-        w = panel.data(), ldw = depth;
+      } else {
+        w = W.data + j0 * K + k0, ldw = K;
       }
       Prefetch next;
       if (j0 + kTileCols + kTileCols <= c1) {
