@@ -210,6 +210,7 @@ void addContributions(ModelRunNpz& npz, const models::Contributions& c, int only
 int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std::string& out,
                     NpyFloat mapType) {
   opts.modelRunOptions.keepQkv = false;
+  opts.modelRunOptions.keepOutputs = false;  // the archive holds the maps, not the heads' outputs
   opts.modelRunOptions.topK = 5;
   if (opts.layer > 0) opts.modelRunOptions.onlyLayer = opts.layer - 1;
   bool streamed = false;

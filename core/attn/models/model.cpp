@@ -273,6 +273,11 @@ void trimToOptions(ModelRun& run, const RunOptions& options, bool widened) {
   if (!options.keepQkv)
     for (auto& layer : run.layers)
       for (auto& h : layer.heads) h.q = h.k = h.v = Mat();
+  if (!options.keepOutputs)
+    for (auto& layer : run.layers) {
+      layer.output = Mat();
+      for (auto& h : layer.heads) h.output = Mat();
+    }
   if (!options.keepAttention) {
     run.layers.clear();
   } else if (options.onlyLayer >= 0) {
@@ -298,7 +303,7 @@ Result<ModelRun> Model::run(const Encoding& encoding, const RunOptions& options,
   RunOptions inner = options;
   inner.keepHiddenStates = true;
   if (options.contributions) {
-    inner.keepAttention = inner.keepQkv = true;
+    inner.keepAttention = inner.keepQkv = inner.keepOutputs = true;
     inner.onlyLayer = -1;
   }
   // The forward is most of the time; the contributions and the lens cost a fraction of it.

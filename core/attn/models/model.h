@@ -75,6 +75,9 @@ struct TopToken {
 
 struct RunOptions {
   bool keepQkv = true;      // per-head q (after RoPE), k (after RoPE, repeated per query head for GQA), v
+  /// Each head's output [N, head_dim] and the attention block's output [N, d_model] (the
+  /// step-through and head views); false leaves them empty (a run that writes only the maps).
+  bool keepOutputs = true;
   bool keepLogits = false;  // rawLogits / scaledLogits / maskedLogits per head (N x N each)
   int onlyLayer = -1;       // >= 0: keep that layer's results only (every layer still runs)
   int topK = 5;             // causal models: next-token predictions per position (0: none)

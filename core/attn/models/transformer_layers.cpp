@@ -83,7 +83,7 @@ void attendHeads(ForwardPass& f, float scale, bool store, AttentionResult& res,
     headWeights(s, scale, keep, edit, hr, f.opt.keepLogits, st);
     f.concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd).noalias() = s * vh;
     if (!hr) continue;
-    hr->output = f.concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
+    if (f.opt.keepOutputs) hr->output = f.concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
     hr->entropy = std::move(st.entropy);
     hr->fullyMaskedRows = std::move(st.fullyMaskedRows);
     hr->weights = std::move(s);
@@ -141,7 +141,7 @@ void selfAttention(ForwardPass& f, int l, float scale, bool store, AttentionResu
     }
   }
   linear(f.concat, f.layer(l).o, f.o);
-  if (store) res.output = f.o;  // the attention block's output, before the residual
+  if (store && f.opt.keepOutputs) res.output = f.o;  // the attention block's output, before the residual
 }
 
 void mlpOutputHook(ForwardPass& f, int l, Mat& out) {
