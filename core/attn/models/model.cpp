@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "attn/cuda/weight_cache.h"
@@ -244,6 +245,9 @@ Result<Encoding> Model::encode(std::string_view text, std::optional<std::string_
   }
   auto enc = impl_->tokenizer.encode(text, pair, /*addSpecialTokens=*/true, source);
   if (!enc) return enc.error();
+  // DistilBERT has no token types: its tokenizer returns no token_type_ids (model_input_names).
+  if (c.family == Family::Bert && c.typeVocabSize == 0)
+    std::fill(enc->typeIds.begin(), enc->typeIds.end(), 0);
   if (padTo > enc->size()) {
     if (c.padTokenId < 0)
       return Error{fmt::format("{}: cannot pad to {} tokens: {} names no pad_token_id", source, padTo,

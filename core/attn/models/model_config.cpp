@@ -102,6 +102,31 @@ Status readBert(const Reader& r, ModelConfig& c, bool roberta) {
   return okStatus();
 }
 
+/// DistilBERT (Sanh et al. 2019): BERT's post-LayerNorm blocks without token types, under
+/// transformers' DistilBertConfig names; its LayerNorms all use eps 1e-12 (modeling_distilbert.py).
+Status readDistilBert(const Reader& r, ModelConfig& c) {
+  ATTN_TRY(d, r.integer("dim", std::nullopt, 1, kMaxWidth));
+  ATTN_TRY(layers, r.integer("n_layers", std::nullopt, 1, kMaxLayers));
+  ATTN_TRY(heads, r.integer("n_heads", std::nullopt, 1, kMaxWidth));
+  ATTN_TRY(inter, r.integer("hidden_dim", 3072, 1, 4 * kMaxWidth));  // DistilBertConfig's default
+  ATTN_TRY(pos, r.integer("max_position_embeddings", 512, 1, kMaxPositions));
+  ATTN_TRY(vocab, r.integer("vocab_size", std::nullopt, 1, kMaxVocab));
+  ATTN_TRY(act, r.string("activation", "gelu"));
+  ATTN_TRY(a, activationFrom(act, "activation", r.src));
+  ATTN_TRY(sinusoidal, r.boolean("sinusoidal_pos_embds", false));
+  ATTN_TRY(pad, r.integer("pad_token_id", 0, 0, kMaxVocab));
+  ATTN_TRY(tie, r.boolean("tie_word_embeddings", true));  // vocab_projector is the word embedding
+  if (d % heads != 0)
+    return Error{fmt::format("{}: dim {} is not a multiple of n_heads {}", r.src, d, heads)};
+  c.family = Family::Bert;
+  c.layers = layers, c.heads = heads, c.kvHeads = heads, c.dModel = d, c.headDim = d / heads;
+  c.intermediate = inter, c.maxPositions = pos, c.typeVocabSize = 0, c.vocabSize = vocab;
+  c.normEps = 1e-12, c.activation = a, c.padTokenId = pad, c.tieWordEmbeddings = tie;
+  c.positionOffset = 0, c.sinusoidalPositions = sinusoidal;
+  c.attentionBias = c.outputBias = c.mlpBias = true;
+  return okStatus();
+}
+
 Status readLlama(const Reader& r, ModelConfig& c) {
   ATTN_TRY(layers, r.integer("num_hidden_layers", std::nullopt, 1, kMaxLayers));
   ATTN_TRY(heads, r.integer("num_attention_heads", std::nullopt, 1, kMaxWidth));
@@ -250,7 +275,10 @@ Result<ModelConfig> parseModelConfig(std::string_view text, const std::string& s
   if (c.modelType.empty()) return Error{src + ": missing 'model_type'"};
   Status st = okStatus();
   if (c.modelType == "gpt2") st = readGpt2(r, c);
-  else if (c.modelType == "bert" || c.modelType == "roberta") st = readBert(r, c, c.modelType == "roberta");
+  else if (c.modelType == "bert" || c.modelType == "roberta" || c.modelType == "xlm-roberta")
+    st = readBert(r, c, c.modelType != "bert");  // XLM-R: RoBERTa's architecture (Conneau et al. 2020)
+  else if (c.modelType == "distilbert")
+    st = readDistilBert(r, c);
   else if (c.modelType == "llama" || c.modelType == "mistral" || c.modelType == "qwen2") st = readLlama(r, c);
   else if (c.modelType == "vit" || c.modelType == "deit")
     st = readVit(r, c);
@@ -265,8 +293,8 @@ Result<ModelConfig> parseModelConfig(std::string_view text, const std::string& s
                     src, quoteForMessage(c.modelType))};
   else
     return Error{fmt::format(
-        "{}: model_type {} is not supported (gpt2, bert, roberta, llama, mistral, qwen2, vit, deit, dinov2, "
-        "dinov2_with_registers, clip_vision_model, clip (its vision tower); "
+        "{}: model_type {} is not supported (gpt2, bert, roberta, xlm-roberta, distilbert, llama, mistral, "
+        "qwen2, vit, deit, dinov2, dinov2_with_registers, clip_vision_model, clip (its vision tower); "
         "encoder-decoder: bart)",
         src, quoteForMessage(c.modelType))};
   if (!st) return st.error();

@@ -36,6 +36,9 @@ struct ModelConfig {
   int maxPositions = 0;      // rows of the position table (BERT/GPT-2), or the RoPE context (Llama)
   int positionOffset = 0;    // RoBERTa: positions start at pad_token_id + 1
   int typeVocabSize = 0;     // BERT token types (0: none)
+  /// DistilBERT sinusoidal_pos_embds: a checkpoint without a position table gets the fixed
+  /// sinusoidal one (Vaswani et al. 2017, section 3.5) as transformers initialises it.
+  bool sinusoidalPositions = false;
   int padTokenId = -1;
   double normEps = 1e-5;
   Activation activation = Activation::GeluNew;

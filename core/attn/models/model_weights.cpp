@@ -22,6 +22,7 @@
 #endif
 #include <sys/mman.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -52,6 +53,67 @@ Status queueGpt2(WeightLoader& l, const ModelConfig& c, ModelWeights& w) {
   return l.need(w.lmHead, "lm_head.weight", {c.vocabSize, d}, /*bare=*/true);
 }
 
+/// DistilBertForMaskedLM: vocab_transform, activation, vocab_layer_norm, vocab_projector (its
+/// weight the word embedding unless tie_word_embeddings is false), when the checkpoint has them.
+Status queueDistilMaskedLmHead(WeightLoader& l, const ModelConfig& c, ModelWeights& w) {
+  const int64_t d = c.dModel;
+  if (!l.has("vocab_transform.weight")) return okStatus();  // DistilBertModel: no head
+  MaskedLmHead& m = w.mlmHead;
+  m.activation = c.activation;
+  Status st = l.need(m.transform.w, "vocab_transform.weight", {d, d}, /*bare=*/true);
+  if (st) st = l.need(m.transform.b, "vocab_transform.bias", {d}, true);
+  if (st) st = l.need(m.norm.gamma, "vocab_layer_norm.weight", {d}, true);
+  if (st) st = l.need(m.norm.beta, "vocab_layer_norm.bias", {d}, true);
+  if (st) st = l.need(m.bias, "vocab_projector.bias", {c.vocabSize}, true);
+  if (st && !c.tieWordEmbeddings) st = l.need(m.decoder, "vocab_projector.weight", {c.vocabSize, d}, true);
+  return st;
+}
+
+/// DistilBertModel (bare, or under "distilbert." in the task checkpoints): BERT's blocks under
+/// other names (modeling_distilbert.py: TransformerBlock), no token types. A sinusoidal model
+/// without a stored position table gets it in loadModelWeights.
+Status queueDistilBert(WeightLoader& l, const ModelConfig& c, ModelWeights& w) {
+  const int64_t d = c.dModel;
+  if (auto st = l.choosePrefix("embeddings.word_embeddings.weight", {"", "distilbert."}); !st) return st;
+  Status st = l.need(w.tokenEmbedding, "embeddings.word_embeddings.weight", {c.vocabSize, d});
+  const bool stored = l.has("embeddings.position_embeddings.weight") ||
+                      l.has("distilbert.embeddings.position_embeddings.weight");
+  if (st && (stored || !c.sinusoidalPositions))
+    st = l.need(w.positionEmbedding, "embeddings.position_embeddings.weight", {c.maxPositions, d});
+  if (st) st = l.needNorm(w.embeddingNorm, "embeddings.LayerNorm", true);
+  for (int i = 0; st && i < c.layers; ++i) {
+    LayerWeights& L = w.layers[static_cast<size_t>(i)];
+    const std::string p = fmt::format("transformer.layer.{}.", i);
+    st = l.needLinear(L.q, p + "attention.q_lin", d, d, true, false);
+    if (st) st = l.needLinear(L.k, p + "attention.k_lin", d, d, true, false);
+    if (st) st = l.needLinear(L.v, p + "attention.v_lin", d, d, true, false);
+    if (st) st = l.needLinear(L.o, p + "attention.out_lin", d, d, true, false);
+    if (st) st = l.needNorm(L.attnNorm, p + "sa_layer_norm", true);
+    if (st) st = l.needLinear(L.up, p + "ffn.lin1", d, c.intermediate, true, false);
+    if (st) st = l.needLinear(L.down, p + "ffn.lin2", c.intermediate, d, true, false);
+    if (st) st = l.needNorm(L.mlpNorm, p + "output_layer_norm", true);
+  }
+  if (!st) return st;
+  return queueDistilMaskedLmHead(l, c, w);
+}
+
+/// transformers' create_sinusoidal_embeddings: row p, column j is sin (j even) or cos (j odd) of
+/// p / 10000^(2 floor(j/2) / dim), computed in float64 (numpy) and stored as float32.
+Status fillSinusoidalPositions(const ModelConfig& c, ModelWeights& w) {
+  const int64_t n = c.maxPositions, d = c.dModel;
+  FloatBuffer table = allocateWeightBuffer(n * d);
+  if (!table) return Error{fmt::format("{} positions: out of memory for the sinusoidal table", c.modelType)};
+  for (int64_t p = 0; p < n; ++p)
+    for (int64_t j = 0; j < d; ++j) {
+      const double angle = static_cast<double>(p) / std::pow(10000.0, 2.0 * static_cast<double>(j / 2) / d);
+      table.get()[p * d + j] = static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
+    }
+  w.positionEmbedding.data = table.get();
+  w.positionEmbedding.rows = n, w.positionEmbedding.cols = d;
+  w.converted.push_back(std::move(table));
+  return okStatus();
+}
+
 /// BertForMaskedLM's cls.predictions (BertLMPredictionHead: transform.dense, hidden_act,
 /// transform.LayerNorm, decoder + bias) or RobertaForMaskedLM's lm_head (dense, gelu,
 /// layer_norm, decoder + bias), when the checkpoint has one. The decoder is the word
@@ -76,8 +138,10 @@ Status queueMaskedLmHead(WeightLoader& l, const ModelConfig& c, ModelWeights& w)
 }
 
 Status queueBert(WeightLoader& l, const ModelConfig& c, ModelWeights& w) {
+  if (c.modelType == "distilbert") return queueDistilBert(l, c, w);
   const int64_t d = c.dModel;
-  const std::string own = c.modelType + ".";  // BertForMaskedLM "bert.", RobertaForMaskedLM "roberta."
+  // BertForMaskedLM "bert.", RobertaForMaskedLM "roberta.", XLMRobertaForMaskedLM "roberta." too.
+  const std::string own = c.modelType == "xlm-roberta" ? std::string("roberta.") : c.modelType + ".";
   if (auto st = l.choosePrefix("embeddings.word_embeddings.weight", {"", own}); !st) return st;
   Status st = l.need(w.tokenEmbedding, "embeddings.word_embeddings.weight", {c.vocabSize, d});
   if (st) st = l.need(w.positionEmbedding, "embeddings.position_embeddings.weight", {c.maxPositions, d});
@@ -260,6 +324,8 @@ Result<ModelWeights> loadModelWeights(const std::string& dir, const ModelConfig&
   if (!st) return st.error();
   if (auto m = l.materialize(progress); !m) return m.error();
   splitSwigluWeights(cfg, w);
+  if (cfg.sinusoidalPositions && w.positionEmbedding.empty())
+    if (auto s = fillSinusoidalPositions(cfg, w); !s) return s.error();
   // Tied heads point at the embedding, which materialize() has filled in since.
   if (cfg.family != Family::Bert && cfg.family != Family::Vit && cfg.tieWordEmbeddings)
     w.lmHead = w.tokenEmbedding;

@@ -111,8 +111,9 @@ TEST_F(ModelErrors, UnsupportedModelTypeNamesConfigAndType) {
   editConfig(dir, [](json& c) { c["model_type"] = "xlnet"; });
   EXPECT_EQ(openError(dir),
             (dir / "config.json").string() +
-                ": model_type 'xlnet' is not supported (gpt2, bert, roberta, llama, mistral, qwen2, "
-                "vit, deit, dinov2, dinov2_with_registers, clip_vision_model, clip (its vision tower); "
+                ": model_type 'xlnet' is not supported (gpt2, bert, roberta, xlm-roberta, distilbert, llama, "
+                "mistral, qwen2, vit, deit, dinov2, dinov2_with_registers, clip_vision_model, clip (its "
+                "vision tower); "
                 "encoder-decoder: bart)");
   editConfig(dir, [](json& c) { c["model_type"] = "gpt2", c["n_head"] = 5; });
   EXPECT_EQ(openError(dir), (dir / "config.json").string() + ": n_embd 64 is not a multiple of n_head 5");

@@ -72,7 +72,8 @@ TEST_P(HfTokenizerFixture, MatchesTheLibraryOnEveryText) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfTokenizerFixture,
                          ::testing::Values("bert_uncased", "bert_chinese", "bert_vocab_txt", "gpt2_json",
                                            "gpt2_files", "roberta", "llama3", "qwen2", "llama2",
-                                           "sp_metaspace", "t5_unigram", "unigram_bytes", "wordlevel"));
+                                           "sp_metaspace", "t5_unigram", "unigram_bytes", "wordlevel",
+                                           "xlmr_unigram"));
 
 TEST(HfTokenizer, KindsAndDisplayText) {
   auto bert = HfTokenizer::fromFolder(kDir + "/bert_uncased", "bert");

@@ -34,6 +34,21 @@ const CASES = {
     { text: 'The cat sat on the mat.', pair: 'It was very happy!' },
     { text: 'Hello, World! 42 apples cost $3.50.', pad_to: 20 },
   ],
+  // tests/scripts/gen_encoder_fixtures.py: DistilBERT (vocab.txt) and XLM-R (Unigram tokenizer.json)
+  distilbert: [
+    { text: 'The cat sat on the [MASK].', pair: 'It was very happy!' },
+    { text: 'Hello, World! 42 apples cost $3.50.', pad_to: 24 },
+    { text: 'Héllo NAÏVE café, 中文 東京 🙂.' },
+  ],
+  distilbert_sin: [
+    { text: "The animal didn't cross the street because it was too tired." },
+    { text: 'Hello there, how are you?', pad_to: 12 },
+  ],
+  xlmr: [
+    { text: 'The cat sat on the <mask>.' },
+    { text: 'Die Mädchen lesen Bücher über Größe.', pad_to: 36 },
+    { text: '我们今天学习注意力机制。こんにちは 😀', pair: 'Hello world' },
+  ],
   llama: [
     { text: "The animal didn't cross the street because it was too tired." },
     { text: "In 2024, 3 + 4 = 7; isn't it?" },
@@ -62,7 +77,8 @@ function readJson(file) {
 async function loadTokenizer(dir) {
   const json = path.join(dir, 'tokenizer.json');
   if (fs.existsSync(json)) {
-    return { tok: tk.Tokenizer.fromFile(json), how: 'tokenizer.json' };
+    const tok = tk.Tokenizer.fromFile(json);
+    return { tok, how: 'tokenizer.json', pad: tok.tokenToId('<pad>') === null ? undefined : '<pad>' };
   }
   const cfgFile = path.join(dir, 'tokenizer_config.json');
   const cfg = fs.existsSync(cfgFile) ? readJson(cfgFile) : {};

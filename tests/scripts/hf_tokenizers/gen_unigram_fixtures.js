@@ -7,6 +7,10 @@
 //   unigram_bytes  the same pieces plus <0x00>..<0xFF>, byte_fallback (for what Viterbi leaves unknown),
 //                  Metaspace prepend_scheme "first", no split
 //   wordlevel      WordLevel over the corpus's lowercased words, Metaspace "never"
+//   xlmr_unigram   as XLMRobertaConverter lays out xlm-roberta-base's tokenizer.json: <s> <pad> </s> <unk>
+//                  first (fairseq's order, every later piece one id up), <mask> last (lstrip), unk_id 3,
+//                  Precompiled alone, Metaspace add_prefix_space (the older field), "<s> $A </s>" /
+//                  "<s> $A </s> </s> $B </s>"
 // Each tokenizer is loaded once by Hugging Face's library (npm `tokenizers`) to
 // check it; `node gen_expected.js` then writes expected.json beside each.
 // Run: node gen_unigram_fixtures.js && node gen_expected.js   (outputs are committed)
@@ -93,6 +97,31 @@ function unigramBytes(spm) {
   return j;
 }
 
+function xlmrUnigram(spm) {
+  // spiece.model's own <unk>, <s>, </s> (ids 0..2) give way to fairseq's four specials.
+  const vocab = [['<s>', 0], ['<pad>', 0], ['</s>', 0], ['<unk>', 0]];
+  for (const p of spm.pieces.slice(3)) vocab.push([p.piece, p.score]);
+  vocab.push(['<mask>', 0]);
+  const mask = vocab.length - 1;
+  const tpl = (pair) => {
+    const s = (id) => ({ SpecialToken: { id, type_id: 0 } }), q = (id) => ({ Sequence: { id, type_id: 0 } });
+    return pair ? [s('<s>'), q('A'), s('</s>'), s('</s>'), q('B'), s('</s>')] : [s('<s>'), q('A'), s('</s>')];
+  };
+  return {
+    version: '1.0', truncation: null, padding: null,
+    added_tokens: [added(0, '<s>'), added(1, '<pad>'), added(2, '</s>'), added(3, '<unk>'),
+      { ...added(mask, '<mask>'), lstrip: true }],
+    normalizer: { type: 'Precompiled', precompiled_charsmap: spm.charsmap },
+    pre_tokenizer: { type: 'Metaspace', replacement: '▁', add_prefix_space: true },
+    post_processor: {
+      type: 'TemplateProcessing', single: tpl(false), pair: tpl(true),
+      special_tokens: { '<s>': { id: '<s>', ids: [0], tokens: ['<s>'] }, '</s>': { id: '</s>', ids: [2], tokens: ['</s>'] } },
+    },
+    decoder: { type: 'Metaspace', replacement: '▁', add_prefix_space: true },
+    model: { type: 'Unigram', unk_id: 3, vocab, byte_fallback: false },
+  };
+}
+
 function wordLevel() {
   const text = fs.readFileSync(path.join(__dirname, 'corpus.txt'), 'utf8').toLowerCase();
   const words = ['[UNK]', '[PAD]'];
@@ -111,7 +140,8 @@ function wordLevel() {
 function main() {
   const spm = readSpm(path.join(FIXTURES, 'spm', 'unigram', 'spiece.model'));
   if (!spm.charsmap) throw new Error('spiece.model has no precompiled charsmap');
-  const outputs = { t5_unigram: t5Unigram(spm), unigram_bytes: unigramBytes(spm), wordlevel: wordLevel() };
+  const outputs = { t5_unigram: t5Unigram(spm), unigram_bytes: unigramBytes(spm), wordlevel: wordLevel(),
+    xlmr_unigram: xlmrUnigram(spm) };
   for (const [name, json] of Object.entries(outputs)) {
     const text = JSON.stringify(json, null, 1) + '\n';
     tk.Tokenizer.fromString(text);  // the library accepts it

@@ -106,7 +106,7 @@ Result<std::vector<BeamHypothesis>> runBeamSearch(BeamStepper& stepper, const st
       const int cell = top[rank], from = cell / V, token = cell % V;
       const float score = scores[static_cast<size_t>(cell)];
       const OpenBeam& parent = beams[static_cast<size_t>(from)];
-      if (token == g.eosTokenId) {
+      if (g.isEos(token)) {
         if (static_cast<int>(rank) < B) hyps.add(parent.ids, score, generated);
         continue;
       }

@@ -72,7 +72,7 @@ Status writeOneByOne(const CausalDecoder& d, const GenerationSettings& g, int vo
     }
     ids.push_back(next);
     if (auto st = d.feed(s, {next}, logits); !st) return st;
-    if (next == g.eosTokenId) break;
+    if (g.isEos(next)) break;
   }
   return okStatus();
 }
@@ -88,7 +88,7 @@ std::string describeSettings(const GenerationSettings& g, int beams, const BeamS
       "{}; eos_token_id {}, max_length {}{}, no_repeat_ngram_size {}, bad_words_ids {}, forced_bos_token_id "
       "{}, "
       "forced_eos_token_id {} (from {})",
-      search, g.eosTokenId, maxLength, fromBudget ? " (prompt + max new tokens)" : "", g.noRepeatNgramSize,
+      search, g.eosText(), maxLength, fromBudget ? " (prompt + max new tokens)" : "", g.noRepeatNgramSize,
       g.badWordsIds.size(), g.forcedBosTokenId, g.forcedEosTokenId, g.source.empty() ? src : g.source);
 }
 
@@ -171,7 +171,7 @@ Result<CausalGeneration> generateCausal(const ModelConfig& c, const ModelWeights
   for (size_t i = static_cast<size_t>(promptLength); i < ids.size(); ++i) {
     out.tokens.push_back(tok.idToToken(ids[i]));
     const int id = ids[i];
-    if (id != g.eosTokenId && id != g.bosTokenId && id != g.padTokenId) written.push_back(id);
+    if (!g.isEos(id) && id != g.bosTokenId && id != g.padTokenId) written.push_back(id);
   }
   out.outputText = tok.decode(written);
   out.maps.resize(static_cast<size_t>(c.layers));

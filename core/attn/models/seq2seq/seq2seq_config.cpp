@@ -40,16 +40,23 @@ Status readGenerationFields(const Seq2SeqFields& f, int vocab, GenerationSetting
                                     {"forced_eos_token_id", &g.forcedEosTokenId}}};
   for (const auto& [key, dest] : ids) {
     const json* v = f.find(key);
-    if (v && v->is_array()) {  // a list of eos ids: the first stops decoding as well as any
-      if (v->empty()) continue;
-      const json first = (*v)[0];
-      const json one = json{{key, first}};
-      const Seq2SeqFields sub{one, f.src};
-      ATTN_S2S_TRY(id, sub.integer(key, -1, -1, vocab - 1));
-      *dest = id;
+    const bool eos = dest == &g.eosTokenId;
+    if (v && v->is_array()) {  // a list: eos_token_id keeps every id; the other fields take the first
+      if (v->empty() || v->size() > 1024)
+        return Error{fmt::format("{}: '{}' must be a token id or a list of 1 to 1024 ids", f.src, key)};
+      std::vector<int> list;
+      for (const json& item : *v) {
+        const json one = json{{key, item}};
+        const Seq2SeqFields sub{one, f.src};
+        ATTN_S2S_TRY(id, sub.integer(key, -1, -1, vocab - 1));
+        if (id >= 0) list.push_back(id);
+      }
+      *dest = list.empty() ? -1 : list.front();
+      if (eos) g.eosTokenIds = list;
       continue;
     }
     ATTN_S2S_TRY(id, f.integer(key, *dest, -1, vocab - 1));
+    if (eos && v) g.eosTokenIds.clear();  // a single id replaces an earlier file's list
     *dest = id;
   }
   if (const json* bad = f.find("bad_words_ids")) {
@@ -86,6 +93,17 @@ Status readGenerationFields(const Seq2SeqFields& f, int vocab, GenerationSetting
   g.source = f.src;
   return okStatus();
 }
+
+}  // namespace
+
+std::string GenerationSettings::eosText() const {
+  if (eosTokenIds.size() < 2) return std::to_string(eosTokenId);
+  std::string s = "[";
+  for (size_t i = 0; i < eosTokenIds.size(); ++i) s += (i ? ", " : "") + std::to_string(eosTokenIds[i]);
+  return s + "]";
+}
+
+namespace {
 
 Status readBartConfig(const Seq2SeqFields& f, Seq2SeqConfig& c) {
   ATTN_S2S_TRY(d, f.integer("d_model", 1024, 1, kSeq2SeqMaxWidth));

@@ -17,6 +17,9 @@ namespace attn::models {
 struct GenerationSettings {
   int decoderStartTokenId = -1;
   int bosTokenId = -1, eosTokenId = -1, padTokenId = -1;
+  /// eos_token_id given as a list (Llama 3 Instruct: <|end_of_text|>, <|eot_id|>): decoding stops at
+  /// any of them, as transformers' EosTokenCriteria; eosTokenId is the list's first. Empty: just eosTokenId.
+  std::vector<int> eosTokenIds;
   int forcedBosTokenId = -1;  // forced as the first generated token (-1: none)
   int forcedEosTokenId = -1;  // forced when one token is left before maxLength (-1: none)
   int maxLength = 20;         // decoder length, decoder start included (transformers' default)
@@ -30,6 +33,17 @@ struct GenerationSettings {
   /// do_sample, top_k, top_p, temperature (the seed is the caller's).
   SamplingSettings sampling;
   std::string source;  // the file the settings came from
+
+  /// Whether `id` ends a sequence (eosTokenId or any id of the eos list).
+  bool isEos(int id) const {
+    if (id < 0) return false;
+    if (id == eosTokenId) return true;
+    for (int e : eosTokenIds)
+      if (e == id) return true;
+    return false;
+  }
+  /// eos_token_id as the settings line prints it: "2", or the list "[128001, 128009]".
+  std::string eosText() const;
 };
 
 /// Which graph the forward builds (families/bart.cpp, families/t5.cpp).

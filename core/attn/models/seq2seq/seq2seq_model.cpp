@@ -282,7 +282,7 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
     // The token just written is fed too: its rows of every map are then there as well.
     if (auto st = decodeRows(c, impl_->weights, {next}, true, impl_->configPath, s, logits); !st)
       return st.error();
-    if (next == g.eosTokenId) break;
+    if (g.isEos(next)) break;
   }
   Seq2SeqRun run;
   run.source = source;
@@ -292,7 +292,7 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
   const auto textOf = [&](const std::vector<int>& written) {
     std::vector<int> text;
     for (int id : written)
-      if (id != g.decoderStartTokenId && id != g.bosTokenId && id != g.eosTokenId && id != g.padTokenId &&
+      if (id != g.decoderStartTokenId && id != g.bosTokenId && !g.isEos(id) && id != g.padTokenId &&
           id != g.forcedBosTokenId)
         text.push_back(id);
     return impl_->target().decode(text);
@@ -308,7 +308,7 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
   run.settings = fmt::format(
       "{}; decoder_start_token_id {}, forced_bos_token_id {}, forced_eos_token_id {}, eos_token_id {}, "
       "max_length {}{}, no_repeat_ngram_size {}, bad_words_ids {} (from {})",
-      search, g.decoderStartTokenId, g.forcedBosTokenId, g.forcedEosTokenId, g.eosTokenId, maxLength,
+      search, g.decoderStartTokenId, g.forcedBosTokenId, g.forcedEosTokenId, g.eosText(), maxLength,
       o.maxNewTokens > 0 ? " (1 + max new tokens)" : "", g.noRepeatNgramSize, g.badWordsIds.size(),
       g.source.empty() ? impl_->configPath : g.source);
   if (progress && !progress(1.0, "done")) return Error{impl_->configPath + ": cancelled"};

@@ -246,6 +246,19 @@ std::string byteLevelBytes(const std::string& token) {
 
 }  // namespace
 
+namespace {
+
+/// The byte of a byte-fallback piece "<0xNN>", or -1.
+int byteFallbackValue(const std::string& token) {
+  if (token.size() != 6 || !token.starts_with("<0x") || token.back() != '>' ||
+      !std::isxdigit(static_cast<unsigned char>(token[3])) ||
+      !std::isxdigit(static_cast<unsigned char>(token[4])))
+    return -1;
+  return static_cast<int>(std::strtol(token.substr(3, 2).c_str(), nullptr, 16));
+}
+
+}  // namespace
+
 std::string HfTokenizer::displayText(int id) const {
   if (!impl_) return "";
   if (const auto it = impl_->addedById.find(id); it != impl_->addedById.end()) return it->second;
@@ -259,9 +272,7 @@ std::string HfTokenizer::displayText(int id) const {
       return out;
     }
     case HfKind::SentencePieceBpe: {
-      if (token.size() == 6 && token.starts_with("<0x") && token.back() == '>' && std::isxdigit(static_cast<unsigned char>(token[3])) &&
-          std::isxdigit(static_cast<unsigned char>(token[4]))) {
-        const int b = static_cast<int>(std::strtol(token.substr(3, 2).c_str(), nullptr, 16));
+      if (const int b = byteFallbackValue(token); b >= 0) {
         if (b < 0x80) return std::string(1, static_cast<char>(b));
         return token;  // one byte of a longer character: nothing a reader could see
       }
@@ -292,7 +303,29 @@ std::string HfTokenizer::decode(const std::vector<int>& ids) const {
     appendBytesAsUtf8(out, bytes);
     return out;
   }
-  for (int id : ids) out += displayText(id);
+  // tokenizers' ByteFallback decoder: a run of <0xNN> pieces is its bytes when they form UTF-8,
+  // else one U+FFFD per byte (the whole run, as String::from_utf8 on it fails).
+  std::string bytes;
+  auto flushBytes = [&out, &bytes] {
+    if (isValidUtf8(bytes)) {
+      out += bytes;
+    } else {
+      for (size_t i = 0; i < bytes.size(); ++i) out += "\xEF\xBF\xBD";
+    }
+    bytes.clear();
+  };
+  for (int id : ids) {
+    const int b = impl_ && impl_->kind == HfKind::SentencePieceBpe && !impl_->addedById.count(id)
+                      ? byteFallbackValue(impl_->model->idToToken(id))
+                      : -1;
+    if (b >= 0) {
+      bytes.push_back(static_cast<char>(b));
+      continue;
+    }
+    flushBytes();
+    out += displayText(id);
+  }
+  flushBytes();
   // SentencePiece's Metaspace decoder drops the space of the first word's "▁".
   if (impl_ && impl_->kind == HfKind::SentencePieceBpe && out.starts_with(' ')) out.erase(0, 1);
   return out;
