@@ -31,6 +31,7 @@ std::vector<Action> addCommands(CLI::App& app, int argc, char** argv) {
           addHeadsCommand(app),
           addPatchCommand(app),
           addLensCommand(app),
+          addRoutesCommand(app),
           addGradientsCommand(app),
           addTrainCommand(app),
           addGraphCommand(app, argc, argv),

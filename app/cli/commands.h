@@ -25,6 +25,8 @@ Action addHeadsCommand(CLI::App& app);
 Action addPatchCommand(CLI::App& app);
 /// `lens`: the logit lens of a model on a text (attn/models/lens/logit_lens.h).
 Action addLensCommand(CLI::App& app);
+/// `routes`: the contribution graph of a causal model (attribution/flow_routes.h).
+Action addRoutesCommand(CLI::App& app);
 /// `gradients`: gradient attribution through a backward pass (models/gradients/).
 Action addGradientsCommand(CLI::App& app);
 /// `train`: a tiny attention model on a toy task, or a built-in demonstration.

@@ -171,6 +171,8 @@ def gpt2_forward(w, cfg, ids, head_mask=None, trace=None, patch=None):
         m = gelu_new(torch.addmm(w[p + "mlp.c_fc.bias"], m, w[p + "mlp.c_fc.weight"]))
         m = torch.addmm(w[p + "mlp.c_proj.bias"], m, w[p + "mlp.c_proj.weight"])
         h = h + (patch("mlp", i, m) if patch is not None else m)
+        if trace is not None:  # the MLP block: its output and the layer's (before any final norm)
+            trace[-1].update(mlp=m, y=h)
     h = F.layer_norm(h, (d,), w["ln_f.weight"], w["ln_f.bias"], eps)
     hidden.append(h)
     logits = h @ w["wte.weight"].T  # tied lm_head
@@ -441,6 +443,8 @@ def llama_forward(w, cfg, ids, head_mask=None, trace=None, patch=None):
         m = F.linear(F.silu(F.linear(m, w[p + "mlp.gate_proj.weight"])) * F.linear(m, w[p + "mlp.up_proj.weight"]),
                      w[p + "mlp.down_proj.weight"])
         h = h + (patch("mlp", i, m) if patch is not None else m)
+        if trace is not None:
+            trace[-1].update(mlp=m, y=h)
     h = rms_norm(h, w["model.norm.weight"], eps)
     hidden.append(h)
     head = w["model.embed_tokens.weight"] if cfg["tie_word_embeddings"] else w["lm_head.weight"]

@@ -9,6 +9,7 @@
 #include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
 #include "attn/models/attribution/attribution.h"
+#include "attn/models/attribution/flow_routes.h"
 #include "attn/models/device/device_run.h"
 #include "attn/models/generation/causal_generation.h"
 #include "attn/models/gguf/gguf_file.h"
@@ -401,6 +402,39 @@ Result<GradientAttribution> Model::gradients(const Encoding& enc, int target, co
   const gguf::QuantizedDotScope floatProducts(false);
   return gradientAttribution(impl_->config, impl_->weights, enc, target, options, impl_->configPath,
                              progress);
+}
+
+Result<FlowRoutes> Model::flowRoutes(const Encoding& encoding, const FlowRouteOptions& options,
+                                     const ProgressFn& progress) const {
+  const ModelConfig& c = impl_->config;
+  if (c.family != Family::Gpt2 && c.family != Family::Llama)
+    return Error{
+        fmt::format("{}: the contribution graph (information flow routes) is computed for causal "
+                    "language models (GPT-2, Llama, Mistral, Qwen2), not {} ({})",
+                    impl_->configPath, familyName(c.family), c.modelType)};
+  if (auto st = checkFlowRouteOptions(options, encoding.size()); !st)
+    return Error{impl_->configPath + ": " + st.error().message};
+  // Every layer's heads (weights and v) and inputs, and the last output before the final norm.
+  RunOptions inner;
+  inner.keepHiddenStates = true;
+  inner.topK = 0;
+  const gguf::QuantizedDotScope quantizedDot(inner.quantizedDot);
+  ProgressFn forwardProgress, routeProgress;
+  if (progress) {  // the forward is about as long as the importances
+    forwardProgress = [&progress](double f, std::string_view s) { return progress(0.5 * f, s); };
+    routeProgress = [&progress](double f, std::string_view s) { return progress(0.5 + 0.5 * f, s); };
+  }
+  const HfTokenizer& tok = impl_->tokenizer;
+  auto run = transformerForward(
+      c, impl_->weights, encoding, inner, impl_->configPath, [&tok](int id) { return tok.displayText(id); },
+      forwardProgress);
+  if (!run) return run.error();
+  auto routes = computeFlowImportances(c, impl_->weights, *run, impl_->configPath, routeProgress);
+  if (!routes) return routes.error();
+  routes->position = options.position < 0 ? encoding.size() - 1 : options.position;
+  routes->threshold = options.threshold;
+  routes->edges = routeEdges(*routes, routes->position, options.threshold);
+  return routes;
 }
 
 Result<CausalGeneration> Model::generate(const Encoding& prompt, const CausalGenerateOptions& options,

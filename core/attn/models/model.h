@@ -141,6 +141,9 @@ struct ModelRun {
   std::vector<std::vector<TopToken>> nextTokens;
   std::vector<Mat> hiddenStates;  // keepHiddenStates: [layers + 1] x [N, d_model], as HF output_hidden_states
   Mat finalHidden;  // [N, d_model]: after the final norm (GPT-2 ln_f, Llama norm) or BERT's last layer
+  /// keepHiddenStates, causal families on the CPU: the last layer's output before the final norm
+  /// (hiddenStates' last entry is after it, as HF's output_hidden_states).
+  Mat lastResidual;
   Mat logits;       // keepFullLogits: [N, vocab] (causal: lm_head; masked-LM models: the MLM head at every position)
   /// RunOptions::nextTokenLoss: mean of -log p(id[i+1] | ..i) over i with both tokens real (nats);
   /// empty when the text has fewer than 2 real tokens.
@@ -172,6 +175,8 @@ struct GradientOptions;
 struct GradientAttribution;
 struct CausalGenerateOptions;
 struct CausalGeneration;
+struct FlowRouteOptions;
+struct FlowRoutes;
 
 class Model {
  public:
@@ -227,6 +232,10 @@ class Model {
   /// last position: gradient x input, integrated gradients and attention x gradient.
   Result<GradientAttribution> gradients(const Encoding& encoding, int target, const GradientOptions& options,
                                         const ProgressFn& progress = {}) const;
+  /// Causal models: the contribution graph (attribution/flow_routes.h, Ferrando & Voita 2024)
+  /// of one forward on `encoding`. Errors: a BERT-style or vision model, a bad position or threshold.
+  Result<FlowRoutes> flowRoutes(const Encoding& encoding, const FlowRouteOptions& options,
+                                const ProgressFn& progress = {}) const;
   /// Causal models: text written after `prompt` with the folder's generation config
   /// (generation/causal_generation.h). Errors: a bidirectional or vision model, bad options.
   Result<CausalGeneration> generate(const Encoding& prompt, const CausalGenerateOptions& options,

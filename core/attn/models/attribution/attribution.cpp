@@ -5,27 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attn/models/attribution/head_vectors.h"
+
 namespace attn::models {
 namespace {
 
 using RowVec = Eigen::RowVectorXf;
-
-/// W_O as x W: [H * headDim, d] (nn.Linear stores [out, in], GPT-2's Conv1D [in, out]),
-/// in f32 whatever the storage; and b_O (zero when the family has none).
-struct OutputProjection {
-  Mat w;
-  RowVec b;
-};
-
-OutputProjection outputProjection(const LinearWeight& o, int d) {
-  Mat stored(o.w.rows, o.w.cols);
-  for (int64_t r = 0; r < o.w.rows; ++r) o.w.rowTo(r, &stored(r, 0));
-  OutputProjection p;
-  p.w = o.inOut ? stored : Mat(stored.transpose());
-  p.b = RowVec::Zero(d);
-  if (!o.b.empty()) o.b.rowTo(0, p.b.data());
-  return p;
-}
 
 RowVec normVector(const WeightTensor& t, int d, float fill) {
   RowVec v = RowVec::Constant(d, fill);
@@ -76,8 +61,7 @@ void queryRow(const LayerContext& c, int i, Mat& vectors, Mat& resln, Mat& alti)
   double total = 0;
   for (int j = 0; j < n; ++j) {
     resln(i, j) = vectors.row(j).norm();
-    const float dist = (y - vectors.row(j)).lpNorm<1>();
-    alti(i, j) = std::max(0.0f, yNorm - dist);
+    alti(i, j) = altiProximity(y, yNorm, vectors.row(j));
     total += alti(i, j);
   }
   if (total > 0) {
@@ -88,26 +72,11 @@ void queryRow(const LayerContext& c, int i, Mat& vectors, Mat& resln, Mat& alti)
   }
 }
 
-Status checkRun(const ModelConfig& c, const ModelRun& run, const std::string& src) {
-  const int n = run.encoding.size();
-  if (run.layers.size() != static_cast<size_t>(c.layers) || run.firstLayer != 0 ||
-      run.hiddenStates.size() < static_cast<size_t>(c.layers))
-    return Error{src + ": contributions need every layer's attention and hidden states"};
-  for (const auto& layer : run.layers) {
-    if (layer.heads.size() != static_cast<size_t>(c.heads))
-      return Error{src + ": contributions need every head of every layer"};
-    for (const auto& h : layer.heads)
-      if (h.v.rows() != n || h.v.cols() != c.headDim || h.weights.rows() != n || h.weights.cols() != n)
-        return Error{src + ": contributions need every head's weights and values (keepQkv)"};
-  }
-  return okStatus();
-}
-
 }  // namespace
 
 Result<Contributions> computeContributions(const ModelConfig& c, const ModelWeights& w, const ModelRun& run,
                                            const std::string& src, const ProgressFn& progress) {
-  if (auto st = checkRun(c, run, src); !st) return st.error();
+  if (auto st = checkAttributionRun(c, run, src); !st) return st.error();
   const int n = run.encoding.size(), H = c.heads, hd = c.headDim, d = c.dModel;
   Contributions out;
   out.attentionNorms.resize(static_cast<size_t>(c.layers));
@@ -117,18 +86,16 @@ Result<Contributions> computeContributions(const ModelConfig& c, const ModelWeig
     const AttentionResult& attn = run.layers[static_cast<size_t>(l)];
     const LayerWeights& L = w.layers[static_cast<size_t>(l)];
     const OutputProjection proj = outputProjection(L.o, d);
-    // Kobayashi et al. 2020, section 3: head h's output at i is sum_j alpha_ij f(x_j) with
-    // f(x) = (x W_V + b_V) W_O^h (v already holds b_V); alpha >= 0, so ||alpha f|| = alpha ||f||.
-    std::vector<Mat> f(static_cast<size_t>(H));
+    // Kobayashi et al. 2020, section 3: head h's output at i is sum_j alpha_ij f(x_j);
+    // alpha >= 0, so ||alpha f|| = alpha ||f||.
+    const std::vector<Mat> f = headValueVectors(attn, proj, hd);
     auto& norms = out.attentionNorms[static_cast<size_t>(l)];
     norms.resize(static_cast<size_t>(H));
 #pragma omp parallel for schedule(static)
     for (int h = 0; h < H; ++h) {
-      const HeadResult& hr = attn.heads[static_cast<size_t>(h)];
-      Mat& fh = f[static_cast<size_t>(h)];
-      fh.noalias() = hr.v * proj.w.middleRows(static_cast<Eigen::Index>(h) * hd, hd);
-      const RowVec fnorm = fh.rowwise().norm().transpose();
-      norms[static_cast<size_t>(h)] = (hr.weights.array().rowwise() * fnorm.array()).matrix();
+      const RowVec fnorm = f[static_cast<size_t>(h)].rowwise().norm().transpose();
+      norms[static_cast<size_t>(h)] =
+          (attn.heads[static_cast<size_t>(h)].weights.array().rowwise() * fnorm.array()).matrix();
     }
     LayerContext ctx;
     ctx.f = &f;

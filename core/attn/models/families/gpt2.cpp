@@ -34,6 +34,7 @@ void gpt2Layer(ForwardPass& f, int l, Mat& h, bool store, AttentionResult& res) 
 }
 
 void gpt2Output(ForwardPass& f, Mat& h, ModelRun& run) {
+  if (f.opt.keepHiddenStates) run.lastResidual = h;
   layerNorm(h, f.weights.finalNorm, f.config.normEps, run.finalHidden);
   causalLmOutputs(f, run);
 }

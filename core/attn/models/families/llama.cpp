@@ -37,6 +37,7 @@ void llamaLayer(ForwardPass& f, int l, Mat& h, bool store, AttentionResult& res)
 }
 
 void llamaOutput(ForwardPass& f, Mat& h, ModelRun& run) {
+  if (f.opt.keepHiddenStates) run.lastResidual = h;
   rmsNorm(h, f.weights.finalNorm, f.config.normEps, run.finalHidden);
   causalLmOutputs(f, run);
 }
