@@ -13,6 +13,7 @@
 #include "attn/models/device/device_run.h"
 #include "attn/models/device/forward_plan.h"
 #include "attn/models/experiments/corpus_stats.h"
+#include "attn/models/single_token.h"
 #include "input_options.h"
 
 namespace attn::cli {
@@ -291,26 +292,7 @@ std::string describeModel(const models::ModelInfo& info) {
 }
 
 Result<int> tokenId(const models::Model& model, const std::string& text, const std::string& option) {
-  if (text.size() > 1 && text[0] == '#') {
-    int id = -1;
-    std::istringstream in(text.substr(1));
-    if (!(in >> id) || !in.eof() || id < 0 || id >= model.info().vocabSize)
-      return Error{fmt::format("{} {}: not a token id of this model (0 to {})", option, text,
-                               model.info().vocabSize - 1)};
-    return id;
-  }
-  auto enc = model.encode(text, std::nullopt, option);
-  if (!enc) return enc.error();
-  std::vector<int> ids;
-  for (int i = 0; i < enc->size(); ++i)
-    if (enc->special.empty() || !enc->special[static_cast<size_t>(i)])
-      ids.push_back(enc->ids[static_cast<size_t>(i)]);
-  if (ids.size() != 1)
-    return Error{
-        fmt::format("{} \"{}\" is {} tokens for this tokenizer; give one token (e.g. with its leading "
-                    "space, \" Mary\") or its id as #ID",
-                    option, text, ids.size())};
-  return ids[0];
+  return models::singleTokenId(model, text, option);
 }
 
 }  // namespace attn::cli

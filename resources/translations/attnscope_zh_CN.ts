@@ -293,6 +293,14 @@
         <source>Attention variants</source>
         <translation>注意力变体</translation>
     </message>
+    <message>
+        <source>Activation patching</source>
+        <translation>激活修补</translation>
+    </message>
+    <message>
+        <source>Gradients</source>
+        <translation>梯度</translation>
+    </message>
 </context>
 <context>
     <name>VariantFigure</name>
@@ -1294,6 +1302,18 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <source>Computing contributions</source>
         <translation>正在计算贡献</translation>
     </message>
+    <message>
+        <source>Attention × gradient</source>
+        <translation>注意力 × 梯度</translation>
+    </message>
+    <message>
+        <source>Attention × gradient is of the model&apos;s own run: clear the interventions first.</source>
+        <translation>注意力 × 梯度基于模型自身的运行：请先清除干预。</translation>
+    </message>
+    <message>
+        <source>Attention × gradient (signed; each map ÷ the largest |α·∂logit/∂α| of all heads)</source>
+        <translation>注意力 × 梯度（有正负；每张图 ÷ 所有头中最大的 |α·∂logit/∂α|）</translation>
+    </message>
 </context>
 <context>
     <name>attn::ui::ConfigPanel</name>
@@ -1569,6 +1589,133 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>%1 no longer exists; it was removed from Recent Files.</source>
         <translation>%1 已不存在；已从最近的文件中移除。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::GradientPanel</name>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Export Figure…</source>
+        <translation>导出图…</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>%1… %2%</source>
+        <translation>%1… %2%</translation>
+    </message>
+    <message>
+        <source>1 token</source>
+        <translation>1 个词元</translation>
+    </message>
+    <message>
+        <source>%1 tokens</source>
+        <translation>%1 个词元</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图</translation>
+    </message>
+    <message>
+        <source>The token whose logit is explained: one token, with its leading space where the vocabulary has one (&quot; Mary&quot;), or #ID. Filled with the model&apos;s prediction.</source>
+        <translation>要解释其 logit 的词元：一个词元（词表中有前导空格时带上空格，如 &quot; Mary&quot;），或 #ID。默认填入模型的预测。</translation>
+    </message>
+    <message>
+        <source>last / first [MASK]</source>
+        <translation>最后 / 第一个 [MASK]</translation>
+    </message>
+    <message>
+        <source>The position whose logit is explained (0-based)</source>
+        <translation>要解释其 logit 的位置（从 0 开始）</translation>
+    </message>
+    <message>
+        <source>Integrated gradients: backward passes along the path from the zero embedding</source>
+        <translation>积分梯度：沿从零嵌入出发的路径进行的反向传播次数</translation>
+    </message>
+    <message>
+        <source>Compute the gradients (Ctrl+Return)</source>
+        <translation>计算梯度（Ctrl+Return）</translation>
+    </message>
+    <message>
+        <source>Save the bars as PNG, SVG or PDF.</source>
+        <translation>将柱状图保存为 PNG、SVG 或 PDF。</translation>
+    </message>
+    <message>
+        <source>Position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>attribution (logit units)</source>
+        <translation>归因（logit 单位）</translation>
+    </message>
+    <message>
+        <source>Gradient attribution of one logit to the input tokens: gradient × input and integrated gradients (Sundararajan et al. 2017); attention × gradient (Chefer et al. 2021) in the heatmap&apos;s Maps selector.</source>
+        <translation>将一个 logit 归因到输入词元的梯度归因：梯度 × 输入与积分梯度（Sundararajan 等，2017）；注意力 × 梯度（Chefer 等，2021）见热图的“图”选择器。</translation>
+    </message>
+    <message>
+        <source>Run (Ctrl+Return) explains the target&apos;s logit by the input tokens.</source>
+        <translation>运行（Ctrl+Return）用输入词元解释目标的 logit。</translation>
+    </message>
+    <message>
+        <source>Open a model (GPT-2, the Llama family, a BERT masked LM) to compute gradients.</source>
+        <translation>打开一个模型（GPT-2、Llama 系列、BERT 掩码语言模型）以计算梯度。</translation>
+    </message>
+    <message>
+        <source>Type a text in the Input panel first.</source>
+        <translation>请先在输入面板中输入文本。</translation>
+    </message>
+    <message>
+        <source>Backward passes</source>
+        <translation>反向传播</translation>
+    </message>
+    <message>
+        <source>Backward passes…</source>
+        <translation>反向传播…</translation>
+    </message>
+    <message>
+        <source>Cancelled; the bars are the previous run&apos;s.</source>
+        <translation>已取消；柱状图为上一次运行的结果。</translation>
+    </message>
+    <message>
+        <source>The logit of %1 at position %2 (“%3”), explained by each input token. Attention × gradient: heatmap tool bar, Maps.</source>
+        <translation>位置 %2（“%3”）处 %1 的 logit，由每个输入词元解释。注意力 × 梯度：热图工具栏的“图”。</translation>
+    </message>
+    <message>
+        <source>Σ gradient × input %1; Σ integrated gradients %2 (%3 steps) vs logit − baseline logit %4 − %5 = %6 (completeness).</source>
+        <translation>Σ 梯度 × 输入 %1；Σ 积分梯度 %2（%3 步），对比 logit − 基线 logit %4 − %5 = %6（完备性）。</translation>
+    </message>
+    <message>
+        <source>gradient × input</source>
+        <translation>梯度 × 输入</translation>
+    </message>
+    <message>
+        <source>integrated gradients</source>
+        <translation>积分梯度</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet: compute the gradients first.</source>
+        <translation>尚无可导出的内容：请先计算梯度。</translation>
+    </message>
+    <message>
+        <source>Gradient × input and integrated gradients</source>
+        <translation>梯度 × 输入与积分梯度</translation>
     </message>
 </context>
 <context>
@@ -1952,6 +2099,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>%1 tokens: the model kept every layer's weights but not its logits (they would take too much memory); choose Draw: weights.</source>
         <translation>%1 个词元：模型保留了每一层的权重，但没有保留 logits（会占用过多内存）；请选择绘制：权重。</translation>
+    </message>
+    <message>
+        <source>signed, ÷ max |·|</source>
+        <translation>有正负，÷ 最大 |·|</translation>
     </message>
 </context>
 <context>
@@ -3147,6 +3298,187 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Final prediction %1: rank %2, %3%</source>
         <translation>最终预测 %1：排名 %2，%3%</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::PatchingPanel</name>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Export Figure…</source>
+        <translation>导出图…</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>%1… %2%</source>
+        <translation>%1… %2%</translation>
+    </message>
+    <message>
+        <source>1 token</source>
+        <translation>1 个词元</translation>
+    </message>
+    <message>
+        <source>%1 tokens</source>
+        <translation>%1 个词元</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图</translation>
+    </message>
+    <message>
+        <source>Residual stream</source>
+        <translation>残差流</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>注意力头</translation>
+    </message>
+    <message>
+        <source>MLP</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
+        <source>The clean text: the model predicts the target after it.</source>
+        <translation>干净文本：模型在其后预测目标。</translation>
+    </message>
+    <message>
+        <source>The corrupt text: the same number of tokens, changed where it matters.</source>
+        <translation>损坏文本：词元数相同，在关键处有改动。</translation>
+    </message>
+    <message>
+        <source>One token, with its leading space where the vocabulary has one (&quot; Mary&quot;), or #ID.</source>
+        <translation>一个词元（词表中有前导空格时带上空格，如 &quot; Mary&quot;），或 #ID。</translation>
+    </message>
+    <message>
+        <source>The residual stream entering each layer, one position at a time</source>
+        <translation>进入每一层的残差流，每次一个位置</translation>
+    </message>
+    <message>
+        <source>Each head&apos;s output at every position</source>
+        <translation>每个注意力头在所有位置上的输出</translation>
+    </message>
+    <message>
+        <source>Each layer&apos;s MLP output, one position at a time</source>
+        <translation>每一层的 MLP 输出，每次一个位置</translation>
+    </message>
+    <message>
+        <source>Patch every chosen site (Ctrl+Return)</source>
+        <translation>修补每个选中的位置（Ctrl+Return）</translation>
+    </message>
+    <message>
+        <source>Save the shown map as PNG, SVG or PDF.</source>
+        <translation>将显示的图保存为 PNG、SVG 或 PDF。</translation>
+    </message>
+    <message>
+        <source>Clean</source>
+        <translation>干净</translation>
+    </message>
+    <message>
+        <source>Corrupt</source>
+        <translation>损坏</translation>
+    </message>
+    <message>
+        <source>Foil</source>
+        <translation>对照</translation>
+    </message>
+    <message>
+        <source>recovered</source>
+        <translation>恢复比例</translation>
+    </message>
+    <message>
+        <source>Activation patching: the corrupt text runs with one activation taken from the clean text&apos;s run; each cell is the share of the clean − corrupt logit difference (target − foil, last position) it brings back: 1 all of it, 0 nothing (Meng et al. 2022; Wang et al. 2023).</source>
+        <translation>激活修补：运行损坏文本时，取干净文本运行中的一个激活替换进去；每个单元格是它恢复的干净 − 损坏 logit 差（目标 − 对照，最后位置）的比例：1 为全部，0 为没有（Meng 等，2022；Wang 等，2023）。</translation>
+    </message>
+    <message>
+        <source>Open a causal language model (GPT-2, the Llama family) to patch its activations.</source>
+        <translation>打开一个因果语言模型（GPT-2、Llama 系列）以修补其激活。</translation>
+    </message>
+    <message>
+        <source>Run (Ctrl+Return) patches every chosen site.</source>
+        <translation>运行（Ctrl+Return）修补每个选中的位置。</translation>
+    </message>
+    <message>
+        <source>Choose at least one site: residual stream, heads or MLP.</source>
+        <translation>请至少选择一个位置：残差流、注意力头或 MLP。</translation>
+    </message>
+    <message>
+        <source>Patching</source>
+        <translation>修补中</translation>
+    </message>
+    <message>
+        <source>Patching…</source>
+        <translation>修补中…</translation>
+    </message>
+    <message>
+        <source>Cancelled; the maps are the previous run&apos;s.</source>
+        <translation>已取消；图为上一次运行的结果。</translation>
+    </message>
+    <message>
+        <source>logit(target) − logit(foil) at the last position (%1): clean %2, corrupt %3.</source>
+        <translation>最后位置的 logit(目标) − logit(对照)（%1）：干净 %2，损坏 %3。</translation>
+    </message>
+    <message>
+        <source>Each cell: the share of that difference the patch brings back (1: all, 0: none). Click a head to show it.</source>
+        <translation>每个单元格：修补恢复的该差值的比例（1：全部，0：没有）。点击一个注意力头以显示它。</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <source>%1 patched — %2</source>
+        <translation>修补%1 — %2</translation>
+    </message>
+    <message>
+        <source>Head outputs</source>
+        <translation>注意力头输出</translation>
+    </message>
+    <message>
+        <source>MLP outputs</source>
+        <translation>MLP 输出</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2: recovers %3 of the logit difference
+(click to show this head)</source>
+        <translation>第 %1 层，头 %2：恢复 logit 差的 %3
+（点击以显示此头）</translation>
+    </message>
+    <message>
+        <source>%1, layer %2, position %3 %4: recovers %5 of the logit difference</source>
+        <translation>%1，第 %2 层，位置 %3 %4：恢复 logit 差的 %5</translation>
+    </message>
+    <message>
+        <source>MLP output</source>
+        <translation>MLP 输出</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>token of the clean text</source>
+        <translation>干净文本的词元</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet: run the patching first.</source>
+        <translation>尚无可导出的内容：请先运行修补。</translation>
     </message>
 </context>
 <context>

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 
 #include "attn/cuda/weight_cache.h"
 #include "attn/io/regular_file.h"
@@ -22,6 +23,7 @@
 #include "attn/models/model_paths.h"
 #include "attn/models/model_weights.h"
 #include "attn/models/patching/activation_patching.h"
+#include "attn/models/single_token.h"
 #include "attn/models/transformer_forward.h"
 #include "attn/models/transformer_layers.h"
 #include "attn/tokenizers/gguf/gguf_tokenizer.h"
@@ -471,6 +473,30 @@ bool isModelFolder(const std::string& path) {
   if (fs::is_regular_file(p / "config.json", ec)) return true;
   return fs::is_directory(p / "snapshots", ec) &&
          (p.filename().string().starts_with("models--") || fs::exists(p / "refs", ec));
+}
+
+// Declared in single_token.h (the CLI's and the window's target and foil fields).
+Result<int> singleTokenId(const Model& model, const std::string& text, const std::string& what) {
+  if (text.size() > 1 && text[0] == '#') {
+    int id = -1;
+    std::istringstream in(text.substr(1));
+    if (!(in >> id) || !in.eof() || id < 0 || id >= model.info().vocabSize)
+      return Error{fmt::format("{} {}: not a token id of this model (0 to {})", what, text,
+                               model.info().vocabSize - 1)};
+    return id;
+  }
+  auto enc = model.encode(text, std::nullopt, what);
+  if (!enc) return enc.error();
+  std::vector<int> ids;
+  for (int i = 0; i < enc->size(); ++i)
+    if (enc->special.empty() || !enc->special[static_cast<size_t>(i)])
+      ids.push_back(enc->ids[static_cast<size_t>(i)]);
+  if (ids.size() != 1)
+    return Error{
+        fmt::format("{} \"{}\" is {} tokens for this tokenizer; give one token (e.g. with its leading "
+                    "space, \" Mary\") or its id as #ID",
+                    what, text, ids.size())};
+  return ids[0];
 }
 
 }  // namespace attn::models

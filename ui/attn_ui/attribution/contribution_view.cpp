@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <algorithm>
 #include <cmath>
 
 #include "attn_ui/common/background_job.h"
@@ -43,6 +44,28 @@ std::shared_ptr<const attn::models::ModelRun> contributionRun(
   return run;
 }
 
+std::shared_ptr<const attn::models::ModelRun> attentionGradientRun(
+    const std::shared_ptr<const attn::models::ModelRun>& base, const attn::models::GradientAttribution& g) {
+  if (!base || g.attnGrad.size() != static_cast<size_t>(g.layers) * static_cast<size_t>(g.heads))
+    return nullptr;
+  float top = 0;
+  for (const Mat& m : g.attnGrad)
+    if (m.size() > 0) top = std::max(top, m.cwiseAbs().maxCoeff());
+  const float scale = top > 0 ? 1.0f / top : 1.0f;
+  auto run = std::make_shared<attn::models::ModelRun>(*base);
+  for (size_t i = 0; i < run->layers.size(); ++i) {
+    const size_t l = static_cast<size_t>(run->firstLayer) + i;
+    auto& heads = run->layers[i].heads;
+    if (l >= static_cast<size_t>(g.layers) || heads.size() != static_cast<size_t>(g.heads)) return nullptr;
+    for (size_t h = 0; h < heads.size(); ++h) {
+      const Mat& m = g.attnGrad[l * static_cast<size_t>(g.heads) + h];
+      if (m.rows() != heads[h].weights.rows() || m.cols() != heads[h].weights.cols()) return nullptr;
+      heads[h].weights = m * scale;
+    }
+  }
+  return run;
+}
+
 ContributionView::ContributionView(ExplorerModel* model, QObject* parent)
     : QObject(parent),
       model_(model),
@@ -66,6 +89,7 @@ ContributionView::ContributionView(ExplorerModel* model, QObject* parent)
   connect(model_, &ExplorerModel::resultChanged, this, &ContributionView::follow);
   connect(model_, &ExplorerModel::modelChanged, this, [this] {
     if (selector_) selector_->setEnabled(model_->hasModel());
+    withdrawAttentionGradient();
     job_->cancel();
     base_.reset();
     shown_.reset();
@@ -83,11 +107,13 @@ void ContributionView::setMode(ContributionMode mode) {
   if (box_ && box_->currentIndex() != box_->findData(int(mode)))
     box_->setCurrentIndex(box_->findData(int(mode)));
   job_->cancel();
+  emit signedMapsChanged(QString());
   if (mode_ == ContributionMode::Weights) {
     if (shown_ && model_->modelRun() == shown_) model_->setIntervenedRun(nullptr);
     shown_.reset();
     return;
   }
+  if (mode_ == ContributionMode::AttentionGradient) return showAttentionGradient();
   if (model_->showsIntervenedRun() && model_->modelRun() != shown_) {
     emit message(tr("Attention norms and ALTI are of the model's own run: clear the interventions first."));
     setMode(ContributionMode::Weights);
@@ -98,6 +124,7 @@ void ContributionView::setMode(ContributionMode mode) {
 }
 
 void ContributionView::follow() {
+  if (gradients_ && model_->ownModelRun() != gradientBase_) withdrawAttentionGradient();  // a new text
   if (!model_->hasModel() || mode_ == ContributionMode::Weights) return;
   if (shown_ && model_->modelRun() == shown_) return;  // the maps themselves, or another layer of them
   if (model_->showsIntervenedRun()) {                  // interventions replaced the maps
@@ -146,6 +173,46 @@ void ContributionView::launch() {
         model_->setIntervenedRun(shown_);
       },
       tr("Computing contributions"));
+}
+
+bool ContributionView::offersAttentionGradient() const {
+  return box_ && box_->findData(int(ContributionMode::AttentionGradient)) >= 0;
+}
+
+void ContributionView::offerAttentionGradient(
+    std::shared_ptr<const attn::models::GradientAttribution> gradients,
+    std::shared_ptr<const attn::models::ModelRun> base) {
+  if (!gradients || !base || base != model_->ownModelRun()) return;  // of a text no longer shown
+  gradients_ = std::move(gradients);
+  gradientBase_ = std::move(base);
+  if (box_ && !offersAttentionGradient())
+    box_->addItem(tr("Attention × gradient"), int(ContributionMode::AttentionGradient));
+  if (mode_ == ContributionMode::AttentionGradient) showAttentionGradient();  // the new maps
+}
+
+void ContributionView::showAttentionGradient() {
+  if (!gradients_ || model_->ownModelRun() != gradientBase_) return setMode(ContributionMode::Weights);
+  if (model_->showsIntervenedRun() && model_->modelRun() != shown_) {
+    emit message(tr("Attention × gradient is of the model's own run: clear the interventions first."));
+    return setMode(ContributionMode::Weights);
+  }
+  auto run = attentionGradientRun(gradientBase_, *gradients_);
+  if (!run) return setMode(ContributionMode::Weights);
+  base_ = gradientBase_;
+  shown_ = std::move(run);
+  model_->setIntervenedRun(shown_);
+  emit signedMapsChanged(
+      tr("Attention × gradient (signed; each map ÷ the largest |α·∂logit/∂α| of all heads)"));
+}
+
+void ContributionView::withdrawAttentionGradient() {
+  gradients_.reset();
+  gradientBase_.reset();
+  if (mode_ == ContributionMode::AttentionGradient) setMode(ContributionMode::Weights);
+  if (box_) {
+    const int i = box_->findData(int(ContributionMode::AttentionGradient));
+    if (i >= 0) box_->removeItem(i);
+  }
 }
 
 bool ContributionView::busy() const { return job_->busy(); }

@@ -7,6 +7,10 @@
 // shown as a run in place of the model's own (ExplorerModel::setIntervenedRun), so the
 // heatmap, head grid, token lines, metrics and export all draw them. While interventions
 // are shown the selector goes back to Weights: the maps are of the model's own run.
+// "Attention × gradient" joins the selector once the Gradients panel has computed one for
+// the shown text: alpha_ij * dLogit/dalpha_ij (Chefer et al. 2021, eq. 5), signed, every
+// head divided by the largest |value| over all layers and heads (so [-1, 1], comparable
+// across heads); it leaves the selector when the text or the model changes.
 #include <QComboBox>
 #include <QObject>
 #include <QPointer>
@@ -14,6 +18,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "attn/models/gradients/gradient_attribution.h"
 #include "attn/models/model.h"
 
 namespace attn::ui {
@@ -21,13 +26,18 @@ namespace attn::ui {
 class ExplorerModel;
 class NewestJob;
 
-enum class ContributionMode { Weights, AttentionNorms, Alti };
+enum class ContributionMode { Weights, AttentionNorms, Alti, AttentionGradient };
 
 /// `base` with every head's weights replaced by the mode's maps (rows summing to 1) and
 /// the entropy of those rows; `base` itself for Weights.
 std::shared_ptr<const attn::models::ModelRun> contributionRun(
     const std::shared_ptr<const attn::models::ModelRun>& base, const attn::models::Contributions& c,
     ContributionMode mode);
+
+/// `base` with every head's weights replaced by its attention x gradient map divided by the
+/// largest |value| over all maps (the entropy stays the weights'); null when the shapes differ.
+std::shared_ptr<const attn::models::ModelRun> attentionGradientRun(
+    const std::shared_ptr<const attn::models::ModelRun>& base, const attn::models::GradientAttribution& g);
 
 class ContributionView : public QObject {
   Q_OBJECT
@@ -41,16 +51,24 @@ class ContributionView : public QObject {
   ContributionMode mode() const { return mode_; }
   void setMode(ContributionMode mode);
   bool busy() const;
+  /// Offers "Attention × gradient" for `base`'s text (while it is the model's own run).
+  void offerAttentionGradient(std::shared_ptr<const attn::models::GradientAttribution> gradients,
+                              std::shared_ptr<const attn::models::ModelRun> base);
+  bool offersAttentionGradient() const;
   /// Blocks until the computation in progress has been delivered (tests).
   void waitForIdle();
 
  signals:
   /// One line for the user (a failed or refused computation).
   void message(const QString& text);
+  /// What the shown signed maps are (empty: the maps are not signed).
+  void signedMapsChanged(const QString& what);
 
  private:
   void follow();
   void launch();
+  void showAttentionGradient();
+  void withdrawAttentionGradient();
 
   ExplorerModel* model_;
   QPointer<QWidget> selector_;  // the tool bar it is put into owns it
@@ -58,6 +76,8 @@ class ContributionView : public QObject {
   ContributionMode mode_ = ContributionMode::Weights;
   std::shared_ptr<const attn::models::ModelRun> base_, shown_;
   std::unique_ptr<NewestJob> job_;
+  std::shared_ptr<const attn::models::GradientAttribution> gradients_;
+  std::shared_ptr<const attn::models::ModelRun> gradientBase_;  // the run the gradients are of
 };
 
 }  // namespace attn::ui

@@ -31,13 +31,23 @@ QImage thumbnail(const attn::Mat& w, const QVector<QRgb>& lut) {
   if (rows == 0 || cols == 0) return {};
   const int sr = std::max(1, (rows + kThumb - 1) / kThumb), sc = std::max(1, (cols + kThumb - 1) / kThumb);
   const int h = (rows + sr - 1) / sr, wdt = (cols + sc - 1) / sc;
-  const float top = std::max(1e-12f, w.maxCoeff());
+  // A signed map (attention x gradient) is drawn with 0 in the middle of the colormap and each
+  // pooled block keeps its value of largest magnitude; a weight map from 0 to its largest value.
+  const bool signedMap = w.minCoeff() < 0.0f;
+  const float top = std::max(1e-12f, signedMap ? w.cwiseAbs().maxCoeff() : w.maxCoeff());
   QImage img(wdt, h, QImage::Format_RGB32);
   for (int y = 0; y < h; ++y) {
     auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
     for (int x = 0; x < wdt; ++x) {
-      const float v = w.block(y * sr, x * sc, std::min(sr, rows - y * sr), std::min(sc, cols - x * sc)).maxCoeff();
-      line[x] = lut[std::clamp(static_cast<int>(v / top * 255.0f), 0, 255)];
+      const auto block = w.block(y * sr, x * sc, std::min(sr, rows - y * sr), std::min(sc, cols - x * sc));
+      float v = block.maxCoeff();
+      if (signedMap) {
+        const float low = block.minCoeff();
+        v = (-low > v ? low : v) / top * 0.5f + 0.5f;
+      } else {
+        v /= top;
+      }
+      line[x] = lut[std::clamp(static_cast<int>(v * 255.0f), 0, 255)];
     }
   }
   return img;

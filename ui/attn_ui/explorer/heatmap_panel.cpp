@@ -181,6 +181,15 @@ void HeatmapPanel::setColormapName(const QString& name) {
   heatmap_->setColormap(colormap_->currentData().toString());
 }
 
+void HeatmapPanel::setSignedMaps(const QString& what) {
+  if (what == signedWhat_) return;
+  signedWhat_ = what;
+  const QString name = signedMaps() ? QStringLiteral("diverging") : colormap_->currentData().toString();
+  heatmap_->setColormap(name);
+  emit colormapChanged(name);  // the head grid follows
+  redraw();
+}
+
 // A streamed run keeps no map: the widget reads the current head from the kept q/k
 // (an overview, and the visible rectangle at full resolution once zoomed in).
 void HeatmapPanel::redrawStreamed() {
@@ -271,10 +280,11 @@ void HeatmapPanel::redraw() {
   }
   if (model_->isStreamed()) return redrawStreamed();
   const auto q = quantity();
-  const QString what = quantity_->currentText();
-  heatmap_->setColorScaleLabel(what.toLower());
-  const double lo = 0.0;
-  const double hi = q == HeatmapQuantity::Mask ? 1.0 : 0.0;
+  const bool signedMap = signedMaps() && q == HeatmapQuantity::Weights;
+  const QString what = signedMap ? signedWhat_ : quantity_->currentText();
+  heatmap_->setColorScaleLabel(signedMap ? tr("signed, ÷ max |·|") : what.toLower());
+  const double lo = signedMap ? -1.0 : 0.0;
+  const double hi = signedMap || q == HeatmapQuantity::Mask ? 1.0 : 0.0;
   const attn::Mask& mask = shownMask();
   attn::Mat values = model_->isMetricsOnly() ? attn::Mat() : heatmapValues(*h, q, mask,
                                          attn::logitScale(model_->resultSpec().mechanism, h->q.cols(),

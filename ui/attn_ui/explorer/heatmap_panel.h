@@ -54,6 +54,10 @@ class HeatmapPanel : public QWidget {
   QAction* maskOverlayAction() const { return maskOverlay_; }
   /// The mask the shown result was computed with (pad tokens bound).
   const attn::Mask& shownMask() const;
+  /// The model's maps are signed (attention x gradient, scaled to [-1, 1]): the weights are
+  /// drawn on the diverging colormap over [-1, 1] and named `what` (empty: off).
+  void setSignedMaps(const QString& what);
+  bool signedMaps() const { return !signedWhat_.isEmpty(); }
 
  signals:
   void colormapChanged(const QString& name);
@@ -81,6 +85,7 @@ class HeatmapPanel : public QWidget {
   bool bannerSticky_ = false;
   QAction* maskOverlay_ = nullptr;
   QList<QAction*> actions_;
+  QString signedWhat_;
 };
 
 }  // namespace attn::ui

@@ -9,6 +9,7 @@
 #include "attn_ui/explorer/row_column_panel.h"
 #include "attn_ui/lens/lens_panel.h"
 #include "attn_ui/metrics/metrics_panel.h"
+#include "attn_ui/patching/patching_docks.h"
 #include "attn_ui/pretrained/experiments_actions.h"
 #include "attn_ui/pretrained/model_open_controller.h"
 #include "attn_ui/pretrained/model_run_progress.h"
@@ -72,6 +73,7 @@ void installExtraPanels(MainWindow& window) {
   auto* contributions = new ContributionView(window.model(), &window);  // weights, attention norms or ALTI
   window.heatmapPanel()->addToolBarWidget(contributions->selector());
   QObject::connect(contributions, &ContributionView::message, window.model(), &ExplorerModel::reportError);
+  installPatchingDocks(window, contributions);  // activation patching, gradients (attention x gradient maps)
   new TrainingWindowAction(window);  // View > Training…
   new ModelRunProgress(&window, window.model());  // a long model run's layer, bar and Cancel
 }
