@@ -101,6 +101,14 @@ PatchingPanel::PatchingPanel(ExplorerModel* model, QWidget* parent)
   diffs_->setWordWrap(true);
   diffs_->setTextFormat(Qt::PlainText);
 
+  buildLayout();
+  connectControls();
+  followModel();
+}
+
+PatchingPanel::~PatchingPanel() { job_->cancel(); }
+
+void PatchingPanel::buildLayout() {
   auto* form = new QGridLayout;
   form->setContentsMargins(0, 0, 0, 0);
   const auto addRow = [form](int row, const QString& label, QLineEdit* edit, QLabel* count) {
@@ -154,7 +162,9 @@ PatchingPanel::PatchingPanel(ExplorerModel* model, QWidget* parent)
       "Activation patching: the corrupt text runs with one activation taken from the clean text's run; each "
       "cell is the share of the clean − corrupt logit difference (target − foil, last position) it brings "
       "back: 1 all of it, 0 nothing (Meng et al. 2022; Wang et al. 2023)."));
+}
 
+void PatchingPanel::connectControls() {
   auto* shortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
   shortcut->setContext(Qt::WidgetWithChildrenShortcut);
   connect(shortcut, &QShortcut::activated, this, &PatchingPanel::run);
@@ -185,10 +195,7 @@ PatchingPanel::PatchingPanel(ExplorerModel* model, QWidget* parent)
     model_->setCurrentLayerHead(row, col);
   });
   connect(model_, &ExplorerModel::modelChanged, this, &PatchingPanel::followModel);
-  followModel();
 }
-
-PatchingPanel::~PatchingPanel() { job_->cancel(); }
 
 QCheckBox* PatchingPanel::siteBox(Site site) const {
   return site == Site::Residual ? residual_ : site == Site::Heads ? heads_ : mlp_;

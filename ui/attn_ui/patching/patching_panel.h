@@ -59,6 +59,8 @@ class PatchingPanel : public QWidget {
   QSize sizeHint() const override { return {760, 340}; }
 
  private:
+  void buildLayout();
+  void connectControls();
   void updateCounts();
   void followModel();
   void showResult(std::shared_ptr<const attn::models::PatchingResult> result, QStringList tokens);
