@@ -88,6 +88,26 @@ TEST(MetricsPanel, ShowsTheCoreNumbers) {
   shot(p, "metrics_panel_result.png");
 }
 
+TEST(MetricsPanel, SignedMapsAreNotMeasuredAndThePanelSaysWhy) {
+  const auto res = runExample(true);
+  MetricsPanel p;
+  p.resize(460, 1100);
+  p.show();
+  p.setResult(res, 0);
+  settleMetricsPanel(p);
+  ASSERT_NE(p.analysis(), nullptr);
+  p.setSignedMaps("attention x gradient");
+  settleMetricsPanel(p);
+  EXPECT_EQ(p.analysis(), nullptr);
+  EXPECT_TRUE(p.barChart()->values().empty());
+  EXPECT_NE(p.flagsLabel()->text().indexOf("attention x gradient"), -1);
+  EXPECT_EQ(p.flagsLabel()->text().indexOf("counted as 0"), -1);  // no per-row warnings
+  p.setSignedMaps(QString());  // back to the weights: measured again, as before
+  settleMetricsPanel(p);
+  ASSERT_NE(p.analysis(), nullptr);
+  EXPECT_EQ(p.barChart()->values()[0], analyzeResult(*res).heads[0].entropyMean);
+}
+
 TEST(MetricsPanel, OtherMeasuresAndRowCurves) {
   const auto res = runExample(false);
   MetricsPanel p;

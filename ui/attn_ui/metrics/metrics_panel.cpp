@@ -313,6 +313,15 @@ void MetricsPanel::launch() {
     job->layered = std::move(layered);
     return deliver(job);
   }
+  if (!signedMaps_.isEmpty()) {  // entropy, sink share, ... are defined on weights only
+    jobs_->cancel();
+    rerun_ = false;
+    analysis_.reset();
+    layered_.reset();
+    redraw();
+    emit analysisChanged();
+    return;
+  }
   auto job = std::make_shared<Job>();
   job->options = options();
   job->result = result_;
@@ -504,6 +513,12 @@ void MetricsPanel::drawLayers() {
                       0.0, 1.0);
 }
 
+void MetricsPanel::setSignedMaps(const QString& what) {
+  if (what == signedMaps_) return;
+  signedMaps_ = what;
+  launch();
+}
+
 void MetricsPanel::showFlags() {
   const attn::Analysis* an = analysis();
   QString text;
@@ -521,6 +536,10 @@ void MetricsPanel::showFlags() {
   } else if (an) {
     text = collapseFlagsText(*an);
   }
+  if (!signedMaps_.isEmpty())
+    text = tr("The measures are defined on attention weights (non-negative rows that sum to 1). The maps "
+              "shown are %1, so none is computed: choose Weights in the heatmap's Maps to see them.")
+               .arg(signedMaps_);
   flags_->setText(text);
   flags_->setVisible(!text.isEmpty());
   thresholds_->setText(thresholdsText(an ? an->options : options()));

@@ -47,6 +47,9 @@ class MetricsPanel : public QWidget {
   void setLayers(attn::LayeredWeights layers, std::vector<std::string> tokens, int currentHead = 0);
   void setCurrentHead(int head);
   int currentHead() const { return head_; }
+  /// Non-empty while the model views draw signed maps that are not attention weights (what
+  /// they are, in a phrase): the measures are not computed and the panel says why.
+  void setSignedMaps(const QString& what);
   /// Blocks until the newest analysis is shown (tests).
   void waitForIdle();
 
@@ -125,6 +128,7 @@ class MetricsPanel : public QWidget {
   std::shared_ptr<const attn::models::ModelRun> streamedFrom_;
   std::unique_ptr<NewestJob> jobs_;  // one analysis at a time; a closed input's is dropped
   bool rerun_ = false;  // input changed while an analysis ran
+  QString signedMaps_;  // setSignedMaps
 };
 
 }  // namespace attn::ui

@@ -74,6 +74,8 @@ void installExtraPanels(MainWindow& window) {
   window.heatmapPanel()->addToolBarWidget(contributions->selector());
   QObject::connect(contributions, &ContributionView::message, window.model(), &ExplorerModel::reportError);
   installPatchingDocks(window, contributions);  // activation patching, gradients (attention x gradient maps)
+  QObject::connect(contributions, &ContributionView::signedMapsChanged, metrics,
+                   &MetricsPanel::setSignedMaps);
   new TrainingWindowAction(window);  // View > Training…
   new ModelRunProgress(&window, window.model());  // a long model run's layer, bar and Cancel
 }
