@@ -275,7 +275,10 @@ namespace {
 /// Drops what a run kept only for the contributions or the lens (`widened`: the forward
 /// kept every layer's heads for the contributions).
 void trimToOptions(ModelRun& run, const RunOptions& options, bool widened) {
-  if (!options.keepHiddenStates) run.hiddenStates.clear();
+  if (!options.keepHiddenStates) {
+    run.hiddenStates.clear();
+    run.lastResidual = Mat();
+  }
   if (!widened) return;
   if (!options.keepQkv)
     for (auto& layer : run.layers)
