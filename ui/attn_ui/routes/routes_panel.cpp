@@ -17,9 +17,9 @@
 
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/explorer/model_run_view.h"
 #include "attn_ui/export/figure_export.h"
 #include "attn_ui/export/figure_export_dialog.h"
-#include "attn_ui/pretrained/prediction_panel.h"
 #include "attn_ui/routes/routes_view.h"
 
 namespace attn::ui {
@@ -51,6 +51,7 @@ RoutesPanel::RoutesPanel(ExplorerModel* model, QWidget* parent)
   setObjectName(QStringLiteral("RoutesPanel"));
   position_->setToolTip(tr("The token whose route is traced: the prediction made there"));
   position_->setMinimumContentsLength(10);
+  position_->setPlaceholderText(tr("last token"));
   slider_->setRange(1, kSliderMax);
   spin_->setRange(0.001, 1.0);
   spin_->setDecimals(3);
@@ -78,7 +79,7 @@ RoutesPanel::RoutesPanel(ExplorerModel* model, QWidget* parent)
   layout->addLayout(top);
   layout->addWidget(status_);
   layout->addWidget(view_, 1);
-  setToolTip(
+  status_->setToolTip(
       tr("Information flow routes (Ferrando & Voita 2024): the parts of the forward pass that carry at least "
          "the threshold's share of each block's output, from the chosen token at the top down to the input "
          "tokens. Blue: attention heads; grey: the residual stream; orange: MLPs."));
@@ -103,13 +104,14 @@ RoutesPanel::RoutesPanel(ExplorerModel* model, QWidget* parent)
     job_->cancel();
     routes_.reset();  // another model's importances
     encoding_ = {};
+    tokens_.clear();
     {
       const QSignalBlocker block(position_);
       position_->clear();
     }
     view_->setFigure({});
     const auto m = model_->modelPtr();
-    QString why;
+    QString why = m ? tr("Run traces the contribution graph of the main window's text.") : QString();
     if (m && !m->info().causal) {  // the core says which models it covers, at no cost for these
       const auto refused = m->flowRoutes(attn::models::Encoding{}, {});
       if (!refused) why = QString::fromStdString(refused.error().message);
@@ -181,10 +183,10 @@ void RoutesPanel::run() {
         else
           out->error = QString::fromStdString(r.error().message);
       },
-      [this, out, encoding] {
+      [this, out, encoding, m] {
         updateControls();
         if (!out->routes) return setStatus(out->error);  // the graph shown stays
-        showRoutes(out->routes, encoding);
+        showRoutes(out->routes, encoding, modelTokenLabels(m->tokenizer(), encoding));
       },
       tr("Tracing the contribution graph"));
   updateControls();
@@ -208,14 +210,14 @@ void RoutesPanel::waitForIdle() {
 }
 
 void RoutesPanel::showRoutes(std::shared_ptr<const attn::models::FlowRoutes> routes,
-                             attn::models::Encoding encoding) {
+                             attn::models::Encoding encoding, QStringList tokens) {
   routes_ = std::move(routes);
   encoding_ = std::move(encoding);
+  tokens_ = std::move(tokens);
   {
     const QSignalBlocker block(position_);
     position_->clear();
-    for (size_t i = 0; i < encoding_.tokens.size(); ++i)
-      position_->addItem(tr("%1  %2").arg(i).arg(visibleToken(encoding_.tokens[i])));
+    for (int i = 0; i < tokens_.size(); ++i) position_->addItem(tr("%1  %2").arg(i).arg(tokens_[i]));
     position_->setCurrentIndex(routes_->position);
   }
   updateControls();
@@ -226,7 +228,7 @@ void RoutesPanel::retrace() {
   if (!routes_) return;
   const int position = position_->currentIndex();
   RoutesFigure f;
-  for (const auto& t : encoding_.tokens) f.tokens << visibleToken(t);
+  f.tokens = tokens_;
   f.layers = static_cast<int>(routes_->attnImportance.size());
   f.position = position;
   // The run's own route when nothing changed, else Algorithm 1 again on the same importances.

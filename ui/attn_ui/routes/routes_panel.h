@@ -4,6 +4,7 @@
 // RoutesView. The importances of every edge are kept, so a new threshold or position only
 // traces the route again (attn::models::routeEdges), at once. Clicking a head's edge shows
 // that layer and head in the main views. A failed or cancelled run keeps the graph shown.
+#include <QStringList>
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -56,7 +57,8 @@ class RoutesPanel : public QWidget {
 
  private:
   void retrace();
-  void showRoutes(std::shared_ptr<const attn::models::FlowRoutes> routes, attn::models::Encoding encoding);
+  void showRoutes(std::shared_ptr<const attn::models::FlowRoutes> routes, attn::models::Encoding encoding,
+                  QStringList tokens);
   void setStatus(const QString& text);
   void updateControls();
   void showExportDialog();
@@ -75,6 +77,7 @@ class RoutesPanel : public QWidget {
   std::shared_ptr<JobControl> last_;  // the newest run's control, cancelled or not (waitForIdle)
   std::shared_ptr<const attn::models::FlowRoutes> routes_;
   attn::models::Encoding encoding_;
+  QStringList tokens_;  // encoding_'s tokens as the heatmap labels them
 };
 
 }  // namespace attn::ui

@@ -1,6 +1,8 @@
 #include "attn_ui/routes/routes_view.h"
 
+#include <QEvent>
 #include <QFontMetricsF>
+#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -70,6 +72,7 @@ void paintLegend(QPainter& p, const QRectF& area, const QFontMetricsF& fm) {
       {RouteEdgeKind::Head, RoutesView::tr("attention head")},
       {RouteEdgeKind::AttnResidual, RoutesView::tr("residual")},
       {RouteEdgeKind::Mlp, RoutesView::tr("MLP")}};
+  const QColor text = p.pen().color();
   double x = area.right() - 4;
   for (auto it = std::rbegin(kinds); it != std::rend(kinds); ++it) {
     const double w = fm.horizontalAdvance(it->second);
@@ -79,7 +82,7 @@ void paintLegend(QPainter& p, const QRectF& area, const QFontMetricsF& fm) {
     p.setPen(QPen(routeEdgeColour(it->first), 3));
     const double y = area.top() + 2 + fm.height() / 2;
     p.drawLine(QPointF(x, y), QPointF(x + 18, y));
-    p.setPen(QPen(p.pen().color()));
+    p.setPen(text);
     x -= 14;
   }
 }
@@ -119,10 +122,10 @@ RoutesLayout routesLayout(const RoutesFigure& f, const QRectF& area, const QFont
   l.columns = static_cast<int>(f.tokens.size());
   double labels = 0;
   for (int r = 0; r < l.rows; ++r) labels = std::max(labels, fm.horizontalAdvance(rowLabel(r)));
-  const double top = area.top() + 2 * fm.height() + 10;        // title and legend
+  const double top = area.top() + 2.5 * fm.height() + 14;      // title and legend
   const double bottom = area.bottom() - 2 * fm.height() - 12;  // tokens, maybe on two lines
   const double left = area.left() + labels + 18;
-  const double right = area.right() - 18;
+  const double right = area.right() - 36;  // room for the last column's MLP bow
   l.plot = QRectF(QPointF(left, top), QPointF(std::max(left + 1, right), std::max(top + 1, bottom)));
   return l;
 }
@@ -169,7 +172,11 @@ void paintRoutes(QPainter& p, const QRectF& area, const RoutesFigure& f, const Q
     colour.setAlphaF(0.35 + 0.65 * std::clamp(double(e.importance), 0.0, 1.0));
     QPainterPath path(a);
     path.quadTo(c, b);
-    if (static_cast<int>(k) == hovered) p.strokePath(path, QPen(text, edgeWidth(e.importance) + 3));
+    if (static_cast<int>(k) == hovered) {
+      QColor halo = palette.color(QPalette::Highlight);
+      halo.setAlpha(150);
+      p.strokePath(path, QPen(halo, edgeWidth(e.importance) + 5, Qt::SolidLine, Qt::RoundCap));
+    }
     p.strokePath(path, QPen(colour, edgeWidth(e.importance), Qt::SolidLine, Qt::RoundCap));
   }
   p.setPen(QPen(text, 1));
@@ -276,10 +283,19 @@ void RoutesView::mouseMoveEvent(QMouseEvent* event) {
     hovered_ = k;
     update();
   }
+  if (k < 0) QToolTip::hideText();
+}
+
+bool RoutesView::event(QEvent* event) {
+  if (event->type() != QEvent::ToolTip) return QWidget::event(event);
+  // The edge under the pointer, or nothing (not the panel's general tooltip).
+  const auto* help = static_cast<QHelpEvent*>(event);
+  const int k = edgeAt(help->pos());
   if (k >= 0)
-    QToolTip::showText(event->globalPosition().toPoint(), edgeText(k), this);
+    QToolTip::showText(help->globalPos(), edgeText(k), this);
   else
     QToolTip::hideText();
+  return true;
 }
 
 void RoutesView::mousePressEvent(QMouseEvent* event) {

@@ -66,6 +66,7 @@ class RoutesView : public QWidget {
   void edgeClicked(const attn::models::RouteEdge& edge);
 
  protected:
+  bool event(QEvent* event) override;
   void paintEvent(QPaintEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
