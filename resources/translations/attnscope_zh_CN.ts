@@ -150,6 +150,10 @@
 <context>
     <name>QObject</name>
     <message>
+        <source>Contribution graph</source>
+        <translation>贡献图</translation>
+    </message>
+    <message>
         <source>Row and column</source>
         <translation>行与列</translation>
     </message>
@@ -5456,6 +5460,160 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>weight</source>
         <translation>权重</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::RoutesPanel</name>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Export Figure…</source>
+        <translation>导出图形…</translation>
+    </message>
+    <message>
+        <source>The token whose route is traced: the prediction made there</source>
+        <translation>追踪其路径的词元：即在该处做出的预测</translation>
+    </message>
+    <message>
+        <source>last token</source>
+        <translation>最后一个词元</translation>
+    </message>
+    <message>
+        <source>Keep an edge when its share of its block&apos;s output is at least this (Ferrando &amp; Voita 2024 use 0.04). Changing it traces the route again without a new run.</source>
+        <translation>当一条边在其所属模块输出中的占比不低于此值时保留该边（Ferrando &amp; Voita 2024 使用 0.04）。修改它只重新追踪路径，无需重新运行。</translation>
+    </message>
+    <message>
+        <source>Compute every edge&apos;s importance for the main window&apos;s text</source>
+        <translation>为主窗口的文本计算每条边的重要性</translation>
+    </message>
+    <message>
+        <source>Position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Threshold</source>
+        <translation>阈值</translation>
+    </message>
+    <message>
+        <source>Information flow routes (Ferrando &amp; Voita 2024): the parts of the forward pass that carry at least the threshold&apos;s share of each block&apos;s output, from the chosen token at the top down to the input tokens. Blue: attention heads; grey: the residual stream; orange: MLPs.</source>
+        <translation>信息流路径（Ferrando &amp; Voita 2024）：前向计算中承载各模块输出至少阈值比例的部分，从顶部所选词元一直向下到输入词元。蓝色：注意力头；灰色：残差流；橙色：MLP。</translation>
+    </message>
+    <message>
+        <source>%1… %2%</source>
+        <translation>%1… %2%</translation>
+    </message>
+    <message>
+        <source>Run traces the contribution graph of the main window&apos;s text.</source>
+        <translation>“运行”会追踪主窗口文本的贡献图。</translation>
+    </message>
+    <message>
+        <source>Open a causal language model and type a text first.</source>
+        <translation>请先打开一个因果语言模型并输入文本。</translation>
+    </message>
+    <message>
+        <source>Tracing the contribution graph</source>
+        <translation>正在追踪贡献图</translation>
+    </message>
+    <message>
+        <source>Cancelled; the graph shown is the one before.</source>
+        <translation>已取消；显示的仍是之前的图。</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>%1  %2</source>
+        <translation>%1  %2</translation>
+    </message>
+    <message>
+        <source>Contribution graph of token %1 “%2”, threshold %3</source>
+        <translation>词元 %1 “%2” 的贡献图，阈值 %3</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n edge(s). Hover an edge for its importance; click a head&apos;s edge to show that head.</source>
+        <translation>
+            <numerusform>%n 条边。悬停在边上查看其重要性；点击注意力头的边以显示该头。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Nothing to export yet: run the contribution graph first.</source>
+        <translation>尚无可导出的内容：请先运行贡献图。</translation>
+    </message>
+    <message>
+        <source>Contribution graph</source>
+        <translation>贡献图</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图形</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::RoutesView</name>
+    <message>
+        <source>embeddings</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>L%1 attention</source>
+        <translation>L%1 注意力</translation>
+    </message>
+    <message>
+        <source>L%1 MLP</source>
+        <translation>L%1 MLP</translation>
+    </message>
+    <message>
+        <source>attention head</source>
+        <translation>注意力头</translation>
+    </message>
+    <message>
+        <source>residual</source>
+        <translation>残差</translation>
+    </message>
+    <message>
+        <source>MLP</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
+        <source>%1 “%2”</source>
+        <translation>%1 “%2”</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2</source>
+        <translation>第 %1 层，第 %2 个头</translation>
+    </message>
+    <message>
+        <source>Layer %1, residual around attention</source>
+        <translation>第 %1 层，绕过注意力的残差</translation>
+    </message>
+    <message>
+        <source>Layer %1, MLP</source>
+        <translation>第 %1 层，MLP</translation>
+    </message>
+    <message>
+        <source>Layer %1, residual around the MLP</source>
+        <translation>第 %1 层，绕过 MLP 的残差</translation>
+    </message>
+    <message>
+        <source>%1
+from token %2 to token %3
+importance %4</source>
+        <translation>%1
+从词元 %2 到词元 %3
+重要性 %4</translation>
+    </message>
+    <message>
+        <source>
+Click to show this head</source>
+        <translation>
+点击以显示此注意力头</translation>
     </message>
 </context>
 </TS>

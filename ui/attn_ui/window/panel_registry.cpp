@@ -14,6 +14,7 @@
 #include "attn_ui/pretrained/model_open_controller.h"
 #include "attn_ui/pretrained/model_run_progress.h"
 #include "attn_ui/pretrained/prediction_panel.h"
+#include "attn_ui/routes/routes_panel.h"
 #include "attn_ui/spatial/graph_panel.h"
 #include "attn_ui/spatial/image_panel.h"
 #include "attn_ui/spatial/qk_geometry_panel.h"
@@ -41,6 +42,9 @@ void installExtraPanels(MainWindow& window) {
   QObject::connect(rowColumn, &RowColumnPanel::cellPicked, rowColumnDock, &QDockWidget::raise);
   window.addPanel(QObject::tr("Logit lens"), new LensPanel(window.model()), Qt::BottomDockWidgetArea)
       ->hide();  // reads every layer through the unembedding: computed only while open
+  window
+      .addPanel(QObject::tr("Contribution graph"), new RoutesPanel(window.model()), Qt::BottomDockWidgetArea)
+      ->hide();  // information flow routes: run on demand
   window.addPanel(QObject::tr("Tiling and approximation"), new TilingPanel(window.model()), Qt::BottomDockWidgetArea)
       ->hide();  // a teaching view: opened from the View menu
   window.addPanel(QObject::tr("Image attention"), new ImagePanel(window.model()), Qt::RightDockWidgetArea)
