@@ -59,7 +59,7 @@ int printSeq2SeqInfo(const std::string& dir) {
   fmt::print(
       "generation: decoder_start_token_id {}, eos_token_id {}, forced_bos_token_id {}, forced_eos_token_id "
       "{}, max_length {}, num_beams {} (from {})\n",
-      g.decoderStartTokenId, g.eosText(), g.forcedBosTokenId, g.forcedEosTokenId, g.maxLength, g.numBeams,
+      g.decoderStartTokenId, g.eosText(), g.forcedBosTokenId, g.forcedEosText(), g.maxLength, g.numBeams,
       g.source);
   fmt::print(
       "views: encoder, decoder and cross-attention with `run --model DIR --text SRC --target-text TGT` "

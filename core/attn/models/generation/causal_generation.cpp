@@ -89,7 +89,7 @@ std::string describeSettings(const GenerationSettings& g, int beams, const BeamS
       "{}, "
       "forced_eos_token_id {} (from {})",
       search, g.eosText(), maxLength, fromBudget ? " (prompt + max new tokens)" : "", g.noRepeatNgramSize,
-      g.badWordsIds.size(), g.forcedBosTokenId, g.forcedEosTokenId, g.source.empty() ? src : g.source);
+      g.badWordsIds.size(), g.forcedBosTokenId, g.forcedEosText(), g.source.empty() ? src : g.source);
 }
 
 }  // namespace

@@ -32,12 +32,15 @@ void processScores(float* scores, int vocab, const std::vector<int>& ids, const 
                    ids.end() - static_cast<std::ptrdiff_t>(words.size() - 1)) &&
         words.back() < vocab)
       scores[words.back()] = minusInf;
-  for (const int forced :
-       {len == 1 ? g.forcedBosTokenId : -1, len == maxLength - 1 ? g.forcedEosTokenId : -1})
-    if (forced >= 0 && forced < vocab) {  // every other token -inf, the forced one 0
-      std::fill(scores, scores + vocab, minusInf);
-      scores[forced] = 0.0f;
-    }
+  // ForcedBOS / ForcedEOSTokenLogitsProcessor: every other token -inf, the forced ones 0.
+  std::vector<int> forced;
+  if (len == 1 && g.forcedBosTokenId >= 0) forced.push_back(g.forcedBosTokenId);
+  if (len == maxLength - 1)
+    for (int id : g.forcedEosSet()) forced.push_back(id);
+  std::erase_if(forced, [vocab](int id) { return id < 0 || id >= vocab; });
+  if (forced.empty()) return;
+  std::fill(scores, scores + vocab, minusInf);
+  for (int id : forced) scores[id] = 0.0f;
 }
 
 int greedyNextToken(const float* logits, int vocab, const std::vector<int>& ids, const GenerationSettings& g,
@@ -45,8 +48,12 @@ int greedyNextToken(const float* logits, int vocab, const std::vector<int>& ids,
   const int len = static_cast<int>(ids.size());
   // ForcedBOS at length 1 and ForcedEOS at maxLength - 1 leave one token possible.
   if (len == 1 && g.forcedBosTokenId >= 0 && g.forcedBosTokenId < vocab) return g.forcedBosTokenId;
-  if (len == maxLength - 1 && g.forcedEosTokenId >= 0 && g.forcedEosTokenId < vocab)
-    return g.forcedEosTokenId;
+  if (len == maxLength - 1) {  // a list leaves several at 0: torch.argmax takes the smallest id
+    int smallest = -1;
+    for (int id : g.forcedEosSet())
+      if (id >= 0 && id < vocab && (smallest < 0 || id < smallest)) smallest = id;
+    if (smallest >= 0) return smallest;
+  }
   std::vector<int> banned = bannedNgramTokens(ids, g.noRepeatNgramSize);
   for (const auto& words : g.badWordsIds)  // NoBadWordsLogitsProcessor
     if (words.size() <= ids.size() + 1 &&

@@ -40,8 +40,9 @@ Status readGenerationFields(const Seq2SeqFields& f, int vocab, GenerationSetting
                                     {"forced_eos_token_id", &g.forcedEosTokenId}}};
   for (const auto& [key, dest] : ids) {
     const json* v = f.find(key);
-    const bool eos = dest == &g.eosTokenId;
-    if (v && v->is_array()) {  // a list: eos_token_id keeps every id; the other fields take the first
+    const bool eos = dest == &g.eosTokenId, forcedEos = dest == &g.forcedEosTokenId;
+    // A list: eos_token_id and forced_eos_token_id keep every id; the other fields take the first.
+    if (v && v->is_array()) {
       if (v->empty() || v->size() > 1024)
         return Error{fmt::format("{}: '{}' must be a token id or a list of 1 to 1024 ids", f.src, key)};
       std::vector<int> list;
@@ -53,10 +54,12 @@ Status readGenerationFields(const Seq2SeqFields& f, int vocab, GenerationSetting
       }
       *dest = list.empty() ? -1 : list.front();
       if (eos) g.eosTokenIds = list;
+      if (forcedEos) g.forcedEosTokenIds = list;
       continue;
     }
     ATTN_S2S_TRY(id, f.integer(key, *dest, -1, vocab - 1));
     if (eos && v) g.eosTokenIds.clear();  // a single id replaces an earlier file's list
+    if (forcedEos && v) g.forcedEosTokenIds.clear();
     *dest = id;
   }
   if (const json* bad = f.find("bad_words_ids")) {
@@ -96,11 +99,19 @@ Status readGenerationFields(const Seq2SeqFields& f, int vocab, GenerationSetting
 
 }  // namespace
 
-std::string GenerationSettings::eosText() const {
-  if (eosTokenIds.size() < 2) return std::to_string(eosTokenId);
+namespace {
+std::string idListText(int single, const std::vector<int>& list) {
+  if (list.size() < 2) return std::to_string(single);
   std::string s = "[";
-  for (size_t i = 0; i < eosTokenIds.size(); ++i) s += (i ? ", " : "") + std::to_string(eosTokenIds[i]);
+  for (size_t i = 0; i < list.size(); ++i) s += (i ? ", " : "") + std::to_string(list[i]);
   return s + "]";
+}
+}  // namespace
+
+std::string GenerationSettings::eosText() const { return idListText(eosTokenId, eosTokenIds); }
+
+std::string GenerationSettings::forcedEosText() const {
+  return idListText(forcedEosTokenId, forcedEosTokenIds);
 }
 
 namespace {

@@ -22,6 +22,10 @@ struct GenerationSettings {
   std::vector<int> eosTokenIds;
   int forcedBosTokenId = -1;  // forced as the first generated token (-1: none)
   int forcedEosTokenId = -1;  // forced when one token is left before maxLength (-1: none)
+  /// forced_eos_token_id given as a list: ForcedEOSTokenLogitsProcessor leaves every id of it
+  /// possible (score 0, the rest -inf), so greedy search takes the smallest (torch.argmax's first
+  /// maximum). Empty: just forcedEosTokenId.
+  std::vector<int> forcedEosTokenIds;
   int maxLength = 20;         // decoder length, decoder start included (transformers' default)
   int noRepeatNgramSize = 0;  // 0: off
   int numBeams = 1;
@@ -44,6 +48,13 @@ struct GenerationSettings {
   }
   /// eos_token_id as the settings line prints it: "2", or the list "[128001, 128009]".
   std::string eosText() const;
+  /// forced_eos_token_id the same way.
+  std::string forcedEosText() const;
+  /// The ids forced at maxLength - 1 (none: empty).
+  std::vector<int> forcedEosSet() const {
+    if (!forcedEosTokenIds.empty()) return forcedEosTokenIds;
+    return forcedEosTokenId >= 0 ? std::vector<int>{forcedEosTokenId} : std::vector<int>{};
+  }
 };
 
 /// Which graph the forward builds (families/bart.cpp, families/t5.cpp).

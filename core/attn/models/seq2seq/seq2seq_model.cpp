@@ -308,7 +308,7 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
   run.settings = fmt::format(
       "{}; decoder_start_token_id {}, forced_bos_token_id {}, forced_eos_token_id {}, eos_token_id {}, "
       "max_length {}{}, no_repeat_ngram_size {}, bad_words_ids {} (from {})",
-      search, g.decoderStartTokenId, g.forcedBosTokenId, g.forcedEosTokenId, g.eosText(), maxLength,
+      search, g.decoderStartTokenId, g.forcedBosTokenId, g.forcedEosText(), g.eosText(), maxLength,
       o.maxNewTokens > 0 ? " (1 + max new tokens)" : "", g.noRepeatNgramSize, g.badWordsIds.size(),
       g.source.empty() ? impl_->configPath : g.source);
   if (progress && !progress(1.0, "done")) return Error{impl_->configPath + ": cancelled"};

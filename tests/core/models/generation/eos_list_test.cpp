@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "attn/models/generation/causal_generation.h"
 #include "attn/models/model.h"
+#include "attn/models/seq2seq/greedy_search.h"
 #include "attn/models/seq2seq/seq2seq_config.h"
 #include "attn/models/seq2seq/seq2seq_model.h"
 #include "model_fixtures.h"
@@ -26,8 +28,9 @@ using attn::test::loadNpz;
 using attn::test::modelDir;
 
 /// A copy of fixture `name` (without its .npz) whose generation_config.json (kept, or {}) has
-/// eos_token_id set to `eos`.
-fs::path eosListFolder(const std::string& name, const nlohmann::json& eos, const std::string& tag) {
+/// `key` (eos_token_id unless said) set to `eos`.
+fs::path eosListFolder(const std::string& name, const nlohmann::json& eos, const std::string& tag,
+                       const std::string& key = "eos_token_id") {
   const fs::path dir =
       fs::temp_directory_path() / ("attn_eos_list_" + name + "_" + tag + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -41,7 +44,7 @@ fs::path eosListFolder(const std::string& name, const nlohmann::json& eos, const
     ss << in.rdbuf();
     g = nlohmann::json::parse(ss.str());
   }
-  g["eos_token_id"] = eos;
+  g[key] = eos;
   std::ofstream(dir / "generation_config.json", std::ios::trunc) << g.dump();
   return dir;
 }
@@ -165,6 +168,54 @@ TEST(GenerationEosList, TranslateStopsAtTheListsSecondId) {
   EXPECT_NE(cut->settings.find("eos_token_id [" + std::to_string(eos) + ", " + std::to_string(stop) + "]"),
             std::string::npos)
       << cut->settings;
+}
+
+// forced_eos_token_id as a list: ForcedEOSTokenLogitsProcessor sets every listed id to 0 and the
+// rest to -inf one token before max_length, so greedy search (torch.argmax, first maximum) takes
+// the smallest listed id, not the list's first.
+TEST(GenerationEosList, ForcedEosListLeavesEveryIdPossible) {
+  GenerationSettings g;
+  ASSERT_TRUE(readGenerationConfig(R"({"forced_eos_token_id": [9, 7]})", "g.json", 16, g).ok());
+  EXPECT_EQ(g.forcedEosText(), "[9, 7]");
+  EXPECT_EQ(g.forcedEosSet(), (std::vector<int>{9, 7}));
+  std::vector<float> scores(16, 1.0f);
+  const std::vector<int> ids{0, 4, 5};  // length 3 = max_length 4 - 1: the forced step
+  processScores(scores.data(), 16, ids, g, 4);
+  for (int t = 0; t < 16; ++t)
+    EXPECT_EQ(scores[static_cast<size_t>(t)],
+              t == 7 || t == 9 ? 0.0f : -std::numeric_limits<float>::infinity())
+        << t;
+  EXPECT_EQ(greedyNextToken(std::vector<float>(16, 1.0f).data(), 16, ids, g, 4), 7);
+  EXPECT_EQ(greedyNextToken(std::vector<float>(16, 1.0f).data(), 16, {0, 4}, g, 4), 0);  // not yet forced
+  ASSERT_TRUE(readGenerationConfig(R"({"forced_eos_token_id": 3})", "g.json", 16, g).ok());
+  EXPECT_EQ(g.forcedEosText(), "3");
+  EXPECT_EQ(g.forcedEosSet(), std::vector<int>{3});
+  auto bad = readGenerationConfig(R"({"forced_eos_token_id": [3, 16]})", "g.json", 16, g);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "g.json: 'forced_eos_token_id' is 16, expected -1 to 15");
+}
+
+TEST(GenerationEosList, TranslateForcesTheSmallestIdOfTheList) {
+  auto plain = Seq2SeqModel::open(modelDir("bart"));
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  const auto cases =
+      nlohmann::json::parse(std::ifstream(modelDir("bart") + "/reference_tokens.json"))["cases"];
+  auto src = (*plain)->encode(cases[0]["source"].get<std::string>(), "source");
+  ASSERT_TRUE(src.ok());
+  GenerateOptions o;
+  o.beams = 1;
+  auto full = (*plain)->generate(*src, o);
+  ASSERT_TRUE(full.ok()) << full.error().message;
+  const int maxLength = (*plain)->info().generation.maxLength;
+  ASSERT_EQ(static_cast<int>(full->targetIds.size()), maxLength);  // ran to the budget: the forced step came
+  auto listed = Seq2SeqModel::open(eosListFolder("bart", {5, 3}, "forced", "forced_eos_token_id").string());
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  auto forced = (*listed)->generate(*src, o);
+  ASSERT_TRUE(forced.ok()) << forced.error().message;
+  std::vector<int> want(full->targetIds.begin(), full->targetIds.end() - 1);
+  want.push_back(3);
+  EXPECT_EQ(forced->targetIds, want);
+  EXPECT_NE(forced->settings.find("forced_eos_token_id [5, 3]"), std::string::npos) << forced->settings;
 }
 
 }  // namespace
