@@ -78,6 +78,7 @@ TEST(ContributionView, TheMapsAreTheModelsContributionsInEveryView) {
     EXPECT_TRUE(w.heatmap()->matrix().isApprox(norms, 1e-5f));
     EXPECT_FALSE(w.heatmap()->matrix().isApprox(own->layers[1].heads[1].weights, 1e-3f))
         << "the norms should differ from the weights on a random model";
+    EXPECT_EQ(w.heatmapPanel()->mapsName(), "Attention norms") << "the title names the maps, not Weights";
 
     view->setMode(ContributionMode::Alti);
     settle(w);
@@ -85,10 +86,12 @@ TEST(ContributionView, TheMapsAreTheModelsContributionsInEveryView) {
     QCoreApplication::processEvents();
     EXPECT_TRUE(w.heatmap()->matrix().isApprox(c.alti[0], 1e-5f));
     EXPECT_EQ(view->modeBox()->currentData().toInt(), int(ContributionMode::Alti));
+    EXPECT_TRUE(w.heatmapPanel()->mapsName().startsWith("ALTI"));
 
     view->setMode(ContributionMode::Weights);
     settle(w);
     EXPECT_EQ(w.model()->modelRun(), own);
+    EXPECT_TRUE(w.heatmapPanel()->mapsName().isEmpty());
   }
 }
 

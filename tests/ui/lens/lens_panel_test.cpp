@@ -12,6 +12,7 @@
 #include "attn/models/model.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_widget.h"
+#include "attn_ui/explorer/model_run_view.h"
 #include "attn_ui/pretrained/prediction_panel.h"
 
 namespace attn::ui {
@@ -70,8 +71,12 @@ TEST(LensPanel, ShowsTheModelsLensWithTheLastLayerOnTop) {
       EXPECT_FLOAT_EQ(map(last, i), want.topProb(0, i, 0)) << "bottom row: the embeddings";
       EXPECT_EQ(panel.cellText(0, i), visibleToken(m->tokenizer().displayText(want.topId(last, i, 0))));
     }
+    // Columns read as text ("␣sat"), not as vocabulary strings ("Ġsat").
+    EXPECT_EQ(panel.heatmap()->columnLabels(), modelTokenLabels(m->tokenizer(), panel.encoding()));
     const QString details = panel.cellDetails(last, 1);
-    EXPECT_TRUE(details.startsWith("Embeddings, position 1")) << details.toStdString();
+    EXPECT_TRUE(details.startsWith("Embeddings, position 1 " +
+                                   visibleToken(m->tokenizer().displayText(panel.encoding().ids[1]))))
+        << details.toStdString();
     EXPECT_TRUE(details.contains(QStringLiteral("Final prediction %1: rank %2")
                                      .arg(visibleToken(m->tokenizer().displayText(want.finalIds[1])))
                                      .arg(want.rank(0, 1) + 1)))

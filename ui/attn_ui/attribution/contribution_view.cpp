@@ -108,6 +108,7 @@ void ContributionView::setMode(ContributionMode mode) {
     box_->setCurrentIndex(box_->findData(int(mode)));
   job_->cancel();
   emit signedMapsChanged(QString());
+  emit mapsNameChanged(QString());
   if (mode_ == ContributionMode::Weights) {
     if (shown_ && model_->modelRun() == shown_) model_->setIntervenedRun(nullptr);
     shown_.reset();
@@ -170,6 +171,8 @@ void ContributionView::launch() {
         }
         if (model_->ownModelRun() != base) return;  // the text changed meanwhile; follow() runs again
         shown_ = result->run;
+        emit mapsNameChanged(mode_ == ContributionMode::Alti ? tr("ALTI (the layer's, in every head)")
+                                                             : tr("Attention norms"));
         model_->setIntervenedRun(shown_);
       },
       tr("Computing contributions"));

@@ -63,6 +63,8 @@ class ContributionView : public QObject {
   void message(const QString& text);
   /// What the shown signed maps are (empty: the maps are not signed).
   void signedMapsChanged(const QString& what);
+  /// What the shown unsigned maps are ("ALTI …"; empty: the weights or signed maps).
+  void mapsNameChanged(const QString& what);
 
  private:
   void follow();

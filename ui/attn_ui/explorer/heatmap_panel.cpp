@@ -190,6 +190,12 @@ void HeatmapPanel::setSignedMaps(const QString& what) {
   redraw();
 }
 
+void HeatmapPanel::setMapsName(const QString& what) {
+  if (what == mapsWhat_) return;
+  mapsWhat_ = what;
+  redraw();
+}
+
 // A streamed run keeps no map: the widget reads the current head from the kept q/k
 // (an overview, and the visible rectangle at full resolution once zoomed in).
 void HeatmapPanel::redrawStreamed() {
@@ -281,8 +287,11 @@ void HeatmapPanel::redraw() {
   if (model_->isStreamed()) return redrawStreamed();
   const auto q = quantity();
   const bool signedMap = signedMaps() && q == HeatmapQuantity::Weights;
-  const QString what = signedMap ? signedWhat_ : quantity_->currentText();
-  heatmap_->setColorScaleLabel(signedMap ? tr("signed, ÷ max |·|") : what.toLower());
+  const bool named = !signedMap && !mapsWhat_.isEmpty() && q == HeatmapQuantity::Weights;
+  const QString what = signedMap ? signedWhat_ : named ? mapsWhat_ : quantity_->currentText();
+  heatmap_->setColorScaleLabel(signedMap ? tr("signed, ÷ max |·|")
+                               : named   ? tr("share of the row")
+                                         : what.toLower());
   const double lo = signedMap ? -1.0 : 0.0;
   const double hi = signedMap || q == HeatmapQuantity::Mask ? 1.0 : 0.0;
   const attn::Mask& mask = shownMask();

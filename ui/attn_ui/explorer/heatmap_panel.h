@@ -58,6 +58,10 @@ class HeatmapPanel : public QWidget {
   /// drawn on the diverging colormap over [-1, 1] and named `what` (empty: off).
   void setSignedMaps(const QString& what);
   bool signedMaps() const { return !signedWhat_.isEmpty(); }
+  /// The model's maps are not its weights but other rows that sum to 1 (attention norms, ALTI):
+  /// the title and the colour scale name them `what` (empty: the weights).
+  void setMapsName(const QString& what);
+  const QString& mapsName() const { return mapsWhat_; }
 
  signals:
   void colormapChanged(const QString& name);
@@ -86,6 +90,7 @@ class HeatmapPanel : public QWidget {
   QAction* maskOverlay_ = nullptr;
   QList<QAction*> actions_;
   QString signedWhat_;
+  QString mapsWhat_;
 };
 
 }  // namespace attn::ui

@@ -68,6 +68,7 @@ class HeatmapWidget : public QCustomPlot {
   void zoomBy(double factor);
 
   const attn::Mat& matrix() const { return values_; }
+  const QStringList& columnLabels() const { return colLabels_; }
   /// The matrix's shape (the in-memory one's, or the source's).
   int rows() const;
   int cols() const;

@@ -13,6 +13,7 @@
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_widget.h"
+#include "attn_ui/explorer/model_run_view.h"
 #include "attn_ui/pretrained/prediction_panel.h"
 #include "attn_ui/window/hidden_panel_gate.h"
 
@@ -58,6 +59,8 @@ LensPanel::LensPanel(ExplorerModel* model, QWidget* parent)
   layout->addLayout(top);
   layout->addWidget(map_, 1);
   map_->setColorScaleLabel(tr("probability"));
+  map_->yAxis->setLabel(tr("layer"));
+  map_->xAxis->setLabel(tr("position (the token read there)"));
   setToolTip(
       tr("The logit lens: what each layer would predict if the network stopped there — its residual stream "
          "through the model's final norm and unembedding (nostalgebraist 2020). Bottom row: the embeddings; "
@@ -215,7 +218,10 @@ void LensPanel::redraw() {
     const int layer = lensLayer(lens, r);
     rows << (layer == 0 ? tr("embeddings") : tr("layer %1").arg(layer));
   }
-  for (const auto& t : encoding_.tokens) cols << visibleToken(t);
+  if (const auto m = model_->modelPtr())
+    cols = modelTokenLabels(m->tokenizer(), encoding_);  // the text read there ("␣is"), not "Ġis"
+  else
+    for (const auto& t : encoding_.tokens) cols << visibleToken(t);
   const QString title = colour_ == Colour::TopProbability
                             ? tr("Logit lens: each layer's top token")
                             : tr("Logit lens: the final prediction's probability");
@@ -255,8 +261,8 @@ QString LensPanel::cellDetails(int row, int column) const {
   if (!lens_ || row < 0 || column < 0 || row >= lens_->rows || column >= lens_->positions) return {};
   const auto& lens = *lens_;
   const int layer = lensLayer(lens, row);
-  const QString at = column < static_cast<int>(encoding_.tokens.size())
-                         ? visibleToken(encoding_.tokens[static_cast<size_t>(column)])
+  const QString at = column < static_cast<int>(encoding_.ids.size())
+                         ? tokenText(encoding_.ids[static_cast<size_t>(column)])
                          : QString();
   QStringList lines;
   lines << (layer == 0 ? tr("Embeddings, position %1 %2").arg(column).arg(at)

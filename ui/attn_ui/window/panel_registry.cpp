@@ -77,6 +77,8 @@ void installExtraPanels(MainWindow& window) {
   auto* contributions = new ContributionView(window.model(), &window);  // weights, attention norms or ALTI
   window.heatmapPanel()->addToolBarWidget(contributions->selector());
   QObject::connect(contributions, &ContributionView::message, window.model(), &ExplorerModel::reportError);
+  QObject::connect(contributions, &ContributionView::mapsNameChanged, window.heatmapPanel(),
+                   &HeatmapPanel::setMapsName);
   installPatchingDocks(window, contributions);  // activation patching, gradients (attention x gradient maps)
   QObject::connect(contributions, &ContributionView::signedMapsChanged, metrics,
                    &MetricsPanel::setSignedMaps);
