@@ -10,6 +10,7 @@
 #include <QDockWidget>
 #include <QKeyEvent>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSpinBox>
 #include <algorithm>
 #include <fstream>
@@ -17,6 +18,7 @@
 
 #include "attn/models/seq2seq/seq2seq_model.h"
 #include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/explorer/heatmap_panel.h"
 #include "attn_ui/explorer/heatmap_widget.h"
 #include "attn_ui/pretrained/model_open_controller.h"
 #include "attn_ui/translation/alignment_links_view.h"
@@ -198,6 +200,49 @@ TEST(TranslationPanel, OpeningAnEncoderDecoderFolderShowsTheDock) {
   EXPECT_EQ(window.model()->modelPtr(), before);  // the other views keep what they had
   panel->waitForIdle();
   EXPECT_NE(panel->run(), nullptr) << panel->status().toStdString();
+}
+
+// Show in Main Views: the shown kind, every layer and head, becomes the explorer's weights, so
+// its heatmap, head grid and metrics draw the translation's own maps.
+TEST(TranslationPanel, ShowInMainViewsHandsEachKindToTheExplorer) {
+  MainWindow window;
+  auto* panel = window.findChild<TranslationPanel*>();
+  ASSERT_NE(panel, nullptr);
+  window.model()->waitForIdle();
+  EXPECT_FALSE(panel->mainViewsButton()->isEnabled()) << "nothing translated yet";
+  window.modelOpener()->open(QStringLiteral(ATTN_FIXTURE_DIR "/models/bart"));
+  window.modelOpener()->waitForIdle();
+  panel->waitForIdle();
+  ASSERT_NE(panel->run(), nullptr) << panel->status().toStdString();
+  ASSERT_TRUE(panel->mainViewsButton()->isEnabled());
+  const auto& run = *panel->run();
+  for (auto kind :
+       {TranslationPanel::Kind::Cross, TranslationPanel::Kind::Encoder, TranslationPanel::Kind::Decoder}) {
+    SCOPED_TRACE(int(kind));
+    panel->setKind(kind);
+    panel->mainViewsButton()->click();
+    window.model()->waitForIdle();
+    const auto& layers = kind == TranslationPanel::Kind::Cross     ? run.attention.cross
+                         : kind == TranslationPanel::Kind::Encoder ? run.attention.encoder
+                                                                   : run.attention.decoder;
+    ASSERT_TRUE(window.model()->showsPrecomputed());
+    EXPECT_FALSE(window.model()->hasModel());
+    EXPECT_EQ(window.model()->numLayers(), static_cast<int>(layers.size()));
+    const int last = static_cast<int>(layers.size()) - 1, head = layers.back().numHeads() - 1;
+    window.model()->setCurrentLayerHead(last, head);
+    window.model()->waitForIdle();
+    QCoreApplication::processEvents();
+    const attn::Mat& want = layers.back().heads[static_cast<size_t>(head)].weights;
+    ASSERT_EQ(window.heatmap()->matrix().rows(), want.rows());
+    ASSERT_EQ(window.heatmap()->matrix().cols(), want.cols());
+    EXPECT_TRUE(window.heatmap()->matrix().isApprox(want, 1e-6f));
+    EXPECT_EQ(window.model()->result().queryTokens, layers.back().queryTokens);
+    const auto& keys = layers.back().keyTokens.empty() ? layers.back().queryTokens : layers.back().keyTokens;
+    EXPECT_EQ(window.model()->result().keyTokens, keys);
+    // Decoder self-attention keeps its causal mask: a step's later tokens are masked cells.
+    const attn::Mask& mask = window.heatmapPanel()->shownMask();
+    EXPECT_EQ(mask.allowed(0, 1), kind != TranslationPanel::Kind::Decoder);
+  }
 }
 
 }  // namespace

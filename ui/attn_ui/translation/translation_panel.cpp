@@ -20,6 +20,7 @@
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/heatmap_widget.h"
 #include "attn_ui/translation/alignment_links_view.h"
+#include "attn_ui/translation/translation_views.h"
 
 namespace attn::ui {
 namespace {
@@ -74,6 +75,7 @@ TranslationPanel::TranslationPanel(QWidget* parent)
       kindBox_(new QComboBox(this)),
       layerBox_(new QComboBox(this)),
       headBox_(new QComboBox(this)),
+      mainViews_(new QPushButton(tr("Show in &Main Views"), this)),
       heatmap_(new HeatmapWidget(this)),
       links_(new AlignmentLinksView(this)),
       reference_(new QLineEdit(this)),
@@ -132,6 +134,7 @@ TranslationPanel::TranslationPanel(QWidget* parent)
   connect(layerBox_, &QComboBox::currentIndexChanged, this, &TranslationPanel::redraw);
   connect(headBox_, &QComboBox::currentIndexChanged, this, &TranslationPanel::redraw);
   connect(reference_, &QLineEdit::textChanged, this, &TranslationPanel::scoreReference);
+  connect(mainViews_, &QPushButton::clicked, this, &TranslationPanel::showKindInMainViews);
   setModel(nullptr);
 }
 
@@ -209,6 +212,10 @@ QLayout* TranslationPanel::buildViewRow() {
   row->addWidget(layerBox_);
   row->addWidget(new QLabel(tr("Head"), this));
   row->addWidget(headBox_);
+  mainViews_->setToolTip(
+      tr("Show this kind of attention, every layer and head, in the main window's heatmap, head grid, "
+         "metrics, compare and export (as a file's weights: no step-through or interventions)"));
+  row->addWidget(mainViews_);
   row->addSpacing(12);
   row->addWidget(new QLabel(tr("Reference alignment"), this));
   row->addWidget(reference_, 1);
@@ -331,6 +338,14 @@ void TranslationPanel::deliver(std::shared_ptr<const attn::models::Seq2SeqRun> r
   fillLayers();
 }
 
+void TranslationPanel::showKindInMainViews() {
+  if (!run_ || !model_) return;
+  auto weights = attentionKindAsInput(
+      kindLayers(*run_, kind()), kind() == Kind::Decoder,
+      tr("%1 · %2").arg(QString::fromStdString(model_->info().name)).arg(kindBox_->currentText().toLower()));
+  if (weights) emit showInMainViews(std::move(weights));
+}
+
 void TranslationPanel::fillLayers() {
   const int keepLayer = layerBox_->currentIndex(), keepHead = headBox_->currentIndex();
   const QSignalBlocker b1(layerBox_), b2(headBox_);
@@ -366,6 +381,7 @@ QString TranslationPanel::scoreText() const { return score_->text(); }
 void TranslationPanel::redraw() {
   shown_ = attn::Mat();
   argmax_.clear();
+  mainViews_->setEnabled(run_ != nullptr);
   static const std::vector<attn::AttentionResult> kNone;
   const auto& layers = run_ ? kindLayers(*run_, kind()) : kNone;
   if (layer() < 0 || layer() >= static_cast<int>(layers.size())) {

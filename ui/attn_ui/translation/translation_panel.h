@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attn/alignment/word_alignment.h"
+#include "attn/io/input_file.h"
 #include "attn/tensor.h"
 
 class QComboBox;
@@ -74,11 +75,17 @@ class TranslationPanel : public QWidget {
   QSpinBox* beamBox() const { return beams_; }
   QPushButton* translateButton() const { return go_; }
   QToolButton* cancelButton() const { return cancel_; }
+  QPushButton* mainViewsButton() const { return mainViews_; }
+  /// Hands the shown kind of attention, every layer and head, to the main window's views
+  /// (showInMainViews); nothing without a translation.
+  void showKindInMainViews();
   HeatmapWidget* heatmap() const { return heatmap_; }
   AlignmentLinksView* linksView() const { return links_; }
 
  signals:
   void message(const QString& text);
+  /// The shown kind's maps as a loaded file's weights (translation_views.h).
+  void showInMainViews(std::shared_ptr<const attn::LoadedInput> weights);
 
  protected:
   bool event(QEvent* e) override;
@@ -108,6 +115,7 @@ class TranslationPanel : public QWidget {
   QComboBox* kindBox_;
   QComboBox* layerBox_;
   QComboBox* headBox_;
+  QPushButton* mainViews_;
   HeatmapWidget* heatmap_;
   AlignmentLinksView* links_;
   QLineEdit* reference_;

@@ -67,6 +67,10 @@ void installExtraPanels(MainWindow& window) {
         if (first) window.resizeDocks({translationDock}, {window.height() * 11 / 20}, Qt::Vertical);
       });
   QObject::connect(translation, &TranslationPanel::message, window.model(), &ExplorerModel::reportError);
+  QObject::connect(translation, &TranslationPanel::showInMainViews, window.model(),
+                   [&window](std::shared_ptr<const attn::LoadedInput> weights) {
+                     window.model()->setLoadedFile(std::move(weights));  // the explorer's model gives way
+                   });
   window.addPanel(QObject::tr("Graph attention"), new GraphPanel, Qt::RightDockWidgetArea)->hide();
   window.addPanel(QObject::tr("Query–key geometry"), new QkGeometryPanel(window.model()), Qt::RightDockWidgetArea)
       ->hide();
