@@ -1279,6 +1279,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::ContributionView</name>
     <message>
+        <source>ALTI (the layer&apos;s, in every head)</source>
+        <translation>ALTI（整层的，每个头相同）</translation>
+    </message>
+    <message>
         <source>Maps </source>
         <translation>图 </translation>
     </message>
@@ -1948,6 +1952,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 </context>
 <context>
     <name>attn::ui::HeatmapPanel</name>
+    <message>
+        <source>share of the row</source>
+        <translation>占该行的份额</translation>
+    </message>
     <message>
         <source>weights</source>
         <translation>权重</translation>
@@ -3215,6 +3223,14 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 </context>
 <context>
     <name>attn::ui::LensPanel</name>
+    <message>
+        <source>position (the token read there)</source>
+        <translation>位置（该处读入的词元）</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
@@ -5201,6 +5217,18 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 </context>
 <context>
     <name>attn::ui::TranslationPanel</name>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Show this kind of attention, every layer and head, in the main window&apos;s heatmap, head grid, metrics, compare and export (as a file&apos;s weights: no step-through or interventions)</source>
+        <translation>在主窗口的热图、头网格、指标、比较和导出中显示这类注意力的每一层、每个头（作为文件中的权重：不支持逐步讲解和干预）</translation>
+    </message>
+    <message>
+        <source>Show in &amp;Main Views</source>
+        <translation>在主视图中显示(&amp;M)</translation>
+    </message>
     <message>
         <source> — rows: the token each step writes</source>
         <translation> — 行：每一步生成的词元</translation>
