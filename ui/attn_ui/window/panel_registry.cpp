@@ -7,6 +7,7 @@
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_panel.h"
 #include "attn_ui/explorer/row_column_panel.h"
+#include "attn_ui/generation/generation_dock.h"
 #include "attn_ui/lens/lens_panel.h"
 #include "attn_ui/metrics/metrics_panel.h"
 #include "attn_ui/patching/patching_docks.h"
@@ -67,6 +68,7 @@ void installExtraPanels(MainWindow& window) {
         if (first) window.resizeDocks({translationDock}, {window.height() * 11 / 20}, Qt::Vertical);
       });
   QObject::connect(translation, &TranslationPanel::message, window.model(), &ExplorerModel::reportError);
+  installGenerationDock(window);  // a causal model writes; the attention of each token it writes
   window.addPanel(QObject::tr("Graph attention"), new GraphPanel, Qt::RightDockWidgetArea)->hide();
   window.addPanel(QObject::tr("Query–key geometry"), new QkGeometryPanel(window.model()), Qt::RightDockWidgetArea)
       ->hide();
