@@ -1,8 +1,8 @@
-// The Generate dock, offscreen, on the GPT-2 and Llama fixtures: the ids it writes and the bars
-// it draws are Model::generate's own (greedy, beam search, seeded sampling), for one head and
-// the mean of the heads; Cancel keeps the previous result; a BERT model is refused with the
-// reason; a click on a written token chooses it; "Show in the main views" runs the generated
-// ids (not the decoded text) through the explorer.
+// The Generate dock, offscreen, on the GPT-2 and Llama fixtures and the bundled austen-gpt2:
+// the ids it writes and the bars it draws are Model::generate's own (greedy, beam search,
+// seeded sampling), for one head and the mean of the heads; Cancel keeps the previous result;
+// a BERT model is refused with the reason; a click on a written token chooses it; "Show in
+// the main views" runs the generated ids (not the decoded text) through the explorer.
 #include "attn_ui/generation/generation_panel.h"
 
 #include <gtest/gtest.h>
@@ -14,20 +14,26 @@
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMouseEvent>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTemporaryDir>
 
 #include "attn/models/model.h"
 #include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/explorer/input_panel.h"
 #include "attn_ui/generation/generation_options.h"
 #include "attn_ui/generation/token_chips.h"
 
 namespace attn::ui {
 namespace {
 
-std::shared_ptr<const attn::models::Model> openGenerationFixture(const char* name) {
-  auto m = attn::models::Model::open(std::string(ATTN_FIXTURE_DIR "/models/") + name);
+// A test fixture by name, or the bundled model of that name ("austen-gpt2").
+std::shared_ptr<const attn::models::Model> openGenerationFixture(const std::string& name) {
+  const std::string dir = name.find('-') != std::string::npos
+                              ? std::string(ATTN_SOURCE_DIR "/resources/models/")
+                              : std::string(ATTN_FIXTURE_DIR "/models/");
+  auto m = attn::models::Model::open(dir + name);
   EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message);
   return m.ok() ? *m : nullptr;
 }
@@ -80,7 +86,7 @@ void expectBarsAreRow(const GenerationPanel& panel, const attn::models::CausalGe
 }
 
 TEST(GenerationPanel, WritesTheCoresIdsAndDrawsItsMaps) {
-  for (const char* name : {"gpt2", "llama"}) {
+  for (const char* name : {"gpt2", "llama", "austen-gpt2"}) {
     SCOPED_TRACE(name);
     ExplorerModel model;
     GenerationPanel panel(&model);
@@ -231,6 +237,7 @@ TEST(GenerationPanel, AClickOnAWrittenTokenChoosesIt) {
 TEST(GenerationPanel, ShowsTheGeneratedIdsInTheMainViews) {
   ExplorerModel model;
   GenerationPanel panel(&model);
+  InputPanel input(&model);
   auto m = openGenerationFixture("gpt2");
   ASSERT_NE(m, nullptr);
   loadGenerationModel(model, m);
@@ -247,14 +254,18 @@ TEST(GenerationPanel, ShowsTheGeneratedIdsInTheMainViews) {
   EXPECT_TRUE(model.runsGivenEncoding());
   EXPECT_EQ(model.modelRun()->encoding.ids, g->ids) << "the written ids, not the text encoded again";
   EXPECT_EQ(panel.promptEdit()->text(), QString(kGenerationPrompt)) << "the prompt stays";
+  // The input box shows the text without sending it back to be tokenized again.
+  EXPECT_EQ(input.queryEdit()->toPlainText(),
+            QString(kGenerationPrompt) + QString::fromStdString(g->outputText));
+  EXPECT_TRUE(model.runsGivenEncoding());
   // A forward over the whole sequence gives the maps the generation kept step by step.
   const auto& layers = model.modelRun()->layers;
   ASSERT_EQ(layers.size(), g->maps.size());
   for (size_t l = 0; l < layers.size(); ++l)
     for (size_t h = 0; h < g->maps[l].size(); ++h)
       EXPECT_LT((layers[l].heads[h].weights - g->maps[l][h]).cwiseAbs().maxCoeff(), 1e-5f);
-  // Another text: encoded again.
-  model.setText("Another text");
+  // Another text typed: encoded again.
+  input.queryEdit()->setPlainText("Another text");
   model.waitForIdle();
   EXPECT_FALSE(model.runsGivenEncoding());
   EXPECT_NE(model.modelRun()->encoding.ids, g->ids);
