@@ -305,6 +305,14 @@
         <source>Gradients</source>
         <translation>梯度</translation>
     </message>
+    <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Let the loaded causal model write after a prompt and see the attention of every token it writes (Ctrl+Shift+G)</source>
+        <translation>让已加载的因果模型在提示之后续写，并查看它写出的每个词元的注意力（Ctrl+Shift+G）</translation>
+    </message>
 </context>
 <context>
     <name>VariantFigure</name>
@@ -1597,6 +1605,284 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>%1 no longer exists; it was removed from Recent Files.</source>
         <translation>%1 已不存在；已从最近的文件中移除。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::GenerationOptions</name>
+    <message>
+        <source>Most tokens to write after the prompt; an end-of-text token stops sooner.</source>
+        <translation>在提示之后最多写出的词元数；遇到文本结束词元会提前停止。</translation>
+    </message>
+    <message>
+        <source>Greedy</source>
+        <translation>贪心</translation>
+    </message>
+    <message>
+        <source>Beam search</source>
+        <translation>束搜索</translation>
+    </message>
+    <message>
+        <source>Sampling</source>
+        <translation>采样</translation>
+    </message>
+    <message>
+        <source>Greedy: the most probable token each step. Beam search: the best of several hypotheses as transformers&apos; generate scores them. Sampling: drawn from the filtered distribution, reproducible with the seed.</source>
+        <translation>贪心：每一步取概率最大的词元。束搜索：按 transformers 的 generate 的打分，在若干假设中取最好的。采样：从过滤后的分布中抽取，用种子可复现。</translation>
+    </message>
+    <message>
+        <source>Hypotheses kept at each step (2 to 8)</source>
+        <translation>每一步保留的假设数（2 到 8）</translation>
+    </message>
+    <message>
+        <source>A finished hypothesis scores Σ log p / length^penalty: above 0 favours longer ones.</source>
+        <translation>已完成的假设得分为 Σ log p / 长度^惩罚：大于 0 时偏向较长的假设。</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Draw among the k most probable tokens only (0: off)</source>
+        <translation>只在概率最大的 k 个词元中抽取（0：关闭）</translation>
+    </message>
+    <message>
+        <source>Nucleus sampling: the smallest set of tokens whose probability reaches p (1: off)</source>
+        <translation>核采样：概率之和达到 p 的最小词元集合（1：关闭）</translation>
+    </message>
+    <message>
+        <source>Logits are divided by this before sampling: below 1 sharper, above 1 flatter</source>
+        <translation>采样前 logits 除以此值：小于 1 更尖锐，大于 1 更平坦</translation>
+    </message>
+    <message>
+        <source>The same seed, prompt and settings write the same text</source>
+        <translation>相同的种子、提示和设置写出相同的文本</translation>
+    </message>
+    <message>
+        <source>Beams</source>
+        <translation>束数</translation>
+    </message>
+    <message>
+        <source>Length penalty</source>
+        <translation>长度惩罚</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>Max new tokens</source>
+        <translation>最多新词元</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>方式</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::GenerationPanel</name>
+    <message>
+        <source>%1 is an encoder–decoder model: it writes in the Translation dock. Open a causal model (GPT-2, the Llama family, GGUF) to generate here.</source>
+        <translation>%1 是编码器–解码器模型：它在“翻译”面板中写出文本。要在这里生成，请打开因果模型（GPT-2、Llama 系列、GGUF）。</translation>
+    </message>
+    <message>
+        <source>Open a causal language model (GPT-2, the Llama family, GGUF) with File &gt; Open Model Folder… to generate text and see the attention of every token it writes.</source>
+        <translation>用 文件 &gt; 打开模型文件夹… 打开因果语言模型（GPT-2、Llama 系列、GGUF），即可生成文本并查看它写出的每个词元的注意力。</translation>
+    </message>
+    <message>
+        <source>a vision model</source>
+        <translation>视觉模型</translation>
+    </message>
+    <message>
+        <source>a bidirectional encoder (%1)</source>
+        <translation>双向编码器（%1）</translation>
+    </message>
+    <message>
+        <source>%1 is %2, model_type %3: it writes no text. Generation needs a causal language model (GPT-2, the Llama family, GGUF).</source>
+        <translation>%1 是%2，model_type %3：它不写文本。生成需要因果语言模型（GPT-2、Llama 系列、GGUF）。</translation>
+    </message>
+    <message>
+        <source>&amp;Generate</source>
+        <translation>生成(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Show in the Main Views</source>
+        <translation>在主视图中显示</translation>
+    </message>
+    <message>
+        <source>Export Figure…</source>
+        <translation>导出图形…</translation>
+    </message>
+    <message>
+        <source>%1… %2%</source>
+        <translation>%1… %2%</translation>
+    </message>
+    <message>
+        <source>The prompt the model continues</source>
+        <translation>模型续写的提示</translation>
+    </message>
+    <message>
+        <source>The text the model continues: the input text unless you type another here.</source>
+        <translation>模型续写的文本：默认为输入文本，也可在此输入其他文本。</translation>
+    </message>
+    <message>
+        <source>Write after the prompt (Ctrl+Return or Enter in the prompt)</source>
+        <translation>在提示之后续写（Ctrl+Return，或在提示中按 Enter）</translation>
+    </message>
+    <message>
+        <source>Stop writing (Esc); the previous result stays</source>
+        <translation>停止续写（Esc）；保留之前的结果</translation>
+    </message>
+    <message>
+        <source>%p%</source>
+        <translation>%p%</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>The prompt (grey) and the written tokens (orange): click a written token to see the attention with which it was written.</source>
+        <translation>提示（灰色）和写出的词元（橙色）：点击写出的词元，查看写出它时的注意力。</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>The earlier tokens the chosen one was written with the most attention to</source>
+        <translation>写出所选词元时注意力最多的前面词元</translation>
+    </message>
+    <message>
+        <source>The settings the core used, from the checkpoint&apos;s generation config and the choices above</source>
+        <translation>核心所用的设置：来自检查点的生成配置和上面的选择</translation>
+    </message>
+    <message>
+        <source>The written token whose attention is shown (also: click a token above)</source>
+        <translation>显示其注意力的写出词元（也可点击上面的词元）</translation>
+    </message>
+    <message>
+        <source>Layer of the model</source>
+        <translation>模型的层</translation>
+    </message>
+    <message>
+        <source>One head, or the mean of the layer&apos;s heads</source>
+        <translation>一个头，或该层各头的平均</translation>
+    </message>
+    <message>
+        <source>Run the prompt and the written tokens (their ids, not the text re-tokenized) through the model in the main views: heatmap, heads, metrics and the rest show the final sequence.</source>
+        <translation>在主视图中让模型运行提示和写出的词元（用它们的 id，而不是重新分词的文本）：热图、头、指标等都显示最终序列。</translation>
+    </message>
+    <message>
+        <source>Save the bar chart as PNG, SVG or PDF.</source>
+        <translation>将条形图保存为 PNG、SVG 或 PDF。</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>%1: %2 layers × %3 heads. Generate (Ctrl+Return) writes after the prompt.</source>
+        <translation>%1：%2 层 × %3 个头。“生成”（Ctrl+Return）在提示之后续写。</translation>
+    </message>
+    <message>
+        <source>Type a prompt first.</source>
+        <translation>请先输入提示。</translation>
+    </message>
+    <message>
+        <source>Not enough memory for this generation: write fewer tokens.</source>
+        <translation>内存不足以完成这次生成：请写出更少的词元。</translation>
+    </message>
+    <message>
+        <source>Writing</source>
+        <translation>正在续写</translation>
+    </message>
+    <message>
+        <source>Writing…</source>
+        <translation>正在续写…</translation>
+    </message>
+    <message>
+        <source>Cancelled; the previous result stays.</source>
+        <translation>已取消；保留之前的结果。</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>Settings: %1</source>
+        <translation>设置：%1</translation>
+    </message>
+    <message>
+        <source>%1 prompt + %2 written tokens in %3 ms: “%4”</source>
+        <translation>%1 个提示词元 + %2 个写出的词元，用时 %3 ms：“%4”</translation>
+    </message>
+    <message>
+        <source>The model wrote nothing (an end token first, or no room left).</source>
+        <translation>模型什么也没写（先写出了结束词元，或没有剩余位置）。</translation>
+    </message>
+    <message>
+        <source>Mean of heads</source>
+        <translation>各头平均</translation>
+    </message>
+    <message>
+        <source>Step %1 / %2</source>
+        <translation>第 %1 / %2 步</translation>
+    </message>
+    <message>
+        <source>Step –</source>
+        <translation>步 –</translation>
+    </message>
+    <message>
+        <source>%1  %2  (position %3)</source>
+        <translation>%1  %2  （位置 %3）</translation>
+    </message>
+    <message>
+        <source>mean of the heads</source>
+        <translation>各头平均</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>Writing “%1” (token %2): layer %3, %4, over the %5 tokens before it</source>
+        <translation>写出“%1”（词元 %2）：第 %3 层，%4，对它之前的 %5 个词元</translation>
+    </message>
+    <message>
+        <source>The main views show the %1 tokens of the prompt and the written text.</source>
+        <translation>主视图显示提示和写出文本的 %1 个词元。</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet: generate, then choose a written token.</source>
+        <translation>尚无可导出的内容：请先生成，再选择一个写出的词元。</translation>
+    </message>
+    <message>
+        <source>Attention of the written token</source>
+        <translation>写出词元的注意力</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图形</translation>
     </message>
 </context>
 <context>
@@ -4106,6 +4392,17 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>Row %1: H = log l − t/l = %2 nats after the last tile; the engine's entropy of this row (%3 path): %4 nats. The tiled path itself runs %5 × %6 tiles (sparse: 64 × 64).</source>
         <translation>第 %1 行：最后一个分块后 H = log l − t/l = %2 nats；引擎计算的该行熵（%3 路径）：%4 nats。分块路径本身使用 %5 × %6 的块（稀疏：64 × 64）。</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::TokenChips</name>
+    <message>
+        <source>Prompt token %1</source>
+        <translation>提示词元 %1</translation>
+    </message>
+    <message>
+        <source>Written token %1 (step %2): click to see its attention</source>
+        <translation>写出的词元 %1（第 %2 步）：点击查看其注意力</translation>
     </message>
 </context>
 <context>

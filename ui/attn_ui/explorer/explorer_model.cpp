@@ -47,6 +47,7 @@ ExplorerModel::~ExplorerModel() = default;
 void ExplorerModel::setText(const QString& text) {
   if (text == text_ && !file_) return;
   text_ = text;
+  givenEncoding_.reset();
   file_.reset();
   loadedSource_.clear();
   currentLayer_ = 0;
@@ -71,6 +72,7 @@ void ExplorerModel::setLoadedInput(std::shared_ptr<const attn::AttentionInput> i
 }
 
 void ExplorerModel::setLoadedFile(std::shared_ptr<const attn::LoadedInput> file) {
+  givenEncoding_.reset();
   if (model_) {  // a file replaces the model as the input
     model_.reset();
     run_.reset();
@@ -102,6 +104,7 @@ void ExplorerModel::setModel(std::shared_ptr<const attn::models::Model> model) {
   if (!model) return clearModel();
   if (model == model_) return;
   model_ = std::move(model);
+  givenEncoding_.reset();
   run_.reset();
   backendNote_.clear();
   runLayers_.reset();
@@ -119,6 +122,7 @@ void ExplorerModel::setModel(std::shared_ptr<const attn::models::Model> model) {
 void ExplorerModel::clearModel() {
   if (!model_) return;
   model_.reset();
+  givenEncoding_.reset();
   run_.reset();
   backendNote_.clear();
   runLayers_.reset();
@@ -127,6 +131,18 @@ void ExplorerModel::clearModel() {
   currentLayer_ = 0;
   emit currentLayerChanged(0);
   emit modelChanged();
+  emit inputChanged();
+  recompute();
+}
+
+void ExplorerModel::setModelEncoding(std::shared_ptr<const attn::models::Encoding> encoding,
+                                     const QString& text) {
+  if (!model_ || !encoding || hasVisionModel()) return;
+  givenEncoding_ = std::move(encoding);
+  text_ = text;
+  file_.reset();
+  loadedSource_.clear();
+  currentLayer_ = 0;
   emit inputChanged();
   recompute();
 }
@@ -439,6 +455,7 @@ void ExplorerModel::launch() {
   job->keyText = keyText_.toStdString();
   job->file = file_;
   job->model = model_;
+  job->encoding = givenEncoding_;
   job->image = image_;
   job->imageSource = imageSource_.toStdString();
   job->precomputed = showsPrecomputed();

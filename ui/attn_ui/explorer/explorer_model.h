@@ -17,6 +17,7 @@
 namespace attn::models {
 class Model;
 struct ModelRun;
+struct Encoding;
 }  // namespace attn::models
 namespace attn::vision {
 struct ImagePixels;
@@ -69,6 +70,11 @@ class ExplorerModel : public QObject {
   void setModel(std::shared_ptr<const attn::models::Model> model);
   /// Back to the text input with the configured mechanism.
   void clearModel();
+  /// Runs these ids through the model instead of encoding a text (a generation's prompt and
+  /// written tokens: decoding them and encoding the text again can give other tokens); `text`
+  /// is what the input shows. Typing another text, or another model, goes back to encoding.
+  void setModelEncoding(std::shared_ptr<const attn::models::Encoding> encoding, const QString& text);
+  bool runsGivenEncoding() const { return givenEncoding_ != nullptr; }
   /// Vision models run on this image (decoded pixels; the model's image processor prepares
   /// them on the worker) instead of the text; it stays set when another model is opened.
   void setModelImage(std::shared_ptr<const attn::vision::ImagePixels> image, const QString& source);
@@ -226,7 +232,8 @@ class ExplorerModel : public QObject {
   // with the model, and a device must outlive them (gpu/weight_cache.h).
   std::shared_ptr<attn::gpu::Device> device_;         // model runs' device when set (tests)
   std::shared_ptr<const attn::models::Model> model_;  // a pretrained model the text runs through
-  std::shared_ptr<const attn::vision::ImagePixels> image_;  // what a vision model runs on
+  std::shared_ptr<const attn::models::Encoding> givenEncoding_;  // run in place of text_'s encoding
+  std::shared_ptr<const attn::vision::ImagePixels> image_;       // what a vision model runs on
   QString imageSource_;
   std::shared_ptr<const attn::models::ModelRun> run_;  // its newest run (the shown result is a layer of it)
   std::shared_ptr<const attn::PrecomputedAttention> runLayers_;  // run_'s weights as [L][H]

@@ -19,6 +19,7 @@ struct ExplorerModel::Job {
   std::string text, keyText;
   std::shared_ptr<const attn::LoadedInput> file;     // keeps the loaded arrays alive
   std::shared_ptr<const attn::models::Model> model;  // a pretrained model: encode + run instead of the engine
+  std::shared_ptr<const attn::models::Encoding> encoding;  // model: run these ids instead of encoding text
   std::shared_ptr<const attn::vision::ImagePixels> image;  // a vision model's input
   std::string imageSource;
   bool precomputed = false;  // view the file's 'attn' (layer below) instead of running the engine

@@ -64,7 +64,8 @@ void ExplorerModel::runModelJob(Job& job, JobControl& control) {
   job.spec = specOfModel(info);
   std::optional<std::string_view> pair;
   if (info.family == attn::models::Family::Bert && !job.keyText.empty()) pair = job.keyText;
-  auto encoding = job.model->encode(job.text, pair, "text");
+  auto encoding = job.encoding ? attn::Result<attn::models::Encoding>(*job.encoding)
+                               : job.model->encode(job.text, pair, "text");
   if (!encoding) {
     job.error = uiMessage(encoding.error().message);
     return;

@@ -118,6 +118,12 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
   connect(model_, &ExplorerModel::modelChanged, this, &InputPanel::followModel);
   connect(model_, &ExplorerModel::currentLayerChanged, this, &InputPanel::refreshLoaded);
   connect(model_, &ExplorerModel::inputChanged, this, &InputPanel::refreshImage);
+  // A text set elsewhere (the Generate dock's sequence): shown here without being sent back.
+  connect(model_, &ExplorerModel::inputChanged, this, [this] {
+    if (model_->hasLoadedInput() || query_->toPlainText() == model_->text()) return;
+    const QSignalBlocker block(query_);
+    query_->setPlainText(model_->text());
+  });
 }
 
 bool InputPanel::showsTextInput() const { return form_->isRowVisible(query_); }

@@ -7,6 +7,7 @@
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_panel.h"
 #include "attn_ui/explorer/row_column_panel.h"
+#include "attn_ui/generation/generation_dock.h"
 #include "attn_ui/lens/lens_panel.h"
 #include "attn_ui/metrics/metrics_panel.h"
 #include "attn_ui/patching/patching_docks.h"
@@ -71,6 +72,7 @@ void installExtraPanels(MainWindow& window) {
                    [&window](std::shared_ptr<const attn::LoadedInput> weights) {
                      window.model()->setLoadedFile(std::move(weights));  // the explorer's model gives way
                    });
+  installGenerationDock(window);  // a causal model writes; the attention of each token it writes
   window.addPanel(QObject::tr("Graph attention"), new GraphPanel, Qt::RightDockWidgetArea)->hide();
   window.addPanel(QObject::tr("Query–key geometry"), new QkGeometryPanel(window.model()), Qt::RightDockWidgetArea)
       ->hide();
