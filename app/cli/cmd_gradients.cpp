@@ -4,6 +4,7 @@
 // respect to the input embeddings, as gradient x input and integrated gradients per token
 // (Sundararajan et al. 2017), and attention x gradient per layer and head (Chefer et al.
 // 2021). Writes grad_x_input [N], integrated_gradients [N] and attn_grad [L, H, N, N].
+// Encoder-decoder models (--target-text): cmd_gradients_seq2seq.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "attn/io/npy_writer.h"
 #include "attn/models/gradients/gradient_attribution.h"
+#include "attn/models/seq2seq/seq2seq_model.h"
 #include "commands.h"
 #include "input_options.h"
 #include "model_request.h"
@@ -21,7 +23,7 @@ namespace {
 
 struct GradientCliOptions {
   InputOptions input;
-  std::string target, out;
+  std::string target, targetText, out;
   int steps = 32;
   int position = -1;
   bool force = false, profile = false;
@@ -115,6 +117,18 @@ int runGradients(const GradientCliOptions& o) {
     if (auto st = checkOverwrite(o.out, o.force); !st) return fail(st.error().message);
   }
   if (o.steps < 1 || o.steps > 4096) return fail(fmt::format("--steps must be 1 to 4096 (got {})", o.steps));
+  if (models::isEncoderDecoderFolder(o.input.modelDir)) {
+    if (o.profile)
+      return fail("--profile times a causal or masked-LM model's backward, not an encoder-decoder's");
+    return runSeq2SeqGradients(o.input, o.targetText, o.target, o.position, o.steps, o.out);
+  }
+  if (!o.targetText.empty())
+    return fail(fmt::format(
+        "--target-text: {} is not an encoder-decoder model; a decoder's target text is read only by "
+        "encoder-decoder models (bart, mbart, marian, t5)",
+        o.input.modelDir));
+  if (o.target.empty())
+    return fail("--target is required: the token whose logit is explained (its text or #ID)");
   auto opened = openModelText(o.input);
   if (!opened) return fail(opened.error().message);
   const auto& [model, enc] = *opened;
@@ -139,13 +153,14 @@ int runGradients(const GradientCliOptions& o) {
 }  // namespace
 
 Action addGradientsCommand(CLI::App& app) {
-  auto* cmd =
-      app.add_subcommand("gradients",
-                         "Gradient attribution of --model (GPT-2, Llama family, BERT-style masked LMs) "
-                         "through its backward pass: "
-                         "the gradient of the --target token's logit at the last position (a masked LM: its "
-                         "mask token) w.r.t. the input embeddings, as gradient x input and "
-                         "integrated gradients per token, and attention x gradient per layer and head");
+  auto* cmd = app.add_subcommand(
+      "gradients",
+      "Gradient attribution of --model (GPT-2, Llama family, BERT-style masked LMs; encoder-decoder "
+      "models with --target-text) "
+      "through its backward pass: "
+      "the gradient of the --target token's logit at the last position (a masked LM: its "
+      "mask token) w.r.t. the input embeddings, as gradient x input and "
+      "integrated gradients per token, and attention x gradient per layer and head");
   auto o = std::make_shared<GradientCliOptions>();
   cmd->add_option("--model", o->input.modelDir, "Hugging Face model folder or its cache directory")
       ->required();
@@ -153,11 +168,16 @@ Action addGradientsCommand(CLI::App& app) {
   auto* file = cmd->add_option("--text-file", o->input.textFile, "Text from a UTF-8 .txt file");
   text->excludes(file);
   cmd->add_option("--max-tokens", o->input.maxTokens, "Keep the first N tokens of the text");
-  cmd->add_option("--target", o->target, "The token whose logit is explained: one token's text or #ID")
-      ->required();
+  cmd->add_option("--target", o->target,
+                  "The token whose logit is explained: one token's text or #ID (required, except for an "
+                  "encoder-decoder model: default the token it predicts at --position)");
+  cmd->add_option("--target-text", o->targetText,
+                  "Encoder-decoder models: the decoder's text (forced decoding); --text is then the source. "
+                  "Writes grad_x_input_source / _target, integrated_gradients_source / _target, "
+                  "attn_grad_encoder, attn_grad_decoder, attn_grad_cross");
   cmd->add_option("--position", o->position,
-                  "The position (0-based) whose logit is explained; default the last token, or a masked-LM "
-                  "model's first mask token");
+                  "The position (0-based) whose logit is explained; default the last token (an "
+                  "encoder-decoder model: the last decoder row), or a masked-LM model's first mask token");
   cmd->add_option("--steps", o->steps, "Integrated gradients' steps (right Riemann sum, zero baseline)")
       ->capture_default_str();
   cmd->add_option("--out", o->out,

@@ -15,6 +15,7 @@
 #include "input_options.h"
 #include "model_request.h"
 #include "sampling_options.h"
+#include "seq2seq_input.h"
 #include "vector_tensor.h"
 
 namespace attn::cli {
@@ -63,30 +64,6 @@ void addReturnedSequences(NpzWriter& npz, const std::vector<models::ReturnedSequ
   npz.addStrings("returned_texts", texts);
   npz.add("returned_scores", scores);
   npz.add("returned_ids", ids);
-}
-
-struct Seq2SeqOpened {
-  std::shared_ptr<const models::Seq2SeqModel> model;
-  models::Encoding source;
-};
-
-/// Opens --model as an encoder-decoder model and encodes the source text.
-Result<Seq2SeqOpened> openSeq2Seq(const InputOptions& o) {
-  if (o.text.empty() && o.textFile.empty())
-    return Error{"--model needs the source text: --text or --text-file"};
-  if (!o.keyText.empty() || !o.keyTextFile.empty() || o.padTo > 0 || !o.intervene.empty() || !o.image.empty())
-    return Error{"--key-text, --pad-to, --intervene and --image do not apply to an encoder-decoder model"};
-  std::string text = o.text;
-  if (!o.textFile.empty()) {
-    auto t = readUtf8TextFile(o.textFile);
-    if (!t) return t.error();
-    text = std::move(*t);
-  }
-  auto model = models::Seq2SeqModel::open(o.modelDir, terminalProgress());
-  if (!model) return model.error();
-  auto enc = (*model)->encode(text, o.textFile.empty() ? std::string("--text") : o.textFile);
-  if (!enc) return enc.error();
-  return Seq2SeqOpened{std::move(*model), std::move(*enc)};
 }
 
 void printModelLine(const models::Seq2SeqInfo& i) {
@@ -154,6 +131,24 @@ int runTranslate(const TranslateOptions& o) {
 }
 
 }  // namespace
+
+Result<Seq2SeqOpened> openSeq2Seq(const InputOptions& o) {
+  if (o.text.empty() && o.textFile.empty())
+    return Error{"--model needs the source text: --text or --text-file"};
+  if (!o.keyText.empty() || !o.keyTextFile.empty() || o.padTo > 0 || !o.intervene.empty() || !o.image.empty())
+    return Error{"--key-text, --pad-to, --intervene and --image do not apply to an encoder-decoder model"};
+  std::string text = o.text;
+  if (!o.textFile.empty()) {
+    auto t = readUtf8TextFile(o.textFile);
+    if (!t) return t.error();
+    text = std::move(*t);
+  }
+  auto model = models::Seq2SeqModel::open(o.modelDir, terminalProgress());
+  if (!model) return model.error();
+  auto enc = (*model)->encode(text, o.textFile.empty() ? std::string("--text") : o.textFile);
+  if (!enc) return enc.error();
+  return Seq2SeqOpened{std::move(*model), std::move(*enc)};
+}
 
 int runSeq2SeqForced(const InputOptions& o, const std::string& targetText, const std::string& out) {
   if (targetText.empty())

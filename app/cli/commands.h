@@ -44,6 +44,11 @@ struct InputOptions;
 /// `run --model` on an encoder-decoder folder: forced decoding of --target-text (an error
 /// without one), its three attention kinds into `out`.
 int runSeq2SeqForced(const InputOptions& o, const std::string& targetText, const std::string& out);
+/// `gradients --model` on an encoder-decoder folder: forced decoding of --target-text (an error
+/// without one), the gradient of --target's logit (default: the predicted token) at --position
+/// (default: the last decoder row) into `out` (cmd_gradients_seq2seq.cpp).
+int runSeq2SeqGradients(const InputOptions& input, const std::string& targetText, const std::string& target,
+                        int position, int steps, const std::string& out);
 
 /// Sets up the version flag and registers every command on `app`; main()
 /// parses and runs the actions, the option-parser fuzz target only parses.

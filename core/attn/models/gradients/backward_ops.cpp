@@ -192,10 +192,11 @@ void attentionTaped(AttentionTape& t, const std::vector<uint8_t>& keep, Mat& con
 void attentionBackward(const AttentionTape& t, const Mat& dconcat, Mat& dq, Mat& dk, Mat& dv,
                        std::vector<Mat>* attnGrad) {
   const int n = static_cast<int>(t.q.rows()), H = t.heads, hd = t.headDim, group = t.heads / t.kvHeads;
+  const Eigen::Index nk = t.k.rows();  // the keys: n (self-attention) or another sequence's (cross)
   dq.resize(n, t.q.cols());
   // Query heads sharing a kv head (GQA) add into its dk / dv: each head writes its own
   // slice first, summed per group afterwards, so the heads run in parallel.
-  Mat dkHeads(n, static_cast<Eigen::Index>(H) * hd), dvHeads(n, static_cast<Eigen::Index>(H) * hd);
+  Mat dkHeads(nk, static_cast<Eigen::Index>(H) * hd), dvHeads(nk, static_cast<Eigen::Index>(H) * hd);
   if (attnGrad) attnGrad->resize(static_cast<size_t>(H));
 #pragma omp parallel for schedule(dynamic, 1)
   for (int h = 0; h < H; ++h) {
@@ -214,8 +215,8 @@ void attentionBackward(const AttentionTape& t, const Mat& dconcat, Mat& dq, Mat&
     dkHeads.middleCols(col, hd).noalias() = ds.transpose() * t.q.middleCols(col, hd);
     dvHeads.middleCols(col, hd).noalias() = p.transpose() * dO;
   }
-  dk.setZero(n, t.k.cols());
-  dv.setZero(n, t.v.cols());
+  dk.setZero(nk, t.k.cols());
+  dv.setZero(nk, t.v.cols());
   for (int h = 0; h < H; ++h) {
     const Eigen::Index col = static_cast<Eigen::Index>(h) * hd,
                        kvCol = static_cast<Eigen::Index>(h / group) * hd;

@@ -37,7 +37,8 @@ void activationBackward(const Mat& pre, Activation a, Mat& du);
 void ropeBackward(Mat& dx, int headDim, const RopeTable& t);
 
 /// Multi-head attention, kept for its backward: per query head, the weights
-/// P = softmax(scale * q k^T, masked) [n, n] (masked weights exactly 0).
+/// P = softmax(scale * q k^T, masked) [n, n] (masked weights exactly 0); attentionBackward
+/// also takes probs [m, n] of m queries over n keys of another sequence (cross-attention).
 struct AttentionTape {
   Mat q, k, v;  // [n, H*hd], [n, KV*hd] (after RoPE where the family rotates)
   std::vector<Mat> probs;

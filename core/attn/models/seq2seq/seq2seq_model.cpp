@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <optional>
 
@@ -145,26 +146,72 @@ Result<Seq2SeqRun> Seq2SeqModel::forcedIds(const Encoding& source, const std::ve
   return run;
 }
 
-Result<Seq2SeqRun> Seq2SeqModel::forced(const Encoding& source, std::string_view target,
-                                        const std::string& targetName) const {
-  const GenerationSettings& g = impl_->config.generation;
+namespace {
+
+/// The decoder's ids for a forced target text: decoder_start_token_id then the target as the
+/// tokenizer encodes it.
+Result<std::vector<int>> forcedDecoderIds(const Seq2SeqModel::Impl& m, std::string_view target,
+                                          const std::string& targetName) {
+  const GenerationSettings& g = m.config.generation;
   // mBART's tokenizer.json carries the source language's template; the target is
   // [target language] pieces </s> as MBart50Tokenizer's text_target writes it, the language
   // being forced_bos_token_id. Without one (mbart-large-cc25 / en-ro: decoding starts at the
   // language code) the decoder reads shift_tokens_right of [pieces </s> language].
-  const bool languageCodes = impl_->config.base.modelType == "mbart";
-  auto enc = impl_->target().encode(target, std::nullopt, /*addSpecialTokens=*/!languageCodes, targetName);
+  const bool languageCodes = m.config.base.modelType == "mbart";
+  auto enc = m.target().encode(target, std::nullopt, /*addSpecialTokens=*/!languageCodes, targetName);
   if (!enc) return enc.error();
   std::vector<int> ids{g.decoderStartTokenId};
   if (languageCodes && g.forcedBosTokenId >= 0) ids.push_back(g.forcedBosTokenId);
   ids.insert(ids.end(), enc->ids.begin(), enc->ids.end());
   if (languageCodes && g.eosTokenId >= 0) ids.push_back(g.eosTokenId);
-  if (static_cast<int>(ids.size()) > impl_->config.maxPositions)
+  if (static_cast<int>(ids.size()) > m.config.maxPositions)
     return Error{
         fmt::format("{}: {} decoder tokens with the decoder start, but the model takes {} at most ({})",
-                    targetName, ids.size(), impl_->config.maxPositions, impl_->configPath)};
-  return forcedIds(source, ids);
+                    targetName, ids.size(), m.config.maxPositions, m.configPath)};
+  return ids;
 }
+
+}  // namespace
+
+Result<Seq2SeqRun> Seq2SeqModel::forced(const Encoding& source, std::string_view target,
+                                        const std::string& targetName) const {
+  auto ids = forcedDecoderIds(*impl_, target, targetName);
+  if (!ids) return ids.error();
+  return forcedIds(source, *ids);
+}
+
+Result<Seq2SeqGradientRun> Seq2SeqModel::gradients(const Encoding& source, std::string_view target,
+                                                   const std::string& targetName, int targetToken,
+                                                   const GradientOptions& options,
+                                                   const ProgressFn& progress) const {
+  auto ids = forcedDecoderIds(*impl_, target, targetName);
+  if (!ids) return ids.error();
+  auto a = seq2seqGradientAttribution(impl_->config, impl_->weights, source.ids, *ids, targetToken, options,
+                                      impl_->configPath, progress);
+  if (!a) return a.error();
+  Seq2SeqGradientRun run{std::move(*a), *ids, tokenStrings(impl_->target(), *ids)};
+  return run;
+}
+
+Result<int> Seq2SeqModel::targetTokenId(const std::string& text, const std::string& what) const {
+  const int vocab = impl_->config.base.vocabSize;
+  if (text.size() > 1 && text[0] == '#') {
+    int id = -1;
+    const auto [end, ec] = std::from_chars(text.data() + 1, text.data() + text.size(), id);
+    if (ec != std::errc{} || end != text.data() + text.size() || id < 0 || id >= vocab)
+      return Error{fmt::format("{} {}: not a token id of this model (0 to {})", what, text, vocab - 1)};
+    return id;
+  }
+  auto enc = impl_->target().encode(text, std::nullopt, /*addSpecialTokens=*/false, what);
+  if (!enc) return enc.error();
+  if (enc->size() != 1)
+    return Error{
+        fmt::format("{} \"{}\" is {} tokens for the target tokenizer; give one token or its id as #ID", what,
+                    text, enc->size())};
+  return enc->ids[0];
+}
+
+std::string Seq2SeqModel::targetTokenText(int id) const { return impl_->target().displayText(id); }
 
 namespace {
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/models/gradients/seq2seq_gradient.h"
 #include "attn/models/model.h"
 #include "attn/models/seq2seq/seq2seq_config.h"
 #include "attn/models/seq2seq/seq2seq_forward.h"
@@ -67,6 +68,13 @@ struct Seq2SeqRun {
   std::vector<ReturnedSequence> returned;
 };
 
+/// Seq2SeqModel::gradients: the attribution and the decoder's ids and tokens it was read on.
+struct Seq2SeqGradientRun {
+  Seq2SeqGradientAttribution attribution;
+  std::vector<int> targetIds;  // decoder start first
+  std::vector<std::string> targetTokens;
+};
+
 class Seq2SeqModel {
  public:
   /// As Model::open: a folder, a cache layout or a snapshot. Errors name the file and the fault.
@@ -89,6 +97,18 @@ class Seq2SeqModel {
   /// the maps cover every token it wrote (the last one fed once more, so its rows are there too).
   Result<Seq2SeqRun> generate(const Encoding& source, const GenerateOptions& options,
                               const ProgressFn& progress = {}) const;
+
+  /// Gradient attribution (gradients/seq2seq_gradient.h) under forced decoding of `target` as
+  /// forced() reads it: the logit of token `targetToken` (-1: the one the model predicts) at
+  /// options.position (-1: the last decoder row); tokens as forced() names them.
+  Result<Seq2SeqGradientRun> gradients(const Encoding& source, std::string_view target,
+                                       const std::string& targetName, int targetToken,
+                                       const GradientOptions& options, const ProgressFn& progress = {}) const;
+  /// One token of the target vocabulary: its text (exactly one token, no special tokens added)
+  /// or #ID; errors name `what`.
+  Result<int> targetTokenId(const std::string& text, const std::string& what) const;
+  /// A target-vocabulary id as text (Marian: target.spm's piece).
+  std::string targetTokenText(int id) const;
 
   ~Seq2SeqModel();
   struct Impl;

@@ -1,0 +1,19 @@
+#pragma once
+// An encoder-decoder model opened from --model with its source text encoded (translate, run
+// --target-text, gradients).
+#include <memory>
+
+#include "attn/models/seq2seq/seq2seq_model.h"
+#include "input_options.h"
+
+namespace attn::cli {
+
+struct Seq2SeqOpened {
+  std::shared_ptr<const models::Seq2SeqModel> model;
+  models::Encoding source;
+};
+
+/// Opens --model as an encoder-decoder model and encodes the source text (--text or --text-file).
+Result<Seq2SeqOpened> openSeq2Seq(const InputOptions& o);
+
+}  // namespace attn::cli
