@@ -215,10 +215,6 @@ void repackKRows(bool q4, const char* w, int64_t rowBytes, int64_t rows, int64_t
   for (int64_t b = 0; b < blocks; ++b) {
     for (int64_t r = 0; r < rows; ++r) {
       const char* src = w + r * rowBytes + b * blockBytes;
-      // kKLanes rows at a large stride are more streams than the hardware prefetcher follows:
-      // ask for each row's super-block after next (a prefetch past the mapping does not fault).
-      for (int64_t line = 0; line < blockBytes; line += 64)
-        _mm_prefetch(src + 2 * blockBytes + line, _MM_HINT_T0);
       unpackValues(q4, src, values + r * kSuperBlock);
       putScales(q4, src, b, r, p);
     }
