@@ -51,7 +51,8 @@ void addInputOptions(CLI::App& cmd, InputOptions& o) {
                  "for a model whose context is shorter than the text; the output says how many were cut")
       ->needs(model);
   cmd.add_option("--quantized-dot", o.modelRunOptions.quantizedDot,
-                 "With a GGUF Q8_0 --model: on (default) multiplies 8-bit-quantized activations by the "
+                 "With a GGUF --model whose matrices are Q8_0, Q4_K or Q6_K: on (default) multiplies "
+                 "8-bit-quantized activations by the "
                  "quantized weights as llama.cpp does; off: the dequantized weights against f32 activations")
       ->needs(model);
   cmd.add_option("--intervene", o.intervene,

@@ -1,6 +1,7 @@
 #include "attn/models/gguf/gguf_file.h"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstring>
@@ -319,6 +320,14 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::open(const std::string& path) 
   f->bytes_ = std::string_view(f->map_->data(), f->map_->size());
   if (auto st = GgufParser(*f).run(); !st) return st.error();
   return std::shared_ptr<const GgufFile>(std::move(f));
+}
+
+void GgufFile::mapAllPages() const {
+#if defined(MADV_POPULATE_READ)
+  if (map_)
+    ::madvise(const_cast<char*>(map_->data()), map_->size(),
+              MADV_POPULATE_READ);  // failure: pages fault in on use
+#endif
 }
 
 const MetaValue* GgufFile::find(std::string_view key) const {

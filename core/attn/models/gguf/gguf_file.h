@@ -97,6 +97,10 @@ class GgufFile {
   const TensorInfo* tensor(std::string_view name) const;
   /// The tensor's bytes inside the file.
   std::string_view data(const TensorInfo& t) const { return bytes_.substr(dataOffset_ + t.offset, t.bytes); }
+  /// Asks the kernel to map the whole file's pages now (a file opened, not parsed from memory):
+  /// the products read every weight once, and faulting the pages in one at a time inside the
+  /// kernels' row reads leaves the prefetchers nothing to fetch. A no-op where unsupported.
+  void mapAllPages() const;
 
  private:
   GgufFile() = default;

@@ -272,6 +272,7 @@ Result<ModelWeights> loadGgufWeights(const std::shared_ptr<const GgufFile>& file
   if (!st) return st.error();
   if (config.tieWordEmbeddings) w.lmHead = w.tokenEmbedding;
   w.dtype = g.dtype();
+  f.mapAllPages();
   w.files.push_back(f.path());
   w.keepAlive = file;
   return w;

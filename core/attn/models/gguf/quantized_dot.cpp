@@ -6,6 +6,7 @@
 
 #include "attn/io/float_convert.h"
 #include "attn/models/gguf/ggml_types.h"
+#include "attn/models/gguf/kquant_dot.h"
 #include "attn/models/gguf/quantized_dot_simd.h"
 
 namespace attn::models::gguf {
@@ -57,7 +58,9 @@ void quantizeRowsQ8(const float* x, int64_t rows, int64_t cols, int64_t stride, 
     }
 }
 
-bool canQuantizedDot(uint32_t type) { return type == static_cast<uint32_t>(GgmlType::Q8_0); }
+bool canQuantizedDot(uint32_t type) {
+  return type == static_cast<uint32_t>(GgmlType::Q8_0) || canKQuantDot(type);
+}
 
 int32_t blockDotQ8_0(const int8_t* x, const char* block) {
   int32_t s = 0;
@@ -100,18 +103,28 @@ const char* quantizedDotKernel() {
 bool quantizedLinear(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
   if (!tQuantizedDot || !l.w.quant || l.inOut || !canQuantizedDot(l.w.quantType)) return false;
   const int64_t n = x.rows(), K = l.w.cols, out = l.w.rows;
-  if (K % kQ8Block != 0 || x.cols() != K) return false;
-  thread_local Q8Rows q;  // kept across calls: first touch of fresh pages is expensive
-  quantizeRowsQ8(x.data(), n, K, x.outerStride(), q);
+  const bool kquant = canKQuantDot(l.w.quantType);
+  if (K % (kquant ? kSuperBlock : kQ8Block) != 0 || x.cols() != K) return false;
+  // Kept across calls: first touch of fresh pages is expensive.
+  thread_local Q8Rows q;
+  thread_local Q8KRows qk;
+  if (kquant)
+    quantizeRowsQ8K(x.data(), n, K, x.outerStride(), qk);
+  else
+    quantizeRowsQ8(x.data(), n, K, x.outerStride(), q);
   y.resize(n, out);
   const Q8Rows& shared = q;
+  const Q8KRows& sharedK = qk;
   const int64_t panels = (out + kQuantPanelRows - 1) / kQuantPanelRows;
   const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(K) * static_cast<double>(out);
   const int threads = static_cast<int>(std::min<int64_t>(panels, threadsFor(flops)));
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
   for (int64_t p = 0; p < panels; ++p) {
     const int64_t r0 = p * kQuantPanelRows, m = std::min(kQuantPanelRows, out - r0);
-    quantizedProduct(shared, l.w.quant, l.w.quantRowBytes, r0, m, y.data() + r0, out);
+    if (kquant)
+      kquantProduct(l.w.quantType, sharedK, l.w.quant, l.w.quantRowBytes, r0, m, y.data() + r0, out);
+    else
+      quantizedProduct(shared, l.w.quant, l.w.quantRowBytes, r0, m, y.data() + r0, out);
     if (!l.b.empty()) y.middleCols(r0, m).rowwise() += l.b.row().segment(r0, m);
   }
   return true;

@@ -35,7 +35,8 @@ struct Q8Rows {
 /// to -127 and infinities saturate; a block of zeros gets d = 0.
 void quantizeRowsQ8(const float* x, int64_t rows, int64_t cols, int64_t stride, Q8Rows& out);
 
-/// The weight types the quantized-activation product takes: Q8_0.
+/// The weight types the quantized-activation products take: Q8_0 (here) and Q4_K, Q6_K
+/// (kquant_dot.h: activations quantized per 256 values).
 bool canQuantizedDot(uint32_t type);
 
 /// Integer dot product of 32 activation values with one Q8_0 block (its int8 part at `block + 2`).
@@ -55,7 +56,8 @@ void quantizedProduct(const Q8Rows& x, const char* w, int64_t rowBytes, int64_t 
 const char* quantizedDotKernel();
 
 /// linear() for GGUF weights on this thread: true when it computed y with quantized
-/// activations (the weight type is one canQuantizedDot() takes and the thread's setting is on).
+/// activations (the weight type is one canQuantizedDot() takes, the row length a whole number of
+/// its activation blocks, and the thread's setting is on).
 bool quantizedLinear(const ConstMatRef& x, const LinearWeight& l, Mat& y);
 
 /// The calling thread's setting (on unless a QuantizedDotScope turned it off).

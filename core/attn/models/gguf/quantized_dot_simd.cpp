@@ -100,42 +100,107 @@ struct RepackedRows {
   std::vector<float> dw;
 };
 
-/// A whole group by gathers: each load takes the same 4 bytes of a block from every row.
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+/// r[i] holds row i's 16 groups of 4 bytes; afterwards r[g] holds group g of rows 0..15.
+void transposeRowGroups(VecI r[16]) {
+  VecI t[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {  // r[4i + k], 128-bit lane l: rows 4i..4i+3 of group 4l + k
+    r[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i + 0], t[4 * i + 2]);
+    r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i + 0], t[4 * i + 2]);
+    r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    const VecI abLo = _mm512_shuffle_i32x4(r[k], r[4 + k], 0x44),
+               abHi = _mm512_shuffle_i32x4(r[k], r[4 + k], 0xEE);
+    const VecI cdLo = _mm512_shuffle_i32x4(r[8 + k], r[12 + k], 0x44);
+    const VecI cdHi = _mm512_shuffle_i32x4(r[8 + k], r[12 + k], 0xEE);
+    t[k] = _mm512_shuffle_i32x4(abLo, cdLo, 0x88), t[4 + k] = _mm512_shuffle_i32x4(abLo, cdLo, 0xDD);
+    t[8 + k] = _mm512_shuffle_i32x4(abHi, cdHi, 0x88), t[12 + k] = _mm512_shuffle_i32x4(abHi, cdHi, 0xDD);
+  }
+  for (int g = 0; g < 16; ++g) r[g] = t[g];
+}
+#else
+/// r[i] holds row i's 8 groups of 4 bytes; afterwards r[g] holds group g of rows 0..7.
+void transposeRowGroups(VecI r[8]) {
+  VecI t[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {  // r[4i + k], 128-bit lane l: rows 4i..4i+3 of group 4l + k
+    r[4 * i + 0] = _mm256_unpacklo_epi64(t[4 * i + 0], t[4 * i + 2]);
+    r[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i + 0], t[4 * i + 2]);
+    r[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    r[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    t[k] = _mm256_permute2x128_si256(r[k], r[4 + k], 0x20);
+    t[4 + k] = _mm256_permute2x128_si256(r[k], r[4 + k], 0x31);
+  }
+  for (int g = 0; g < 8; ++g) r[g] = t[g];
+}
+#endif
+
+/// A whole group: each row's blocks read contiguously and transposed in registers so that one
+/// store holds the same 4 values of every row (gathers of 16 rows at a large stride cost about
+/// as much as the products themselves); the scales by one gather per block.
 void gatherRows(const char* w, int64_t rowBytes, int64_t blocks, RepackedRows& p) {
 #if defined(__AVX512F__) && defined(__AVX512BW__)
   const VecI at = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                                      _mm512_set1_epi32(static_cast<int32_t>(rowBytes)));
-  const auto gather = [&at](const char* base) { return _mm512_i32gather_epi32(at, base, 1); };
-  const auto halves = [](VecI h) { return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(h)); };
+  const auto halves = [&at](const char* base) {
+    return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(at, base, 1)));
+  };
   const VecI flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  const auto store = [](int8_t* dst, VecI v) { _mm512_storeu_si512(dst, v); };
-  const auto offset = [&flip](VecI v) { return _mm512_xor_si512(v, flip); };
+  const auto offset = [&flip](VecI v) { return kOffsetWeights ? _mm512_xor_si512(v, flip) : v; };
+  constexpr int64_t kStep = 2;  // blocks per transpose: 2 x 32 bytes of each row
+  const auto rowValues = [](const char* base) {
+    const auto lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 2));
+    const auto hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + kBlockBytes + 2));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+  };
 #else
   const VecI at = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
                                      _mm256_set1_epi32(static_cast<int32_t>(rowBytes)));
-  const auto gather = [&at](const char* base) {
-    return _mm256_i32gather_epi32(reinterpret_cast<const int*>(base), at, 1);
-  };
-  const auto halves = [](VecI h) {  // the low 16 bits of each lane: the block's f16 scale
+  const auto halves = [&at](const char* base) {  // the low 16 bits of each lane: the f16 scale
+    const VecI h = _mm256_i32gather_epi32(reinterpret_cast<const int*>(base), at, 1);
     const VecI low = _mm256_and_si256(h, _mm256_set1_epi32(0xFFFF));
     return _mm256_cvtph_ps(_mm_packus_epi32(_mm256_castsi256_si128(low), _mm256_extracti128_si256(low, 1)));
   };
-  const auto store = [](int8_t* dst, VecI v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), v); };
   const auto offset = [](VecI v) { return v; };
+  constexpr int64_t kStep = 1;
+  const auto rowValues = [](const char* base) { return loadI(base + 2); };
 #endif
-  for (int64_t b = 0; b < blocks; ++b) {
-    const char* base = w + b * kBlockBytes;
-    // kLanes rows at a large stride are more streams than the hardware prefetcher follows: ask
-    // for each row's next lines ahead (a prefetch past the mapping does not fault).
+  const int64_t whole = blocks / kStep * kStep;
+  for (int64_t b = 0; b < blocks; ++b) storeF(p.dw.data() + b * kLanes, halves(w + b * kBlockBytes));
+  for (int64_t b = 0; b < whole; b += kStep) {
+    // kLanes rows are more streams than the hardware prefetcher follows: ask for each row's
+    // next lines ahead (a prefetch past the mapping does not fault).
     if (b % 2 == 0)
-      for (int64_t r = 0; r < kLanes; ++r) _mm_prefetch(base + r * rowBytes + 16 * kBlockBytes, _MM_HINT_T0);
-    storeF(p.dw.data() + b * kLanes, halves(gather(base)));
+      for (int64_t i = 0; i < kLanes; ++i)
+        _mm_prefetch(w + i * rowBytes + (b + 16) * kBlockBytes, _MM_HINT_T0);
+    VecI r[kLanes];
+    for (int64_t i = 0; i < kLanes; ++i) r[i] = rowValues(w + i * rowBytes + b * kBlockBytes);
+    transposeRowGroups(r);
     int8_t* dst = p.qs.data() + b * kBlock * kLanes;
-    for (int64_t g = 0; g < 8; ++g) {
-      const VecI v = gather(base + 2 + 4 * g);
-      store(dst + g * kLanes * 4, kOffsetWeights ? offset(v) : v);
+    for (int64_t g = 0; g < kLanes; ++g) {
+      const VecI v = offset(r[g]);
+      std::memcpy(dst + g * kLanes * 4, &v, sizeof(VecI));
     }
   }
+  for (int64_t b = whole; b < blocks; ++b)  // an odd last block (AVX-512: two per transpose)
+    for (int64_t i = 0; i < kLanes; ++i)
+      for (int64_t g = 0; g < 8; ++g) {
+        int8_t* dst = p.qs.data() + (b * 8 + g) * kLanes * 4 + i * 4;
+        std::memcpy(dst, w + i * rowBytes + b * kBlockBytes + 2 + 4 * g, 4);
+        if (kOffsetWeights)
+          for (int k = 0; k < 4; ++k) dst[k] = static_cast<int8_t>(static_cast<uint8_t>(dst[k]) ^ 0x80u);
+      }
 }
 
 void repackRows(const char* w, int64_t rowBytes, int64_t rows, int64_t blocks, RepackedRows& p) {

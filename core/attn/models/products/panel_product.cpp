@@ -76,7 +76,7 @@ void multiplyPanel(const PackedTokens& x, const float* panel, Index m, AlignedFl
 }  // namespace
 
 void linearPackedPanels(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
-  if (gguf::quantizedLinear(x, l, y)) return;  // Q8_0 weights, the run's setting on
+  if (gguf::quantizedLinear(x, l, y)) return;  // Q8_0 / Q4_K / Q6_K weights, the setting on
   const Index n = x.rows(), K = l.w.cols, out = l.w.rows;
   y.resize(n, out);
   // Eigen's own cache blocking for this shape, so the tiles are those its product would use.
