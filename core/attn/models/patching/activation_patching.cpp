@@ -139,12 +139,13 @@ void jobRows(PatchSite site, const PatchJob& j, const RecordedRuns& r, int n, Ma
 }
 
 /// The most stacked rows at a time: about 256 MB of activations (the residual, norm, q/k/v,
-/// heads, output and the MLP's hidden rows), at least one whole run, at most 2048 rows (a
-/// chunk between two progress checks).
+/// heads, output and the MLP's hidden rows), at least one whole run, and at most 1024 rows:
+/// the token GEMM's largest block (products/token_gemm.h; past it the products fall back to
+/// Eigen's, which repacks the weight), and a chunk between two progress checks.
 int stackRows(const ModelConfig& c, int n) {
   const int64_t perRow = 4 * (10 * static_cast<int64_t>(c.dModel) + 2 * static_cast<int64_t>(c.intermediate));
   const int64_t rows = (int64_t{256} << 20) / std::max<int64_t>(perRow, 1);
-  return static_cast<int>(std::max<int64_t>(n, std::min<int64_t>(rows, 2048)));
+  return static_cast<int>(std::max<int64_t>(n, std::min<int64_t>(rows, 1024)));
 }
 
 /// Fills `out` [layers, cols] with the recovered fraction of each of the site's patched runs,

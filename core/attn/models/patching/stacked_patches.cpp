@@ -22,26 +22,28 @@ void maskSegmentLogits(Mat& s, const std::vector<uint8_t>& keep, int n, int firs
 
 /// One segment's heads: its queries (positions first..n-1) against [the corrupt run's keys
 /// and values of rows < first ; its own], softmax(q k^T * scale) v per head, as attendHeads.
-void attendSegment(ForwardPass& f, const StackedPatches& sp, int l, float scale, const PatchSegment& seg) {
+/// The two key blocks are read where they are (no copy: that would be n rows per segment
+/// and layer); `s` is the thread's scratch.
+void attendSegment(ForwardPass& f, const StackedPatches& sp, int l, float scale, const PatchSegment& seg,
+                   Mat& s) {
   const ModelConfig& c = f.config;
   const int n = sp.n, first = seg.first, m = n - first, group = c.heads / c.kvHeads;
-  const Eigen::Index hd = c.headDim, kvCols = f.k.cols();
-  Mat K(n, kvCols), V(n, kvCols);
-  if (first > 0) {
-    K.topRows(first) = (*sp.keys)[static_cast<size_t>(l)].topRows(first);
-    V.topRows(first) = (*sp.values)[static_cast<size_t>(l)].topRows(first);
-  }
-  K.bottomRows(m) = f.k.middleRows(seg.row0, m);
-  V.bottomRows(m) = f.v.middleRows(seg.row0, m);
-  Mat s;
+  const Eigen::Index hd = c.headDim;
+  const Mat& cachedK = (*sp.keys)[static_cast<size_t>(l)];
+  const Mat& cachedV = (*sp.values)[static_cast<size_t>(l)];
   RowStats st;
   for (int h = 0; h < c.heads; ++h) {
     const Eigen::Index col = h * hd, kvCol = (h / group) * hd;
-    s.noalias() = f.q.block(seg.row0, col, m, hd) * K.middleCols(kvCol, hd).transpose();
+    const auto q = f.q.block(seg.row0, col, m, hd);
+    s.resize(m, n);
+    if (first > 0) s.leftCols(first).noalias() = q * cachedK.block(0, kvCol, first, hd).transpose();
+    s.rightCols(m).noalias() = q * f.k.block(seg.row0, kvCol, m, hd).transpose();
     s *= scale;
     maskSegmentLogits(s, f.keep, n, first);
     softmaxRowsInPlace(s, st);
-    f.concat.block(seg.row0, col, m, hd).noalias() = s * V.middleCols(kvCol, hd);
+    auto out = f.concat.block(seg.row0, col, m, hd);
+    out.noalias() = s.rightCols(m) * f.v.block(seg.row0, kvCol, m, hd);
+    if (first > 0) out.noalias() += s.leftCols(first) * cachedV.block(0, kvCol, first, hd);
   }
   if (seg.headLayer == l) {  // the patched head's output, every position, is the clean run's
     const Eigen::Index col = seg.head * hd;
@@ -69,8 +71,13 @@ void stackedAttention(ForwardPass& f, int l, float scale) {
   const StackedPatches& sp = *f.stacked;
   f.concat.resize(f.q.rows(), static_cast<Eigen::Index>(f.config.heads) * f.config.headDim);
   const int segments = static_cast<int>(sp.segments.size());
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int s = 0; s < segments; ++s) attendSegment(f, sp, l, scale, sp.segments[static_cast<size_t>(s)]);
+#pragma omp parallel
+  {
+    Mat scores;  // one per thread, reused across its segments and heads
+#pragma omp for schedule(dynamic, 1)
+    for (int s = 0; s < segments; ++s)
+      attendSegment(f, sp, l, scale, sp.segments[static_cast<size_t>(s)], scores);
+  }
 }
 
 Mat runStacked(ForwardPass& f, const FamilyGraph& graph, StackedPatches& sp, int start, Mat h) {
