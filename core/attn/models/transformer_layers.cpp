@@ -7,6 +7,7 @@
 #include "attn/cpu/tiled_attention.h"
 #include "attn/models/mlm_head.h"
 #include "attn/models/next_token_loss.h"
+#include "attn/models/patching/stacked_patches.h"
 #include "attn/models/streamed/streamed_attention.h"
 
 namespace attn::models {
@@ -129,12 +130,16 @@ void tokenEmbeddings(const ForwardPass& f, Mat& h) {
 }
 
 void selfAttention(ForwardPass& f, int l, float scale, bool store, AttentionResult& res) {
-  if (f.streamed)
+  if (f.stacked)
+    stackedAttention(f, l, scale);
+  else if (f.streamed)
     streamedAttention(f, l, scale);
   else
     attendHeads(f, scale, store, res, f.edits[static_cast<size_t>(l)]);
   if (ActivationHooks* hk = f.hooks) {
     if (hk->recordHeads) hk->recordHeads->push_back(f.concat);
+    if (hk->recordKeys) hk->recordKeys->push_back(f.k);
+    if (hk->recordValues) hk->recordValues->push_back(f.v);
     if (hk->site == ActivationHooks::Site::HeadOutput && hk->layer == l) {
       const Eigen::Index hd = f.config.headDim, col = static_cast<Eigen::Index>(hk->index) * hd;
       f.concat.middleCols(col, hd) = hk->source->middleCols(col, hd);

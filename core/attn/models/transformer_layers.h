@@ -21,8 +21,10 @@ namespace attn::models {
 /// layer, or the one activation it takes from another run instead of computing it.
 struct ActivationHooks {
   enum class Site { None, HeadOutput, MlpOutput };
-  std::vector<Mat>* recordHeads = nullptr;  // per layer: the heads' outputs [n, H*hd], before W_O
-  std::vector<Mat>* recordMlp = nullptr;    // per layer: the MLP's output [n, d], before the residual
+  std::vector<Mat>* recordHeads = nullptr;   // per layer: the heads' outputs [n, H*hd], before W_O
+  std::vector<Mat>* recordMlp = nullptr;     // per layer: the MLP's output [n, d], before the residual
+  std::vector<Mat>* recordKeys = nullptr;    // per layer: the keys [n, KV*hd] (after RoPE)
+  std::vector<Mat>* recordValues = nullptr;  // per layer: the values [n, KV*hd]
   Site site = Site::None;
   int layer = -1;
   int index = -1;               // HeadOutput: the query head (every position); MlpOutput: the position
@@ -30,6 +32,7 @@ struct ActivationHooks {
 };
 
 struct StreamedOutputs;  // streamed/streamed_attention.h
+struct StackedPatches;   // patching/stacked_patches.h
 
 /// One forward pass over one encoding: the model, its mask bitmap and per-layer head
 /// edits, and the scratch matrices the layers reuse (rows are tokens).
@@ -50,6 +53,7 @@ struct ForwardPass {
   const vision::PixelTensor* pixels = nullptr;      // vision families: the preprocessed image
   ActivationHooks* hooks = nullptr;                 // activation patching; null: none
   StreamedOutputs* streamed = nullptr;              // RunOptions::streamed; null: maps materialized
+  const StackedPatches* stacked = nullptr;          // many patched runs' rows at once; null: one sequence
   Mat a, qkv, q, k, v, concat, o, u, g;
 
   int tokens() const { return enc.size(); }
@@ -63,7 +67,8 @@ void tokenEmbeddings(const ForwardPass& f, Mat& h);
 /// (query head h reads kv head h / (H / KV), transformers' repeat_kv), logits times
 /// `scale`; then the output projection: f.o = concat W_O (before the residual).
 /// With `store`, `res` keeps the heads (and res.output = f.o). A streamed pass
-/// (f.streamed) computes the heads tiled instead and keeps their measures and q/k.
+/// (f.streamed) computes the heads tiled instead and keeps their measures and q/k; a
+/// stack of patched runs (f.stacked) attends each run's rows to its own keys.
 void selfAttention(ForwardPass& f, int l, float scale, bool store, AttentionResult& res);
 
 /// After layer l's MLP: records `out` or replaces one position's row (f.hooks).

@@ -2,16 +2,19 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "attn/models/families/families.h"
+#include "attn/models/patching/stacked_patches.h"
 #include "attn/models/transformer_forward.h"
 
 namespace attn::models {
 namespace {
 
-/// One encoding's pass through the model's layers: embedded once, then run from
-/// any layer on a given residual stream, with hooks.
+/// One encoding's pass through the model's layers: embedded once, then run with hooks; its
+/// ForwardPass (the encoding, the mask, the rotary table) also runs the patched stacks.
 class Pass {
  public:
   Pass(const ModelConfig& c, const ModelWeights& w, const Encoding& enc, const std::vector<uint8_t>& keep,
@@ -20,17 +23,20 @@ class Pass {
     graph_.embed(f_, embedded_);
   }
 
-  const Mat& embedded() const { return embedded_; }
+  ForwardPass& forward() { return f_; }
+  const FamilyGraph& graph() const { return graph_; }
 
-  /// Layers start.. on h; `inputs` (when given) collects the residual stream entering each.
-  /// Returns the final hidden state's last row.
-  Vec runFrom(int start, Mat h, ActivationHooks* hooks, std::vector<Mat>* inputs = nullptr) {
+  /// Every layer on the embedding; `inputs` collects the residual stream entering each layer
+  /// and the last one's output. Returns the final hidden state's last row.
+  Vec run(ActivationHooks* hooks, std::vector<Mat>& inputs) {
+    Mat h = embedded_;
     f_.hooks = hooks;
     AttentionResult unused;
-    for (int l = start; l < f_.config.layers; ++l) {
-      if (inputs) inputs->push_back(h);
+    for (int l = 0; l < f_.config.layers; ++l) {
+      inputs.push_back(h);
       graph_.layer(f_, l, h, false, unused);
     }
+    inputs.push_back(h);
     f_.hooks = nullptr;
     ModelRun run;
     graph_.output(f_, h, run);
@@ -71,17 +77,112 @@ Result<std::vector<uint8_t>> keepBitmap(const ModelConfig& c, const Encoding& en
   return mask->isNone() ? std::vector<uint8_t>{} : mask->bitmap(n, n);
 }
 
-/// Fills `out` [rows, cols] with the recovered fraction of each patched run.
-template <typename Run>
-Status sweep(Mat& out, int rows, int cols, double corrupt, double clean, Run&& run, int& done, int total,
-             const ProgressFn& progress, const std::string& src, std::string_view stage) {
-  out.resize(rows, cols);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) {
-      if (progress && !progress(static_cast<double>(done) / total, stage)) return Error{src + ": cancelled"};
-      out(r, c) = static_cast<float>((run(r, c) - corrupt) / (clean - corrupt));
-      ++done;
+/// Whether no row of the mask reads a later key: then a patch at position p leaves rows < p
+/// as they were, and a patched run needs only rows p.. (keep empty: every key, not causal).
+bool causalMask(const std::vector<uint8_t>& keep, int n) {
+  if (keep.empty()) return false;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if (keep[static_cast<size_t>(i) * static_cast<size_t>(n) + static_cast<size_t>(j)]) return false;
+  return true;
+}
+
+enum class PatchSite { Residual, Heads, Mlp };
+
+/// What the clean and the corrupt runs keep for the patches (per layer; inputs also the
+/// final residual stream, index layers; keys and values: the corrupt run's).
+struct RecordedRuns {
+  std::vector<Mat> cleanInputs, cleanHeads, cleanMlp, corruptInputs, corruptMlp, keys, values;
+};
+
+/// What every sweep reads.
+struct PatchContext {
+  const ModelConfig& config;
+  ForwardPass& pass;  // the corrupt run's
+  const FamilyGraph& graph;
+  const RecordedRuns& runs;
+  const Vec& direction;  // lm_head(target) - lm_head(foil)
+  double lo, hi;         // the corrupt and the clean run's logit differences
+  int n, total;
+  bool causal;
+  const ProgressFn& progress;
+  const std::string& src;
+};
+
+/// One patched run: its cell (layer, position or head), the layer its stack starts at and
+/// the first position it runs (rows before it are the corrupt run's).
+struct PatchJob {
+  int layer = 0, index = 0, start = 0, first = 0;
+};
+
+/// Every patch of a site, by start layer. A residual patch at (l, p) starts at layer l; an
+/// MLP patch at (l, p) changes only row p of layer l's output (the MLP is row-wise and comes
+/// after the attention), so it is a residual patch at (l + 1, p) of that row; a head patch
+/// changes every row from layer l's attention on.
+std::vector<PatchJob> patchJobs(PatchSite site, int layers, int n, int heads, bool causal) {
+  std::vector<PatchJob> jobs;
+  for (int l = 0; l < layers; ++l)
+    for (int i = 0; i < (site == PatchSite::Heads ? heads : n); ++i)
+      jobs.push_back({l, i, site == PatchSite::Mlp ? l + 1 : l, site != PatchSite::Heads && causal ? i : 0});
+  return jobs;
+}
+
+/// A job's stacked rows: the corrupt run's residual stream entering its start layer, rows
+/// first.., with the patch applied to the residual-stream and MLP sites' row.
+void jobRows(PatchSite site, const PatchJob& j, const RecordedRuns& r, int n, Mat& h, Eigen::Index row0) {
+  const int m = n - j.first;
+  h.middleRows(row0, m) = r.corruptInputs[static_cast<size_t>(j.start)].middleRows(j.first, m);
+  const Eigen::Index at = row0 + j.index - j.first;
+  const size_t l = static_cast<size_t>(j.layer);
+  if (site == PatchSite::Residual) h.row(at) = r.cleanInputs[l].row(j.index);
+  if (site == PatchSite::Mlp) h.row(at) += r.cleanMlp[l].row(j.index) - r.corruptMlp[l].row(j.index);
+}
+
+/// The most stacked rows at a time: about 256 MB of activations (the residual, norm, q/k/v,
+/// heads, output and the MLP's hidden rows), at least one whole run, and at most 1024 rows:
+/// the token GEMM's largest block (products/token_gemm.h; past it the products fall back to
+/// Eigen's, which repacks the weight), and a chunk between two progress checks.
+int stackRows(const ModelConfig& c, int n) {
+  const int64_t perRow = 4 * (10 * static_cast<int64_t>(c.dModel) + 2 * static_cast<int64_t>(c.intermediate));
+  const int64_t rows = (int64_t{256} << 20) / std::max<int64_t>(perRow, 1);
+  return static_cast<int>(std::max<int64_t>(n, std::min<int64_t>(rows, 1024)));
+}
+
+/// Fills `out` [layers, cols] with the recovered fraction of each of the site's patched runs,
+/// as stacks of runs that start at the same layer.
+Status sweep(PatchSite site, Mat& out, const PatchContext& ctx, int& done, std::string_view stage) {
+  const ModelConfig& c = ctx.config;
+  const int n = ctx.n, cols = site == PatchSite::Heads ? c.heads : n, maxRows = stackRows(c, n);
+  out.resize(c.layers, cols);
+  const std::vector<PatchJob> jobs = patchJobs(site, c.layers, n, c.heads, ctx.causal);
+  for (size_t j0 = 0; j0 < jobs.size();) {
+    if (ctx.progress && !ctx.progress(static_cast<double>(done) / ctx.total, stage))
+      return Error{ctx.src + ": cancelled"};
+    StackedPatches sp;
+    sp.n = n;
+    sp.keys = &ctx.runs.keys;
+    sp.values = &ctx.runs.values;
+    sp.heads = &ctx.runs.cleanHeads;
+    int rows = 0;
+    size_t j1 = j0;
+    for (; j1 < jobs.size() && jobs[j1].start == jobs[j0].start; ++j1) {
+      const int m = n - jobs[j1].first;
+      if (j1 > j0 && rows + m > maxRows) break;
+      PatchSegment seg{jobs[j1].first, rows, -1, -1};
+      if (site == PatchSite::Heads) seg.headLayer = jobs[j1].layer, seg.head = jobs[j1].index;
+      sp.segments.push_back(seg);
+      rows += m;
     }
+    Mat h(rows, c.dModel);
+    for (size_t j = j0; j < j1; ++j) jobRows(site, jobs[j], ctx.runs, n, h, sp.segments[j - j0].row0);
+    const Mat last = runStacked(ctx.pass, ctx.graph, sp, jobs[j0].start, std::move(h));
+    for (size_t j = j0; j < j1; ++j) {
+      const double diff = last.row(static_cast<Eigen::Index>(j - j0)).transpose().dot(ctx.direction);
+      out(jobs[j].layer, jobs[j].index) = static_cast<float>((diff - ctx.lo) / (ctx.hi - ctx.lo));
+    }
+    done += static_cast<int>(j1 - j0);
+    j0 = j1;
+  }
   return okStatus();
 }
 
@@ -110,13 +211,16 @@ Result<PatchingResult> activationPatching(const ModelConfig& c, const ModelWeigh
   auto diff = [&](const Vec& last) { return static_cast<double>(last.dot(direction)); };
 
   Pass cleanPass(c, w, clean, *cleanKeep, opt, edits), corruptPass(c, w, corrupt, *corruptKeep, opt, edits);
-  std::vector<Mat> cleanInputs, cleanHeads, cleanMlp, corruptInputs;
-  ActivationHooks record;
-  record.recordHeads = &cleanHeads;
-  record.recordMlp = &cleanMlp;
+  RecordedRuns runs;
+  ActivationHooks cleanHooks, corruptHooks;
+  cleanHooks.recordHeads = &runs.cleanHeads;
+  cleanHooks.recordMlp = &runs.cleanMlp;
+  corruptHooks.recordMlp = &runs.corruptMlp;
+  corruptHooks.recordKeys = &runs.keys;
+  corruptHooks.recordValues = &runs.values;
   PatchingResult out;
-  out.cleanDiff = diff(cleanPass.runFrom(0, cleanPass.embedded(), &record, &cleanInputs));
-  out.corruptDiff = diff(corruptPass.runFrom(0, corruptPass.embedded(), nullptr, &corruptInputs));
+  out.cleanDiff = diff(cleanPass.run(&cleanHooks, runs.cleanInputs));
+  out.corruptDiff = diff(corruptPass.run(&corruptHooks, runs.corruptInputs));
   if (!(std::abs(out.cleanDiff - out.corruptDiff) > 1e-6))
     return Error{
         fmt::format("{}: the clean and the corrupt text give the same logit difference ({:.6g}): "
@@ -124,38 +228,30 @@ Result<PatchingResult> activationPatching(const ModelConfig& c, const ModelWeigh
                     src, out.cleanDiff)};
 
   const int total = (options.residual ? L * n : 0) + (options.heads ? L * H : 0) + (options.mlp ? L * n : 0);
+  const PatchContext ctx{c,
+                         corruptPass.forward(),
+                         corruptPass.graph(),
+                         runs,
+                         direction,
+                         out.corruptDiff,
+                         out.cleanDiff,
+                         n,
+                         total,
+                         causalMask(*corruptKeep, n),
+                         progress,
+                         src};
   int done = 0;
-  auto residual = [&](int l, int p) {
-    Mat h = corruptInputs[static_cast<size_t>(l)];
-    h.row(p) = cleanInputs[static_cast<size_t>(l)].row(p);
-    return diff(corruptPass.runFrom(l, std::move(h), nullptr));
-  };
-  auto patchedSite = [&](ActivationHooks::Site site, const std::vector<Mat>& source) {
-    return [&, site](int l, int index) {
-      ActivationHooks hk;
-      hk.site = site;
-      hk.layer = l;
-      hk.index = index;
-      hk.source = &source[static_cast<size_t>(l)];
-      return diff(corruptPass.runFrom(l, corruptInputs[static_cast<size_t>(l)], &hk));
-    };
-  };
-  const double lo = out.corruptDiff, hi = out.cleanDiff;
-  if (options.residual)
-    if (auto st = sweep(out.residual, L, n, lo, hi, residual, done, total, progress, src,
-                        "patching the residual stream");
-        !st)
-      return st.error();
-  if (options.heads)
-    if (auto st = sweep(out.heads, L, H, lo, hi, patchedSite(ActivationHooks::Site::HeadOutput, cleanHeads),
-                        done, total, progress, src, "patching heads");
-        !st)
-      return st.error();
-  if (options.mlp)
-    if (auto st = sweep(out.mlp, L, n, lo, hi, patchedSite(ActivationHooks::Site::MlpOutput, cleanMlp), done,
-                        total, progress, src, "patching MLPs");
-        !st)
-      return st.error();
+  const std::pair<PatchSite, Mat*> sites[] = {
+      {PatchSite::Residual, options.residual ? &out.residual : nullptr},
+      {PatchSite::Heads, options.heads ? &out.heads : nullptr},
+      {PatchSite::Mlp, options.mlp ? &out.mlp : nullptr}};
+  for (const auto& [site, map] : sites) {
+    if (!map) continue;
+    const char* stage = site == PatchSite::Residual ? "patching the residual stream"
+                        : site == PatchSite::Heads  ? "patching heads"
+                                                    : "patching MLPs";
+    if (auto st = sweep(site, *map, ctx, done, stage); !st) return st.error();
+  }
   if (progress && !progress(1.0, "done")) return Error{src + ": cancelled"};
   return out;
 }
