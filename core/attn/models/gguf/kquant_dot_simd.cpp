@@ -8,6 +8,7 @@
 
 #include "attn/models/gguf/ggml_types.h"
 #include "attn/models/gguf/kquant_dot.h"
+#include "attn/models/gguf/simd_transpose.h"
 
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -120,58 +121,13 @@ void unpackValues(bool q4, const char* block, uint8_t* v) {
   }
 }
 
-#if defined(__AVX512F__) && defined(__AVX512BW__)
-/// r[i] holds row i's 16 groups of 4 bytes; afterwards r[g] holds group g of rows 0..15.
-void transposeGroups(__m512i r[16]) {
-  __m512i t[16];
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 4; ++i) {  // r[4i + k], 128-bit lane l: rows 4i..4i+3 of group 4l + k
-    r[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i + 0], t[4 * i + 2]);
-    r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i + 0], t[4 * i + 2]);
-    r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-    r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-  }
-  for (int k = 0; k < 4; ++k) {
-    const __m512i abLo = _mm512_shuffle_i32x4(r[k], r[4 + k], 0x44),
-                  abHi = _mm512_shuffle_i32x4(r[k], r[4 + k], 0xEE);
-    const __m512i cdLo = _mm512_shuffle_i32x4(r[8 + k], r[12 + k], 0x44);
-    const __m512i cdHi = _mm512_shuffle_i32x4(r[8 + k], r[12 + k], 0xEE);
-    t[k] = _mm512_shuffle_i32x4(abLo, cdLo, 0x88), t[4 + k] = _mm512_shuffle_i32x4(abLo, cdLo, 0xDD);
-    t[8 + k] = _mm512_shuffle_i32x4(abHi, cdHi, 0x88), t[12 + k] = _mm512_shuffle_i32x4(abHi, cdHi, 0xDD);
-  }
-  for (int g = 0; g < 16; ++g) r[g] = t[g];
-}
-#else
-/// r[i] holds row i's 8 groups of 4 bytes; afterwards r[g] holds group g of rows 0..7.
-void transposeGroups(__m256i r[8]) {
-  __m256i t[8];
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 2; ++i) {  // r[4i + k], 128-bit lane l: rows 4i..4i+3 of group 4l + k
-    r[4 * i + 0] = _mm256_unpacklo_epi64(t[4 * i + 0], t[4 * i + 2]);
-    r[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i + 0], t[4 * i + 2]);
-    r[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-    r[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-  }
-  for (int k = 0; k < 4; ++k) {
-    t[k] = _mm256_permute2x128_si256(r[k], r[4 + k], 0x20);
-    t[4 + k] = _mm256_permute2x128_si256(r[k], r[4 + k], 0x31);
-  }
-  for (int g = 0; g < 8; ++g) r[g] = t[g];
-}
-#endif
 
 /// Block b's values of kKLanes rows (value order in `rows`, 256 bytes each) into the layout.
 void interleaveValues(const uint8_t* rows, uint8_t* dst) {
   for (int64_t c = 0; c < kSuperBlock / (4 * kKLanes); ++c) {  // kKLanes groups of 4 at a time
     KVecI r[kKLanes];
     for (int i = 0; i < kKLanes; ++i) r[i] = kLoadI(rows + i * kSuperBlock + c * 4 * kKLanes);
-    transposeGroups(r);
+    transposeRowGroups(r);
     for (int g = 0; g < kKLanes; ++g)
       std::memcpy(dst + (c * kKLanes + g) * kKLanes * 4, &r[g], sizeof(KVecI));
   }

@@ -8,6 +8,7 @@
 
 #include "attn/io/float_convert.h"
 #include "attn/models/gguf/quantized_dot.h"
+#include "attn/models/gguf/simd_transpose.h"
 
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -100,51 +101,6 @@ struct RepackedRows {
   std::vector<float> dw;
 };
 
-#if defined(__AVX512F__) && defined(__AVX512BW__)
-/// r[i] holds row i's 16 groups of 4 bytes; afterwards r[g] holds group g of rows 0..15.
-void transposeRowGroups(VecI r[16]) {
-  VecI t[16];
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 4; ++i) {  // r[4i + k], 128-bit lane l: rows 4i..4i+3 of group 4l + k
-    r[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i + 0], t[4 * i + 2]);
-    r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i + 0], t[4 * i + 2]);
-    r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-    r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-  }
-  for (int k = 0; k < 4; ++k) {
-    const VecI abLo = _mm512_shuffle_i32x4(r[k], r[4 + k], 0x44),
-               abHi = _mm512_shuffle_i32x4(r[k], r[4 + k], 0xEE);
-    const VecI cdLo = _mm512_shuffle_i32x4(r[8 + k], r[12 + k], 0x44);
-    const VecI cdHi = _mm512_shuffle_i32x4(r[8 + k], r[12 + k], 0xEE);
-    t[k] = _mm512_shuffle_i32x4(abLo, cdLo, 0x88), t[4 + k] = _mm512_shuffle_i32x4(abLo, cdLo, 0xDD);
-    t[8 + k] = _mm512_shuffle_i32x4(abHi, cdHi, 0x88), t[12 + k] = _mm512_shuffle_i32x4(abHi, cdHi, 0xDD);
-  }
-  for (int g = 0; g < 16; ++g) r[g] = t[g];
-}
-#else
-/// r[i] holds row i's 8 groups of 4 bytes; afterwards r[g] holds group g of rows 0..7.
-void transposeRowGroups(VecI r[8]) {
-  VecI t[8];
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 2; ++i) {  // r[4i + k], 128-bit lane l: rows 4i..4i+3 of group 4l + k
-    r[4 * i + 0] = _mm256_unpacklo_epi64(t[4 * i + 0], t[4 * i + 2]);
-    r[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i + 0], t[4 * i + 2]);
-    r[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-    r[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-  }
-  for (int k = 0; k < 4; ++k) {
-    t[k] = _mm256_permute2x128_si256(r[k], r[4 + k], 0x20);
-    t[4 + k] = _mm256_permute2x128_si256(r[k], r[4 + k], 0x31);
-  }
-  for (int g = 0; g < 8; ++g) r[g] = t[g];
-}
-#endif
 
 /// A whole group: each row's blocks read contiguously and transposed in registers so that one
 /// store holds the same 4 values of every row (gathers of 16 rows at a large stride cost about
