@@ -121,7 +121,6 @@ void unpackValues(bool q4, const char* block, uint8_t* v) {
   }
 }
 
-
 /// Block b's values of kKLanes rows (value order in `rows`, 256 bytes each) into the layout.
 void interleaveValues(const uint8_t* rows, uint8_t* dst) {
   for (int64_t c = 0; c < kSuperBlock / (4 * kKLanes); ++c) {  // kKLanes groups of 4 at a time

@@ -101,7 +101,6 @@ struct RepackedRows {
   std::vector<float> dw;
 };
 
-
 /// A whole group: each row's blocks read contiguously and transposed in registers so that one
 /// store holds the same 4 values of every row (gathers of 16 rows at a large stride cost about
 /// as much as the products themselves); the scales by one gather per block.
