@@ -123,8 +123,8 @@ Action addGenerateCommand(CLI::App& app) {
       "--max-new-tokens", o->maxNewTokens,
       "At most this many tokens after the prompt (default: the model's max_length, prompt included)");
   cmd->add_option("--beam", o->beam,
-                  "Beams: 1 greedy (or sampling), 2 to 8 beam search as transformers' generate; default: the "
-                  "model's num_beams");
+                  "Beams: 1 greedy (or sampling), 2 to 8 beam search (or beam sampling with --do-sample) as "
+                  "transformers' generate; default: the model's num_beams");
   cmd->add_option(
       "--length-penalty", o->lengthPenalty,
       "Beam search: score = sum log p / generated_length^this (default: the model's length_penalty)");

@@ -183,8 +183,9 @@ Action addTranslateCommand(CLI::App& app) {
   cmd->add_option("--max-new-tokens", o->maxNewTokens,
                   "At most this many tokens after the decoder start (default: the model's max_length)");
   cmd->add_option("--beam", o->beam,
-                  "Beams: 1 greedy, 2 to 8 beam search as transformers' generate (length_penalty and "
-                  "early_stopping from the model's generation config); default: its num_beams");
+                  "Beams: 1 greedy (or sampling), 2 to 8 beam search (or beam sampling with --do-sample) as "
+                  "transformers' generate (length_penalty and early_stopping from the model's generation "
+                  "config); default: its num_beams");
   cmd->add_option("--length-penalty", o->lengthPenalty,
                   "Beam search: score = sum log p / length^this (default: the model's length_penalty)");
   cmd->add_option("--early-stopping", o->earlyStopping,

@@ -4,7 +4,8 @@ namespace attn::cli {
 
 void addSamplingOptions(CLI::App* cmd, SamplingCliOptions& s) {
   cmd->add_flag("--do-sample", s.doSample,
-                "Sample the tokens (top-k / top-p / temperature) instead of greedy");
+                "Sample the tokens (top-k / top-p / temperature) instead of greedy; with --beam K > 1, "
+                "beam sampling as transformers' generate");
   cmd->add_option("--top-k", s.topK,
                   "Sampling: only the k most probable tokens (0: off; default: the model's, 50)");
   cmd->add_option(

@@ -1626,8 +1626,12 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>采样</translation>
     </message>
     <message>
-        <source>Greedy: the most probable token each step. Beam search: the best of several hypotheses as transformers&apos; generate scores them. Sampling: drawn from the filtered distribution, reproducible with the seed.</source>
-        <translation>贪心：每一步取概率最大的词元。束搜索：按 transformers 的 generate 的打分，在若干假设中取最好的。采样：从过滤后的分布中抽取，用种子可复现。</translation>
+        <source>Beam sampling</source>
+        <translation>束采样</translation>
+    </message>
+    <message>
+        <source>Greedy: the most probable token each step. Beam search: the best of several hypotheses as transformers&apos; generate scores them. Sampling: drawn from the filtered distribution, reproducible with the seed. Beam sampling: beam search whose candidates are drawn instead of taken best first.</source>
+        <translation>贪心：每一步取概率最大的词元。束搜索：按 transformers 的 generate 的打分，在若干假设中取最好的。采样：从过滤后的分布中抽取，用种子可复现。束采样：候选不是按分数取最好的，而是抽取出来的束搜索。</translation>
     </message>
     <message>
         <source>Hypotheses kept at each step (2 to 8)</source>

@@ -151,6 +151,19 @@ TEST(GenerationPanel, WritesTheCoresIdsAndDrawsItsMaps) {
     panel.setStep(sampled.promptLength + 1);
     if (static_cast<int>(sampled.ids.size()) > sampled.promptLength + 1)
       expectBarsAreRow(panel, sampled, panel.layer(), panel.head(), sampled.promptLength + 1);
+    // Beam sampling: the beam and the sampling fields together, the core's ids.
+    panel.options()->setMode(GenerationOptions::Mode::BeamSampling);
+    EXPECT_TRUE(panel.options()->beamsBox()->isVisibleTo(panel.options()));
+    EXPECT_TRUE(panel.options()->seedBox()->isVisibleTo(panel.options()));
+    panel.generate();
+    panel.waitForIdle();
+    attn::models::CausalGenerateOptions beamSample = sample;
+    beamSample.beams = 3;
+    beamSample.lengthPenalty = 1.5;
+    const auto beamSampled = directGeneration(*m, beamSample);
+    EXPECT_EQ(panel.result()->ids, beamSampled.ids);
+    EXPECT_TRUE(panel.settingsText().contains("beam sampling (3 beams"))
+        << panel.settingsText().toStdString();
   }
 }
 

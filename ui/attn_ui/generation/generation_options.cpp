@@ -39,10 +39,12 @@ GenerationOptions::GenerationOptions(QWidget* parent)
   mode_->addItem(tr("Greedy"), int(Mode::Greedy));
   mode_->addItem(tr("Beam search"), int(Mode::Beam));
   mode_->addItem(tr("Sampling"), int(Mode::Sampling));
+  mode_->addItem(tr("Beam sampling"), int(Mode::BeamSampling));
   mode_->setToolTip(
       tr("Greedy: the most probable token each step. Beam search: the best of several "
          "hypotheses as transformers' generate scores them. Sampling: drawn from the filtered "
-         "distribution, reproducible with the seed."));
+         "distribution, reproducible with the seed. Beam sampling: beam search whose candidates "
+         "are drawn instead of taken best first."));
   beams_->setRange(2, 8);
   beams_->setToolTip(tr("Hypotheses kept at each step (2 to 8)"));
   lengthPenalty_->setRange(-5.0, 5.0);
@@ -95,16 +97,21 @@ void GenerationOptions::setDefaults(const attn::models::GenerationSettings& g) {
   topK_->setValue(std::max(0, g.sampling.topK));
   topP_->setValue(g.sampling.topP);
   temperature_->setValue(g.sampling.temperature);
-  setMode(g.numBeams > 1 ? Mode::Beam : g.sampling.enabled ? Mode::Sampling : Mode::Greedy);
+  const bool beam = g.numBeams > 1;
+  setMode(g.sampling.enabled ? (beam ? Mode::BeamSampling : Mode::Sampling)
+          : beam             ? Mode::Beam
+                             : Mode::Greedy);
 }
 
 attn::models::CausalGenerateOptions GenerationOptions::options() const {
   attn::models::CausalGenerateOptions o;
   o.maxNewTokens = maxNew_->value();
-  o.doSample = mode() == Mode::Sampling;
-  o.beams = mode() == Mode::Beam ? beams_->value() : 1;
-  if (mode() == Mode::Beam) o.lengthPenalty = lengthPenalty_->value();
-  if (mode() == Mode::Sampling) {
+  const bool beam = mode() == Mode::Beam || mode() == Mode::BeamSampling;
+  const bool sample = mode() == Mode::Sampling || mode() == Mode::BeamSampling;
+  o.doSample = sample;
+  o.beams = beam ? beams_->value() : 1;
+  if (beam) o.lengthPenalty = lengthPenalty_->value();
+  if (sample) {
     o.topK = topK_->value();
     o.topP = topP_->value();
     o.temperature = temperature_->value();
@@ -120,8 +127,8 @@ GenerationOptions::Mode GenerationOptions::mode() const {
 }
 
 void GenerationOptions::showModeFields() {
-  beamFields_->setVisible(mode() == Mode::Beam);
-  sampleFields_->setVisible(mode() == Mode::Sampling);
+  beamFields_->setVisible(mode() == Mode::Beam || mode() == Mode::BeamSampling);
+  sampleFields_->setVisible(mode() == Mode::Sampling || mode() == Mode::BeamSampling);
 }
 
 }  // namespace attn::ui

@@ -15,7 +15,7 @@ namespace attn::ui {
 class GenerationOptions : public QWidget {
   Q_OBJECT
  public:
-  enum class Mode { Greedy = 0, Beam = 1, Sampling = 2 };
+  enum class Mode { Greedy = 0, Beam = 1, Sampling = 2, BeamSampling = 3 };
 
   explicit GenerationOptions(QWidget* parent = nullptr);
 

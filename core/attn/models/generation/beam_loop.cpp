@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "attn/models/generation/token_sampler.h"
 #include "attn/models/seq2seq/greedy_search.h"
 
 namespace attn::models {
@@ -24,6 +25,25 @@ std::vector<int> bestBeamCells(const std::vector<float>& scores, int k) {
   return idx;
 }
 
+/// Beam sampling (transformers' beam search with do_sample): `k` cells drawn without
+/// replacement from the softmax over every beam's warped scores plus its running score (one
+/// uniform per draw, drawToken over the cells not yet drawn, as torch.multinomial(probs, k)
+/// draws them), then sorted best score first. Fewer than `k` when fewer cells have mass.
+std::vector<int> sampledBeamCells(const std::vector<float>& scores, int k, SamplingRng& rng) {
+  std::vector<double> probs = softmaxDouble(scores.data(), scores.size());
+  std::vector<int> cells;
+  for (int i = 0; i < k; ++i) {
+    if (std::none_of(probs.begin(), probs.end(), [](double p) { return p > 0; })) break;
+    const int cell = drawToken(probs, rng.uniform());
+    cells.push_back(cell);
+    probs[static_cast<size_t>(cell)] = 0.0;
+  }
+  std::stable_sort(cells.begin(), cells.end(), [&scores](int a, int b) {
+    return scores[static_cast<size_t>(a)] > scores[static_cast<size_t>(b)];
+  });
+  return cells;
+}
+
 struct OpenBeam {
   std::vector<int> ids;  // the prompt first; the last one not yet fed to its state
   float score = 0.0f;
@@ -37,6 +57,16 @@ void logSoftmaxRow(const float* x, int n, float* out) {
   for (int i = 0; i < n; ++i) sum += std::exp(x[i] - m);
   const float lse = m + std::log(sum);
   for (int i = 0; i < n; ++i) out[i] = x[i] - lse;
+}
+
+std::string describeSearch(const GenerationSettings& g, int beams, const BeamSettings& b) {
+  if (beams <= 1) return g.sampling.enabled ? describeSampling(g.sampling) : std::string("greedy");
+  const std::string beam =
+      fmt::format("{} beams, length_penalty {}, early_stopping {}", beams, b.lengthPenalty, b.earlyStopping);
+  if (!g.sampling.enabled) return fmt::format("beam search ({})", beam);
+  const SamplingSettings& s = g.sampling;
+  return fmt::format("beam sampling ({}, top_k {}, top_p {}, temperature {}, seed {})", beam, s.topK, s.topP,
+                     s.temperature, s.seed);
 }
 
 void BeamHypotheses::add(const std::vector<int>& ids, double sumLogprobs, int generated) {
@@ -85,6 +115,12 @@ Result<std::vector<BeamHypothesis>> runBeamSearch(BeamStepper& stepper, const st
   std::vector<OpenBeam> beams(static_cast<size_t>(B), OpenBeam{prompt, 0.0f});
   for (int i = 1; i < B; ++i) beams[static_cast<size_t>(i)].score = -1e9f;  // the first step from beam 0
   BeamHypotheses hyps(B, b.lengthPenalty, b.earlyStopping);
+  // transformers keeps max(2, 1 + the EOS ids) x beams candidates a step, so that EOS tokens
+  // cannot leave fewer than `beams` open; beam sampling's warpers keep 1 + the EOS ids a row.
+  int eosCount = static_cast<int>(g.eosTokenIds.size());  // a list holds eosTokenId too
+  if (eosCount == 0 && g.eosTokenId >= 0) eosCount = 1;
+  const int candidates = std::max(2, 1 + eosCount) * B;
+  SamplingRng rng(g.sampling.seed);
   bool done = false;
   std::vector<float> scores(static_cast<size_t>(B) * static_cast<size_t>(V)), logits;
   while (static_cast<int>(beams[0].ids.size()) < maxLength) {
@@ -96,9 +132,12 @@ Result<std::vector<BeamHypothesis>> runBeamSearch(BeamStepper& stepper, const st
       float* row = scores.data() + static_cast<size_t>(i) * static_cast<size_t>(V);
       logSoftmaxRow(logits.data(), V, row);
       processScores(row, V, beam.ids, g, maxLength);
+      if (g.sampling.enabled) warpScores(row, V, g.sampling, 1 + eosCount);
       for (int t = 0; t < V; ++t) row[t] += beam.score;
     }
-    const std::vector<int> top = bestBeamCells(scores, 2 * B);
+    const std::vector<int> top =
+        g.sampling.enabled ? sampledBeamCells(scores, candidates, rng) : bestBeamCells(scores, candidates);
+    if (top.empty()) return Error{fmt::format("{}: every next token was removed", src)};
     const int generated = static_cast<int>(beams[0].ids.size()) + 1 - promptLen;
     std::vector<OpenBeam> next;
     std::vector<int> parents;

@@ -10,6 +10,11 @@
 // less the prompt). The hypotheses are returned best first, EOS appended when shorter than
 // max_length (num_return_sequences takes the first k). An encoder-decoder's prompt is its
 // decoder start token; a causal model's is the text.
+// With sampling on (GenerationSettings::sampling) it is beam sampling as generate runs it with
+// do_sample and num_beams > 1: each beam's row also goes through the warpers (temperature,
+// top-k, top-p; token_sampler.h) before its running score is added, and the candidates are
+// drawn without replacement from the softmax over all beams' rows instead of taken best
+// first, then ordered by score; the running scores sum the warped scores.
 #include <string>
 #include <vector>
 
@@ -72,6 +77,10 @@ Result<std::vector<BeamHypothesis>> runBeamSearch(BeamStepper& stepper, const st
                                                   int vocab, const GenerationSettings& g,
                                                   const BeamSettings& b, int maxLength,
                                                   const std::string& src, const ProgressFn& progress = {});
+
+/// The search in words: "greedy", "sampling (top_k 50, ...)", "beam search (4 beams, ...)" or
+/// "beam sampling (4 beams, ..., top_k 50, ...)".
+std::string describeSearch(const GenerationSettings& g, int beams, const BeamSettings& b);
 
 /// torch.log_softmax over one row in float: x - max - log(sum(exp(x - max))).
 void logSoftmaxRow(const float* x, int n, float* out);

@@ -79,11 +79,7 @@ Status writeOneByOne(const CausalDecoder& d, const GenerationSettings& g, int vo
 
 std::string describeSettings(const GenerationSettings& g, int beams, const BeamSettings& b, int maxLength,
                              bool fromBudget, const std::string& src) {
-  const std::string search = beams > 1
-                                 ? fmt::format("beam search ({} beams, length_penalty {}, early_stopping {})",
-                                               beams, b.lengthPenalty, b.earlyStopping)
-                             : g.sampling.enabled ? describeSampling(g.sampling)
-                                                  : std::string("greedy");
+  const std::string search = describeSearch(g, beams, b);
   return fmt::format(
       "{}; eos_token_id {}, max_length {}{}, no_repeat_ngram_size {}, bad_words_ids {}, forced_bos_token_id "
       "{}, "
@@ -120,13 +116,8 @@ Result<CausalGeneration> generateCausal(const ModelConfig& c, const ModelWeights
   if (beams < 1 || beams > 8)
     return Error{
         fmt::format("{} beams ({}): beam search takes 1 to 8; choose with --beam", beams, beamSource)};
-  if (g.sampling.enabled) {
+  if (g.sampling.enabled)  // with beams > 1: beam sampling (beam_loop.h)
     if (auto st = checkSamplingSettings(g.sampling); !st) return st.error();
-    if (beams > 1)
-      return Error{
-          fmt::format("sampling draws one sequence: give --beam 1 with --do-sample ({} beams from {})", beams,
-                      beamSource)};
-  }
   if (o.maxNewTokens < 0)
     return Error{fmt::format("--max-new-tokens: {} must be at least 1", o.maxNewTokens)};
   if (g.noRepeatNgramSize < 0)

@@ -18,39 +18,50 @@ Status checkSamplingSettings(const SamplingSettings& s) {
   return okStatus();
 }
 
-std::vector<double> samplingDistribution(const float* scores, int vocab, const SamplingSettings& s) {
+void warpScores(float* scores, int vocab, const SamplingSettings& s, int minKeep) {
   const size_t V = static_cast<size_t>(std::max(vocab, 0));
-  const double minusInf = -std::numeric_limits<double>::infinity();
-  std::vector<double> x(V);
+  if (V == 0) return;
+  const float minusInf = -std::numeric_limits<float>::infinity();
   // TemperatureLogitsWarper: scores / T, in the scores' float as transformers divides them.
-  for (size_t t = 0; t < V; ++t) x[t] = static_cast<double>(scores[t] / static_cast<float>(s.temperature));
+  for (size_t t = 0; t < V; ++t) scores[t] = scores[t] / static_cast<float>(s.temperature);
   std::vector<int> order(V);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&x](int a, int b) { return x[static_cast<size_t>(a)] > x[static_cast<size_t>(b)]; });
-  if (s.topK > 0 && static_cast<size_t>(s.topK) < V) {  // TopKLogitsWarper: scores < k-th best removed
-    const double kth = x[static_cast<size_t>(order[static_cast<size_t>(s.topK) - 1])];
-    for (double& v : x)
-      if (v < kth) v = minusInf;
+  std::stable_sort(order.begin(), order.end(), [scores](int a, int b) { return scores[a] > scores[b]; });
+  const size_t keep = static_cast<size_t>(std::max(minKeep, 1));
+  const size_t k = s.topK > 0 ? std::max(static_cast<size_t>(s.topK), keep) : V;
+  if (k < V) {  // TopKLogitsWarper: scores below the k-th best removed
+    const float kth = scores[order[k - 1]];
+    for (size_t t = 0; t < V; ++t)
+      if (scores[t] < kth) scores[t] = minusInf;
   }
-  const double best = V > 0 ? x[static_cast<size_t>(order[0])] : 0.0;
-  std::vector<double> p(V, 0.0);
-  if (V == 0 || !std::isfinite(best)) return p;
+  if (s.topP >= 1.0) return;
+  // TopPLogitsWarper: a token stays while its betters hold less than top-p (the first
+  // `keep` always stay).
+  const std::vector<double> p = softmaxDouble(scores, V);
+  double above = 0;
+  for (size_t r = 0; r < V; ++r) {
+    const size_t t = static_cast<size_t>(order[r]);
+    if (r >= keep && above >= s.topP) scores[t] = minusInf;
+    above += p[t];
+  }
+}
+
+std::vector<double> softmaxDouble(const float* scores, size_t n) {
+  std::vector<double> p(n, 0.0);
+  double best = -std::numeric_limits<double>::infinity();
+  for (size_t t = 0; t < n; ++t) best = std::max(best, static_cast<double>(scores[t]));
+  if (!std::isfinite(best)) return p;
   double sum = 0;
-  for (size_t t = 0; t < V; ++t) sum += p[t] = std::isfinite(x[t]) ? std::exp(x[t] - best) : 0.0;
+  for (size_t t = 0; t < n; ++t)
+    sum += p[t] = std::isfinite(scores[t]) ? std::exp(static_cast<double>(scores[t]) - best) : 0.0;
   for (double& v : p) v /= sum;
-  if (s.topP < 1.0) {  // TopPLogitsWarper: a token stays while its betters hold less than top-p
-    double above = 0;
-    for (size_t r = 0; r < V; ++r) {
-      double& pr = p[static_cast<size_t>(order[r])];
-      const double mine = pr;
-      if (r > 0 && above >= s.topP) pr = 0.0;
-      above += mine;
-    }
-    const double kept = std::accumulate(p.begin(), p.end(), 0.0);
-    for (double& v : p) v /= kept;
-  }
   return p;
+}
+
+std::vector<double> samplingDistribution(const float* scores, int vocab, const SamplingSettings& s) {
+  std::vector<float> x(scores, scores + std::max(vocab, 0));
+  warpScores(x.data(), vocab, s, 1);
+  return softmaxDouble(x.data(), x.size());
 }
 
 int drawToken(const std::vector<double>& probs, double u) {

@@ -38,12 +38,21 @@ class SamplingRng {
   std::mt19937_64 engine_;
 };
 
-/// The distribution sampling draws from: `scores` [vocab] (after the logits processors;
-/// -inf removes a token) divided by the temperature, every token below the top-k-th score
-/// removed (ties with it kept), then every token whose more probable tokens already hold
-/// top-p of the mass removed (the most probable one always kept); softmax of the rest, in
-/// double. Removed tokens have probability 0.
+/// The warpers on one row of scores [vocab], in place (after the logits processors; -inf
+/// removes a token): divided by the temperature (in float, as transformers divides them),
+/// every token below the top-k-th score removed (ties with it kept; k at least `minKeep`),
+/// then every token whose more probable tokens already hold top-p of the softmax's mass
+/// (in double) removed, the `minKeep` most probable always kept. transformers keeps 1 when
+/// it samples one sequence and the number of EOS ids + 1 in beam sampling, so that a beam
+/// can always go on.
+void warpScores(float* scores, int vocab, const SamplingSettings& s, int minKeep = 1);
+
+/// The distribution sampling draws from: warpScores with one token kept, then the softmax of
+/// what is left, in double. Removed tokens have probability 0.
 std::vector<double> samplingDistribution(const float* scores, int vocab, const SamplingSettings& s);
+
+/// Softmax in double of `scores` (-inf: probability 0); all zero when nothing is finite.
+std::vector<double> softmaxDouble(const float* scores, size_t n);
 
 /// The token at `u` in [0, 1) of `probs`: the first id whose cumulative probability exceeds
 /// u * (the sum) (the last token with probability > 0 when rounding leaves u past the end).

@@ -287,12 +287,8 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
         "{} beams ({}): beam search takes 1 to 8; choose with --beam", beams,
         o.beams > 0 ? "the option" : "num_beams in " + (g.source.empty() ? impl_->configPath : g.source))};
   if (o.maxNewTokens < 0) return Error{fmt::format("max new tokens {}: must be at least 1", o.maxNewTokens)};
-  if (sampling.enabled) {
+  if (sampling.enabled)  // with beams > 1: beam sampling (beam_loop.h)
     if (auto st = checkSamplingSettings(sampling); !st) return st.error();
-    if (beams > 1)
-      return Error{
-          fmt::format("sampling draws one sequence: give --beam 1 with --do-sample ({} beams)", beams)};
-  }
   if (o.numReturnSequences < 1 || o.numReturnSequences > beams)
     return Error{
         fmt::format("{} sequences to return: 1 to the number of beams ({}; greedy search returns one)",
@@ -347,11 +343,7 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
   run.outputText = textOf(ids);
   for (size_t r = 0; r < hypotheses.size() && static_cast<int>(r) < o.numReturnSequences; ++r)
     run.returned.push_back({hypotheses[r].ids, textOf(hypotheses[r].ids), hypotheses[r].score});
-  const std::string search = beams > 1
-                                 ? fmt::format("beam search ({} beams, length_penalty {}, early_stopping {})",
-                                               beams, beam.lengthPenalty, beam.earlyStopping)
-                             : sampling.enabled ? describeSampling(sampling)
-                                                : std::string("greedy");
+  const std::string search = describeSearch(c.generation, beams, beam);
   run.settings = fmt::format(
       "{}; decoder_start_token_id {}, forced_bos_token_id {}, forced_eos_token_id {}, eos_token_id {}, "
       "max_length {}{}, no_repeat_ngram_size {}, bad_words_ids {} (from {})",

@@ -197,6 +197,70 @@ TEST_P(GenerationSampling, SeedsTopKAndNucleusHold) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GenerationSampling, ::testing::Values("gpt2", "llama"));
 
+/// Beam sampling against tests/scripts/gen_beam_sample_fixtures.py: transformers' beam search
+/// with do_sample, each step a full re-run of the PyTorch ports, drawing with the documented
+/// generator (which the script writes from the C++ standard's definition): ids identical.
+class BeamSamplingReference : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BeamSamplingReference, IdsMatchTheReference) {
+  const std::string name = GetParam();
+  auto ref = loadNpz(modelDir(name) + "/reference_beam_sample.npz");
+  ASSERT_FALSE(ref.empty());
+  int cases = 0;
+  for (int c = 0; ref.count("ids_" + std::to_string(c)); ++c, ++cases) {
+    const std::string k = std::to_string(c);
+    const std::vector<float>& s = ref["settings_" + k].values.data;
+    auto model = generationFolder(name, static_cast<int>(s[4]));
+    ASSERT_TRUE(model);
+    CausalGenerateOptions o;
+    o.maxNewTokens = static_cast<int>(s[0]);
+    o.beams = static_cast<int>(s[1]);
+    o.lengthPenalty = s[2];
+    o.earlyStopping = s[3] != 0;
+    o.doSample = true;
+    o.topK = static_cast<int>(s[5]);
+    o.topP = static_cast<double>(s[6]);
+    o.temperature = static_cast<double>(s[7]);
+    o.seed = static_cast<uint64_t>(s[8]);
+    const Encoding prompt = idsEncoding(*model, intsOf(ref["prompt_" + k]));
+    auto run = model->generate(prompt, o);
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    EXPECT_EQ(run->ids, intsOf(ref["ids_" + k])) << name << " case " << c << ": " << run->settings;
+    EXPECT_NE(run->settings.find("beam sampling ("), std::string::npos) << run->settings;
+    // Another seed draws other candidates (the reference cases are chosen so that it matters).
+    o.seed += 1;
+    auto other = model->generate(prompt, o);
+    ASSERT_TRUE(other.ok());
+    EXPECT_NE(other->ids, run->ids) << name << " case " << c;
+  }
+  EXPECT_GE(cases, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, BeamSamplingReference, ::testing::Values("gpt2", "llama", "qwen2"));
+
+TEST(TokenSampler, WarpersKeepAtLeastMinKeep) {
+  // Beam sampling keeps 1 + the EOS ids in every row, whatever top-k and top-p say.
+  const std::vector<float> logits{std::log(0.5f), std::log(0.25f), std::log(0.125f), std::log(0.125f)};
+  SamplingSettings s;
+  s.topK = 1;
+  std::vector<float> x = logits;
+  warpScores(x.data(), 4, s, 2);
+  EXPECT_EQ(x[0], logits[0]);
+  EXPECT_EQ(x[1], logits[1]);
+  EXPECT_TRUE(std::isinf(x[2]) && std::isinf(x[3]));
+  s.topK = 0, s.topP = 0.1;  // the nucleus alone would keep token 0
+  x = logits;
+  warpScores(x.data(), 4, s, 2);
+  EXPECT_TRUE(std::isfinite(x[1]));
+  EXPECT_TRUE(std::isinf(x[2]));
+  s.topP = 0.8, s.temperature = 2.0;  // on scores / 2: probabilities ~ sqrt(p): .37 .26 .18 .18
+  x = logits;
+  warpScores(x.data(), 4, s, 1);
+  EXPECT_FLOAT_EQ(x[0], logits[0] / 2.0f);
+  EXPECT_TRUE(std::isfinite(x[2]));  // .37 + .26 = .63 < .8: token 2 stays
+  EXPECT_TRUE(std::isinf(x[3]));     // .82 >= .8 (token 3 ties token 2: the later id goes)
+}
+
 TEST(TokenSampler, GeneratorIsTheStandardMt19937_64) {
   // [rand.predef]: the 10000th value of a default-constructed mt19937_64 (seed 5489).
   SamplingRng rng(5489);
@@ -282,8 +346,10 @@ TEST(CausalGeneration, BertAndBadOptionsAreRefusedCancelStops) {
   CausalGenerateOptions o;
   o.beams = 9;
   EXPECT_FALSE(gpt2->generate(prompt, o).ok());
-  o.beams = 2, o.doSample = true;
-  EXPECT_NE(gpt2->generate(prompt, o).error().message.find("--beam 1"), std::string::npos);
+  o.beams = 2, o.doSample = true;  // beam sampling: no longer refused
+  auto beamSampled = gpt2->generate(prompt, o);
+  ASSERT_TRUE(beamSampled.ok()) << beamSampled.error().message;
+  EXPECT_NE(beamSampled->settings.find("beam sampling (2 beams"), std::string::npos) << beamSampled->settings;
   o.beams = 1, o.temperature = 0.0;
   EXPECT_FALSE(gpt2->generate(prompt, o).ok());
   o = {};
@@ -336,8 +402,13 @@ TEST(Seq2SeqSampling, TopOneIsGreedyAndSeedsRepeat) {
   auto a = (*model)->generate(*src, g), b = (*model)->generate(*src, g);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->targetIds, b->targetIds);
-  g.beams = 2;
-  EXPECT_FALSE((*model)->generate(*src, g).ok());
+  g.beams = 2;  // beam sampling, through the same loop as the causal models'
+  auto c = (*model)->generate(*src, g), d = (*model)->generate(*src, g);
+  ASSERT_TRUE(c.ok() && d.ok()) << (c ? "" : c.error().message);
+  EXPECT_EQ(c->targetIds, d->targetIds);
+  EXPECT_NE(c->settings.find("beam sampling (2 beams"), std::string::npos) << c->settings;
+  g.topK = 51, g.topP = 0.0;  // the warpers' settings are still checked
+  EXPECT_NE((*model)->generate(*src, g).error().message.find("--top-p"), std::string::npos);
 }
 
 }  // namespace
