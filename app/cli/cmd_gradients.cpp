@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "input_options.h"
 #include "model_request.h"
+#include "token_offsets.h"
 
 namespace attn::cli {
 namespace {
@@ -54,6 +55,7 @@ Status writeGradients(const std::string& path, const models::GradientAttribution
   npz.add("input_grad", Tensor{{g.inputGradient.rows(), g.inputGradient.cols()},
                                {g.inputGradient.data(), g.inputGradient.data() + g.inputGradient.size()}});
   npz.addStrings("tokens", enc.tokens);
+  addTokenOffsets(npz, "token_offsets", enc);
   npz.addStrings("target", {targetText});
   npz.addInts("target_id", {g.target});
   npz.addInts("position", {g.position});

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "model_request.h"
 #include "seq2seq_input.h"
+#include "token_offsets.h"
 #include "vector_tensor.h"
 
 namespace attn::cli {
@@ -47,6 +48,7 @@ Status writeSeq2SeqGradients(const std::string& path, const models::Seq2SeqGradi
   npz.add("source_grad", seq2seqMat(g.sourceGradient));
   npz.add("target_grad", seq2seqMat(g.targetGradient));
   npz.addStrings("source_tokens", source.tokens);
+  addTokenOffsets(npz, "source_token_offsets", source);
   npz.addStrings("target_tokens", run.targetTokens);
   npz.add("source_ids", vectorTensor(source.ids));
   npz.add("target_ids", vectorTensor(run.targetIds));

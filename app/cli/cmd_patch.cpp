@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "model_request.h"
 #include "prompt_file.h"
+#include "token_offsets.h"
 #include "vector_tensor.h"
 
 namespace attn::cli {
@@ -194,6 +195,8 @@ int runPatch(const PatchCliOptions& o) {
     npz.add("corrupt_diff", scalarTensor(res->corruptDiff));
     npz.addStrings("clean_tokens", clean->tokens);
     npz.addStrings("corrupt_tokens", corrupt->tokens);
+    addTokenOffsets(npz, "clean_token_offsets", *clean);
+    addTokenOffsets(npz, "corrupt_token_offsets", *corrupt);
     npz.addStrings("target_foil", {tok.displayText(*target), tok.displayText(*foil)});
     if (auto st = npz.write(o.out); !st) return fail(st.error().message);
   }

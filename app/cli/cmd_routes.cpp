@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "input_options.h"
 #include "model_request.h"
+#include "token_offsets.h"
 
 namespace attn::cli {
 namespace {
@@ -71,6 +72,7 @@ void addRoutesMembers(NpzWriter& npz, const models::FlowRoutes& r, const models:
   tau.data = {static_cast<float>(r.threshold)};
   npz.add("threshold", tau);
   npz.addStrings("tokens", enc.tokens);
+  addTokenOffsets(npz, "token_offsets", enc);
   npz.addInts("ids", std::vector<int32_t>(enc.ids.begin(), enc.ids.end()));
 }
 
@@ -91,7 +93,10 @@ nlohmann::json routesJson(const models::FlowRoutes& r, const models::Encoding& e
                      {"from", e.from},
                      {"to", e.to},
                      {"importance", e.importance}});
-  return {{"tokens", enc.tokens}, {"position", r.position}, {"threshold", r.threshold}, {"edges", edges}};
+  nlohmann::json doc = {
+      {"tokens", enc.tokens}, {"position", r.position}, {"threshold", r.threshold}, {"edges", edges}};
+  if (enc.offsets.size() == enc.tokens.size()) doc["token_offsets"] = enc.offsets;  // bytes of the text
+  return doc;
 }
 
 int runRoutes(const RoutesCliOptions& o) {

@@ -13,6 +13,7 @@
 #include "model_maps.h"
 #include "model_request.h"
 #include "options.h"
+#include "token_offsets.h"
 #include "variant_options.h"
 
 namespace attn::cli {
@@ -37,6 +38,9 @@ class ModelRunNpz {
   void addStrings(const std::string& name, const std::vector<std::string>& s,
                   const std::vector<int64_t>& shape = {}) {
     if (status_) status_ = writer_.addStrings(name, s, shape);
+  }
+  void addInts(const std::string& name, const std::vector<int32_t>& v, const std::vector<int64_t>& shape) {
+    if (status_) status_ = writer_.addInts(name, v, shape);
   }
   /// Every head's `member` of every layer, stacked as `shape`, straight from the run.
   template <typename Member>
@@ -242,6 +246,7 @@ int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std:
   ids.shape = {n};
   for (int id : run.encoding.ids) ids.data.push_back(static_cast<float>(id));
   npz.add("ids", ids);
+  addTokenOffsets(npz, "token_offsets", run.encoding);
   if (!run.nextTokens.empty()) addTopRows(npz, "next_tokens", "next_probs", run.nextTokens);
   if (!run.maskPredictions.empty()) {  // masked-LM models: the top 5 at each mask token
     addTopRows(npz, "mask_tokens", "mask_probs", run.maskPredictions);

@@ -16,6 +16,7 @@
 #include "model_request.h"
 #include "sampling_options.h"
 #include "seq2seq_input.h"
+#include "token_offsets.h"
 #include "vector_tensor.h"
 
 namespace attn::cli {
@@ -41,6 +42,7 @@ void addSeq2SeqArrays(NpzWriter& npz, const models::Seq2SeqRun& run) {
   npz.add("decoder_weights", stackedMaps(run.attention.decoder));
   npz.add("cross_weights", stackedMaps(run.attention.cross));
   npz.addStrings("source_tokens", run.source.tokens);
+  addTokenOffsets(npz, "source_token_offsets", run.source);
   npz.addStrings("target_tokens", run.targetTokens);
   npz.add("source_ids", vectorTensor(run.source.ids));
   npz.add("target_ids", vectorTensor(run.targetIds));

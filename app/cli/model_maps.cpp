@@ -135,6 +135,8 @@ Status writeTokens(NpzStreamWriter& npz, const models::ModelRun& run) {
   ids.shape = {n};
   for (int id : run.encoding.ids) ids.data.push_back(static_cast<float>(id));
   if (auto st = npz.addFloat("ids", ids); !st) return st;
+  if (const auto rows = models::offsetRows(run.encoding); !rows.empty())
+    if (auto st = npz.addInts("token_offsets", rows, {n, 2}); !st) return st;
   if (run.nextTokens.empty()) return okStatus();
   const int64_t k = static_cast<int64_t>(run.nextTokens.front().size());
   Tensor nextIds, nextProbs;

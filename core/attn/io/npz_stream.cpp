@@ -133,7 +133,15 @@ Status NpzStreamWriter::addFloat(const std::string& name, const Tensor& t, NpyFl
 
 Status NpzStreamWriter::addStrings(const std::string& name, const std::vector<std::string>& strings,
                                    const std::vector<int64_t>& shape) {
-  const std::string npy = encodeNpyStrings(strings, shape);
+  return addEncoded(name, encodeNpyStrings(strings, shape));
+}
+
+Status NpzStreamWriter::addInts(const std::string& name, const std::vector<int32_t>& values,
+                                const std::vector<int64_t>& shape) {
+  return addEncoded(name, encodeNpyInt32(values, shape));
+}
+
+Status NpzStreamWriter::addEncoded(const std::string& name, const std::string& npy) {
   // The header is the first 64-byte multiple ending in '\n'; what follows is data.
   const size_t headerLen = 10 + (static_cast<uint8_t>(npy[8]) | static_cast<size_t>(static_cast<uint8_t>(npy[9])) << 8);
   if (auto st = beginMember(name, npy.substr(0, headerLen), npy.size() - headerLen); !st) return st;

@@ -38,11 +38,15 @@ class NpzStreamWriter {
   Status addFloat(const std::string& name, const Tensor& t, NpyFloat type = NpyFloat::F32);
   Status addStrings(const std::string& name, const std::vector<std::string>& strings,
                     const std::vector<int64_t>& shape = {});
+  /// One whole little-endian int32 member ('<i4'; `shape` empty: 1-D).
+  Status addInts(const std::string& name, const std::vector<int32_t>& values,
+                 const std::vector<int64_t>& shape = {});
   /// Central directory, close, rename over `path`.
   Status commit();
 
  private:
   Status beginMember(const std::string& name, const std::string& npyHeader, uint64_t dataBytes);
+  Status addEncoded(const std::string& name, const std::string& npy);
   Status writeRaw(const void* data, size_t n);
   Status fail(const std::string& what);
 

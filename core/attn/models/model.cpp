@@ -265,6 +265,7 @@ Result<Encoding> Model::encode(std::string_view text, std::optional<std::string_
       enc->typeIds.push_back(0);
       enc->special.push_back(1);
       enc->attention.push_back(0);
+      if (!enc->offsets.empty()) enc->offsets.emplace_back(0, 0);  // padding, as the library's pad()
     }
   }
   return enc;

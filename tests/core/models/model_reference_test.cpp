@@ -69,6 +69,12 @@ TEST_P(ModelReference, EveryLayerHeadHiddenStateAndLogitMatches) {
     EXPECT_EQ(enc->ids, tc["ids"].get<std::vector<int>>());
     EXPECT_EQ(enc->tokens, tc["tokens"].get<std::vector<std::string>>());
     EXPECT_EQ(enc->typeIds, tc["type_ids"].get<std::vector<int>>());
+    if (!pair) {  // the library's character offsets (padding and special tokens [0, 0])
+      std::vector<std::vector<int>> offsets;
+      for (const auto& [b, e] : attn::models::toCodePointOffsets(tc["text"].get<std::string>(), enc->offsets))
+        offsets.push_back({b, e});
+      EXPECT_EQ(offsets, tc["offsets"].get<std::vector<std::vector<int>>>());
+    }
     const auto mask = tc["attention_mask"].get<std::vector<int>>();
     std::vector<uint8_t> att(mask.begin(), mask.end());
     if (!enc->attention.empty()) {

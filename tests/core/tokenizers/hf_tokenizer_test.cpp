@@ -2,7 +2,8 @@
 // fixture under tests/fixtures/hf_tokenizers/ (small tokenizers in the styles of
 // BERT, GPT-2, RoBERTa, Llama 3, Qwen2, Llama 2 / SentencePiece) has an
 // expected.json written by tests/scripts/hf_tokenizers/gen_expected.js with the
-// library's ids, tokens, type ids and special-token masks; all must be identical.
+// library's ids, tokens, type ids, special-token masks and offsets (characters of
+// the original text, getOffsets()); all must be identical.
 #include "attn/tokenizers/hf/hf_tokenizer.h"
 
 #include <fmt/format.h>
@@ -36,6 +37,29 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+/// Our byte offsets as the library's character offsets: the first `countA` ordinary tokens
+/// count in `text`, later ones in `pair`; special tokens stay (0, 0).
+std::vector<std::vector<int>> characterOffsets(const Encoding& e, const std::string& text,
+                                               const std::optional<std::string>& pair, size_t countA) {
+  std::vector<std::pair<int, int>> a, b;
+  std::vector<int> segment;
+  size_t ordinary = 0;
+  for (size_t i = 0; i < e.offsets.size(); ++i) {
+    const bool inB = !e.special[i] && ordinary++ >= countA;
+    segment.push_back(inB ? 1 : 0);
+    (inB ? b : a).push_back(e.offsets[i]);
+  }
+  a = attn::models::toCodePointOffsets(text, a);
+  if (pair) b = attn::models::toCodePointOffsets(*pair, b);
+  std::vector<std::vector<int>> out;
+  size_t ia = 0, ib = 0;
+  for (int s : segment) {
+    const auto& o = s ? b[ib++] : a[ia++];
+    out.push_back({o.first, o.second});
+  }
+  return out;
+}
+
 class HfTokenizerFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HfTokenizerFixture, MatchesTheLibraryOnEveryText) {
@@ -60,6 +84,12 @@ TEST_P(HfTokenizerFixture, MatchesTheLibraryOnEveryText) {
     EXPECT_EQ(e->typeIds, c["type_ids"].get<std::vector<int>>()) << nlohmann::json(text).dump();
     std::vector<int> special(e->special.begin(), e->special.end());
     EXPECT_EQ(special, c["special_tokens_mask"].get<std::vector<int>>()) << nlohmann::json(text).dump();
+    ASSERT_EQ(e->offsets.size(), e->ids.size());
+    auto alone = tok->encode(text, std::nullopt, false, "--text");
+    ASSERT_TRUE(alone.ok());
+    EXPECT_EQ(characterOffsets(*e, text, pair, alone->ids.size()),
+              c["offsets"].get<std::vector<std::vector<int>>>())
+        << "text " << nlohmann::json(text).dump() << " | " << join(e->tokens);
     matched += e->tokens == tokens && e->ids == c["ids"].get<std::vector<int>>() ? 1 : 0;
     for (int id : e->ids) {
       EXPECT_LT(id, tok->idLimit());

@@ -216,6 +216,36 @@ TEST(HfTokenizerFromSentencePiece, LlamaFolderAddsBosAndMatchesSpecialPieces) {
   EXPECT_EQ(e->ids.back(), want["eos_id"].get<int>());
 }
 
+TEST(HfTokenizerFromSentencePiece, OffsetsAreTheLibrarysByteSpans) {
+  for (const std::string name : {"bpe", "unigram"}) {
+    const auto want = spmExpected(name);
+    auto tok = HfTokenizer::fromFolder(kSpmDir + "/" + name, name == "bpe" ? "llama" : "t5");
+    ASSERT_TRUE(tok.ok()) << tok.error().message;
+    int compared = 0;
+    for (const auto& c : want["cases"]) {
+      const std::string text = c["text"];
+      auto e = tok->encode(text, std::nullopt, true, "--text");
+      ASSERT_TRUE(e.ok()) << e.error().message;
+      ASSERT_EQ(e->offsets.size(), e->ids.size());
+      std::vector<int> ids;
+      std::vector<std::vector<size_t>> offsets;
+      for (size_t i = 0; i < e->ids.size(); ++i) {
+        if (e->special[i]) {
+          EXPECT_EQ(e->offsets[i], std::make_pair(0, 0)) << "BOS / EOS added by the template";
+          continue;
+        }
+        ids.push_back(e->ids[i]);
+        offsets.push_back(
+            {static_cast<size_t>(e->offsets[i].first), static_cast<size_t>(e->offsets[i].second)});
+      }
+      if (ids != c["ids"].get<std::vector<int>>()) continue;  // special pieces written in the text split it
+      EXPECT_EQ(offsets, c["offsets"].get<std::vector<std::vector<size_t>>>()) << nlohmann::json(text).dump();
+      ++compared;
+    }
+    EXPECT_GE(compared, 20) << name;
+  }
+}
+
 TEST(HfTokenizerFromSentencePiece, T5FolderAppendsEos) {
   const auto want = spmExpected("unigram");
   auto tok = HfTokenizer::fromFolder(kSpmDir + "/unigram", "t5");

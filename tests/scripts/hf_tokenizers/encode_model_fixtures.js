@@ -132,6 +132,7 @@ async function main() {
         type_ids: enc.getTypeIds(),
         attention_mask: enc.getAttentionMask(),
         special_tokens_mask: enc.getSpecialTokensMask(),
+        offsets: enc.getOffsets(),  // characters (code points) of the text; of the pair for its tokens
       });
     }
     const doc = { library: `tokenizers ${version} (npm, the Node binding of Hugging Face's Rust library)`,

@@ -1,8 +1,10 @@
 // Encodes a varied multilingual list of texts with Hugging Face's own tokenizers
 // library (the Rust code through npm `tokenizers`, version recorded in the output)
 // for every tokenizer under tests/fixtures/hf_tokenizers/, and writes
-// expected.json beside it: ids, tokens, type ids and special-token mask per text,
-// per sentence pair, and per text without special tokens.
+// expected.json beside it: ids, tokens, type ids, special-token mask and offsets
+// (getOffsets(): characters, i.e. code points, of the original text; a pair's second
+// text counts from its own start) per text, per sentence pair, and per text without
+// special tokens.
 // Folders with vocab.txt or vocab.json + merges.txt are built here as transformers'
 // BertTokenizerFast / GPT2TokenizerFast convert them (convert_slow_tokenizer.py).
 // Run: node gen_expected.js   (after `npm install` here; outputs are committed)
@@ -49,6 +51,7 @@ const TEXTS = [
   '',
   ' ',
   'Ġ ▁ ## <0x41> tokens-looking text',
+  'Combining: e\u0301 a\u0308\u0323 n\u0303o; full width: ＡＢＣ １２３ ｶﾀｶﾅ; ㍿ ㎏ ½ İİ',
 ];
 
 const PAIRS = [
@@ -118,6 +121,7 @@ async function encodeCase(t, text, pair, addSpecialTokens) {
   return {
     text, pair, add_special_tokens: addSpecialTokens,
     ids: e.getIds(), tokens: e.getTokens(), type_ids: e.getTypeIds(), special_tokens_mask: e.getSpecialTokensMask(),
+    offsets: e.getOffsets(),
   };
 }
 

@@ -111,6 +111,7 @@ Result<std::vector<Encoding>> splitEncoding(const Encoding& e, int maxTokens) {
       take(e.typeIds, from, to, c.typeIds);
       take(e.special, from, to, c.special);
       take(e.attention, from, to, c.attention);
+      take(e.offsets, from, to, c.offsets);
     }
     chunks.push_back(std::move(c));
   }

@@ -60,11 +60,11 @@ class WordPieceModel final : public VocabModel {
   void tokenize(const std::string& word, std::vector<ModelToken>& out) const override {
     const std::u32string chars = utf8ToUtf32(word).value_or(std::u32string());
     if (chars.size() > maxChars_) {
-      out.push_back({unkId_, unk_});
+      out.push_back({unkId_, unk_, 0, word.size()});
       return;
     }
     std::vector<ModelToken> pieces;
-    size_t start = 0;
+    size_t start = 0, startByte = 0;
     while (start < chars.size()) {
       // No vocabulary entry is longer than longestToken_ code points, so the greedy
       // longest match starts there: the same pieces as the library's loop from the
@@ -77,13 +77,16 @@ class WordPieceModel final : public VocabModel {
         if (start > 0) piece = prefix_ + piece;
         const auto it = vocab_.find(piece);
         if (it != vocab_.end()) {
-          pieces.push_back({it->second, std::move(piece)});
+          const size_t endByte =
+              startByte + utf32ToUtf8(std::u32string_view(chars).substr(start, end - start)).size();
+          pieces.push_back({it->second, std::move(piece), startByte, endByte});
+          startByte = endByte;
           found = true;
           break;
         }
       }
       if (!found) {
-        out.push_back({unkId_, unk_});
+        out.push_back({unkId_, unk_, 0, word.size()});
         return;
       }
       start = end;
@@ -114,16 +117,21 @@ class BpeModel final : public VocabModel {
     if (o_.ignoreMerges) {
       const auto it = vocab_.find(word);
       if (it != vocab_.end()) {
-        out.push_back({it->second, word});
+        out.push_back({it->second, word, 0, word.size()});
         return;
       }
     }
     // The library's BPE::merge_word: one symbol per character, byte fallback or
     // (fused) unknown for characters outside the vocabulary.
     std::vector<int> ids;
+    std::vector<size_t> lens;  // bytes per symbol (Word::add's byte_len), for the offsets
     std::optional<int> pendingUnk;
+    size_t pendingLen = 0;
     auto flushUnk = [&] {
-      if (pendingUnk) ids.push_back(*pendingUnk);
+      if (pendingUnk) {
+        ids.push_back(*pendingUnk);
+        lens.push_back(pendingLen);
+      }
       pendingUnk.reset();
     };
     for (size_t i = 0; i < word.size();) {
@@ -136,6 +144,7 @@ class BpeModel final : public VocabModel {
       if (const auto it = vocab_.find(s); it != vocab_.end()) {
         flushUnk();
         ids.push_back(it->second);
+        lens.push_back(len);
         continue;
       }
       if (o_.byteFallback) {
@@ -147,23 +156,32 @@ class BpeModel final : public VocabModel {
         }
         if (bytes.size() == s.size()) {  // the library does not flush a pending unknown here
           ids.insert(ids.end(), bytes.begin(), bytes.end());
+          lens.insert(lens.end(), bytes.size(), 1);  // one byte each, as Word::add(id, 1)
           continue;
         }
       }
       if (o_.unk) {
-        if (pendingUnk && o_.fuseUnk) continue;
+        if (pendingUnk && o_.fuseUnk) {
+          pendingLen += len;
+          continue;
+        }
         flushUnk();
         pendingUnk = unkId_;
+        pendingLen = len;
       }
     }
     flushUnk();
-    mergeAll(ids);
-    for (int id : ids) out.push_back({id, reverse_.at(id)});
+    mergeAll(ids, lens);
+    size_t at = 0;
+    for (size_t k = 0; k < ids.size(); ++k) {
+      out.push_back({ids[k], reverse_.at(ids[k]), at, at + lens[k]});
+      at += lens[k];
+    }
   }
 
  private:
   // Word::merge_all: a min-heap on (rank, position); stale entries are skipped.
-  void mergeAll(std::vector<int>& ids) const {
+  void mergeAll(std::vector<int>& ids, std::vector<size_t>& lens) const {
     const int n = static_cast<int>(ids.size());
     if (n < 2) return;
     struct Sym {
@@ -193,6 +211,7 @@ class BpeModel final : public VocabModel {
       const auto it = merges_.find(key(cur.id, right.id));
       if (it == merges_.end() || it->second.second != top.result) continue;
       cur.id = top.result;
+      lens[static_cast<size_t>(top.pos)] += lens[static_cast<size_t>(cur.next)];
       right.alive = false;
       cur.next = right.next;
       if (right.next >= 0) syms[static_cast<size_t>(right.next)].prev = top.pos;
@@ -200,8 +219,13 @@ class BpeModel final : public VocabModel {
       consider(top.pos);
     }
     ids.clear();
-    for (const auto& s : syms)
-      if (s.alive) ids.push_back(s.id);
+    std::vector<size_t> kept;
+    for (size_t i = 0; i < syms.size(); ++i)
+      if (syms[i].alive) {
+        ids.push_back(syms[i].id);
+        kept.push_back(lens[i]);
+      }
+    lens = std::move(kept);
   }
 
   BpeOptions o_;

@@ -19,6 +19,7 @@ namespace attn::models {
 struct ModelToken {
   int id;
   std::string token;
+  size_t start, end;  // the bytes of the pre-token it covers (the library's Token::offsets)
 };
 
 class HfModel {

@@ -24,33 +24,35 @@ bool isChineseChar(char32_t c) {
          (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
-template <class Keep>
-std::string filterChars(std::string_view text, Keep keep) {
-  const std::u32string in = utf8ToUtf32(text).value_or(std::u32string());
-  std::u32string out;
-  out.reserve(in.size());
-  for (char32_t c : in)
-    if (keep(c)) out.push_back(c);
-  return utf32ToUtf8(out);
+bool isControlForBert(char32_t c) { return c == 0 || c == 0xFFFD || uni::isOther(c); }
+
+bool isBertWhitespace(char32_t c) { return c == '\t' || c == '\n' || c == '\r' || uni::isWhitespace(c); }
+
+void stripAccents(NormalizedString& n) {
+  n.filter([](char32_t c) { return !uni::isMarkNonspacing(c); });
 }
 
-std::string stripAccents(std::string_view text) {
-  return filterChars(text, [](char32_t c) { return !uni::isMarkNonspacing(c); });
-}
-
-std::string replaceAll(std::string_view text, std::string_view from, std::string_view to) {
-  if (from.empty()) return std::string(text);
-  std::string out;
-  size_t i = 0;
-  while (true) {
-    const size_t at = text.find(from, i);
-    if (at == std::string_view::npos) break;
-    out.append(text.substr(i, at - i));
-    out.append(to);
-    i = at + from.size();
-  }
-  out.append(text.substr(i));
+/// Non-overlapping occurrences of `from`, left to right.
+std::vector<std::pair<size_t, size_t>> literalMatches(std::string_view text, std::string_view from) {
+  std::vector<std::pair<size_t, size_t>> out;
+  if (from.empty()) return out;
+  for (size_t at = text.find(from); at != std::string_view::npos; at = text.find(from, at + from.size()))
+    out.emplace_back(at, at + from.size());
   return out;
+}
+
+// precompiled.rs replace(): the new part's characters replace the old part's; extra
+// ones are inserted (+1 on the last), missing ones removed (on the last change so far).
+void appendReplacement(std::vector<NormalizedString::Change>& dest, std::string_view oldPart,
+                       std::string_view newPart) {
+  const std::u32string o = utf8ToUtf32(oldPart).value_or(std::u32string()),
+                       n = utf8ToUtf32(newPart).value_or(std::u32string());
+  const long diff = static_cast<long>(n.size()) - static_cast<long>(o.size());
+  for (char32_t c : n) dest.push_back({c, 0});
+  if (diff > 0)
+    for (long k = 0; k < diff; ++k) dest[dest.size() - 1 - static_cast<size_t>(k)].change = 1;
+  else if (diff < 0 && !dest.empty())
+    dest.back().change += static_cast<int>(diff);
 }
 
 /// Standard base64 (RFC 4648 section 4) with padding; nullopt on any other character.
@@ -97,15 +99,17 @@ Result<Normalizer> precompiledNormalizer(const nlohmann::json& j, const std::str
   if (!isValidUtf8(map->strings()))
     return Error{source + ": precompiled charsmap: its replacements are not UTF-8"};
   auto shared = std::make_shared<const PrecompiledCharsmap>(std::move(*map));
-  return Normalizer([shared](std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
+  return Normalizer([shared](NormalizedString& n) {
+    const std::string text = n.get();
+    std::vector<NormalizedString::Change> dest;
+    bool modified = false;
     const std::vector<size_t> cuts = uni::graphemeBoundaries(text);
     for (size_t g = 0; g + 1 < cuts.size(); ++g) {
-      const std::string_view cluster = text.substr(cuts[g], cuts[g + 1] - cuts[g]);
+      const std::string_view cluster = std::string_view(text).substr(cuts[g], cuts[g + 1] - cuts[g]);
       if (cluster.size() < 6)
         if (const auto r = shared->shortestPrefix(cluster)) {
-          out.append(*r);
+          modified = true;
+          appendReplacement(dest, cluster, *r);
           continue;
         }
       for (size_t i = 0; i < cluster.size();) {
@@ -116,41 +120,43 @@ Result<Normalizer> precompiledNormalizer(const nlohmann::json& j, const std::str
                                                                  : 4,
                                             cluster.size() - i);
         const std::string_view ch = cluster.substr(i, len);
-        const auto r = shared->shortestPrefix(ch);
-        out.append(r ? *r : ch);
+        if (const auto r = shared->shortestPrefix(ch)) {
+          modified = true;
+          appendReplacement(dest, ch, *r);
+        } else {
+          for (char32_t c : utf8ToUtf32(ch).value_or(std::u32string())) dest.push_back({c, 0});
+        }
         i += len;
       }
     }
-    return out;
+    if (modified) n.transform(dest, 0);
   });
 }
 
 }  // namespace
 
 Normalizer bertNormalizer(bool cleanText, bool handleChineseChars, bool strip, bool lower) {
-  return [=](std::string_view text) {
-    const std::u32string in = utf8ToUtf32(text).value_or(std::u32string());
-    std::u32string s;
-    s.reserve(in.size());
-    for (char32_t c : in) {
-      if (cleanText) {
-        // \t \n \r are controls the library counts as whitespace, not removed.
-        const bool ws = c == '\t' || c == '\n' || c == '\r' || uni::isWhitespace(c);
-        if (!ws && (c == 0 || c == 0xFFFD || uni::isOther(c))) continue;
-        if (ws) c = ' ';
-      }
-      if (handleChineseChars && isChineseChar(c)) {
-        s.push_back(' ');
-        s.push_back(c);
-        s.push_back(' ');
-      } else {
-        s.push_back(c);
-      }
+  return [=](NormalizedString& n) {
+    if (cleanText) {
+      // \t \n \r are controls the library counts as whitespace, not removed.
+      n.filter([](char32_t c) { return isBertWhitespace(c) || !isControlForBert(c); });
+      n.map([](char32_t c) { return isBertWhitespace(c) ? U' ' : c; });
     }
-    std::string out = utf32ToUtf8(s);
-    if (strip) out = stripAccents(uni::normalize(out, uni::Form::Nfd));
-    if (lower) out = uni::lowercase(out);
-    return out;
+    if (handleChineseChars) {
+      std::vector<NormalizedString::Change> dest;
+      for (char32_t c : utf8ToUtf32(n.get()).value_or(std::u32string())) {
+        if (isChineseChar(c))
+          dest.insert(dest.end(), {{U' ', 0}, {c, 1}, {U' ', 1}});
+        else
+          dest.push_back({c, 0});
+      }
+      n.transform(dest, 0);
+    }
+    if (strip) {
+      n.normalizeForm(uni::Form::Nfd);
+      stripAccents(n);
+    }
+    if (lower) n.lowercase();
   };
 }
 
@@ -165,27 +171,18 @@ Result<Normalizer> parseNormalizer(const nlohmann::json& j, const std::string& s
     return bertNormalizer(hfjson::boolean(j, "clean_text", true), hfjson::boolean(j, "handle_chinese_chars", true),
                           strip, lower);
   }
-  if (type == "NFC") return Normalizer([](std::string_view t) { return uni::normalize(t, uni::Form::Nfc); });
-  if (type == "NFD") return Normalizer([](std::string_view t) { return uni::normalize(t, uni::Form::Nfd); });
-  if (type == "NFKC") return Normalizer([](std::string_view t) { return uni::normalize(t, uni::Form::Nfkc); });
-  if (type == "NFKD") return Normalizer([](std::string_view t) { return uni::normalize(t, uni::Form::Nfkd); });
-  if (type == "Lowercase") return Normalizer([](std::string_view t) { return uni::lowercase(t); });
-  if (type == "StripAccents") return Normalizer([](std::string_view t) { return stripAccents(t); });
+  for (const auto& [name, form] : {std::pair{"NFC", uni::Form::Nfc}, std::pair{"NFD", uni::Form::Nfd},
+                                   std::pair{"NFKC", uni::Form::Nfkc}, std::pair{"NFKD", uni::Form::Nfkd}})
+    if (type == name) return Normalizer([form = form](NormalizedString& n) { n.normalizeForm(form); });
+  if (type == "Lowercase") return Normalizer([](NormalizedString& n) { n.lowercase(); });
+  if (type == "StripAccents") return Normalizer([](NormalizedString& n) { stripAccents(n); });
   if (type == "Strip") {
     const bool left = hfjson::boolean(j, "strip_left", true), right = hfjson::boolean(j, "strip_right", true);
-    return Normalizer([=](std::string_view t) {
-      std::u32string s = utf8ToUtf32(t).value_or(std::u32string());
-      size_t b = 0, e = s.size();
-      if (left)
-        while (b < e && uni::isWhitespace(s[b])) ++b;
-      if (right)
-        while (e > b && uni::isWhitespace(s[e - 1])) --e;
-      return utf32ToUtf8(std::u32string_view(s).substr(b, e - b));
-    });
+    return Normalizer([=](NormalizedString& n) { n.strip(left, right); });
   }
   if (type == "Prepend") {
     const std::string p = hfjson::str(j, "prepend");
-    return Normalizer([p](std::string_view t) { return t.empty() ? std::string() : p + std::string(t); });
+    return Normalizer([p](NormalizedString& n) { n.prepend(p); });
   }
   if (type == "Replace") {
     const std::string content = hfjson::str(j, "content");
@@ -193,22 +190,14 @@ Result<Normalizer> parseNormalizer(const nlohmann::json& j, const std::string& s
     if (pat == j.end() || !pat->is_object()) return Error{source + ": Replace normalizer without a \"pattern\""};
     if (pat->contains("String") && (*pat)["String"].is_string()) {
       const std::string from = (*pat)["String"].get<std::string>();
-      return Normalizer([=](std::string_view t) { return replaceAll(t, from, content); });
+      return Normalizer(
+          [=](NormalizedString& n) { n.replaceMatches(literalMatches(n.get(), from), content); });
     }
     if (pat->contains("Regex") && (*pat)["Regex"].is_string()) {
       auto re = uni::Regex::compile((*pat)["Regex"].get<std::string>(), source);
       if (!re) return re.error();
-      return Normalizer([re = *re, content](std::string_view t) {
-        std::string out;
-        size_t prev = 0;
-        for (const auto& [s, e] : re.findAll(t)) {
-          out.append(t.substr(prev, s - prev));
-          out.append(content);
-          prev = e;
-        }
-        out.append(t.substr(prev));
-        return out;
-      });
+      return Normalizer(
+          [re = *re, content](NormalizedString& n) { n.replaceMatches(re.findAll(n.get()), content); });
     }
     return Error{source + ": Replace normalizer pattern is neither a String nor a Regex"};
   }
@@ -225,10 +214,8 @@ Result<Normalizer> parseNormalizer(const nlohmann::json& j, const std::string& s
       if (!n) return n.error();
       if (*n) parts.push_back(std::move(*n));
     }
-    return Normalizer([parts](std::string_view t) {
-      std::string s(t);
-      for (const auto& n : parts) s = n(s);
-      return s;
+    return Normalizer([parts](NormalizedString& n) {
+      for (const auto& part : parts) part(n);
     });
   }
   return Error{fmt::format("{}: unsupported normalizer type {}", source, quoteForMessage(type))};

@@ -3,17 +3,18 @@
 // StripAccents, Strip, Prepend, Replace and Sequence, as the `tokenizers`
 // library applies them to each piece of text between added tokens.
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "attn/status.h"
+#include "attn/tokenizers/hf/hf_normalized_string.h"
 
 namespace attn::models {
 
-/// Maps a piece of valid UTF-8 text to its normalized form; an empty function is "none".
-using Normalizer = std::function<std::string(std::string_view)>;
+/// Rewrites a piece of text in place, keeping each byte's source in the original
+/// text (hf_normalized_string.h); an empty function is "none".
+using Normalizer = std::function<void(NormalizedString&)>;
 
 /// A null JSON value gives an empty Normalizer. Errors name `source` and the fault.
 Result<Normalizer> parseNormalizer(const nlohmann::json& j, const std::string& source, int depth = 0);

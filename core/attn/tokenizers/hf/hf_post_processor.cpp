@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "attn/io/quote.h"
+#include "attn/io/utf8.h"
 #include "attn/tokenizers/hf/hf_json.h"
+#include "attn/tokenizers/hf/hf_unicode.h"
 
 namespace attn::models {
 namespace {
@@ -16,6 +19,7 @@ void append(Encoding& to, const Encoding& from) {
   to.tokens.insert(to.tokens.end(), from.tokens.begin(), from.tokens.end());
   to.typeIds.insert(to.typeIds.end(), from.typeIds.begin(), from.typeIds.end());
   to.special.insert(to.special.end(), from.special.begin(), from.special.end());
+  to.offsets.insert(to.offsets.end(), from.offsets.begin(), from.offsets.end());
 }
 
 void appendSpecial(Encoding& to, const std::vector<int>& ids, const std::vector<std::string>& tokens, int typeId) {
@@ -24,6 +28,7 @@ void appendSpecial(Encoding& to, const std::vector<int>& ids, const std::vector<
     to.tokens.push_back(i < tokens.size() ? tokens[i] : std::string());
     to.typeIds.push_back(typeId);
     to.special.push_back(1);
+    to.offsets.emplace_back(0, 0);
   }
 }
 
@@ -58,14 +63,19 @@ Result<PostProcessor> PostProcessor::parse(const nlohmann::json& j, const std::s
   if (j.is_null()) return p;
   if (!j.is_object()) return Error{source + ": \"post_processor\" is not an object"};
   const std::string type = hfjson::str(j, "type");
-  if (type == "ByteLevel") return p;  // only trims offsets
+  if (type == "ByteLevel") {  // only trims offsets
+    if (hfjson::boolean(j, "trim_offsets", true)) p.addTrim(hfjson::boolean(j, "add_prefix_space", true));
+    return p;
+  }
   if (type == "BertProcessing" || type == "RobertaProcessing") {
     auto sep = parseTokenPair(j, "sep", source);
     if (!sep) return sep.error();
     auto cls = parseTokenPair(j, "cls", source);
     if (!cls) return cls.error();
-    return type == "BertProcessing" ? bert(cls->first, cls->second, sep->first, sep->second)
-                                    : roberta(cls->first, cls->second, sep->first, sep->second);
+    if (type == "BertProcessing") return bert(cls->first, cls->second, sep->first, sep->second);
+    p = roberta(cls->first, cls->second, sep->first, sep->second);
+    if (hfjson::boolean(j, "trim_offsets", true)) p.addTrim(hfjson::boolean(j, "add_prefix_space", true));
+    return p;
   }
   if (type == "Sequence") {
     // ByteLevel entries only trim offsets; the last processor that adds tokens decides.
@@ -74,11 +84,14 @@ Result<PostProcessor> PostProcessor::parse(const nlohmann::json& j, const std::s
     if (depth >= hfjson::kMaxSequenceDepth)
       return Error{fmt::format("{}: Sequence post_processors nested deeper than {} levels", source,
                                hfjson::kMaxSequenceDepth)};
+    std::vector<bool> trims;
     for (const auto& item : *list) {
       auto q = parse(item, source, depth + 1);
       if (!q) return q.error();
+      trims.insert(trims.end(), q->trims_.begin(), q->trims_.end());
       if (q->kind_ != Kind::None) p = std::move(*q);
     }
+    p.trims_ = std::move(trims);
     return p;
   }
   if (type != "TemplateProcessing")
@@ -155,6 +168,52 @@ Result<PostProcessor> PostProcessor::parse(const nlohmann::json& j, const std::s
   if (auto s = parsePieces("pair", p.pair_); !s) return s.error();
   p.hasPair_ = j.contains("pair") && j["pair"].is_array();
   return p;
+}
+
+namespace {
+
+bool isTrimmedSpace(char32_t c) { return c == 0x120 || uni::isWhitespace(c); }  // "Ġ", byte-level ' '
+
+/// `from` moved `n` characters forward (backward if `n` < 0) in valid UTF-8 `text`.
+size_t moveChars(std::string_view text, size_t from, long n) {
+  for (; n > 0 && from < text.size(); --n) do
+      ++from;
+    while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80);
+  for (; n < 0 && from > 0; ++n) do
+      --from;
+    while (from > 0 && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80);
+  return from;
+}
+
+size_t charIndex(std::string_view text, size_t byte) {
+  size_t n = 0;
+  for (size_t i = 0; i < byte && i < text.size(); ++i)
+    n += (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+  return n;
+}
+
+}  // namespace
+
+// byte_level.rs process_offsets, in characters as the library's offsets are by then.
+void PostProcessor::trimOffsets(Encoding& e, std::string_view text) const {
+  for (const bool addPrefixSpace : trims_) {
+    for (size_t i = 0; i < e.tokens.size() && i < e.offsets.size(); ++i) {
+      const std::u32string tok = utf8ToUtf32(e.tokens[i]).value_or(std::u32string());
+      size_t lead = 0, trail = 0;
+      while (lead < tok.size() && isTrimmedSpace(tok[lead])) ++lead;
+      while (trail < tok.size() && isTrimmedSpace(tok[tok.size() - 1 - trail])) ++trail;
+      auto& [start, end] = e.offsets[i];
+      if (lead > 0) {
+        const bool isFirst = i == 0 || start == 0;
+        if (isFirst && addPrefixSpace && lead == 1) lead = 0;
+        start = std::min(
+            static_cast<int>(moveChars(text, static_cast<size_t>(start), static_cast<long>(lead))), end);
+      }
+      if (trail > 0 && charIndex(text, static_cast<size_t>(end)) >= trail)
+        end = std::max(static_cast<int>(moveChars(text, static_cast<size_t>(end), -static_cast<long>(trail))),
+                       start);
+    }
+  }
 }
 
 Encoding PostProcessor::process(Encoding a, std::optional<Encoding> b, bool addSpecialTokens) const {

@@ -1,15 +1,15 @@
 #pragma once
 // tokenizer.json "post_processor": TemplateProcessing, BertProcessing,
 // RobertaProcessing, ByteLevel (no tokens) and Sequence, adding CLS/SEP/BOS/EOS
-// and segment ids as the `tokenizers` library does.
+// and segment ids as the `tokenizers` library does, and ByteLevel's trim_offsets.
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
-#include "attn/tokenizers/hf/hf_tokenizer.h"
 #include "attn/status.h"
+#include "attn/tokenizers/hf/hf_tokenizer.h"
 
 namespace attn::models {
 
@@ -24,8 +24,15 @@ class PostProcessor {
   /// RoBERTa's "<s> $A </s>" / "<s> $A </s> </s> $B </s>" (type ids all 0).
   static PostProcessor roberta(std::string cls, int clsId, std::string sep, int sepId);
 
-  /// Joins the encodings of A (type ids 0) and B (type ids 1, if present).
+  /// Joins the encodings of A (type ids 0) and B (type ids 1, if present); added special
+  /// tokens get offsets (0, 0).
   Encoding process(Encoding a, std::optional<Encoding> b, bool addSpecialTokens) const;
+  /// ByteLevel / RobertaProcessing trim_offsets on the tokens of one text (before
+  /// process): leading and trailing "Ġ" or whitespace characters leave the offsets,
+  /// counted in characters of `text` as the library counts them.
+  void trimOffsets(Encoding& e, std::string_view text) const;
+  /// Adds a trim_offsets step (RobertaConverter sets one).
+  void addTrim(bool addPrefixSpace) { trims_.push_back(addPrefixSpace); }
 
   Kind kind() const { return kind_; }
 
@@ -48,6 +55,7 @@ class PostProcessor {
   std::vector<Special> special_;
   std::string cls_, sep_;
   int clsId_ = 0, sepId_ = 0;
+  std::vector<bool> trims_;  // one per trim_offsets step: its add_prefix_space
 };
 
 }  // namespace attn::models

@@ -66,7 +66,7 @@ std::vector<PreToken> applyBehavior(const PreToken& piece, std::vector<Segment> 
   std::vector<PreToken> result;
   for (const auto& o : out) {
     if (o.remove || o.start == o.end) continue;
-    result.push_back({piece.text.substr(o.start, o.end - o.start), piece.atStart && o.start == 0});
+    result.push_back({piece.text.slice(o.start, o.end), piece.atStart && o.start == 0});
   }
   return result;
 }
@@ -119,12 +119,22 @@ Result<Behavior> parseBehavior(const nlohmann::json& j, const std::string& sourc
   return Error{fmt::format("{}: unknown split behavior {}", source, quoteForMessage(b))};
 }
 
-std::string mapBytes(const std::string& text) {
-  const auto& table = byteLevelAlphabet();
-  std::string out;
-  out.reserve(text.size() * 2);
-  for (unsigned char b : text) out += table[b];
-  return out;
+// Each byte becomes its printable stand-in; a character's later bytes are
+// insertions, so every stand-in points at the whole character (byte_level.rs).
+void mapBytes(NormalizedString& n) {
+  static const std::vector<char32_t> table = [] {
+    std::vector<char32_t> t;
+    for (const std::string& s : byteLevelAlphabet()) t.push_back((*utf8ToUtf32(s))[0]);
+    return t;
+  }();
+  const std::string& text = n.get();
+  std::vector<NormalizedString::Change> dest;
+  dest.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    dest.push_back({table[b], (b & 0xC0) == 0x80 ? 1 : 0});
+  }
+  n.transform(dest, 0);
 }
 
 // GPT-2's pattern (Radford et al. 2019, encoder.py), as the library's ByteLevel uses it.
@@ -160,8 +170,10 @@ std::vector<std::string> gpt2Split(const std::string& text) {
 PreTokenizer bertPreTokenizer() {
   return [](const PreToken& p) {
     std::vector<PreToken> out;
-    for (const auto& w : applyBehavior(p, charSegments(p.text, uni::isWhitespace), Behavior::Removed, false))
-      for (auto& t : applyBehavior(w, charSegments(w.text, isBertPunctuation), Behavior::Isolated, false))
+    for (const auto& w :
+         applyBehavior(p, charSegments(p.text.get(), uni::isWhitespace), Behavior::Removed, false))
+      for (auto& t :
+           applyBehavior(w, charSegments(w.text.get(), isBertPunctuation), Behavior::Isolated, false))
         out.push_back(std::move(t));
     return out;
   };
@@ -170,11 +182,11 @@ PreTokenizer bertPreTokenizer() {
 PreTokenizer byteLevelPreTokenizer(bool addPrefixSpace, bool useRegex) {
   return [=](const PreToken& p) {
     PreToken q = p;
-    if (addPrefixSpace && !q.text.starts_with(' ')) q.text = " " + q.text;  // not insert(0, ...): a g++ 12 -Wrestrict false positive
+    if (addPrefixSpace && !q.text.get().starts_with(' ')) q.text.prepend(" ");
     std::vector<PreToken> parts =
-        useRegex ? applyBehavior(q, regexSegments(gpt2Regex(), q.text), Behavior::Isolated, false)
+        useRegex ? applyBehavior(q, regexSegments(gpt2Regex(), q.text.get()), Behavior::Isolated, false)
                  : std::vector<PreToken>{q};
-    for (auto& t : parts) t.text = mapBytes(t.text);
+    for (auto& t : parts) mapBytes(t.text);
     return parts;
   };
 }
@@ -193,21 +205,22 @@ Result<PreTokenizer> splitPreTokenizer(const nlohmann::json& j, const std::strin
     auto re = uni::Regex::compile((*pat)["Regex"].get<std::string>(), source);
     if (!re) return re.error();
     return PreTokenizer([re = *re, b = *b, invert](const PreToken& p) {
-      return applyBehavior(p, regexSegments(re, p.text), b, invert);
+      return applyBehavior(p, regexSegments(re, p.text.get()), b, invert);
     });
   }
   if (hfjson::hasString(*pat, "String")) {
     const std::string s = (*pat)["String"].get<std::string>();
     return PreTokenizer([s, b = *b, invert](const PreToken& p) {
+      const std::string& text = p.text.get();
       std::vector<Segment> segs;
       size_t prev = 0;
       if (!s.empty())
-        for (size_t at = p.text.find(s); at != std::string::npos; at = p.text.find(s, at + s.size())) {
+        for (size_t at = text.find(s); at != std::string::npos; at = text.find(s, at + s.size())) {
           if (prev != at) segs.push_back({prev, at, false});
           segs.push_back({at, at + s.size(), true});
           prev = at + s.size();
         }
-      if (prev != p.text.size() || segs.empty()) segs.push_back({prev, p.text.size(), false});
+      if (prev != text.size() || segs.empty()) segs.push_back({prev, text.size(), false});
       return applyBehavior(p, std::move(segs), b, invert);
     });
   }
@@ -225,25 +238,22 @@ Result<PreTokenizer> metaspacePreTokenizer(const nlohmann::json& j, const std::s
   const bool split = hfjson::boolean(j, "split", true);
   return PreTokenizer([rep, scheme, split](const PreToken& p) {
     PreToken q = p;
-    std::string replaced;
-    for (char c : q.text) {
-      if (c == ' ')
-        replaced += rep;
-      else
-        replaced.push_back(c);
-    }
-    q.text = std::move(replaced);
-    if (!q.text.starts_with(rep) && (scheme == "always" || (scheme == "first" && q.atStart)))
-      q.text = rep + q.text;
+    std::vector<std::pair<size_t, size_t>> spaces;
+    for (size_t i = 0; i < q.text.get().size(); ++i)
+      if (q.text.get()[i] == ' ') spaces.emplace_back(i, i + 1);
+    q.text.replaceMatches(spaces, rep);
+    if (!q.text.get().starts_with(rep) && (scheme == "always" || (scheme == "first" && q.atStart)))
+      q.text.prepend(rep);
     if (!split) return std::vector<PreToken>{q};
+    const std::string& text = q.text.get();
     std::vector<Segment> segs;
     size_t prev = 0;
-    for (size_t at = q.text.find(rep); at != std::string::npos; at = q.text.find(rep, at + rep.size())) {
+    for (size_t at = text.find(rep); at != std::string::npos; at = text.find(rep, at + rep.size())) {
       if (prev != at) segs.push_back({prev, at, false});
       segs.push_back({at, at + rep.size(), true});
       prev = at + rep.size();
     }
-    if (prev != q.text.size()) segs.push_back({prev, q.text.size(), false});
+    if (prev != text.size()) segs.push_back({prev, text.size(), false});
     return applyBehavior(q, std::move(segs), Behavior::MergedWithNext, false);
   });
 }
@@ -287,24 +297,24 @@ Result<PreTokenizer> parsePreTokenizer(const nlohmann::json& j, const std::strin
   if (type == "Whitespace") {
     static const uni::Regex re = *uni::Regex::compile(R"(\w+|[^\w\s]+)", "Whitespace");
     return PreTokenizer([](const PreToken& p) {
-      return applyBehavior(p, regexSegments(re, p.text), Behavior::Removed, true);
+      return applyBehavior(p, regexSegments(re, p.text.get()), Behavior::Removed, true);
     });
   }
   if (type == "WhitespaceSplit")
     return PreTokenizer([](const PreToken& p) {
-      return applyBehavior(p, charSegments(p.text, uni::isWhitespace), Behavior::Removed, false);
+      return applyBehavior(p, charSegments(p.text.get(), uni::isWhitespace), Behavior::Removed, false);
     });
   if (type == "Punctuation") {
     auto b = parseBehavior(j, source);
     if (!b) return b.error();
     return PreTokenizer([b = *b](const PreToken& p) {
-      return applyBehavior(p, charSegments(p.text, isBertPunctuation), b, false);
+      return applyBehavior(p, charSegments(p.text.get(), isBertPunctuation), b, false);
     });
   }
   if (type == "Digits") {
     const Behavior b = hfjson::boolean(j, "individual_digits", false) ? Behavior::Isolated : Behavior::Contiguous;
     return PreTokenizer([b](const PreToken& p) {
-      return applyBehavior(p, charSegments(p.text, uni::isNumeric), b, false);
+      return applyBehavior(p, charSegments(p.text.get(), uni::isNumeric), b, false);
     });
   }
   if (type == "CharDelimiterSplit") {
@@ -312,8 +322,8 @@ Result<PreTokenizer> parsePreTokenizer(const nlohmann::json& j, const std::strin
     if (!d || d->size() != 1) return Error{source + ": CharDelimiterSplit needs a one-character \"delimiter\""};
     const char32_t delim = (*d)[0];
     return PreTokenizer([delim](const PreToken& p) {
-      return applyBehavior(p, charSegments(p.text, [delim](char32_t c) { return c == delim; }), Behavior::Removed,
-                           false);
+      return applyBehavior(p, charSegments(p.text.get(), [delim](char32_t c) { return c == delim; }),
+                           Behavior::Removed, false);
     });
   }
   if (type == "Split") return splitPreTokenizer(j, source);

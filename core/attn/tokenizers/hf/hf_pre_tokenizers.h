@@ -5,19 +5,19 @@
 // library's split behaviours (Isolated, Removed, MergedWithPrevious,
 // MergedWithNext, Contiguous).
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "attn/status.h"
+#include "attn/tokenizers/hf/hf_normalized_string.h"
 
 namespace attn::models {
 
 /// One piece of text on its way to the model. `atStart`: it begins at offset 0 of
 /// the original text (Metaspace's prepend_scheme "first" asks).
 struct PreToken {
-  std::string text;
+  NormalizedString text;
   bool atStart = false;
 };
 

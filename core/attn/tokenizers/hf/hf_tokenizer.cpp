@@ -10,6 +10,7 @@
 #include "attn/io/quote.h"
 #include "attn/io/utf8.h"
 #include "attn/tokenizers/hf/hf_json.h"
+#include "attn/tokenizers/hf/hf_normalized_string.h"
 #include "attn/tokenizers/hf/hf_tokenizer_impl.h"
 #include "attn/tokenizers/hf/hf_unicode.h"
 
@@ -103,47 +104,91 @@ void HfTokenizer::Impl::setAddedTokens(std::vector<AddedToken> tokens) {
   for (auto& t : tokens) {
     if (const auto id = model->tokenToId(t.content)) t.id = *id;
     addedById[t.id] = t.content;
-    forms.push_back(normalizer && t.normalized && !t.special ? normalizer(t.content) : t.content);
+    forms.push_back(normalizer && t.normalized && !t.special ? normalizedText(normalizer, t.content)
+                                                             : t.content);
   }
   added.build(std::move(tokens), forms);
 }
 
 Encoding HfTokenizer::Impl::encodeOne(std::string_view text) const {
   Encoding e;
-  auto emit = [&](int id, std::string token) {
+  auto emit = [&](int id, std::string token, NormalizedString::Span span) {
     e.ids.push_back(id);
     e.tokens.push_back(std::move(token));
+    e.offsets.emplace_back(static_cast<int>(span.first), static_cast<int>(span.second));
   };
   auto runModel = [&](const PreToken& piece) {
     std::vector<PreToken> words = preTokenizer ? preTokenizer(piece) : std::vector<PreToken>{piece};
     std::vector<ModelToken> out;
-    for (const auto& w : words)
-      if (!w.text.empty()) model->tokenize(w.text, out);
-    for (auto& t : out) emit(t.id, std::move(t.token));
+    for (const auto& w : words) {
+      if (w.text.empty()) continue;
+      out.clear();
+      model->tokenize(w.text.get(), out);
+      for (auto& t : out) emit(t.id, std::move(t.token), w.text.originalRange(t.start, t.end));
+    }
   };
   const auto& list = added.tokens();
   // 1. added tokens matched on the raw text; 2. the rest normalized, then the
   // normalized added tokens matched on it (AddedVocabulary::extract_and_normalize).
   for (const AddedSplit& raw : added.split(text, false)) {
     if (raw.token >= 0) {
-      emit(list[static_cast<size_t>(raw.token)].id, std::string(text.substr(raw.start, raw.end - raw.start)));
+      emit(list[static_cast<size_t>(raw.token)].id, std::string(text.substr(raw.start, raw.end - raw.start)),
+           {raw.start, raw.end});
       continue;
     }
-    const std::string piece(text.substr(raw.start, raw.end - raw.start));
-    const std::string normalized = normalizer ? normalizer(piece) : piece;
-    if (normalized.empty()) continue;
-    for (const AddedSplit& n : added.split(normalized, true)) {
+    NormalizedString piece =
+        NormalizedString::fromOriginal(text.substr(raw.start, raw.end - raw.start), raw.start);
+    if (normalizer) normalizer(piece);
+    if (piece.empty()) continue;
+    for (const AddedSplit& n : added.split(piece.get(), true)) {
       if (n.token >= 0) {
-        emit(list[static_cast<size_t>(n.token)].id, normalized.substr(n.start, n.end - n.start));
+        emit(list[static_cast<size_t>(n.token)].id, piece.get().substr(n.start, n.end - n.start),
+             piece.originalRange(n.start, n.end));
         continue;
       }
       if (n.end == n.start) continue;
-      runModel({normalized.substr(n.start, n.end - n.start), raw.start == 0 && n.start == 0});
+      runModel({piece.slice(n.start, n.end), raw.start == 0 && n.start == 0});
     }
   }
   e.typeIds.assign(e.ids.size(), 0);
   e.special.assign(e.ids.size(), 0);
   return e;
+}
+
+std::vector<std::pair<int, int>> toCodePointOffsets(std::string_view text,
+                                                    const std::vector<std::pair<int, int>>& byteOffsets) {
+  // Every byte of a character maps to that character's index; an end past the last
+  // byte is one past the index of the last byte's character.
+  std::vector<int> charOf(text.size());
+  int index = -1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++index;
+    charOf[i] = index;
+  }
+  auto inText = [&](int b) { return b >= 0 && static_cast<size_t>(b) < text.size(); };
+  auto charAt = [&](int b) { return charOf[static_cast<size_t>(b)]; };
+  std::vector<std::pair<int, int>> out;
+  out.reserve(byteOffsets.size());
+  for (const auto& [s, e] : byteOffsets) {
+    if (inText(s) && inText(e))
+      out.emplace_back(charAt(s), charAt(e));
+    else if (inText(s))
+      out.emplace_back(charAt(s), (inText(e - 1) ? charAt(e - 1) : charAt(s)) + 1);
+    else
+      out.emplace_back(s, e);  // the library keeps offsets it cannot convert
+  }
+  return out;
+}
+
+std::vector<int32_t> offsetRows(const Encoding& e) {
+  std::vector<int32_t> rows;
+  if (e.offsets.size() != e.ids.size()) return rows;
+  rows.reserve(2 * e.offsets.size());
+  for (const auto& [start, end] : e.offsets) {
+    rows.push_back(start);
+    rows.push_back(end);
+  }
+  return rows;
 }
 
 HfTokenizer makeHfTokenizer(std::shared_ptr<const HfTokenizer::Impl> impl) { return HfTokenizer(std::move(impl)); }
@@ -171,8 +216,12 @@ Result<Encoding> HfTokenizer::encode(std::string_view text, std::optional<std::s
       return Error{fmt::format("{}: the second text is not valid UTF-8 (byte offset {})", source, bad)};
   try {
     Encoding a = impl_->encodeOne(text);
+    impl_->post.trimOffsets(a, text);
     std::optional<Encoding> b;
-    if (pair) b = impl_->encodeOne(*pair);
+    if (pair) {
+      b = impl_->encodeOne(*pair);
+      impl_->post.trimOffsets(*b, *pair);
+    }
     return impl_->post.process(std::move(a), std::move(b), addSpecialTokens);
   } catch (const uni::RegexFailure& e) {
     return Error{uni::regexFailureMessage(e, source)};

@@ -7,6 +7,7 @@
 // Supported models: WordPiece (BERT), byte-level BPE (GPT-2, RoBERTa, Llama 3,
 // Qwen2 with their own pre-tokenizer regexes) and SentencePiece-style BPE with
 // "▁" and byte fallback (Llama 2, TinyLlama, Mistral).
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,9 +26,24 @@ struct Encoding {
   std::vector<int> typeIds;         // segment (token_type) ids: 1 for the second text of a pair, else 0
   std::vector<uint8_t> special;     // 1 where the post-processor added a special token (CLS, SEP, BOS, EOS)
   std::vector<uint8_t> attention;   // HF attention_mask: 1 = a real token, 0 = padding; empty = all 1
+  /// Per token, the bytes [start, end) of the original UTF-8 text (before any normalization)
+  /// it came from: the library's offsets, in bytes where its bindings count characters
+  /// (toCodePointOffsets converts). Special tokens the post-processor added are (0, 0); the
+  /// tokens of a pair's second text count from the start of that text. Empty when the tokens
+  /// did not come from a text (generated ids, image patches).
+  std::vector<std::pair<int, int>> offsets;
 
   int size() const { return static_cast<int>(ids.size()); }
 };
+
+/// Byte offsets into `text` as the library's BytesToCharOffsetConverter turns them into
+/// character (code point) offsets, the unit its Python and Node bindings report.
+std::vector<std::pair<int, int>> toCodePointOffsets(std::string_view text,
+                                                    const std::vector<std::pair<int, int>>& byteOffsets);
+
+/// `e.offsets` as row-major [N, 2] int32 values (the token_offsets arrays of the CLI's
+/// files); empty when the encoding has no offsets for every token.
+std::vector<int32_t> offsetRows(const Encoding& e);
 
 class HfTokenizer {
  public:

@@ -98,6 +98,7 @@ Result<HfTokenizer> fromVocabJson(const std::string& dir, const std::string& voc
       if (!vocab.count(needed))
         return Error{fmt::format("{}: the vocabulary has no {} token", vocabPath, quoteForMessage(needed))};
     impl->post = PostProcessor::roberta(cls, vocab.at(cls), sep, vocab.at(sep));
+    impl->post.addTrim(hfjson::boolean(*config, "add_prefix_space", false));  // trim_offsets=True
     addSpecial(bos, false);
     addSpecial(configTokenName(*config, "pad_token", "<pad>"), false);
     addSpecial(eos, false);

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "attn/io/quote.h"
+#include "attn/io/utf8.h"
 
 namespace attn::models::uni {
 
@@ -116,6 +117,42 @@ std::string lowercase(std::string_view text) {
     i = static_cast<size_t>(at);
   }
   return out;
+}
+
+std::u32string decomposeChar(char32_t c, bool compatibility) {
+  UErrorCode st = U_ZERO_ERROR;
+  const icu::Normalizer2* n =
+      compatibility ? icu::Normalizer2::getNFKDInstance(st) : icu::Normalizer2::getNFDInstance(st);
+  if (U_FAILURE(st) || !n) return std::u32string(1, c);
+  const icu::UnicodeString out = n->normalize(icu::UnicodeString(static_cast<UChar32>(c)), st);
+  if (U_FAILURE(st)) return std::u32string(1, c);
+  std::u32string result;
+  for (int32_t i = 0; i < out.length();) {
+    const UChar32 d = out.char32At(i);
+    result.push_back(static_cast<char32_t>(d));
+    i += U16_LENGTH(d);
+  }
+  return result;
+}
+
+uint8_t combiningClass(char32_t c) {
+  UErrorCode st = U_ZERO_ERROR;
+  const icu::Normalizer2* n = icu::Normalizer2::getNFCInstance(st);
+  return U_FAILURE(st) || !n ? 0 : n->getCombiningClass(static_cast<UChar32>(c));
+}
+
+char32_t composePair(char32_t a, char32_t b) {
+  UErrorCode st = U_ZERO_ERROR;
+  const icu::Normalizer2* n = icu::Normalizer2::getNFCInstance(st);
+  if (U_FAILURE(st) || !n) return 0;
+  const UChar32 r = n->composePair(static_cast<UChar32>(a), static_cast<UChar32>(b));
+  return r < 0 ? 0 : static_cast<char32_t>(r);
+}
+
+std::u32string lowercaseChar(char32_t c) {
+  if (c < 0x80) return std::u32string(1, c >= 'A' && c <= 'Z' ? c + 32 : c);
+  const std::string lowered = lowercase(utf32ToUtf8(std::u32string(1, c)));
+  return utf8ToUtf32(lowered).value_or(std::u32string(1, c));
 }
 
 // ICU's steps (about a millisecond each) one find() may take before it gives up.

@@ -32,6 +32,16 @@ std::string normalize(std::string_view text, Form form);
 /// NormalizedString::lowercase does: "Σ" always becomes "σ".
 std::string lowercase(std::string_view text);
 
+/// The pieces of one character's normalization, for the aligned forms of
+/// NormalizedString (the library's unicode-normalization-alignments crate works
+/// character by character): the full canonical (or compatibility) decomposition of
+/// `c`, its canonical combining class, the primary composite of `a` + `b` (0 when
+/// none), and `c` lowercased on its own.
+std::u32string decomposeChar(char32_t c, bool compatibility);
+uint8_t combiningClass(char32_t c);
+char32_t composePair(char32_t a, char32_t b);
+std::u32string lowercaseChar(char32_t c);
+
 /// Byte offsets of the extended grapheme cluster boundaries of valid UTF-8 text
 /// (UAX #29, ICU's character break iterator), 0 and text.size() included.
 std::vector<size_t> graphemeBoundaries(std::string_view text);

@@ -81,9 +81,12 @@ class UnigramModel final : public HfModel {
   int idLimit() const override { return static_cast<int>(vocab_.size()); }
 
   void tokenize(const std::string& word, std::vector<ModelToken>& out) const override {
+    size_t at = 0;  // pieces are consecutive: each covers its own bytes of the word
     for (const std::string& s : bestSegmentation(word)) {
+      const size_t start = at, end = at + s.size();
+      at = end;
       if (const auto id = tokenToId(s)) {
-        out.push_back({*id, s});
+        out.push_back({*id, s, start, end});
         continue;
       }
       if (byteFallback_) {
@@ -92,7 +95,7 @@ class UnigramModel final : public HfModel {
           std::string name = fmt::format("<0x{:02X}>", b);
           const auto id = tokenToId(name);
           if (!id) break;
-          bytes.push_back({*id, std::move(name)});
+          bytes.push_back({*id, std::move(name), start, end});  // each byte token: the whole piece
         }
         if (bytes.size() == s.size()) {
           for (auto& t : bytes) out.push_back(std::move(t));
@@ -100,7 +103,7 @@ class UnigramModel final : public HfModel {
         }
       }
       if (!unk_) throw std::runtime_error("the Unigram model has no unk_id for " + quoteForMessage(s, 40));
-      out.push_back({*unk_, s});  // the library keeps the text as the token's value
+      out.push_back({*unk_, s, start, end});  // the library keeps the text as the token's value
     }
   }
 
@@ -183,8 +186,8 @@ class WordLevelModel final : public HfModel {
   }
   int idLimit() const override { return limit_; }
   void tokenize(const std::string& word, std::vector<ModelToken>& out) const override {
-    if (const auto id = tokenToId(word)) return out.push_back({*id, word});
-    if (const auto id = tokenToId(unk_)) return out.push_back({*id, unk_});
+    if (const auto id = tokenToId(word)) return out.push_back({*id, word, 0, word.size()});
+    if (const auto id = tokenToId(unk_)) return out.push_back({*id, unk_, 0, word.size()});
     throw std::runtime_error("the WordLevel vocabulary has no unknown token " + quoteForMessage(unk_, 40));
   }
 

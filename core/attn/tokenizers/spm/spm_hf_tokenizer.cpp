@@ -47,7 +47,7 @@ class SpmHfModel final : public HfModel {
         const auto it = vocab_.find(p.piece);
         id = it == vocab_.end() ? vocabUnk_ : it->second;
       }
-      out.push_back({id, std::move(p.piece)});
+      out.push_back({id, std::move(p.piece), p.begin, p.end});  // the library's own byte offsets
     }
   }
   std::optional<int> tokenToId(const std::string& token) const override {
