@@ -15,9 +15,9 @@
 namespace attn::test {
 namespace {
 
-const char* kSource = "The animal didn't cross the street because it was too tired.";
+const char* kIvSource = "The animal didn't cross the street because it was too tired.";
 
-std::string crossSpec() {
+std::string ablatedCrossSpec() {
   const auto at = loadNpz(modelDir("bart") + "/interventions.npz").at("ablated_cross").values.data;
   return "cross:ablate:" + std::to_string(static_cast<int>(at[0]) + 1) + "." +
          std::to_string(static_cast<int>(at[1]) + 1);
@@ -26,8 +26,8 @@ std::string crossSpec() {
 TEST(CliTranslateIntervene, RunWithTargetTextWritesTheAblatedMaps) {
   const auto dir = scratchDir("translate_intervene_run");
   const auto out = (dir / "forced.npz").string();
-  const std::string spec = crossSpec();
-  const auto r = runCli({"run", "--model", modelDir("bart"), "--text", kSource, "--target-text",
+  const std::string spec = ablatedCrossSpec();
+  const auto r = runCli({"run", "--model", modelDir("bart"), "--text", kIvSource, "--target-text",
                          "The cat sat on the mat.", "--intervene", spec, "--out", out});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("settings: forced decoding; interventions " + spec), std::string::npos) << r.out;
@@ -49,8 +49,8 @@ TEST(CliTranslateIntervene, RunWithTargetTextWritesTheAblatedMaps) {
 TEST(CliTranslateIntervene, TranslateWritesTheGreedyOutputWithTheHeadAblated) {
   const auto dir = scratchDir("translate_intervene_greedy");
   const auto out = (dir / "t.npz").string();
-  const std::string spec = crossSpec();
-  const auto r = runCli({"translate", "--model", modelDir("bart"), "--text", kSource, "--beam", "1",
+  const std::string spec = ablatedCrossSpec();
+  const auto r = runCli({"translate", "--model", modelDir("bart"), "--text", kIvSource, "--beam", "1",
                          "--intervene", spec, "--out", out});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("; interventions " + spec), std::string::npos) << r.out;
@@ -66,13 +66,13 @@ TEST(CliTranslateIntervene, WrongStackOrModelKindIsOneLineAndNoFile) {
     std::string says;
   };
   const std::vector<Case> cases = {
-      {{"translate", "--model", modelDir("bart"), "--text", kSource, "--intervene", "ablate:1.1"},
+      {{"translate", "--model", modelDir("bart"), "--text", kIvSource, "--intervene", "ablate:1.1"},
        "--intervene 'ablate:1.1': "},
-      {{"translate", "--model", modelDir("bart"), "--text", kSource, "--intervene", "cross:ablate:3.1"},
+      {{"translate", "--model", modelDir("bart"), "--text", kIvSource, "--intervene", "cross:ablate:3.1"},
        "intervention 'cross:ablate:3.1': layer 3 does not exist (the cross-attention has layers 1 to 2)"},
-      {{"run", "--model", modelDir("bart"), "--text", kSource, "--target-text", "Hi", "--intervene",
+      {{"run", "--model", modelDir("bart"), "--text", kIvSource, "--target-text", "Hi", "--intervene",
         "middle:ablate:1.1"},
-       "unknown stack 'middle'"},
+       "name the stack first (encoder:middle:ablate:1.1, "},
       {{"run", "--model", modelDir("gpt2"), "--text", "Hello world", "--intervene", "encoder:ablate:1.1"},
        "--intervene 'encoder:ablate:1.1': encoder:, decoder: and cross: name the stacks of an "
        "encoder-decoder"},

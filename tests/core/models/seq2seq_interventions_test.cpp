@@ -20,7 +20,7 @@ using attn::test::loadNpz;
 using attn::test::maxAbsDiff;
 using attn::test::modelDir;
 
-std::shared_ptr<const Seq2SeqModel> opened(const std::string& name) {
+std::shared_ptr<const Seq2SeqModel> ivOpened(const std::string& name) {
   static std::map<std::string, std::shared_ptr<const Seq2SeqModel>> models;
   auto& m = models[name];
   if (!m) {
@@ -31,20 +31,20 @@ std::shared_ptr<const Seq2SeqModel> opened(const std::string& name) {
   return m;
 }
 
-Encoding sourceOf(const Seq2SeqModel& m, const std::string& name) {
+Encoding ivSourceOf(const Seq2SeqModel& m, const std::string& name) {
   std::ifstream in(modelDir(name) + "/reference_tokens.json");
   auto src = m.encode(nlohmann::json::parse(in)["cases"][0]["source"].get<std::string>(), "source");
   EXPECT_TRUE(src.ok()) << src.error().message;
   return src ? *src : Encoding{};
 }
 
-std::vector<int> idsOf(const NpyArray& a) {
+std::vector<int> ivIdsOf(const NpyArray& a) {
   std::vector<int> out;
   for (float v : a.values.data) out.push_back(static_cast<int>(v));
   return out;
 }
 
-double worstMap(const std::vector<AttentionResult>& layers, const NpyArray& want) {
+double ivWorstMap(const std::vector<AttentionResult>& layers, const NpyArray& want) {
   const auto& s = want.values.shape;
   EXPECT_EQ(static_cast<int64_t>(layers.size()), s[0]);
   const size_t cells = static_cast<size_t>(s[2] * s[3]);
@@ -59,7 +59,7 @@ double worstMap(const std::vector<AttentionResult>& layers, const NpyArray& want
   return worst;
 }
 
-Seq2SeqIntervention iv(const std::string& spec) {
+Seq2SeqIntervention ivParse(const std::string& spec) {
   auto r = parseSeq2SeqIntervention(spec);
   EXPECT_TRUE(r.ok()) << (r ? "" : r.error().message);
   return r ? *r : Seq2SeqIntervention{};
@@ -68,22 +68,22 @@ Seq2SeqIntervention iv(const std::string& spec) {
 class Seq2SeqHeadMask : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Seq2SeqHeadMask, OneAblatedHeadPerStackMatchesHuggingFacesHeadMasks) {
-  auto m = opened(GetParam());
+  auto m = ivOpened(GetParam());
   ASSERT_TRUE(m);
   const auto ref = loadNpz(modelDir(GetParam()) + "/interventions.npz");
   const auto plain = loadNpz(modelDir(GetParam()) + "/reference.npz");
-  const Encoding src = sourceOf(*m, GetParam());
-  const std::vector<int> dec = idsOf(plain.at("decoder_ids_0"));
+  const Encoding src = ivSourceOf(*m, GetParam());
+  const std::vector<int> dec = ivIdsOf(plain.at("decoder_ids_0"));
   for (const std::string stack : {"encoder", "decoder", "cross"}) {
     SCOPED_TRACE(stack);
     const auto& at = ref.at("ablated_" + stack).values.data;
     Seq2SeqRunOptions o;
-    o.interventions.push_back(iv(fmt::format("{}:ablate:{}.{}", stack, at[0] + 1, at[1] + 1)));
+    o.interventions.push_back(ivParse(fmt::format("{}:ablate:{}.{}", stack, at[0] + 1, at[1] + 1)));
     auto run = m->forcedIds(src, dec, o);
     ASSERT_TRUE(run.ok()) << run.error().message;
-    EXPECT_LE(worstMap(run->attention.encoder, ref.at(stack + "_enc_attn")), 1e-4);
-    EXPECT_LE(worstMap(run->attention.decoder, ref.at(stack + "_dec_attn")), 1e-4);
-    EXPECT_LE(worstMap(run->attention.cross, ref.at(stack + "_cross_attn")), 1e-4);
+    EXPECT_LE(ivWorstMap(run->attention.encoder, ref.at(stack + "_enc_attn")), 1e-4);
+    EXPECT_LE(ivWorstMap(run->attention.decoder, ref.at(stack + "_dec_attn")), 1e-4);
+    EXPECT_LE(ivWorstMap(run->attention.cross, ref.at(stack + "_cross_attn")), 1e-4);
     const auto& logits = ref.at(stack + "_logits").values;
     ASSERT_EQ(logits.shape, (std::vector<int64_t>{run->logits.rows(), run->logits.cols()}));
     EXPECT_LE(maxAbsDiff(run->logits.data(), logits.data, 0, logits.data.size()), 1e-4);
@@ -92,17 +92,17 @@ TEST_P(Seq2SeqHeadMask, OneAblatedHeadPerStackMatchesHuggingFacesHeadMasks) {
 }
 
 TEST_P(Seq2SeqHeadMask, GreedyWithACrossHeadAblatedMatchesAndItsMapsEqualForcedDecoding) {
-  auto m = opened(GetParam());
+  auto m = ivOpened(GetParam());
   ASSERT_TRUE(m);
   const auto ref = loadNpz(modelDir(GetParam()) + "/interventions.npz");
   const auto& at = ref.at("ablated_cross").values.data;
   GenerateOptions g;
   g.beams = 1;
-  g.forward.interventions.push_back(iv(fmt::format("cross:ablate:{}.{}", at[0] + 1, at[1] + 1)));
-  const Encoding src = sourceOf(*m, GetParam());
+  g.forward.interventions.push_back(ivParse(fmt::format("cross:ablate:{}.{}", at[0] + 1, at[1] + 1)));
+  const Encoding src = ivSourceOf(*m, GetParam());
   auto gen = m->generate(src, g);
   ASSERT_TRUE(gen.ok()) << gen.error().message;
-  EXPECT_EQ(gen->targetIds, idsOf(ref.at("cross_greedy")));
+  EXPECT_EQ(gen->targetIds, ivIdsOf(ref.at("cross_greedy")));
   EXPECT_NE(gen->settings.find("interventions cross:ablate:"), std::string::npos) << gen->settings;
   // The key/value cache held the ablated rows: one row a step gives forced decoding's maps.
   auto forced = m->forcedIds(src, gen->targetIds, g.forward);
@@ -125,11 +125,12 @@ TEST_P(Seq2SeqHeadMask, GreedyWithACrossHeadAblatedMatchesAndItsMapsEqualForcedD
 INSTANTIATE_TEST_SUITE_P(Folders, Seq2SeqHeadMask, ::testing::Values("bart", "marian", "t5"));
 
 TEST(Seq2SeqInterventions, UniformGivesOneOverTheAllowedKeysAndKeepsTheCausalMask) {
-  auto m = opened("marian");
+  auto m = ivOpened("marian");
   ASSERT_TRUE(m);
-  const Encoding src = sourceOf(*m, "marian");
+  const Encoding src = ivSourceOf(*m, "marian");
   Seq2SeqRunOptions o;
-  o.interventions = {iv("encoder:uniform:1.2"), iv("decoder:uniform:2.1"), iv("cross:uniform:1.4")};
+  o.interventions = {ivParse("encoder:uniform:1.2"), ivParse("decoder:uniform:2.1"),
+                     ivParse("cross:uniform:1.4")};
   auto run = m->forced(src, "Hallo Welt!", "target", o);
   ASSERT_TRUE(run.ok()) << run.error().message;
   const Mat& e = run->attention.encoder[0].heads[1].weights;
@@ -151,12 +152,12 @@ TEST(Seq2SeqInterventions, UniformGivesOneOverTheAllowedKeysAndKeepsTheCausalMas
 TEST(Seq2SeqInterventions, TemperatureDividesTheLogitsBiasIncludedOfThatHeadOnly) {
   for (const std::string name : {"marian", "t5"}) {
     SCOPED_TRACE(name);
-    auto m = opened(name);
+    auto m = ivOpened(name);
     ASSERT_TRUE(m);
-    const Encoding src = sourceOf(*m, name);
+    const Encoding src = ivSourceOf(*m, name);
     Seq2SeqRunOptions o;
     o.keepQkv = true;
-    o.interventions = {iv("decoder:temperature:2.2=2.5"), iv("cross:temperature:1.1=0.5")};
+    o.interventions = {ivParse("decoder:temperature:2.2=2.5"), ivParse("cross:temperature:1.1=0.5")};
     auto run = m->forced(src, "Hallo Welt!", "target", o);
     ASSERT_TRUE(run.ok()) << run.error().message;
     const bool scaled = run->attention.scaledScores;
@@ -182,11 +183,11 @@ TEST(Seq2SeqInterventions, TemperatureDividesTheLogitsBiasIncludedOfThatHeadOnly
 }
 
 TEST(Seq2SeqInterventions, ErrorsNameTheStackTheLayerOrHeadAndTheForm) {
-  auto m = opened("bart");
+  auto m = ivOpened("bart");
   ASSERT_TRUE(m);
-  const Encoding src = sourceOf(*m, "bart");
+  const Encoding src = ivSourceOf(*m, "bart");
   Seq2SeqRunOptions o;
-  o.interventions = {iv("cross:ablate:3.1")};
+  o.interventions = {ivParse("cross:ablate:3.1")};
   auto r = m->forced(src, "Hello", "target", o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(
@@ -194,7 +195,7 @@ TEST(Seq2SeqInterventions, ErrorsNameTheStackTheLayerOrHeadAndTheForm) {
                              "cross-attention has layers 1 to 2)"),
       std::string::npos)
       << r.error().message;
-  o.interventions = {iv("encoder:uniform:1.5")};
+  o.interventions = {ivParse("encoder:uniform:1.5")};
   GenerateOptions g;
   g.forward = o;
   auto gen = m->generate(src, g);
@@ -209,18 +210,18 @@ TEST(Seq2SeqInterventions, ErrorsNameTheStackTheLayerOrHeadAndTheForm) {
     EXPECT_NE(p.error().message.find(std::string("--intervene '") + bad + "'"), std::string::npos)
         << p.error().message;
   }
-  EXPECT_EQ(formatSeq2SeqIntervention(iv("cross:temperature:2.3=0.5")), "cross:temperature:2.3=0.5");
+  EXPECT_EQ(formatSeq2SeqIntervention(ivParse("cross:temperature:2.3=0.5")), "cross:temperature:2.3=0.5");
   EXPECT_TRUE(hasSeq2SeqStackPrefix("decoder:ablate:1.1"));
   EXPECT_FALSE(hasSeq2SeqStackPrefix("ablate:1.1"));
 }
 
 TEST(Seq2SeqInterventions, MaskTermHidesKeysInForcedDecodingAndGenerationAlike) {
-  auto m = opened("bart");
+  auto m = ivOpened("bart");
   ASSERT_TRUE(m);
-  const Encoding src = sourceOf(*m, "bart");
+  const Encoding src = ivSourceOf(*m, "bart");
   GenerateOptions g;
   g.beams = 1;
-  g.forward.interventions = {iv("cross:mask:2.1=window:1")};
+  g.forward.interventions = {ivParse("cross:mask:2.1=window:1")};
   auto gen = m->generate(src, g);
   ASSERT_TRUE(gen.ok()) << gen.error().message;
   const Mat& w = gen->attention.cross[1].heads[0].weights;
@@ -237,9 +238,9 @@ TEST(Seq2SeqInterventions, MaskTermHidesKeysInForcedDecodingAndGenerationAlike) 
 TEST(Seq2SeqStepThrough, AKeptHeadWalksToTheRunsWeights) {
   for (const std::string name : {"marian", "t5"}) {
     SCOPED_TRACE(name);
-    auto m = opened(name);
+    auto m = ivOpened(name);
     ASSERT_TRUE(m);
-    const Encoding src = sourceOf(*m, name);
+    const Encoding src = ivSourceOf(*m, name);
     auto bare = m->forced(src, "Hallo Welt!", "target");
     ASSERT_TRUE(bare.ok());
     EXPECT_EQ(bare->attention.cross[0].heads[0].q.size(), 0);  // kept only when asked

@@ -303,8 +303,15 @@ Result<Seq2SeqIntervention> parseSeq2SeqIntervention(std::string_view spec) {
   for (Seq2SeqStack s : kStacks)
     if (stack == seq2seqStackName(s)) iv.stack = s, known = true;
   if (!known) return badStack(spec, fmt::format("unknown stack '{}'", stack));
-  auto head = parseIntervention(spec.substr(colon + 1));
-  if (!head) return badStack(spec, head.error().message);
+  const std::string_view rest = spec.substr(colon + 1);
+  auto head = parseIntervention(rest);
+  if (!head) {  // its message names the spec without the stack: name the whole spec
+    std::string message = head.error().message;
+    const std::string inner = fmt::format("'{}'", rest);
+    if (const size_t at = message.find(inner); at != std::string::npos)
+      message.replace(at, inner.size(), fmt::format("'{}'", spec));
+    return Error{message};
+  }
   iv.head = std::move(*head);
   return iv;
 }
