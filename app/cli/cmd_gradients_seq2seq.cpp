@@ -96,6 +96,9 @@ int runSeq2SeqGradients(const InputOptions& input, const std::string& targetText
         "--model: {} is an encoder-decoder model: give the decoder's text with --target-text (forced "
         "decoding; --target then picks the token whose logit is explained, default the predicted one)",
         input.modelDir));
+  if (!input.intervene.empty())
+    return fail(
+        "--intervene does not apply to the gradients of an encoder-decoder model (use run or translate)");
   auto opened = openSeq2Seq(input);
   if (!opened) return fail(opened.error().message);
   const models::Seq2SeqModel& model = *opened->model;

@@ -37,7 +37,13 @@ Tensor stackedMaps(const std::vector<AttentionResult>& layers) {
   return t;
 }
 
-void addSeq2SeqArrays(NpzWriter& npz, const models::Seq2SeqRun& run) {
+void addSeq2SeqArrays(NpzWriter& npz, const models::Seq2SeqRun& run,
+                      const std::vector<models::Seq2SeqIntervention>& interventions) {
+  if (!interventions.empty()) {
+    std::vector<std::string> specs;
+    for (const auto& iv : interventions) specs.push_back(models::formatSeq2SeqIntervention(iv));
+    npz.addStrings("interventions", specs);
+  }
   npz.add("encoder_weights", stackedMaps(run.attention.encoder));
   npz.add("decoder_weights", stackedMaps(run.attention.decoder));
   npz.add("cross_weights", stackedMaps(run.attention.cross));
@@ -114,10 +120,11 @@ int runTranslate(const TranslateOptions& o) {
   g.targetLanguage = o.targetLang;
   if (o.sampling.doSample) g.doSample = true;
   applySamplingOptions(o.sampling, g);
+  g.forward.interventions = opened->interventions;
   auto run = opened->model->generate(opened->source, g, terminalProgress());
   if (!run) return fail(run.error().message);
   NpzWriter npz;
-  addSeq2SeqArrays(npz, *run);
+  addSeq2SeqArrays(npz, *run, opened->interventions);
   npz.addStrings("output_text", {run->outputText}, {1});
   npz.add("output_ids", vectorTensor(run->targetIds));
   if (o.numReturn > 1) addReturnedSequences(npz, run->returned);
@@ -137,8 +144,19 @@ int runTranslate(const TranslateOptions& o) {
 Result<Seq2SeqOpened> openSeq2Seq(const InputOptions& o) {
   if (o.text.empty() && o.textFile.empty())
     return Error{"--model needs the source text: --text or --text-file"};
-  if (!o.keyText.empty() || !o.keyTextFile.empty() || o.padTo > 0 || !o.intervene.empty() || !o.image.empty())
-    return Error{"--key-text, --pad-to, --intervene and --image do not apply to an encoder-decoder model"};
+  if (!o.keyText.empty() || !o.keyTextFile.empty() || o.padTo > 0 || !o.image.empty())
+    return Error{"--key-text, --pad-to and --image do not apply to an encoder-decoder model"};
+  std::vector<models::Seq2SeqIntervention> interventions;
+  for (const auto& spec : o.intervene) {
+    if (!models::hasSeq2SeqStackPrefix(spec))
+      return Error{fmt::format(
+          "--intervene '{}': {} is an encoder-decoder model: name the stack first (encoder:{}, decoder:{} or "
+          "cross:{})",
+          spec, o.modelDir, spec, spec, spec)};
+    auto iv = models::parseSeq2SeqIntervention(spec);
+    if (!iv) return iv.error();
+    interventions.push_back(std::move(*iv));
+  }
   std::string text = o.text;
   if (!o.textFile.empty()) {
     auto t = readUtf8TextFile(o.textFile);
@@ -149,7 +167,7 @@ Result<Seq2SeqOpened> openSeq2Seq(const InputOptions& o) {
   if (!model) return model.error();
   auto enc = (*model)->encode(text, o.textFile.empty() ? std::string("--text") : o.textFile);
   if (!enc) return enc.error();
-  return Seq2SeqOpened{std::move(*model), std::move(*enc)};
+  return Seq2SeqOpened{std::move(*model), std::move(*enc), std::move(interventions)};
 }
 
 int runSeq2SeqForced(const InputOptions& o, const std::string& targetText, const std::string& out) {
@@ -160,12 +178,15 @@ int runSeq2SeqForced(const InputOptions& o, const std::string& targetText, const
                     o.modelDir));
   auto opened = openSeq2Seq(o);
   if (!opened) return fail(opened.error().message);
-  auto run = opened->model->forced(opened->source, targetText, "--target-text");
+  models::Seq2SeqRunOptions options;
+  options.interventions = opened->interventions;
+  auto run = opened->model->forced(opened->source, targetText, "--target-text", options);
   if (!run) return fail(run.error().message);
   NpzWriter npz;
-  addSeq2SeqArrays(npz, *run);
+  addSeq2SeqArrays(npz, *run, opened->interventions);
   if (auto st = npz.write(out); !st) return fail(st.error().message);
   printModelLine(opened->model->info());
+  if (!run->settings.empty()) fmt::print("settings: {}\n", run->settings);
   fmt::print("wrote {} ({} source, {} target tokens)\n", out, run->source.size(), run->targetIds.size());
   return 0;
 }
@@ -204,6 +225,10 @@ Action addTranslateCommand(CLI::App& app) {
                   "mBART: the language to write (e.g. en_XX), forced as the first token; default: the "
                   "model's forced_bos_token_id");
   addSamplingOptions(cmd, o->sampling);
+  cmd->add_option("--intervene", o->input.intervene,
+                  "Repeatable: a head of one stack changed at every step: encoder:, decoder: or cross: then "
+                  "ablate:L.H, uniform:L.H, temperature:L.H=T or mask:L.H=SPEC (layer and head from 1), "
+                  "e.g. cross:ablate:2.3");
   cmd->add_option("--out", o->out, "Result file (.npz)")->required();
   cmd->add_flag("--force", o->force, "Overwrite an existing output file");
   return [cmd, o]() -> int {

@@ -55,9 +55,11 @@ void addInputOptions(CLI::App& cmd, InputOptions& o) {
                  "8-bit-quantized activations by the "
                  "quantized weights as llama.cpp does; off: the dequantized weights against f32 activations")
       ->needs(model);
-  cmd.add_option("--intervene", o.intervene,
-                 "With --model, repeatable: ablate:L.H, uniform:L.H, temperature:L.H=T or mask:L.H=SPEC "
-                 "(layer and head from 1); the views show the intervened model")
+  cmd.add_option(
+         "--intervene", o.intervene,
+         "With --model, repeatable: ablate:L.H, uniform:L.H, temperature:L.H=T or mask:L.H=SPEC "
+         "(layer and head from 1); the views show the intervened model. An encoder-decoder model "
+         "(run --target-text) names the stack first: encoder:, decoder: or cross:, e.g. cross:ablate:2.3")
       ->needs(model);
   auto* image =
       cmd.add_option("--image", o.image,

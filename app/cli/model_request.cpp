@@ -13,6 +13,7 @@
 #include "attn/models/device/device_run.h"
 #include "attn/models/device/forward_plan.h"
 #include "attn/models/experiments/corpus_stats.h"
+#include "attn/models/seq2seq/seq2seq_interventions.h"
 #include "attn/models/single_token.h"
 #include "input_options.h"
 
@@ -155,6 +156,11 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
                                      const AdjustRun& adjust) {
   std::vector<models::HeadIntervention> interventions;
   for (const auto& spec : o.intervene) {
+    if (models::hasSeq2SeqStackPrefix(spec))
+      return Error{fmt::format(
+          "--intervene '{}': encoder:, decoder: and cross: name the stacks of an encoder-decoder model "
+          "(bart, mbart, marian, t5, mt5); {} is not one: give KIND:L.H, e.g. ablate:1.2",
+          spec, o.modelDir.empty() ? std::string("the input") : o.modelDir)};
     auto iv = models::parseIntervention(spec);
     if (!iv) return iv.error();
     interventions.push_back(*iv);

@@ -5517,14 +5517,125 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     </message>
 </context>
 <context>
+    <name>attn::ui::TranslationInterventions</name>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>&amp;Rerun</source>
+        <translation>重新运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>Encoder self-attention</source>
+        <translation>编码器自注意力</translation>
+    </message>
+    <message>
+        <source>Decoder self-attention</source>
+        <translation>解码器自注意力</translation>
+    </message>
+    <message>
+        <source>Ablate</source>
+        <translation>消融</translation>
+    </message>
+    <message>
+        <source>Uniform</source>
+        <translation>均匀</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Ablate: the head&apos;s output is zero (Hugging Face&apos;s head masks). Uniform: equal weight on every key the head may see. Temperature: its logits divided by T.</source>
+        <translation>消融：该头的输出为零（即 Hugging Face 的头掩码）。均匀：对该头可见的每个键赋予相同权重。温度：其 logits 除以 T。</translation>
+    </message>
+    <message>
+        <source>Layer, numbered as the Layer box above</source>
+        <translation>层，编号与上方的“层”框一致</translation>
+    </message>
+    <message>
+        <source>Head, numbered as the Head box above</source>
+        <translation>头，编号与上方的“头”框一致</translation>
+    </message>
+    <message>
+        <source>Active interventions; Rerun applies them (right-click a head&apos;s map to ablate it).</source>
+        <translation>当前的干预；点击“重新运行”应用它们（在某个头的图上右键可消融该头）。</translation>
+    </message>
+    <message>
+        <source>Translate again with these interventions: the output and maps show before → after</source>
+        <translation>应用这些干预重新翻译：输出和注意力图显示干预前 → 干预后</translation>
+    </message>
+    <message>
+        <source>Intervene</source>
+        <translation>干预</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>ablate</source>
+        <translation>消融</translation>
+    </message>
+    <message>
+        <source>uniform</source>
+        <translation>均匀</translation>
+    </message>
+    <message>
+        <source>temperature %1</source>
+        <translation>温度 %1</translation>
+    </message>
+    <message>
+        <source>mask %1</source>
+        <translation>掩码 %1</translation>
+    </message>
+    <message>
+        <source>%1 %2.%3: %4</source>
+        <translation>%1 %2.%3：%4</translation>
+    </message>
+    <message>
+        <source>Translation: %1 → with the interventions: %2</source>
+        <translation>译文：%1 → 干预后：%2</translation>
+    </message>
+    <message>
+        <source>Forced target, p(token) before → after: %1</source>
+        <translation>强制目标，p(词元) 干预前 → 干预后：%1</translation>
+    </message>
+</context>
+<context>
     <name>attn::ui::TranslationPanel</name>
+    <message>
+        <source>Ablate this head (choose one head, not the mean)</source>
+        <translation>消融此头（请选择单个头，而非各头平均）</translation>
+    </message>
+    <message>
+        <source>Ablate this head (%1 %2.%3) and rerun</source>
+        <translation>消融此头（%1 %2.%3）并重新运行</translation>
+    </message>
     <message>
         <source>%1 · %2</source>
         <translation>%1 · %2</translation>
     </message>
     <message>
-        <source>Show this kind of attention, every layer and head, in the main window&apos;s heatmap, head grid, metrics, compare and export (as a file&apos;s weights: no step-through or interventions)</source>
-        <translation>在主窗口的热图、头网格、指标、比较和导出中显示这类注意力的每一层、每个头（作为文件中的权重：不支持逐步讲解和干预）</translation>
+        <source>Show this kind of attention, every layer and head, in the main window&apos;s heatmap, head grid, metrics, compare, export and step-through</source>
+        <translation>在主窗口的热图、头网格、指标、比较、导出和逐步讲解中显示这类注意力的每一层、每个头</translation>
     </message>
     <message>
         <source>Show in &amp;Main Views</source>

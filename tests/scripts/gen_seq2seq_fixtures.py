@@ -18,7 +18,9 @@ Steps (--step folders|tokens|reference, default all):
   2. tokens:    node tests/scripts/hf_tokenizers/encode_seq2seq_fixtures.js writes
                 reference_tokens.json (source and target ids per case);
   3. reference: the forward below, checked against an independent float64 numpy port
-                (per-head loops), written to reference.npz.
+                (per-head loops), written to reference.npz;
+  4. interventions: bart, marian, t5 with one head ablated per stack (Hugging Face's head
+                masks), written to interventions.npz (see interventions()).
 
 reference.npz, per case c (float32 except the ids):
   source_ids_c [Ns], decoder_ids_c [Nt] = [decoder_start_token_id] + the target's ids
@@ -154,9 +156,11 @@ def bart_config(V, cfg):
 # ---------------------------------------------------------------------------
 # The forward (transformers/models/bart/modeling_bart.py, eager attention, post-LN)
 
-def bart_attention(w, p, x, kv, H, keep):
+def bart_attention(w, p, x, kv, H, keep, layer_head_mask=None):
     """BartAttention: q_proj(x) * head_dim^-0.5, k/v from kv (x itself, or the encoder output
-    for cross-attention); masked logits get finfo.min as the 4D masks do. Returns
+    for cross-attention); masked logits get finfo.min as the 4D masks do; layer_head_mask [H]
+    multiplies each head's probabilities (head_mask, decoder_head_mask, cross_attn_head_mask:
+    0 ablates the head, and the returned weights are the multiplied ones). Returns
     (out_proj output, weights [H, Nq, Nk])."""
     Nq, d = x.shape
     Nk, dh = kv.shape[0], d // H
@@ -168,6 +172,8 @@ def bart_attention(w, p, x, kv, H, keep):
     if keep is not None:
         s = torch.where(keep, s, torch.tensor(torch.finfo(s.dtype).min))
     pw = torch.softmax(s, dim=-1)
+    if layer_head_mask is not None:
+        pw = layer_head_mask.view(-1, 1, 1) * pw
     o = (pw @ v).transpose(0, 1).reshape(Nq, d)
     return F.linear(o, w[p + "out_proj.weight"], w[p + "out_proj.bias"]), pw
 
@@ -213,20 +219,25 @@ def bart_ffn(w, cfg, p, h, d):
     return F.layer_norm(h + m, (d,), w[p + "final_layer_norm.weight"], w[p + "final_layer_norm.bias"], 1e-5)
 
 
-def bart_encode(w, cfg, src):
+def layer_mask(mask, i):
+    """Row i of a head mask [L, H] (None: every head kept)."""
+    return None if mask is None else mask[i]
+
+
+def bart_encode(w, cfg, src, head_mask=None):
     d, H = cfg["d_model"], cfg["encoder_attention_heads"]
     h = bart_embed(w, cfg, "encoder", src)
     attns = []
     for i in range(cfg["encoder_layers"]):
         p = f"model.encoder.layers.{i}."
-        a, pw = bart_attention(w, p + "self_attn.", h, h, H, None)
+        a, pw = bart_attention(w, p + "self_attn.", h, h, H, None, layer_mask(head_mask, i))
         attns.append(pw)
         h = F.layer_norm(h + a, (d,), w[p + "self_attn_layer_norm.weight"], w[p + "self_attn_layer_norm.bias"], 1e-5)
         h = bart_ffn(w, cfg, p, h, d)
     return h, torch.stack(attns)
 
 
-def bart_decode(w, cfg, enc, dec_ids):
+def bart_decode(w, cfg, enc, dec_ids, decoder_head_mask=None, cross_attn_head_mask=None):
     d, H = cfg["d_model"], cfg["decoder_attention_heads"]
     N = len(dec_ids)
     causal = torch.tril(torch.ones(N, N, dtype=torch.bool))
@@ -234,10 +245,10 @@ def bart_decode(w, cfg, enc, dec_ids):
     self_attns, cross_attns = [], []
     for i in range(cfg["decoder_layers"]):
         p = f"model.decoder.layers.{i}."
-        a, pw = bart_attention(w, p + "self_attn.", h, h, H, causal)
+        a, pw = bart_attention(w, p + "self_attn.", h, h, H, causal, layer_mask(decoder_head_mask, i))
         self_attns.append(pw)
         h = F.layer_norm(h + a, (d,), w[p + "self_attn_layer_norm.weight"], w[p + "self_attn_layer_norm.bias"], 1e-5)
-        a, pw = bart_attention(w, p + "encoder_attn.", h, enc, H, None)
+        a, pw = bart_attention(w, p + "encoder_attn.", h, enc, H, None, layer_mask(cross_attn_head_mask, i))
         cross_attns.append(pw)
         h = F.layer_norm(h + a, (d,), w[p + "encoder_attn_layer_norm.weight"],
                          w[p + "encoder_attn_layer_norm.bias"], 1e-5)
@@ -387,13 +398,19 @@ def process_scores(s, ids, cfg, max_length):
     return s
 
 
-def bart_greedy(w, cfg, src, max_length):
-    """GenerationMixin.greedy_search with the logits processors; stops at eos or max_length."""
+def bart_greedy(w, cfg, src, max_length, masks=None):
+    """GenerationMixin.greedy_search with the logits processors; stops at eos or max_length.
+    masks: {"encoder", "decoder", "cross": [L, H]} as generate's head_mask, decoder_head_mask and
+    cross_attn_head_mask (applied at every step)."""
     encode, decode = forward_of(cfg)
-    enc, _ = encode(w, cfg, src)
+    m = masks or {}
+    enc, _ = encode(w, cfg, src, m.get("encoder")) if masks else encode(w, cfg, src)
     ids = [cfg["decoder_start_token_id"]]
     while len(ids) < max_length:
-        _, _, logits = decode(w, cfg, enc, ids)
+        if masks:
+            _, _, logits = decode(w, cfg, enc, ids, m.get("decoder"), m.get("cross"))
+        else:
+            _, _, logits = decode(w, cfg, enc, ids)
         s = process_scores(logits[-1].clone(), ids, cfg, max_length)
         ids.append(int(torch.argmax(s)))
         if ids[-1] == cfg["eos_token_id"]:
@@ -491,8 +508,14 @@ def np_gelu(x):
     return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
 
 
-def np_bart(w, cfg, src, dec):
+def np_bart(w, cfg, src, dec, masks=None):
+    """BART / Marian in float64 numpy, one head at a time; masks: {"encoder" | "decoder" | "cross":
+    [L, H]} head masks (each head's probabilities times its entry)."""
     w = {k: v.double().numpy() for k, v in w.items()}
+    masks = masks or {}
+
+    def hm(stack, i, H):
+        return np.asarray(masks[stack][i], np.float64) if stack in masks else np.ones(H)
     d = cfg["d_model"]
 
     def embed(stack, ids):
@@ -510,7 +533,7 @@ def np_bart(w, cfg, src, dec):
     def lin(x, name):
         return x @ w[name + ".weight"].T + w[name + ".bias"]
 
-    def attend(p, x, kv, H, causal):
+    def attend(p, x, kv, H, causal, mask):
         dh = d // H
         q, k, v = lin(x, p + "q_proj"), lin(kv, p + "k_proj"), lin(kv, p + "v_proj")
         out, maps = np.zeros_like(q), []
@@ -520,7 +543,7 @@ def np_bart(w, cfg, src, dec):
             if causal:
                 s = np.where(np.tril(np.ones_like(s)) > 0, s, -np.inf)
             e = np.exp(s - s.max(-1, keepdims=True))
-            a = e / e.sum(-1, keepdims=True)
+            a = e / e.sum(-1, keepdims=True) * mask[h]
             maps.append(a)
             out[:, sl] = a @ v[:, sl]
         return lin(out, p + "out_proj"), np.stack(maps)
@@ -532,17 +555,20 @@ def np_bart(w, cfg, src, dec):
     h, enc_maps = embed("encoder", src), []
     for i in range(cfg["encoder_layers"]):
         p = f"model.encoder.layers.{i}."
-        a, m = attend(p + "self_attn.", h, h, cfg["encoder_attention_heads"], False)
+        a, m = attend(p + "self_attn.", h, h, cfg["encoder_attention_heads"], False,
+                      hm("encoder", i, cfg["encoder_attention_heads"]))
         enc_maps.append(m)
         h = block_end(p, np_ln(h + a, w[p + "self_attn_layer_norm.weight"], w[p + "self_attn_layer_norm.bias"]))
     enc = h
     h, dec_maps, cross_maps = embed("decoder", dec), [], []
     for i in range(cfg["decoder_layers"]):
         p = f"model.decoder.layers.{i}."
-        a, m = attend(p + "self_attn.", h, h, cfg["decoder_attention_heads"], True)
+        a, m = attend(p + "self_attn.", h, h, cfg["decoder_attention_heads"], True,
+                      hm("decoder", i, cfg["decoder_attention_heads"]))
         dec_maps.append(m)
         h = np_ln(h + a, w[p + "self_attn_layer_norm.weight"], w[p + "self_attn_layer_norm.bias"])
-        a, m = attend(p + "encoder_attn.", h, enc, cfg["decoder_attention_heads"], False)
+        a, m = attend(p + "encoder_attn.", h, enc, cfg["decoder_attention_heads"], False,
+                      hm("cross", i, cfg["decoder_attention_heads"]))
         cross_maps.append(m)
         h = np_ln(h + a, w[p + "encoder_attn_layer_norm.weight"], w[p + "encoder_attn_layer_norm.bias"])
         h = block_end(p, h)
@@ -754,6 +780,69 @@ def reference(model):
 
 
 # ---------------------------------------------------------------------------
+# Head masks (interventions.npz): one head ablated per stack, as Hugging Face's head_mask,
+# decoder_head_mask and cross_attn_head_mask = 0 on it, for the C++ interventions.
+
+# (layer, head), 0-based, ablated in each stack; the cross head changes the greedy output.
+ABLATED = {"bart": {"encoder": (1, 2), "decoder": (0, 1), "cross": (1, 3)},
+           "marian": {"encoder": (0, 1), "decoder": (1, 2), "cross": (1, 0)},
+           "t5": {"encoder": (1, 0), "decoder": (2, 3), "cross": (1, 2)}}
+
+
+def head_masks(cfg, stack, layer, head):
+    """{stack: [L, H] ones with a 0 at (layer, head)} in the shapes the config gives the stack."""
+    t5 = cfg["model_type"] in ("t5", "mt5")
+    layers = (cfg["num_layers"] if stack == "encoder" else cfg.get("num_decoder_layers", cfg["num_layers"])) if t5 \
+        else cfg[f"{'encoder' if stack == 'encoder' else 'decoder'}_layers"]
+    heads = cfg["num_heads"] if t5 else cfg[f"{'encoder' if stack == 'encoder' else 'decoder'}_attention_heads"]
+    m = torch.ones(layers, heads)
+    m[layer, head] = 0
+    return {stack: m}
+
+
+def interventions(model):
+    """interventions.npz: per stack s (encoder, decoder, cross) of case 0, ablated_s [2] (layer,
+    head 0-based), s_enc_attn, s_dec_attn, s_cross_attn, s_logits (forced decoding with that head
+    ablated), and cross_greedy (greedy ids with the cross head ablated). The forward without
+    masks is first checked to give reference.npz's arrays exactly (np.array_equal)."""
+    folder = os.path.join(ROOT, model)
+    with open(os.path.join(folder, "config.json")) as f:
+        cfg = json.load(f)
+    with open(os.path.join(folder, "reference_tokens.json")) as f:
+        case = json.load(f)["cases"][0]
+    ref = np.load(os.path.join(folder, "reference.npz"))
+    w = load_weights(folder)
+    src, dec = case["source_ids"], [cfg["decoder_start_token_id"]] + case["target_ids"]
+    encode, decode = forward_of(cfg)
+    check = seq2seq_t5.np_t5 if encode is seq2seq_t5.t5_encode else np_bart
+    enc, enc_attn = encode(w, cfg, src)
+    plain = (enc_attn,) + tuple(decode(w, cfg, enc, dec))
+    for name, got in zip(("enc_attn", "dec_attn", "cross_attn", "logits"), plain):
+        if not np.array_equal(got.numpy(), ref[f"{name}_0"]):
+            raise SystemExit(f"{model}: {name}_0 without head masks differs from reference.npz")
+    print(f"{model}: the unmasked forward equals reference.npz exactly")
+    out = {}
+    for stack, (layer, head) in ABLATED[model].items():
+        m = head_masks(cfg, stack, layer, head)
+        enc, enc_attn = encode(w, cfg, src, m.get("encoder"))
+        dec_attn, cross_attn, logits = decode(w, cfg, enc, dec, m.get("decoder"), m.get("cross"))
+        want = check(w, cfg, src, dec, {k: v.numpy() for k, v in m.items()})
+        for name, got, r in zip(("encoder attention", "decoder attention", "cross-attention", "logits"),
+                                (enc_attn, dec_attn, cross_attn, logits), want):
+            check_close(f"{stack}: {name}", got.numpy(), r, 1e-5)
+        got = {"enc_attn": enc_attn, "dec_attn": dec_attn, "cross_attn": cross_attn, "logits": logits}
+        assert float(np.max(np.abs(logits.numpy() - ref["logits_0"]))) > 1e-3, f"{stack}: no effect on the logits"
+        out[f"ablated_{stack}"] = np.array([layer, head], np.int64)
+        out.update({f"{stack}_{k}": v.numpy() for k, v in got.items()})
+    layer, head = ABLATED[model]["cross"]
+    greedy = bart_greedy(w, cfg, src, cfg["max_length"], head_masks(cfg, "cross", layer, head))
+    print(f"    greedy with cross {layer}.{head} ablated: {greedy} (without: {ref['greedy_0'].tolist()})")
+    assert greedy != ref["greedy_0"].tolist(), "the ablated cross head should change the greedy output"
+    out["cross_greedy"] = np.array(greedy, np.int64)
+    np.savez_compressed(os.path.join(folder, "interventions.npz"), **out)
+
+
+# ---------------------------------------------------------------------------
 # T5 (t5: relu, tied lm_head, spiece.model) and Flan-T5 (gated-gelu, untied lm_head,
 # tokenizer.json): SentencePiece pieces with T5's ids (<pad> 0, </s> 1, <unk> 2), the model
 # tests/scripts/spm/gen_spm_fixtures.py trained and its T5Converter tokenizer.json from
@@ -884,7 +973,7 @@ MODELS = ["bart", "marian", "t5", "flan_t5", "mbart"]
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--step", choices=["all", "folders", "tokens", "reference"], default="all")
+    ap.add_argument("--step", choices=["all", "folders", "tokens", "reference", "interventions"], default="all")
     ap.add_argument("--models", default=",".join(MODELS), help="comma-separated, of " + ", ".join(MODELS))
     args = ap.parse_args()
     models = [m for m in args.models.split(",") if m]
@@ -907,6 +996,10 @@ def main():
     if args.step in ("all", "reference"):
         for m in models:
             reference(m)
+    if args.step in ("all", "interventions"):
+        for m in models:
+            if m in ABLATED:
+                interventions(m)
 
 
 if __name__ == "__main__":

@@ -110,15 +110,19 @@ def rms(w, name, x, eps):
     return w[name] * (x * torch.rsqrt(var + eps))
 
 
-def t5_attention(w, p, x, kv, H, bias):
+def t5_attention(w, p, x, kv, H, bias, layer_head_mask=None):
     """T5Attention: no bias in q/k/v/o, scores q k^T unscaled plus the position bias (which
-    carries the causal mask as finfo.min). Returns (o output, weights [H, Nq, Nk])."""
+    carries the causal mask as finfo.min); layer_head_mask [H] multiplies each head's
+    probabilities (head_mask, decoder_head_mask, cross_attn_head_mask: 0 ablates the head).
+    Returns (o output, weights [H, Nq, Nk])."""
     Nq, Nk = x.shape[0], kv.shape[0]
     q, k, v = (F.linear(t, w[p + n + ".weight"]) for t, n in ((x, "q"), (kv, "k"), (kv, "v")))
     dh = q.shape[1] // H
     q, k, v = (t.view(-1, H, dh).transpose(0, 1) for t in (q, k, v))
     s = q @ k.transpose(1, 2) + bias
     pw = torch.softmax(s.float(), dim=-1)
+    if layer_head_mask is not None:
+        pw = pw * layer_head_mask.view(-1, 1, 1)
     o = (pw @ v).transpose(0, 1).reshape(Nq, H * dh)
     return F.linear(o, w[p + "o.weight"]), pw
 
@@ -133,7 +137,11 @@ def t5_ffn(w, cfg, p, h):
     return h + F.linear(m, w[q + "wo.weight"])
 
 
-def t5_encode(w, cfg, src):
+def layer_mask(mask, i):
+    return None if mask is None else mask[i]
+
+
+def t5_encode(w, cfg, src, head_mask=None):
     H, eps = cfg["num_heads"], cfg["layer_norm_epsilon"]
     h = w["shared.weight"][torch.tensor(src)]
     bias = compute_bias(w, cfg, "encoder.block.0.layer.0.SelfAttention.", len(src), len(src), False)
@@ -141,13 +149,13 @@ def t5_encode(w, cfg, src):
     for i in range(cfg["num_layers"]):
         p = f"encoder.block.{i}.layer."
         x = rms(w, p + "0.layer_norm.weight", h, eps)
-        a, pw = t5_attention(w, p + "0.SelfAttention.", x, x, H, bias)
+        a, pw = t5_attention(w, p + "0.SelfAttention.", x, x, H, bias, layer_mask(head_mask, i))
         attns.append(pw)
         h = t5_ffn(w, cfg, p + "1.", h + a)
     return rms(w, "encoder.final_layer_norm.weight", h, eps), torch.stack(attns)
 
 
-def t5_decode(w, cfg, enc, dec_ids):
+def t5_decode(w, cfg, enc, dec_ids, decoder_head_mask=None, cross_attn_head_mask=None):
     H, eps, N = cfg["num_heads"], cfg["layer_norm_epsilon"], len(dec_ids)
     h = w["shared.weight"][torch.tensor(dec_ids)]
     causal = torch.tril(torch.ones(N, N, dtype=torch.bool))
@@ -157,11 +165,12 @@ def t5_decode(w, cfg, enc, dec_ids):
     for i in range(cfg["num_decoder_layers"]):
         p = f"decoder.block.{i}.layer."
         x = rms(w, p + "0.layer_norm.weight", h, eps)
-        a, pw = t5_attention(w, p + "0.SelfAttention.", x, x, H, bias)
+        a, pw = t5_attention(w, p + "0.SelfAttention.", x, x, H, bias, layer_mask(decoder_head_mask, i))
         self_attns.append(pw)
         h = h + a
         x = rms(w, p + "1.layer_norm.weight", h, eps)
-        a, pw = t5_attention(w, p + "1.EncDecAttention.", x, enc, H, torch.zeros(H, N, enc.shape[0]))
+        a, pw = t5_attention(w, p + "1.EncDecAttention.", x, enc, H, torch.zeros(H, N, enc.shape[0]),
+                             layer_mask(cross_attn_head_mask, i))
         cross_attns.append(pw)
         h = t5_ffn(w, cfg, p + "2.", h + a)
     h = rms(w, "decoder.final_layer_norm.weight", h, eps)
@@ -192,8 +201,13 @@ def np_bucket(rel, bidirectional, num_buckets, max_distance):
     return b + min(large, num_buckets - 1)
 
 
-def np_t5(w, cfg, src, dec):
+def np_t5(w, cfg, src, dec, masks=None):
+    """masks: {"encoder" | "decoder" | "cross": [L, H]} head masks (probabilities times them)."""
     w = {k: v.double().numpy() for k, v in w.items()}
+    masks = masks or {}
+
+    def hm(stack, i):
+        return np.asarray(masks[stack][i], np.float64) if stack in masks else np.ones(cfg["num_heads"])
     d, H, eps = cfg["d_model"], cfg["num_heads"], cfg["layer_norm_epsilon"]
     nb, md = cfg["relative_attention_num_buckets"], cfg["relative_attention_max_distance"]
 
@@ -208,7 +222,7 @@ def np_t5(w, cfg, src, dec):
                 out[:, i, j] = table[np_bucket(j - i, not decoder, nb, md)]
         return out
 
-    def attend(p, x, kv, bias, causal):
+    def attend(p, x, kv, bias, causal, mask):
         q, k, v = (t @ w[p + n + ".weight"].T for t, n in ((x, "q"), (kv, "k"), (kv, "v")))
         dh = q.shape[1] // H
         out, maps = np.zeros_like(q), []
@@ -218,7 +232,7 @@ def np_t5(w, cfg, src, dec):
             if causal:
                 s = np.where(np.tril(np.ones_like(s)) > 0, s, -np.inf)
             e = np.exp(s - s.max(-1, keepdims=True))
-            a = e / e.sum(-1, keepdims=True)
+            a = e / e.sum(-1, keepdims=True) * mask[h]
             maps.append(a)
             out[:, sl] = a @ v[:, sl]
         return out @ w[p + "o.weight"].T, np.stack(maps)
@@ -239,7 +253,7 @@ def np_t5(w, cfg, src, dec):
     for i in range(cfg["num_layers"]):
         p = f"encoder.block.{i}.layer."
         x = norm(h, p + "0.layer_norm.weight")
-        a, m = attend(p + "0.SelfAttention.", x, x, bias, False)
+        a, m = attend(p + "0.SelfAttention.", x, x, bias, False, hm("encoder", i))
         enc_maps.append(m)
         h = ffn(p + "1.", h + a)
     enc = norm(h, "encoder.final_layer_norm.weight")
@@ -248,11 +262,11 @@ def np_t5(w, cfg, src, dec):
     for i in range(cfg["num_decoder_layers"]):
         p = f"decoder.block.{i}.layer."
         x = norm(h, p + "0.layer_norm.weight")
-        a, m = attend(p + "0.SelfAttention.", x, x, bias, True)
+        a, m = attend(p + "0.SelfAttention.", x, x, bias, True, hm("decoder", i))
         dec_maps.append(m)
         h = h + a
         x = norm(h, p + "1.layer_norm.weight")
-        a, m = attend(p + "1.EncDecAttention.", x, enc, np.zeros((H, len(dec), len(src))), False)
+        a, m = attend(p + "1.EncDecAttention.", x, enc, np.zeros((H, len(dec), len(src))), False, hm("cross", i))
         cross_maps.append(m)
         h = ffn(p + "2.", h + a)
     h = norm(h, "decoder.final_layer_norm.weight")

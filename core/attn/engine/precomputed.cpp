@@ -31,6 +31,15 @@ AttentionResult resultFromPrecomputed(const PrecomputedAttention& attn, int laye
       if ((w.row(i).array() == 0.0f).all()) h.fullyMaskedRows.push_back(i);
     res.heads.push_back(std::move(h));
   }
+  if (static_cast<size_t>(layer) < attn.inputs.size()) {
+    const auto& in = attn.inputs[static_cast<size_t>(layer)];
+    for (size_t h = 0; h < in.size() && h < res.heads.size(); ++h) {
+      res.heads[h].q = in[h].q;
+      res.heads[h].k = in[h].k;
+      res.heads[h].v = in[h].v;
+      res.heads[h].logitBias = in[h].logitBias;
+    }
+  }
   if (queryTokens.empty())
     for (int i = 0; i < attn.nq(); ++i) queryTokens.push_back(std::to_string(i));
   if (keyTokens.empty()) {

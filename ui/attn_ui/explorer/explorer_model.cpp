@@ -347,6 +347,11 @@ void ExplorerModel::runJob(const std::shared_ptr<Job>& job, JobControl& control)
     const auto& f = *job->file;
     // The configured mask did not make these weights; the file's own mask (if any) did.
     job->spec.mask = f.maskKeep.empty() ? attn::Mask() : attn::Mask::custom(f.maskKeep, f.maskRows, f.maskCols);
+    if (!f.attention.inputs
+             .empty()) {  // the heads' q/k/v came along: the step-through walks how they were scored
+      job->spec.mechanism = f.attention.scaledScores ? attn::Mechanism::ScaledDot : attn::Mechanism::Dot;
+      job->spec.temperature = 1.0f;
+    }
     job->result = std::make_shared<attn::AttentionResult>(attn::resultFromPrecomputed(
         job->file->attention, job->layer, job->file->input.queryTokens, job->file->input.keyTokens));
     job->ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;

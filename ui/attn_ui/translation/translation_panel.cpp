@@ -8,6 +8,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -20,6 +21,7 @@
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/heatmap_widget.h"
 #include "attn_ui/translation/alignment_links_view.h"
+#include "attn_ui/translation/translation_interventions.h"
 #include "attn_ui/translation/translation_views.h"
 
 namespace attn::ui {
@@ -81,6 +83,7 @@ TranslationPanel::TranslationPanel(QWidget* parent)
       reference_(new QLineEdit(this)),
       score_(new QLabel(this)),
       status_(new QLabel(this)),
+      interventions_(new TranslationInterventions(this)),
       poll_(new QTimer(this)),
       job_(std::make_unique<NewestJob>(this)) {
   setObjectName(QStringLiteral("TranslationPanel"));
@@ -96,6 +99,7 @@ TranslationPanel::TranslationPanel(QWidget* parent)
   layout->addLayout(buildInputRows());
   layout->addWidget(output_);
   layout->addLayout(buildViewRow());
+  layout->addWidget(interventions_);
   layout->addWidget(split, 1);
   layout->addWidget(status_);
 
@@ -135,6 +139,9 @@ TranslationPanel::TranslationPanel(QWidget* parent)
   connect(headBox_, &QComboBox::currentIndexChanged, this, &TranslationPanel::redraw);
   connect(reference_, &QLineEdit::textChanged, this, &TranslationPanel::scoreReference);
   connect(mainViews_, &QPushButton::clicked, this, &TranslationPanel::showKindInMainViews);
+  connect(interventions_, &TranslationInterventions::rerunRequested, this, &TranslationPanel::translate);
+  heatmap_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(heatmap_, &QWidget::customContextMenuRequested, this, &TranslationPanel::showHeadMenu);
   setModel(nullptr);
 }
 
@@ -214,7 +221,7 @@ QLayout* TranslationPanel::buildViewRow() {
   row->addWidget(headBox_);
   mainViews_->setToolTip(
       tr("Show this kind of attention, every layer and head, in the main window's heatmap, head grid, "
-         "metrics, compare and export (as a file's weights: no step-through or interventions)"));
+         "metrics, compare, export and step-through"));
   row->addWidget(mainViews_);
   row->addSpacing(12);
   row->addWidget(new QLabel(tr("Reference alignment"), this));
@@ -227,6 +234,13 @@ void TranslationPanel::setModel(std::shared_ptr<const attn::models::Seq2SeqModel
   job_->cancel();
   model_ = std::move(model);
   run_.reset();
+  baseline_.reset();
+  if (model_) {
+    const auto& i = model_->info();
+    interventions_->setShape(i.encoderLayers, i.encoderHeads, i.decoderLayers, i.decoderHeads);
+  } else {
+    interventions_->setShape(0, 0, 0, 0);
+  }
   for (QWidget* w : std::initializer_list<QWidget*>{source_, target_, go_, beams_, maxNew_})
     w->setEnabled(model_ != nullptr);
   if (!model_) {
@@ -253,7 +267,7 @@ void TranslationPanel::setModel(std::shared_ptr<const attn::models::Seq2SeqModel
 void TranslationPanel::translate() {
   if (!model_) return;
   struct Out {
-    std::shared_ptr<const attn::models::Seq2SeqRun> run;
+    std::shared_ptr<const attn::models::Seq2SeqRun> run, baseline;
     QString error;
     double ms = 0.0;
   };
@@ -264,6 +278,8 @@ void TranslationPanel::translate() {
   attn::models::GenerateOptions options;
   options.beams = beams_->value();
   options.maxNewTokens = maxNew_->value();
+  options.forward.keepQkv = true;  // "Show in Main Views" hands them on to the step-through
+  options.forward.interventions = interventions_->interventions();
   const auto& control = job_->start(
       [model, sourceText, targetText, options, out](JobControl& c) {
         QElapsedTimer timer;
@@ -278,11 +294,24 @@ void TranslationPanel::translate() {
               targetText.empty()
                   ? model->generate(*source, options,
                                     [&c](double f, std::string_view stage) { return c.report(f, stage); })
-                  : model->forced(*source, targetText, "Target");
-          if (run)
-            out->run = std::make_shared<const attn::models::Seq2SeqRun>(std::move(run).value());
-          else
+                  : model->forced(*source, targetText, "Target", options.forward);
+          if (!run) {
             out->error = QString::fromStdString(run.error().message);
+            return;
+          }
+          out->run = std::make_shared<const attn::models::Seq2SeqRun>(std::move(run).value());
+          if (options.forward.interventions.empty() || c.cancelled()) return;
+          // The "before": the same translation without the interventions.
+          attn::models::GenerateOptions plain = options;
+          plain.forward = {};
+          auto before = targetText.empty() ? model->generate(*source, plain)
+                                           : model->forced(*source, targetText, "Target");
+          if (!before) {
+            out->run.reset();
+            out->error = QString::fromStdString(before.error().message);
+            return;
+          }
+          out->baseline = std::make_shared<const attn::models::Seq2SeqRun>(std::move(before).value());
         } catch (const std::bad_alloc&) {
           out->error = tr("not enough memory for this translation");
         }
@@ -296,7 +325,7 @@ void TranslationPanel::translate() {
           emit message(out->error);
           return;
         }
-        deliver(out->run, out->ms);
+        deliver(out->run, out->baseline, out->ms);
       },
       targetText.empty() ? tr("Translating") : tr("Decoding the target"));
   (void)control;
@@ -324,11 +353,14 @@ void TranslationPanel::waitForIdle() {
   }
 }
 
-void TranslationPanel::deliver(std::shared_ptr<const attn::models::Seq2SeqRun> run, double ms) {
+void TranslationPanel::deliver(std::shared_ptr<const attn::models::Seq2SeqRun> run,
+                               std::shared_ptr<const attn::models::Seq2SeqRun> baseline, double ms) {
   run_ = std::move(run);
+  baseline_ = std::move(baseline);
   const bool forced = run_->outputText.empty() && !target_->text().trimmed().isEmpty();
   output_->setText(forced ? tr("Forced target: %1").arg(target_->text().trimmed())
                           : tr("Translation: %1").arg(QString::fromStdString(run_->outputText)));
+  if (baseline_) output_->setText(TranslationInterventions::effectText(*baseline_, *run_, forced));
   output_->setToolTip(QString::fromStdString(run_->settings));
   status_->setText(modelLabel_->text() + QStringLiteral(" — ") +
                    tr("%1 source and %2 target tokens in %3 ms")
@@ -338,11 +370,39 @@ void TranslationPanel::deliver(std::shared_ptr<const attn::models::Seq2SeqRun> r
   fillLayers();
 }
 
+QString TranslationPanel::outputText() const { return output_->text(); }
+
+void TranslationPanel::ablateShownHead() {
+  if (!run_ || head() < 0) return;
+  attn::models::Seq2SeqIntervention iv;
+  iv.stack = kind() == Kind::Cross     ? attn::models::Seq2SeqStack::Cross
+             : kind() == Kind::Encoder ? attn::models::Seq2SeqStack::Encoder
+                                       : attn::models::Seq2SeqStack::Decoder;
+  iv.head.layer = layer();
+  iv.head.head = head();
+  interventions_->add(iv);
+  translate();
+}
+
+void TranslationPanel::showHeadMenu(const QPoint& at) {
+  if (!run_) return;
+  QMenu menu(this);
+  QAction* ablate = menu.addAction(head() < 0 ? tr("Ablate this head (choose one head, not the mean)")
+                                              : tr("Ablate this head (%1 %2.%3) and rerun")
+                                                    .arg(kindBox_->currentText())
+                                                    .arg(layer())
+                                                    .arg(head()));
+  ablate->setEnabled(head() >= 0 && !busy());
+  connect(ablate, &QAction::triggered, this, &TranslationPanel::ablateShownHead);
+  menu.exec(heatmap_->mapToGlobal(at));
+}
+
 void TranslationPanel::showKindInMainViews() {
   if (!run_ || !model_) return;
   auto weights = attentionKindAsInput(
       kindLayers(*run_, kind()), kind() == Kind::Decoder,
-      tr("%1 · %2").arg(QString::fromStdString(model_->info().name)).arg(kindBox_->currentText().toLower()));
+      tr("%1 · %2").arg(QString::fromStdString(model_->info().name)).arg(kindBox_->currentText().toLower()),
+      run_->attention.scaledScores);
   if (weights) emit showInMainViews(std::move(weights));
 }
 

@@ -6,7 +6,9 @@
 // heads — as a heatmap (target tokens × source tokens for cross-attention) and as links between
 // the two sentences, each target token's argmax link bold (the alignment figure of Bahdanau et
 // al. 2015). A reference alignment in the Pharaoh format is drawn beside it and scored by the
-// alignment error rate (Och & Ney 2003).
+// alignment error rate (Och & Ney 2003). Interventions on heads of any of the three stacks
+// (translation_interventions.h) rerun it, showing the output, or the forced target's token
+// probabilities, before → after.
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -34,6 +36,7 @@ namespace attn::ui {
 class AlignmentLinksView;
 class HeatmapWidget;
 class NewestJob;
+class TranslationInterventions;
 
 class TranslationPanel : public QWidget {
   Q_OBJECT
@@ -61,6 +64,12 @@ class TranslationPanel : public QWidget {
   int head() const;
 
   const std::shared_ptr<const attn::models::Seq2SeqRun>& run() const { return run_; }
+  /// With interventions: the same translation without them (the "before"); else null.
+  const std::shared_ptr<const attn::models::Seq2SeqRun>& baselineRun() const { return baseline_; }
+  TranslationInterventions* interventionsRow() const { return interventions_; }
+  QString outputText() const;
+  /// Adds "ablate" on the shown kind's layer and head (nothing for the mean) and reruns.
+  void ablateShownHead();
   /// The map shown: [query tokens, key tokens] of the chosen kind, layer and head (or mean); for
   /// cross-attention the rows are the tokens each decoder step writes (the decoder's input rows
   /// 0 .. Nt - 2), so a link (s, t) pairs source token s with target token t + 1.
@@ -97,10 +106,13 @@ class TranslationPanel : public QWidget {
   void fillLayers();
   void redraw();
   void scoreReference();
-  void deliver(std::shared_ptr<const attn::models::Seq2SeqRun> run, double ms);
+  void deliver(std::shared_ptr<const attn::models::Seq2SeqRun> run,
+               std::shared_ptr<const attn::models::Seq2SeqRun> baseline, double ms);
+  void showHeadMenu(const QPoint& at);
 
   std::shared_ptr<const attn::models::Seq2SeqModel> model_;
   std::shared_ptr<const attn::models::Seq2SeqRun> run_;
+  std::shared_ptr<const attn::models::Seq2SeqRun> baseline_;
   attn::Mat shown_;
   std::vector<attn::alignment::Link> argmax_;
   QLabel* modelLabel_;
@@ -121,6 +133,7 @@ class TranslationPanel : public QWidget {
   QLineEdit* reference_;
   QLabel* score_;
   QLabel* status_;
+  TranslationInterventions* interventions_;
   QTimer* poll_;
   std::unique_ptr<NewestJob> job_;
 };

@@ -69,7 +69,9 @@ void bartEncoderLayer(const Seq2SeqConfig& c, const Seq2SeqWeights& w, int l, Ma
   linear(x, L.k, k);
   linear(x, L.v, v);
   std::vector<Mat> maps;
-  seq2seqAttention(q, k, v, c.encoderHeads, scale, -1, concat, maps);
+  seq2seqAttention(q, k, v, c.encoderHeads, scale, -1, concat, maps, nullptr,
+                   seq2seqEditsAt(s, Seq2SeqStack::Encoder, l, 0));
+  keepEncoderQkv(s, q, k, v);
   linear(concat, L.o, o);
   s.encoderMaps.push_back(std::move(maps));
   s.encoderConcat.push_back(concat);
@@ -83,7 +85,7 @@ void bartDecoderLayer(const Seq2SeqConfig& c, const Seq2SeqWeights& w, int l, in
   const DecoderLayerWeights& D = w.decoder[static_cast<size_t>(l)];
   DecoderLayerCache& cache = s.decoder[static_cast<size_t>(l)];
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.headDim(true)));
-  Mat scratch, q, k, v, selfConcat, selfOut, crossConcat, crossOut;
+  Mat scratch, q, qc, k, v, selfConcat, selfOut, crossConcat, crossOut;
   const Mat* x = &sublayerInput(c, h, D.self.attnNorm, scratch);
   linear(*x, D.self.q, q);
   linear(*x, D.self.k, k);
@@ -91,13 +93,16 @@ void bartDecoderLayer(const Seq2SeqConfig& c, const Seq2SeqWeights& w, int l, in
   appendCacheRows(cache.selfK, k);
   appendCacheRows(cache.selfV, v);
   std::vector<Mat> selfMaps, crossMaps;
-  seq2seqAttention(q, cache.selfK, cache.selfV, c.decoderHeads, scale, first, selfConcat, selfMaps);
+  seq2seqAttention(q, cache.selfK, cache.selfV, c.decoderHeads, scale, first, selfConcat, selfMaps, nullptr,
+                   seq2seqEditsAt(s, Seq2SeqStack::Decoder, l, first));
   linear(selfConcat, D.self.o, selfOut);
   Mat sub = selfOut;
   addAndNorm(c, h, sub, D.self.attnNorm);
   x = &sublayerInput(c, h, D.crossNorm, scratch);
-  linear(*x, D.crossQ, q);
-  seq2seqAttention(q, cache.crossK, cache.crossV, c.decoderHeads, scale, -1, crossConcat, crossMaps);
+  linear(*x, D.crossQ, qc);
+  seq2seqAttention(qc, cache.crossK, cache.crossV, c.decoderHeads, scale, -1, crossConcat, crossMaps, nullptr,
+                   seq2seqEditsAt(s, Seq2SeqStack::Cross, l, first));
+  keepDecoderQueries(s, cache, q, qc);
   linear(crossConcat, D.crossO, crossOut);
   sub = crossOut;
   addAndNorm(c, h, sub, D.crossNorm);

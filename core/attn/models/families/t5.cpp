@@ -48,7 +48,9 @@ void t5EncoderLayer(const Seq2SeqConfig& c, const Seq2SeqWeights& w, int l, Mat&
   linear(x, L.k, k);
   linear(x, L.v, v);
   std::vector<Mat> maps;
-  seq2seqAttention(q, k, v, c.encoderHeads, 1.0f, -1, concat, maps, &s.encoderBias);
+  seq2seqAttention(q, k, v, c.encoderHeads, 1.0f, -1, concat, maps, &s.encoderBias,
+                   seq2seqEditsAt(s, Seq2SeqStack::Encoder, l, 0));
+  keepEncoderQkv(s, q, k, v);
   linear(concat, L.o, o);
   h += o;
   s.encoderMaps.push_back(std::move(maps));
@@ -65,7 +67,7 @@ void t5DecoderLayer(const Seq2SeqConfig& c, const Seq2SeqWeights& w, int l, int 
   if (l == 0)  // the new rows' bias over every key fed so far, theirs included
     relativePositionBias(w.decoderRelativeBias, first, m, first + m, false, c.relativeMaxDistance,
                          s.decoderBias);
-  Mat x, q, k, v, selfConcat, selfOut, crossConcat, crossOut;
+  Mat x, q, qc, k, v, selfConcat, selfOut, crossConcat, crossOut;
   rmsNorm(h, D.self.attnNorm, c.base.normEps, x);
   linear(x, D.self.q, q);
   linear(x, D.self.k, k);
@@ -74,12 +76,14 @@ void t5DecoderLayer(const Seq2SeqConfig& c, const Seq2SeqWeights& w, int l, int 
   appendCacheRows(cache.selfV, v);
   std::vector<Mat> selfMaps, crossMaps;
   seq2seqAttention(q, cache.selfK, cache.selfV, c.decoderHeads, 1.0f, first, selfConcat, selfMaps,
-                   &s.decoderBias);
+                   &s.decoderBias, seq2seqEditsAt(s, Seq2SeqStack::Decoder, l, first));
   linear(selfConcat, D.self.o, selfOut);
   h += selfOut;
   rmsNorm(h, D.crossNorm, c.base.normEps, x);
-  linear(x, D.crossQ, q);
-  seq2seqAttention(q, cache.crossK, cache.crossV, c.decoderHeads, 1.0f, -1, crossConcat, crossMaps);
+  linear(x, D.crossQ, qc);
+  seq2seqAttention(qc, cache.crossK, cache.crossV, c.decoderHeads, 1.0f, -1, crossConcat, crossMaps, nullptr,
+                   seq2seqEditsAt(s, Seq2SeqStack::Cross, l, first));
+  keepDecoderQueries(s, cache, q, qc);
   linear(crossConcat, D.crossO, crossOut);
   h += crossOut;
   t5Ffn(c, D.self, h);

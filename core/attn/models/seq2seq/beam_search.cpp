@@ -39,6 +39,7 @@ Result<std::vector<BeamHypothesis>> beamSearch(const Seq2SeqConfig& c, const Seq
   Seq2SeqState start;  // what decoding needs: the cross-attention keys and values, an empty cache
   start.sourceIds = encoded.sourceIds;
   start.decoder = encoded.decoder;
+  start.edits = encoded.edits;  // the interventions hold at every step of every beam
   Seq2SeqBeams stepper(c, w, start, b.beams, src);
   return runBeamSearch(stepper, {c.generation.decoderStartTokenId}, c.base.vocabSize, c.generation, b,
                        maxLength, src, progress);

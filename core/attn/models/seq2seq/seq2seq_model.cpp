@@ -130,9 +130,26 @@ Result<Encoding> Seq2SeqModel::encode(std::string_view text, const std::string& 
   return enc;
 }
 
-Result<Seq2SeqRun> Seq2SeqModel::forcedIds(const Encoding& source, const std::vector<int>& decoderIds) const {
+namespace {
+
+/// A state set up for `o`: its interventions checked against the model, its q/k/v choice.
+Status prepareState(const Seq2SeqConfig& c, const std::string& configPath, const Seq2SeqRunOptions& o,
+                    Seq2SeqState& s) {
+  s.keepQkv = o.keepQkv;
+  if (o.interventions.empty()) return okStatus();
+  auto edits = seq2seqEdits(c, o.interventions, configPath);
+  if (!edits) return edits.error();
+  s.edits = std::make_shared<const Seq2SeqEdits>(std::move(*edits));
+  return okStatus();
+}
+
+}  // namespace
+
+Result<Seq2SeqRun> Seq2SeqModel::forcedIds(const Encoding& source, const std::vector<int>& decoderIds,
+                                           const Seq2SeqRunOptions& o) const {
   const Seq2SeqConfig& c = impl_->config;
   Seq2SeqState s;
+  if (auto st = prepareState(c, impl_->configPath, o, s); !st) return st.error();
   if (auto st = encodeSource(c, impl_->weights, source.ids, impl_->configPath, s); !st) return st.error();
   Seq2SeqRun run;
   if (auto st =
@@ -142,7 +159,9 @@ Result<Seq2SeqRun> Seq2SeqModel::forcedIds(const Encoding& source, const std::ve
   run.source = source;
   run.targetIds = decoderIds;
   run.targetTokens = tokenStrings(impl_->target(), decoderIds);
-  run.attention = seq2seqResults(c, s, source.tokens, run.targetTokens);
+  run.attention = seq2seqResults(c, impl_->weights, s, source.tokens, run.targetTokens);
+  if (!o.interventions.empty())
+    run.settings = "forced decoding; interventions " + formatSeq2SeqInterventions(o.interventions);
   return run;
 }
 
@@ -174,10 +193,10 @@ Result<std::vector<int>> forcedDecoderIds(const Seq2SeqModel::Impl& m, std::stri
 }  // namespace
 
 Result<Seq2SeqRun> Seq2SeqModel::forced(const Encoding& source, std::string_view target,
-                                        const std::string& targetName) const {
+                                        const std::string& targetName, const Seq2SeqRunOptions& o) const {
   auto ids = forcedDecoderIds(*impl_, target, targetName);
   if (!ids) return ids.error();
-  return forcedIds(source, *ids);
+  return forcedIds(source, *ids, o);
 }
 
 Result<Seq2SeqGradientRun> Seq2SeqModel::gradients(const Encoding& source, std::string_view target,
@@ -296,6 +315,7 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
   int maxLength = o.maxNewTokens > 0 ? 1 + o.maxNewTokens : g.maxLength;
   maxLength = std::min(maxLength, c.maxPositions);  // the decoder has no position past its table
   Seq2SeqState s;
+  if (auto st = prepareState(c, impl_->configPath, o.forward, s); !st) return st.error();
   if (auto st = encodeSource(c, impl_->weights, source.ids, impl_->configPath, s); !st) return st.error();
   std::vector<int> ids{g.decoderStartTokenId};
   Mat logits;
@@ -331,7 +351,7 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
   run.source = source;
   run.targetIds = ids;
   run.targetTokens = tokenStrings(impl_->target(), ids);
-  run.attention = seq2seqResults(c, s, source.tokens, run.targetTokens);
+  run.attention = seq2seqResults(c, impl_->weights, s, source.tokens, run.targetTokens);
   const auto textOf = [&](const std::vector<int>& written) {
     std::vector<int> text;
     for (int id : written)
@@ -350,6 +370,8 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
       search, g.decoderStartTokenId, g.forcedBosTokenId, g.forcedEosText(), g.eosText(), maxLength,
       o.maxNewTokens > 0 ? " (1 + max new tokens)" : "", g.noRepeatNgramSize, g.badWordsIds.size(),
       g.source.empty() ? impl_->configPath : g.source);
+  if (!o.forward.interventions.empty())
+    run.settings += "; interventions " + formatSeq2SeqInterventions(o.forward.interventions);
   if (progress && !progress(1.0, "done")) return Error{impl_->configPath + ": cancelled"};
   return run;
 }

@@ -27,6 +27,14 @@ struct Seq2SeqInfo {
   GenerationSettings generation;  // config.json, then generation_config.json over it
 };
 
+/// What every run of the model may change: per-head interventions on its three stacks
+/// (seq2seq_interventions.h; errors name the model's config.json), and whether each head's q,
+/// k, v are kept in the run's results (for the step-through; off: the maps only).
+struct Seq2SeqRunOptions {
+  std::vector<Seq2SeqIntervention> interventions;
+  bool keepQkv = false;
+};
+
 struct GenerateOptions {
   int maxNewTokens = 0;                 // > 0: the decoder may grow to 1 + maxNewTokens (else max_length)
   int beams = 0;                        // 1: greedy; 2..8: beam search; 0: the config's num_beams
@@ -45,6 +53,8 @@ struct GenerateOptions {
   std::optional<int> topK;
   std::optional<double> topP, temperature;
   uint64_t seed = 0;
+  /// Interventions, applied at every step (the key/value cache holds the intervened rows).
+  Seq2SeqRunOptions forward;
 };
 
 /// One sequence beam search returned: its ids (decoder start first), text and score
@@ -62,7 +72,7 @@ struct Seq2SeqRun {
   Seq2SeqAttention attention;
   Mat logits;              // forced decoding: [Nt, vocab] (lm_head + final_logits_bias)
   std::string outputText;  // generation: the generated ids decoded, special tokens left out
-  std::string settings;    // generation: the settings used, in words
+  std::string settings;    // generation: the settings used, in words (and the interventions)
   /// Beam search: GenerateOptions::numReturnSequences sequences, best first (the first is
   /// targetIds / outputText, whose maps the run holds); empty for greedy and forced runs.
   std::vector<ReturnedSequence> returned;
@@ -88,10 +98,11 @@ class Seq2SeqModel {
   /// Forced decoding: the decoder reads decoder_start_token_id then `target` as the tokenizer
   /// encodes it (BART's <s> ... </s>, T5's ... </s>; mBART: forced_bos_token_id, the pieces,
   /// </s>); logits of every row kept.
-  Result<Seq2SeqRun> forced(const Encoding& source, std::string_view target,
-                            const std::string& targetName) const;
+  Result<Seq2SeqRun> forced(const Encoding& source, std::string_view target, const std::string& targetName,
+                            const Seq2SeqRunOptions& options = {}) const;
   /// The same on decoder ids given directly (decoder start included).
-  Result<Seq2SeqRun> forcedIds(const Encoding& source, const std::vector<int>& decoderIds) const;
+  Result<Seq2SeqRun> forcedIds(const Encoding& source, const std::vector<int>& decoderIds,
+                               const Seq2SeqRunOptions& options = {}) const;
   /// Greedy generation (or beam search, beam_search.h, or sampling) from decoder_start_token_id until eos or
   /// the length limit, with the config's forced BOS/EOS, no_repeat_ngram_size and bad_words_ids;
   /// the maps cover every token it wrote (the last one fed once more, so its rows are there too).
