@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSpinBox>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <utility>
 
@@ -79,13 +80,19 @@ GenerationOptions::GenerationOptions(QWidget* parent)
     sampleRow->addWidget(new QLabel(label, sampleFields_));
     sampleRow->addWidget(box);
   }
-  auto* row = tightRow(this);
-  row->addWidget(new QLabel(tr("Max new tokens"), this));
-  row->addWidget(maxNew_);
-  row->addWidget(new QLabel(tr("Mode"), this));
-  row->addWidget(mode_);
-  row->addWidget(beamFields_);
-  row->addWidget(sampleFields_);
+  auto* rows = new QVBoxLayout(this);
+  rows->setContentsMargins(0, 0, 0, 0);
+  firstRow_ = new QHBoxLayout;
+  secondRow_ = new QHBoxLayout;
+  rows->addLayout(firstRow_);
+  rows->addLayout(secondRow_);
+  secondRow_->addStretch(1);
+  firstRow_->addWidget(new QLabel(tr("Max new tokens"), this));
+  firstRow_->addWidget(maxNew_);
+  firstRow_->addWidget(new QLabel(tr("Mode"), this));
+  firstRow_->addWidget(mode_);
+  firstRow_->addWidget(beamFields_);
+  firstRow_->addWidget(sampleFields_);
   setDefaults(attn::models::GenerationSettings{});
   connect(mode_, &QComboBox::currentIndexChanged, this, &GenerationOptions::showModeFields);
   showModeFields();
@@ -127,8 +134,17 @@ GenerationOptions::Mode GenerationOptions::mode() const {
 }
 
 void GenerationOptions::showModeFields() {
-  beamFields_->setVisible(mode() == Mode::Beam || mode() == Mode::BeamSampling);
-  sampleFields_->setVisible(mode() == Mode::Sampling || mode() == Mode::BeamSampling);
+  const bool both = mode() == Mode::BeamSampling;
+  beamFields_->setVisible(mode() == Mode::Beam || both);
+  sampleFields_->setVisible(mode() == Mode::Sampling || both);
+  // Beam sampling's fields on one line would widen the dock past a 1366-pixel screen.
+  firstRow_->removeWidget(sampleFields_);
+  secondRow_->removeWidget(sampleFields_);
+  if (both) {
+    secondRow_->insertWidget(0, sampleFields_);
+  } else {
+    firstRow_->addWidget(sampleFields_);
+  }
 }
 
 }  // namespace attn::ui

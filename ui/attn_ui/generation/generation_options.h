@@ -1,11 +1,13 @@
 #pragma once
 // The Generate dock's decoding controls: a token budget and greedy search, beam search
-// (beams, length penalty) or sampling (top-k, top-p, temperature, seed), with the
-// checkpoint's generation config as the defaults. Only the chosen mode's fields show.
+// (beams, length penalty), sampling (top-k, top-p, temperature, seed) or both (beam
+// sampling), with the checkpoint's generation config as the defaults. Only the chosen mode's
+// fields show; beam sampling's two sets take two lines, so the dock fits a 1366-pixel screen.
 #include <QWidget>
 
 #include "attn/models/generation/causal_generation.h"
 
+class QBoxLayout;
 class QComboBox;
 class QDoubleSpinBox;
 class QSpinBox;
@@ -43,6 +45,7 @@ class GenerationOptions : public QWidget {
   QSpinBox* maxNew_;
   QComboBox* mode_;
   QWidget *beamFields_, *sampleFields_;
+  QBoxLayout *firstRow_, *secondRow_;
   QSpinBox* beams_;
   QDoubleSpinBox* lengthPenalty_;
   QSpinBox* topK_;
