@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attn/io/flat_json_ids.h"
 #include "attn/io/json_document.h"
 #include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
@@ -93,19 +94,73 @@ Result<BpeTokenizer> BpeTokenizer::fromFiles(const std::string& vocabJson, const
   return fromTexts(*vtext, *mtext, vocabJson, mergesTxt);
 }
 
-Result<std::unordered_map<std::string, int>> parseVocabJson(std::string_view text, const std::string& source) {
-  auto parsed = parseJsonText(text, source);
-  if (!parsed) return parsed.error();
-  const nlohmann::json& doc = *parsed;
-  if (!doc.is_object())
-    return Error{source + ": not a JSON object of {token: id} (is this a GPT-2 vocab.json?)"};
+namespace {
+
+/// vocab.json read straight into the map through nlohmann's SAX interface: a 50,000-65,000
+/// entry file no longer becomes a DOM (an ordered map of json values) that is then copied. Only
+/// a flat object of integer ids is accepted; the first fault stops the parse.
+class VocabSax : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit VocabSax(const std::string& source) : source_(source) {}
   std::unordered_map<std::string, int> vocab;
-  for (const auto& [tok, id] : doc.items()) {
-    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > models::hfjson::kMaxTokenId)
-      return Error{fmt::format("{}: token {} has no valid id", source, quoteForMessage(tok))};
-    vocab[tok] = static_cast<int>(id.get<int64_t>());
+  std::string error;
+
+  bool null() override { return badValue(); }
+  bool boolean(bool) override { return badValue(); }
+  bool number_integer(number_integer_t v) override { return id(v); }
+  bool number_unsigned(number_unsigned_t v) override {
+    return v > static_cast<number_unsigned_t>(models::hfjson::kMaxTokenId) ? badValue()
+                                                                           : id(static_cast<int64_t>(v));
   }
-  return vocab;
+  bool number_float(number_float_t, const string_t&) override { return badValue(); }
+  bool string(string_t&) override { return badValue(); }
+  bool binary(binary_t&) override { return badValue(); }
+  bool start_object(std::size_t) override { return depth_++ == 0 || badValue(); }
+  bool key(string_t& k) override {
+    key_ = std::move(k);
+    return true;
+  }
+  bool end_object() override { return --depth_, true; }
+  bool start_array(std::size_t) override { return badValue(); }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    // what() is "[json.exception.parse_error.101] parse error at line 1, column 2: why", as parseJsonText
+    std::string_view why(e.what());
+    if (const size_t at = why.find(": "); at != std::string_view::npos) why.remove_prefix(at + 2);
+    error = fmt::format("{}: not valid JSON (byte {}): {}", source_, position, quoteForMessage(why, 160));
+    return false;
+  }
+
+ private:
+  bool id(int64_t v) {
+    if (depth_ != 1 || v < 0 || v > models::hfjson::kMaxTokenId) return badValue();
+    vocab[key_] = static_cast<int>(v);
+    return true;
+  }
+  bool badValue() {
+    if (error.empty())
+      error = depth_ == 0 ? source_ + ": not a JSON object of {token: id} (is this a GPT-2 vocab.json?)"
+                          : fmt::format("{}: token {} has no valid id", source_, quoteForMessage(key_));
+    return false;
+  }
+  const std::string& source_;
+  std::string key_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+Result<std::unordered_map<std::string, int>> parseVocabJson(std::string_view text,
+                                                            const std::string& source) {
+  if (auto fast = parseFlatJsonIds(text, models::hfjson::kMaxTokenId)) return std::move(*fast);
+  VocabSax sax(source);  // anything else: the full parser, for the file's message
+  try {
+    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &sax) || !sax.error.empty())
+      return Error{sax.error.empty() ? source + ": not valid JSON" : sax.error};
+  } catch (const nlohmann::json::exception&) {  // out_of_range: a number such as 1e400 overflows a double
+    return Error{fmt::format("{}: not valid JSON (a number is out of range)", source)};
+  }
+  return std::move(sax.vocab);
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> parseMergesTxt(std::string_view text,

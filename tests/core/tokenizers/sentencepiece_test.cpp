@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -274,3 +275,55 @@ TEST(HfTokenizerFromSentencePiece, CorruptModelInAFolderNamesIt) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A Marian tokenizer folder from the marian fixture's files with vocab.json's ids remapped.
+std::string marianFolderWith(const std::string& name, const std::function<int(int)>& remap,
+                             const std::vector<std::pair<std::string, int>>& extra) {
+  const std::string from = std::string(ATTN_FIXTURE_DIR) + "/models/marian";
+  const fs::path dir =
+      fs::temp_directory_path() / ("attn_marian_vocab_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* f : {"source.spm", "tokenizer_config.json"}) fs::copy_file(fs::path(from) / f, dir / f);
+  nlohmann::json vocab = nlohmann::json::parse(readSpmFile(from + "/vocab.json")),
+                 out = nlohmann::json::object();
+  for (const auto& [piece, id] : vocab.items()) out[piece] = remap(id.get<int>());
+  for (const auto& [piece, id] : extra) out[piece] = id;
+  std::ofstream(dir / "vocab.json") << out.dump();
+  return dir.string();
+}
+
+}  // namespace
+
+// Marian's vocab.json gives the ids (MarianTokenizer._convert_token_to_id); the reverse map for
+// decoding is a table when ids are dense and a hash map when they are not (ids far past the
+// entry count), and two pieces on one id decode to the smaller, in both.
+TEST(MarianVocab, DenseAndSparseIdsGiveTheSameTokens) {
+  const std::string text = "The animal didn't cross the street.";
+  auto plain = HfTokenizer::fromFolder(std::string(ATTN_FIXTURE_DIR) + "/models/marian", "marian");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  auto want = plain->encode(text, std::nullopt, true, "the text");
+  ASSERT_TRUE(want.ok());
+  ASSERT_GT(want->ids.size(), 4u);
+  for (const int scale : {1, 100000}) {
+    const std::string dir = marianFolderWith(std::to_string(scale), [scale](int id) { return id * scale; },
+                                             {{"zz-alias-of-3", 3 * scale}, {"\x01 alias", 5 * scale}});
+    auto tok = HfTokenizer::fromFolder(dir, "marian");
+    ASSERT_TRUE(tok.ok()) << tok.error().message;
+    auto got = tok->encode(text, std::nullopt, true, "the text");
+    ASSERT_TRUE(got.ok());
+    ASSERT_EQ(got->ids.size(), want->ids.size());
+    for (size_t i = 0; i < want->ids.size(); ++i) {
+      EXPECT_EQ(got->ids[i], want->ids[i] * scale) << i;
+      EXPECT_EQ(got->tokens[i], want->tokens[i]) << i;
+      EXPECT_EQ(tok->idToToken(got->ids[i]), plain->idToToken(want->ids[i])) << i;
+    }
+    EXPECT_EQ(tok->idToToken(3 * scale), plain->idToToken(3));  // "s" < "zz-alias-of-3"
+    EXPECT_EQ(tok->idToToken(5 * scale), "\x01 alias");         // smaller than "a"
+    EXPECT_EQ(tok->idToToken(-1), "");
+    if (scale > 1) EXPECT_EQ(tok->idToToken(7 * scale + 1), "");  // between two sparse ids
+    fs::remove_all(dir);
+  }
+}

@@ -1,9 +1,12 @@
 // Tokenizers on known inputs with known splits. The BPE expectations come
 // from GPT-2's reference algorithm (encoder.py's bytes_to_unicode and bpe),
 // run by tests/scripts/gen_input_fixtures.py over the committed vocabulary.
+#include "attn/tokenizers/tokenizer.h"
+
 #include <gtest/gtest.h>
 
-#include "attn/tokenizers/tokenizer.h"
+#include <string>
+
 #include "attn/tokenizers/bpe.h"
 #include "attn/tokenizers/char_tokenizer.h"
 #include "attn/tokenizers/text_tokenizer.h"
@@ -77,6 +80,36 @@ TEST(Bpe, TokenizerJsonGivesTheSameSplits) {
   auto r = t->tokenize("hello the world!", "--text");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, (Tokens{"he", "ll", "o", "Ġthe", "Ġworld", "!"}));
+}
+
+TEST(Bpe, VocabJsonIsAFlatObjectOfIds) {
+  auto ok = parseVocabJson(R"({"a": 0, "\u00e9t\u00e9": 7, "b": 2147483646, "a": 3})", "v.json");
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ(ok->size(), 3u);
+  EXPECT_EQ(ok->at("a"), 3);  // a repeated key: the last id, as the DOM's object
+  EXPECT_EQ(ok->at("\xc3\xa9t\xc3\xa9"), 7);
+  EXPECT_EQ(ok->at("b"), 2147483646);
+  const auto message = [](std::string_view text) {
+    auto r = parseVocabJson(text, "v.json");
+    return r ? std::string("(parsed)") : r.error().message;
+  };
+  const std::string notObject = "v.json: not a JSON object of {token: id} (is this a GPT-2 vocab.json?)";
+  EXPECT_EQ(message("[1, 2]"), notObject);
+  EXPECT_EQ(message("12"), notObject);
+  EXPECT_EQ(message(R"({"a": 1, "bb": 1.5})"), "v.json: token 'bb' has no valid id");
+  EXPECT_EQ(message(R"({"a": -1})"), "v.json: token 'a' has no valid id");
+  EXPECT_EQ(message(R"({"a": 2147483647})"), "v.json: token 'a' has no valid id");
+  EXPECT_EQ(message(R"({"a": 99999999999999999999})"), "v.json: token 'a' has no valid id");
+  EXPECT_EQ(message(R"({"a": {"b": 1}})"), "v.json: token 'a' has no valid id");
+  EXPECT_EQ(message(R"({"a": [1]})"), "v.json: token 'a' has no valid id");
+  EXPECT_EQ(message(R"({"a": "1"})"), "v.json: token 'a' has no valid id");
+  EXPECT_EQ(message(R"({"a": null})"), "v.json: token 'a' has no valid id");
+  EXPECT_EQ(message(R"({"a": 1} x)").rfind("v.json: not valid JSON (byte ", 0), 0u);
+  EXPECT_EQ(message(R"({"a": 1)").rfind("v.json: not valid JSON (byte ", 0), 0u);
+  EXPECT_EQ(message("").rfind("v.json: not valid JSON (byte ", 0), 0u);
+  EXPECT_EQ(message(R"({"a": 1e400})").rfind("v.json: not valid JSON", 0), 0u);
+  // Deep nesting stops at the second level, without recursion.
+  EXPECT_EQ(message(R"({"a": )" + std::string(100000, '[')), "v.json: token 'a' has no valid id");
 }
 
 TEST(TextTokenizer, ErrorsNameTheFileOrOption) {

@@ -43,23 +43,32 @@ void processScores(float* scores, int vocab, const std::vector<int>& ids, const 
   for (int id : forced) scores[id] = 0.0f;
 }
 
-int greedyNextToken(const float* logits, int vocab, const std::vector<int>& ids, const GenerationSettings& g,
-                    int maxLength) {
+int forcedGreedyToken(int vocab, const std::vector<int>& ids, const GenerationSettings& g, int maxLength) {
   const int len = static_cast<int>(ids.size());
   // ForcedBOS at length 1 and ForcedEOS at maxLength - 1 leave one token possible.
   if (len == 1 && g.forcedBosTokenId >= 0 && g.forcedBosTokenId < vocab) return g.forcedBosTokenId;
-  if (len == maxLength - 1) {  // a list leaves several at 0: torch.argmax takes the smallest id
-    int smallest = -1;
+  int smallest = -1;
+  if (len == maxLength - 1)  // a list leaves several at 0: torch.argmax takes the smallest id
     for (int id : g.forcedEosSet())
       if (id >= 0 && id < vocab && (smallest < 0 || id < smallest)) smallest = id;
-    if (smallest >= 0) return smallest;
-  }
+  return smallest;
+}
+
+std::vector<int> greedyBannedTokens(const std::vector<int>& ids, const GenerationSettings& g) {
   std::vector<int> banned = bannedNgramTokens(ids, g.noRepeatNgramSize);
   for (const auto& words : g.badWordsIds)  // NoBadWordsLogitsProcessor
     if (words.size() <= ids.size() + 1 &&
         std::equal(words.begin(), words.end() - 1, ids.end() - static_cast<std::ptrdiff_t>(words.size() - 1)))
       banned.push_back(words.back());
   std::sort(banned.begin(), banned.end());
+  banned.erase(std::unique(banned.begin(), banned.end()), banned.end());
+  return banned;
+}
+
+int greedyNextToken(const float* logits, int vocab, const std::vector<int>& ids, const GenerationSettings& g,
+                    int maxLength) {
+  if (const int forced = forcedGreedyToken(vocab, ids, g, maxLength); forced >= 0) return forced;
+  const std::vector<int> banned = greedyBannedTokens(ids, g);
   int best = -1;
   float bestScore = -std::numeric_limits<float>::infinity();
   for (int t = 0; t < vocab; ++t) {

@@ -17,6 +17,13 @@ std::vector<int> bannedNgramTokens(const std::vector<int>& ids, int n);
 void processScores(float* scores, int vocab, const std::vector<int>& ids, const GenerationSettings& g,
                    int maxLength);
 
+/// The one token ForcedBOS (at length 1) or ForcedEOS (at maxLength - 1) leaves possible, the
+/// smallest of an EOS list (torch.argmax over several 0 scores); -1 when nothing is forced.
+int forcedGreedyToken(int vocab, const std::vector<int>& ids, const GenerationSettings& g, int maxLength);
+
+/// The tokens the no-repeat-n-gram and bad-words processors ban after `ids`, ascending.
+std::vector<int> greedyBannedTokens(const std::vector<int>& ids, const GenerationSettings& g);
+
 /// The argmax of `logits` [vocab] after the processors, for a decoder holding `ids`
 /// (decoder start first) that may grow to `maxLength`; ties go to the smaller id.
 int greedyNextToken(const float* logits, int vocab, const std::vector<int>& ids, const GenerationSettings& g,

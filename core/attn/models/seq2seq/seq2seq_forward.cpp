@@ -138,19 +138,25 @@ Status encodeSource(const Seq2SeqConfig& c, const Seq2SeqWeights& w, const std::
   return okStatus();
 }
 
-Status decodeRows(const Seq2SeqConfig& c, const Seq2SeqWeights& w, const std::vector<int>& ids, bool lastOnly,
-                  const std::string& src, Seq2SeqState& s, Mat& logits) {
+Status decodeHidden(const Seq2SeqConfig& c, const Seq2SeqWeights& w, const std::vector<int>& ids,
+                    const std::string& src, Seq2SeqState& s, Mat& h) {
   if (s.decoder.empty()) return Error{src + ": the decoder ran before the encoder"};
   if (ids.empty()) return Error{src + ": nothing to decode: the target has no tokens"};
   const int first = static_cast<int>(s.decoderIds.size());
   if (auto st = checkIds(c, ids, first, "target", src); !st) return st;
   const Seq2SeqGraph g = seq2seqGraph(c);
-  Mat h;
   g.embed(c, w, true, ids, first, h);
   for (int l = 0; l < c.decoderLayers; ++l) g.decoderLayer(c, w, l, first, h, s);
   if (g.stackEnd) g.stackEnd(c, w, true, h);
   if (c.lmHeadScale != 1.0f) h *= c.lmHeadScale;
   s.decoderIds.insert(s.decoderIds.end(), ids.begin(), ids.end());
+  return okStatus();
+}
+
+Status decodeRows(const Seq2SeqConfig& c, const Seq2SeqWeights& w, const std::vector<int>& ids, bool lastOnly,
+                  const std::string& src, Seq2SeqState& s, Mat& logits) {
+  Mat h;
+  if (auto st = decodeHidden(c, w, ids, src, s, h); !st) return st;
   LinearWeight head;
   head.w = w.lmHead;
   head.b = w.finalLogitsBias;  // [1, V]: read as a row

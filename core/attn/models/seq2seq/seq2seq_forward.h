@@ -94,6 +94,10 @@ void appendCacheRows(Mat& cache, const Mat& rows);
 /// limit in errors) and prepares the decoder cache; any earlier decoding is dropped.
 Status encodeSource(const Seq2SeqConfig& c, const Seq2SeqWeights& w, const std::vector<int>& ids,
                     const std::string& src, Seq2SeqState& s);
+/// Feeds `ids` to the decoder after the rows fed so far; `hidden` [m, d]: the decoder's output
+/// rows as lm_head reads them (after the final norm and T5's scale), no logits.
+Status decodeHidden(const Seq2SeqConfig& c, const Seq2SeqWeights& w, const std::vector<int>& ids,
+                    const std::string& src, Seq2SeqState& s, Mat& hidden);
 /// Feeds `ids` to the decoder after the rows fed so far; logits [m, V] of the new rows
 /// (lm_head + final_logits_bias), or of the last one only with lastOnly.
 Status decodeRows(const Seq2SeqConfig& c, const Seq2SeqWeights& w, const std::vector<int>& ids, bool lastOnly,

@@ -6,13 +6,16 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 
 #include "attn/io/json_document.h"
 #include "attn/io/regular_file.h"
 #include "attn/io/text_file.h"
+#include "attn/models/generation/argmax_screen.h"
 #include "attn/models/model_config.h"
 #include "attn/models/model_paths.h"
+#include "attn/models/nn_ops.h"
 #include "attn/models/seq2seq/beam_search.h"
 #include "attn/models/seq2seq/greedy_search.h"
 #include "attn/models/seq2seq/seq2seq_weights.h"
@@ -32,6 +35,17 @@ struct Seq2SeqModel::Impl {
   std::optional<HfTokenizer> targetTokenizer;
 
   const HfTokenizer& target() const { return targetTokenizer ? *targetTokenizer : tokenizer; }
+
+  /// The int8 screen of an f32 lm_head for greedy steps (argmax_screen.h), built on first use;
+  /// null where the head is stored otherwise or its rows are not the vocabulary.
+  const ArgmaxScreen* argmaxScreen() const {
+    std::call_once(screenOnce, [this] {
+      if (weights.lmHead.rows == config.base.vocabSize) screen = ArgmaxScreen::build(weights.lmHead);
+    });
+    return screen.get();
+  }
+  mutable std::once_flag screenOnce;
+  mutable std::unique_ptr<ArgmaxScreen> screen;
 };
 
 namespace {
@@ -284,6 +298,55 @@ Status applyLanguages(const GenerateOptions& o, const HfTokenizer& sourceTok, co
   return okStatus();
 }
 
+/// The greedy token after the decoder's output rows `h`: through the screen where it holds
+/// (argmax_screen.h), else the whole lm_head product.
+int greedyFromHidden(const Seq2SeqConfig& c, const Seq2SeqWeights& w, const ArgmaxScreen& screen,
+                     const Mat& h, const std::vector<int>& ids, int maxLength) {
+  const GenerationSettings& g = c.generation;
+  const int vocab = c.base.vocabSize;
+  if (const int forced = forcedGreedyToken(vocab, ids, g, maxLength); forced >= 0) return forced;
+  const Eigen::RowVectorXf x = h.bottomRows(1);
+  const float* bias = w.finalLogitsBias.empty() ? nullptr : w.finalLogitsBias.data;
+  if (const int t = screen.argmax(x.data(), bias, greedyBannedTokens(ids, g)); t >= 0) return t;
+  LinearWeight head;
+  head.w = w.lmHead;
+  head.b = w.finalLogitsBias;
+  Mat logits;
+  linear(h.bottomRows(1), head, logits);
+  return greedyNextToken(logits.data(), vocab, ids, g, maxLength);
+}
+
+/// Greedy decoding or sampling from `ids` (the decoder start) until EOS or maxLength, one token
+/// fed at a time; every token written is fed too (its rows of every map are then there).
+Status decodeOneByOne(const Seq2SeqConfig& c, const Seq2SeqWeights& w, const ArgmaxScreen* screen,
+                      int maxLength, const std::string& src, const ProgressFn& progress, Seq2SeqState& s,
+                      std::vector<int>& ids) {
+  const GenerationSettings& g = c.generation;
+  Mat rows;  // the last fed rows: decoder outputs (screened greedy) or their logits
+  const auto feed = [&](const std::vector<int>& fed) {
+    return screen ? decodeHidden(c, w, fed, src, s, rows) : decodeRows(c, w, fed, true, src, s, rows);
+  };
+  if (auto st = feed(ids); !st) return st;
+  SamplingRng rng(g.sampling.seed);
+  while (static_cast<int>(ids.size()) < maxLength) {
+    if (progress && !progress(static_cast<double>(ids.size()) / maxLength, "generating"))
+      return Error{src + ": cancelled"};
+    int next = 0;
+    if (g.sampling.enabled) {  // the processors on the logits, then the warpers and one draw
+      processScores(rows.data(), c.base.vocabSize, ids, g, maxLength);
+      next = sampleNextToken(rows.data(), c.base.vocabSize, g.sampling, rng);
+    } else if (screen) {
+      next = greedyFromHidden(c, w, *screen, rows, ids, maxLength);
+    } else {
+      next = greedyNextToken(rows.data(), c.base.vocabSize, ids, g, maxLength);
+    }
+    ids.push_back(next);
+    if (auto st = feed({next}); !st) return st;
+    if (g.isEos(next)) break;
+  }
+  return okStatus();
+}
+
 }  // namespace
 
 Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateOptions& o,
@@ -318,7 +381,6 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
   if (auto st = prepareState(c, impl_->configPath, o.forward, s); !st) return st.error();
   if (auto st = encodeSource(c, impl_->weights, source.ids, impl_->configPath, s); !st) return st.error();
   std::vector<int> ids{g.decoderStartTokenId};
-  Mat logits;
   const BeamSettings beam{beams, o.lengthPenalty.value_or(g.lengthPenalty),
                           o.earlyStopping.value_or(g.earlyStopping)};
   std::vector<BeamHypothesis> hypotheses;
@@ -327,25 +389,12 @@ Result<Seq2SeqRun> Seq2SeqModel::generate(const Encoding& given, const GenerateO
     if (!found) return found.error();
     hypotheses = std::move(*found);
     ids = hypotheses.front().ids;
-  }
-  if (auto st = decodeRows(c, impl_->weights, ids, true, impl_->configPath, s, logits); !st)
+    Mat hidden;  // no logits needed: the rows are fed for their maps
+    if (auto st = decodeHidden(c, impl_->weights, ids, impl_->configPath, s, hidden); !st) return st.error();
+  } else if (auto st = decodeOneByOne(c, impl_->weights, sampling.enabled ? nullptr : impl_->argmaxScreen(),
+                                      maxLength, impl_->configPath, progress, s, ids);
+             !st) {
     return st.error();
-  SamplingRng rng(sampling.seed);
-  while (beams == 1 && static_cast<int>(ids.size()) < maxLength) {
-    if (progress && !progress(static_cast<double>(ids.size()) / maxLength, "generating"))
-      return Error{impl_->configPath + ": cancelled"};
-    int next = 0;
-    if (sampling.enabled) {  // the processors on the logits, then the warpers and one draw
-      processScores(logits.data(), c.base.vocabSize, ids, g, maxLength);
-      next = sampleNextToken(logits.data(), c.base.vocabSize, sampling, rng);
-    } else {
-      next = greedyNextToken(logits.data(), c.base.vocabSize, ids, g, maxLength);
-    }
-    ids.push_back(next);
-    // The token just written is fed too: its rows of every map are then there as well.
-    if (auto st = decodeRows(c, impl_->weights, {next}, true, impl_->configPath, s, logits); !st)
-      return st.error();
-    if (g.isEos(next)) break;
   }
   Seq2SeqRun run;
   run.source = source;

@@ -3,6 +3,11 @@
 #include <fmt/format.h>
 #include <sentencepiece_processor.h>
 
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <vector>
+
 #include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
 #include "attn/io/utf8.h"
@@ -35,12 +40,33 @@ Result<SentencePieceModel> SentencePieceModel::fromFile(const std::string& path)
   return fromBytes(*bytes, path);
 }
 
+namespace {
+
+/// The charsmap's check (PrecompiledCharsmap::parse walks every node of its trie) once per
+/// distinct blob in the process: Marian's source.spm and target.spm carry the same one. Blobs
+/// are compared whole; only ones that passed are kept, at most a few.
+Status checkCharsmapOnce(std::string_view map, const std::string& source) {
+  if (map.empty()) return okStatus();
+  static std::mutex mutex;
+  static std::vector<std::string> passed;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (std::find(passed.begin(), passed.end(), map) != passed.end()) return okStatus();
+  }
+  if (auto checked = PrecompiledCharsmap::parse(map, source); !checked) return checked.error();
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (passed.size() >= 4) passed.erase(passed.begin());
+  passed.emplace_back(map);
+  return okStatus();
+}
+
+}  // namespace
+
 Result<SentencePieceModel> SentencePieceModel::fromBytes(std::string_view bytes, const std::string& source) {
   auto facts = scanModelProto(bytes, source);
   if (!facts) return facts.error();
   for (std::string_view map : facts->charsmaps)
-    if (!map.empty())
-      if (auto checked = PrecompiledCharsmap::parse(map, source); !checked) return checked.error();
+    if (auto st = checkCharsmapOnce(map, source); !st) return st.error();
   if (facts->modelType < 1 || facts->modelType > 4)
     return Error{fmt::format("{}: unknown SentencePiece model type {}", source, facts->modelType)};
   auto impl = std::make_shared<Impl>();

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <unordered_map>
@@ -21,21 +24,40 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// Marian's vocab.json: piece -> id, and id -> piece for decoding (two pieces on one id: the
+/// smaller, always the same one). Ids are dense in real files; a file with far larger ids than
+/// entries gets a hash map instead of a table of that size.
+struct MarianVocab {
+  std::unordered_map<std::string, int> ids;
+  std::vector<const std::string*> dense;  // by id (null: none), when dense
+  std::unordered_map<int, const std::string*> sparse;
+  int limit = 0;
+
+  explicit MarianVocab(std::unordered_map<std::string, int> parsed) : ids(std::move(parsed)) {
+    for (const auto& entry : ids) limit = std::max(limit, entry.second + 1);
+    const bool isDense = static_cast<size_t>(limit) <= 4 * ids.size() + 1024;
+    if (isDense) dense.assign(static_cast<size_t>(limit), nullptr);
+    for (const auto& [piece, id] : ids) {
+      const std::string*& slot = isDense ? dense[static_cast<size_t>(id)] : sparse[id];
+      if (slot == nullptr || piece < *slot) slot = &piece;
+    }
+  }
+  const std::string* piece(int id) const {
+    if (!dense.empty()) return id >= 0 && id < limit ? dense[static_cast<size_t>(id)] : nullptr;
+    const auto it = sparse.find(id);
+    return it == sparse.end() ? nullptr : it->second;
+  }
+};
+
 /// The pieces of a SentencePiece model as an HfModel: each piece of text between
 /// added tokens goes to the library whole (it normalizes and splits on its own).
 /// With `vocab` (Marian's vocab.json) the ids are that file's, the unknown id
 /// for a piece it lacks, as MarianTokenizer._convert_token_to_id.
 class SpmHfModel final : public HfModel {
  public:
-  SpmHfModel(SentencePieceModel model, std::unordered_map<std::string, int> vocab, int vocabUnk)
+  SpmHfModel(SentencePieceModel model, std::shared_ptr<const MarianVocab> vocab, int vocabUnk)
       : model_(std::move(model)), vocab_(std::move(vocab)), vocabUnk_(vocabUnk) {
-    for (const auto& [piece, id] : vocab_) {
-      auto [it, fresh] = reverse_.emplace(id, piece);
-      if (!fresh && piece < it->second)
-        it->second = piece;  // two pieces on one id: keep one, always the same
-      limit_ = std::max(limit_, id + 1);
-    }
-    if (vocab_.empty()) limit_ = model_.pieceCount();
+    limit_ = vocab_ ? vocab_->limit : model_.pieceCount();
   }
 
   void tokenize(const std::string& word, std::vector<ModelToken>& out) const override {
@@ -43,22 +65,22 @@ class SpmHfModel final : public HfModel {
     if (!pieces) throw std::runtime_error(pieces.error().message);
     for (auto& p : *pieces) {
       int id = p.id;
-      if (!vocab_.empty()) {
-        const auto it = vocab_.find(p.piece);
-        id = it == vocab_.end() ? vocabUnk_ : it->second;
+      if (vocab_) {
+        const auto it = vocab_->ids.find(p.piece);
+        id = it == vocab_->ids.end() ? vocabUnk_ : it->second;
       }
       out.push_back({id, std::move(p.piece), p.begin, p.end});  // the library's own byte offsets
     }
   }
   std::optional<int> tokenToId(const std::string& token) const override {
-    if (vocab_.empty()) return model_.pieceToId(token);
-    const auto it = vocab_.find(token);
-    return it == vocab_.end() ? std::nullopt : std::optional<int>(it->second);
+    if (!vocab_) return model_.pieceToId(token);
+    const auto it = vocab_->ids.find(token);
+    return it == vocab_->ids.end() ? std::nullopt : std::optional<int>(it->second);
   }
   std::string idToToken(int id) const override {
-    if (vocab_.empty()) return model_.idToPiece(id);
-    const auto it = reverse_.find(id);
-    return it == reverse_.end() ? std::string() : it->second;
+    if (!vocab_) return model_.idToPiece(id);
+    const std::string* piece = vocab_->piece(id);
+    return piece ? *piece : std::string();
   }
   int idLimit() const override { return limit_; }
   bool isWordPiece() const override { return false; }
@@ -67,8 +89,7 @@ class SpmHfModel final : public HfModel {
 
  private:
   SentencePieceModel model_;
-  std::unordered_map<std::string, int> vocab_;
-  std::unordered_map<int, std::string> reverse_;
+  std::shared_ptr<const MarianVocab> vocab_;  // null: the model's own ids
   int vocabUnk_ = 0;
   int limit_ = 0;
 };
@@ -100,17 +121,33 @@ Result<PostProcessor> specialTokenTemplate(const std::string& bos, int bosId, co
   return PostProcessor::parse(j, source);
 }
 
-/// Marian's vocab.json beside source.spm / target.spm; empty when the folder has none.
-Result<std::unordered_map<std::string, int>> marianVocab(const std::string& dir,
-                                                         const std::string& modelPath) {
+/// Marian's vocab.json beside source.spm / target.spm; null when the folder has none. The
+/// source and the target tokenizer read the same file: a text equal to the last one parsed
+/// (compared whole, so an edited file is parsed again) shares its maps.
+Result<std::shared_ptr<const MarianVocab>> marianVocab(const std::string& dir, const std::string& modelPath) {
   const std::string file = fs::path(modelPath).filename().string();
-  if (file != "source.spm" && file != "target.spm") return std::unordered_map<std::string, int>{};
+  if (file != "source.spm" && file != "target.spm") return std::shared_ptr<const MarianVocab>();
   const std::string path = (fs::path(dir) / "vocab.json").string();
-  if (!fileExists(path)) return std::unordered_map<std::string, int>{};
+  if (!fileExists(path)) return std::shared_ptr<const MarianVocab>();
   if (auto st = checkModelFilePath(dir, path); !st) return st.error();
   auto text = readUtf8TextFile(path, file_limit::kVocabulary);
   if (!text) return text.error();
-  return parseVocabJson(*text, path);
+  static std::mutex lastMutex;
+  static std::string lastText;
+  static std::weak_ptr<const MarianVocab> lastVocab;
+  {
+    const std::lock_guard<std::mutex> lock(lastMutex);
+    if (auto shared = lastVocab.lock(); shared && lastText == *text) return shared;
+    if (lastVocab.expired()) lastText.clear();
+  }
+  auto parsed = parseVocabJson(*text, path);
+  if (!parsed) return parsed.error();
+  if (parsed->empty()) return std::shared_ptr<const MarianVocab>();  // {}: the model's own ids
+  auto vocab = std::make_shared<const MarianVocab>(std::move(*parsed));
+  const std::lock_guard<std::mutex> lock(lastMutex);
+  lastText = std::move(*text);
+  lastVocab = vocab;
+  return std::shared_ptr<const MarianVocab>(vocab);
 }
 
 }  // namespace
@@ -126,9 +163,9 @@ Result<HfTokenizer> sentencePieceTokenizer(const std::string& dir, const std::st
   const std::string vocabPath = (fs::path(dir) / "vocab.json").string();
   const std::string unkName = configTokenName(*config, "unk_token", spm->idToPiece(spm->unkId()));
   int vocabUnk = 0;
-  if (!vocab->empty()) {
-    const auto it = vocab->find(unkName);
-    if (it == vocab->end())
+  if (*vocab) {
+    const auto it = (*vocab)->ids.find(unkName);
+    if (it == (*vocab)->ids.end())
       return Error{
           fmt::format("{}: the vocabulary has no unknown token {}", vocabPath, quoteForMessage(unkName))};
     vocabUnk = it->second;
@@ -171,7 +208,7 @@ Result<HfTokenizer> sentencePieceTokenizer(const std::string& dir, const std::st
 Result<HfTokenizer> sentencePieceTokenizerFromModel(SentencePieceModel spm, const std::vector<int>& specials,
                                                     int bosId, int eosId, const std::string& label,
                                                     const std::string& source) {
-  auto model = std::make_unique<SpmHfModel>(std::move(spm), std::unordered_map<std::string, int>{}, 0);
+  auto model = std::make_unique<SpmHfModel>(std::move(spm), nullptr, 0);
   const SentencePieceModel& sp = model->model();
   auto impl = std::make_shared<HfTokenizer::Impl>();
   impl->kind = HfKind::SentencePieceBpe;
