@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -24,22 +25,28 @@ void warpScores(float* scores, int vocab, const SamplingSettings& s, int minKeep
   const float minusInf = -std::numeric_limits<float>::infinity();
   // TemperatureLogitsWarper: scores / T, in the scores' float as transformers divides them.
   for (size_t t = 0; t < V; ++t) scores[t] = scores[t] / static_cast<float>(s.temperature);
-  std::vector<int> order(V);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [scores](int a, int b) { return scores[a] > scores[b]; });
   const size_t keep = static_cast<size_t>(std::max(minKeep, 1));
   const size_t k = s.topK > 0 ? std::max(static_cast<size_t>(s.topK), keep) : V;
-  if (k < V) {  // TopKLogitsWarper: scores below the k-th best removed
-    const float kth = scores[order[k - 1]];
+  if (k < V) {  // TopKLogitsWarper: scores below the k-th best removed (its value: a selection)
+    std::vector<float> sorted(scores, scores + V);
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k - 1), sorted.end(),
+                     std::greater<float>());
+    const float kth = sorted[k - 1];
     for (size_t t = 0; t < V; ++t)
       if (scores[t] < kth) scores[t] = minusInf;
   }
   if (s.topP >= 1.0) return;
   // TopPLogitsWarper: a token stays while its betters hold less than top-p (the first
   // `keep` always stay).
+  // The tokens by score, best first, ties by id (a stable sort); removed ones (-inf) would
+  // come last and stay removed, so only the others are sorted.
+  std::vector<int> order;
+  for (size_t t = 0; t < V; ++t)
+    if (scores[t] != minusInf) order.push_back(static_cast<int>(t));
+  std::stable_sort(order.begin(), order.end(), [scores](int a, int b) { return scores[a] > scores[b]; });
   const std::vector<double> p = softmaxDouble(scores, V);
   double above = 0;
-  for (size_t r = 0; r < V; ++r) {
+  for (size_t r = 0; r < order.size(); ++r) {
     const size_t t = static_cast<size_t>(order[r]);
     if (r >= keep && above >= s.topP) scores[t] = minusInf;
     above += p[t];
