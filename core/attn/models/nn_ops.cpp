@@ -164,17 +164,27 @@ std::vector<TopToken> softmaxTopK(const float* l, int V, int k) {
   k = std::max(0, std::min(k, V));
   std::vector<TopToken> row;
   if (k == 0) return row;
-  const float m = *std::max_element(l, l + V);
+  // A vocabulary of 128k per position: the exponentials in float packets (Eigen's exp, within
+  // 2 ulp) summed in double per chunk, and the k best kept in one pass over the logits.
+  const Eigen::Map<const Eigen::ArrayXf> logits(l, V);
+  const float m = logits.maxCoeff();
+  constexpr int kChunk = 2048;
   double sum = 0;
-  for (int j = 0; j < V; ++j) sum += std::exp(static_cast<double>(l[j]) - m);
-  std::vector<int> idx(static_cast<size_t>(V));
-  std::iota(idx.begin(), idx.end(), 0);
-  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(),
-                    [l](int a, int b) { return l[a] != l[b] ? l[a] > l[b] : a < b; });
-  for (int r = 0; r < k; ++r) {
-    const int id = idx[static_cast<size_t>(r)];
-    row.push_back(TopToken{id, {}, static_cast<float>(std::exp(static_cast<double>(l[id]) - m) / sum)});
+  for (int j0 = 0; j0 < V; j0 += kChunk) {
+    const int n = std::min(kChunk, V - j0);
+    sum += static_cast<double>((logits.segment(j0, n) - m).exp().sum());
   }
+  // Ascending ids: a later equal logit never displaces an earlier one (ties by the smaller id).
+  std::vector<int> best;
+  best.reserve(static_cast<size_t>(k) + 1);
+  for (int j = 0; j < V; ++j) {
+    if (static_cast<int>(best.size()) == k && !(l[j] > l[best.back()])) continue;
+    auto at = std::upper_bound(best.begin(), best.end(), l[j], [l](float v, int id) { return v > l[id]; });
+    best.insert(at, j);
+    if (static_cast<int>(best.size()) > k) best.pop_back();
+  }
+  for (int id : best)
+    row.push_back(TopToken{id, {}, static_cast<float>(std::exp(static_cast<double>(l[id]) - m) / sum)});
   return row;
 }
 

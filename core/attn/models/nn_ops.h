@@ -40,8 +40,9 @@ void applyRope(Mat& x, int headDim, const RopeTable& t);
 /// Hugging Face weights whose rotate_half RoPE applyRope computes.
 void deinterleaveHeads(Mat& x, int headDim);
 
-/// The `k` most probable tokens of one logits row [vocab]: softmax in double (the max
-/// subtracted), ties by the smaller id; k is clamped to [0, vocab]; no display text.
+/// The `k` most probable tokens of one logits row [vocab]: softmax with the max subtracted,
+/// the normalizer summed in double, ties by the smaller id; k is clamped to [0, vocab]; no
+/// display text.
 std::vector<TopToken> softmaxTopK(const float* logits, int vocab, int k);
 
 }  // namespace attn::models
