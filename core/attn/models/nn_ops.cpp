@@ -160,32 +160,43 @@ void applyRope(Mat& x, int headDim, const RopeTable& t) {
     }
 }
 
-std::vector<TopToken> softmaxTopK(const float* l, int V, int k) {
-  k = std::max(0, std::min(k, V));
-  std::vector<TopToken> row;
-  if (k == 0) return row;
+void RunningTopK::add(const float* l, int n, int first) {
+  if (k_ == 0 || n <= 0) return;
   // A vocabulary of 128k per position: the exponentials in float packets (Eigen's exp, within
-  // 2 ulp) summed in double per chunk, and the k best kept in one pass over the logits.
-  const Eigen::Map<const Eigen::ArrayXf> logits(l, V);
+  // 2 ulp) summed in double per chunk, the normalizer rescaled when the max rises.
+  const Eigen::Map<const Eigen::ArrayXf> logits(l, n);
   const float m = logits.maxCoeff();
+  if (m > max_) {
+    sum_ *= std::exp(static_cast<double>(max_) - m);
+    max_ = m;
+  }
   constexpr int kChunk = 2048;
-  double sum = 0;
-  for (int j0 = 0; j0 < V; j0 += kChunk) {
-    const int n = std::min(kChunk, V - j0);
-    sum += static_cast<double>((logits.segment(j0, n) - m).exp().sum());
+  for (int j0 = 0; j0 < n; j0 += kChunk) {
+    const int c = std::min(kChunk, n - j0);
+    sum_ += static_cast<double>((logits.segment(j0, c) - max_).exp().sum());
   }
   // Ascending ids: a later equal logit never displaces an earlier one (ties by the smaller id).
-  std::vector<int> best;
-  best.reserve(static_cast<size_t>(k) + 1);
-  for (int j = 0; j < V; ++j) {
-    if (static_cast<int>(best.size()) == k && !(l[j] > l[best.back()])) continue;
-    auto at = std::upper_bound(best.begin(), best.end(), l[j], [l](float v, int id) { return v > l[id]; });
-    best.insert(at, j);
-    if (static_cast<int>(best.size()) > k) best.pop_back();
+  for (int j = 0; j < n; ++j) {
+    if (static_cast<int>(best_.size()) == k_ && !(l[j] > best_.back().first)) continue;
+    const auto at = std::upper_bound(best_.begin(), best_.end(), l[j],
+                                     [](float v, const std::pair<float, int>& b) { return v > b.first; });
+    best_.insert(at, {l[j], first + j});
+    if (static_cast<int>(best_.size()) > k_) best_.pop_back();
   }
-  for (int id : best)
-    row.push_back(TopToken{id, {}, static_cast<float>(std::exp(static_cast<double>(l[id]) - m) / sum)});
+}
+
+std::vector<TopToken> RunningTopK::result() const {
+  std::vector<TopToken> row;
+  row.reserve(best_.size());
+  for (const auto& [logit, id] : best_)
+    row.push_back(TopToken{id, {}, static_cast<float>(std::exp(static_cast<double>(logit) - max_) / sum_)});
   return row;
+}
+
+std::vector<TopToken> softmaxTopK(const float* l, int V, int k) {
+  RunningTopK top(std::min(k, V));
+  top.add(l, V, 0);
+  return top.result();
 }
 
 }  // namespace attn::models
