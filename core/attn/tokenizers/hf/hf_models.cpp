@@ -133,8 +133,11 @@ class BpeModel final : public VocabModel {
     const auto ij =
         vocab_.find(!prefix.empty() && b.starts_with(prefix) ? a + b.substr(prefix.size()) : a + b);
     if (ij == vocab_.end()) return false;
-    merges_.emplace(key(ia->second, ib->second), std::make_pair(rank, ij->second));
+    addMergeIds(ia->second, ib->second, rank, ij->second);
     return true;
+  }
+  void addMergeIds(int a, int b, int rank, int result) {
+    merges_.emplace(key(a, b), std::make_pair(rank, result));
   }
 
   void tokenize(const std::string& word, std::vector<ModelToken>& out) const override {
@@ -258,6 +261,31 @@ class BpeModel final : public VocabModel {
   std::unordered_map<uint64_t, std::pair<int, int>> merges_;
 };
 
+/// Token -> id over the caller's strings (a file's mapping) by open addressing: 10^5 merges
+/// resolved without a std::string per lookup nor a list node per token. A token listed twice
+/// gives its last id, as the model's vocabulary does.
+class TokenIndex {
+ public:
+  explicit TokenIndex(const std::vector<std::string_view>& tokens) : tokens_(tokens) {
+    size_t capacity = 16;
+    while (capacity < 2 * tokens.size()) capacity *= 2;
+    slots_.assign(capacity, -1);
+    mask_ = capacity - 1;
+    for (size_t i = 0; i < tokens.size(); ++i) slots_[slot(tokens[i])] = static_cast<int>(i);
+  }
+  /// -1 when absent.
+  int find(std::string_view token) const { return slots_[slot(token)]; }
+
+ private:
+  size_t slot(std::string_view token) const {
+    for (size_t s = std::hash<std::string_view>{}(token)&mask_;; s = (s + 1) & mask_)
+      if (slots_[s] < 0 || tokens_[static_cast<size_t>(slots_[s])] == token) return s;
+  }
+  const std::vector<std::string_view>& tokens_;
+  std::vector<int> slots_;
+  size_t mask_ = 0;
+};
+
 Result<std::unordered_map<std::string, int>> parseVocab(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) return Error{source + ": model \"vocab\" is not an object of {token: id}"};
   std::unordered_map<std::string, int> vocab;
@@ -310,20 +338,25 @@ Result<std::unique_ptr<HfModel>> makeBpeInIdOrder(const std::vector<std::string_
   if (options.unk && std::find(tokens.begin(), tokens.end(), *options.unk) == tokens.end())
     return Error{
         fmt::format("{}: the vocabulary has no unknown token {}", source, quoteForMessage(*options.unk))};
+  const std::string prefix = options.continuingSubwordPrefix;
   auto model = std::make_unique<BpeModel>(tokens, std::move(options));
   model->reserveMerges(merges.size());
-  std::string a, b;
+  const TokenIndex index(tokens);
+  std::string joined;
   for (size_t rank = 0; rank < merges.size(); ++rank) {
     const std::string_view m = merges[rank];
     const size_t sp = m.find(' ');
     if (sp == std::string_view::npos || m.find(' ', sp + 1) != std::string_view::npos)
       return Error{fmt::format("{}: merge {} {} is not two tokens separated by one space", source, rank + 1,
                                quoteForMessage(m, 40))};
-    a.assign(m.substr(0, sp));
-    b.assign(m.substr(sp + 1));
-    if (!model->addMerge(a, b, static_cast<int>(rank)))
+    const std::string_view a = m.substr(0, sp), b = m.substr(sp + 1);
+    joined.assign(a);
+    joined.append(!prefix.empty() && b.starts_with(prefix) ? b.substr(prefix.size()) : b);
+    const int ia = index.find(a), ib = index.find(b), ij = ia >= 0 && ib >= 0 ? index.find(joined) : -1;
+    if (ij < 0)
       return Error{fmt::format("{}: merge {} ({} {}) uses a token missing from the vocabulary", source,
                                rank + 1, quoteForMessage(a, 40), quoteForMessage(b, 40))};
+    model->addMergeIds(ia, ib, static_cast<int>(rank), ij);
   }
   return std::unique_ptr<HfModel>(std::move(model));
 }
