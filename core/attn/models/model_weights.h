@@ -42,6 +42,15 @@ struct WeightTensor {
   void rowTo(int64_t r, float* dst) const { rowsTo(r, 1, dst); }
   /// Rows [r0, r0 + m) as f32 into dst[m * cols] (row-major), whichever the storage.
   void rowsTo(int64_t r0, int64_t m, float* dst) const;
+  /// Rows [r0, r0 + m) of a matrix, pointing into the same storage.
+  WeightTensor rowRange(int64_t r0, int64_t m) const {
+    WeightTensor t = *this;
+    t.rows = m;
+    if (data) t.data = data + r0 * cols;
+    if (bf16) t.bf16 = bf16 + r0 * cols * 2;
+    if (quant) t.quant = quant + r0 * quantRowBytes;
+    return t;
+  }
 };
 
 /// bfloat16 -> f32 (the upper half of an f32: shift left 16), AVX-512 / AVX2 where built for;

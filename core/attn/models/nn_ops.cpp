@@ -160,22 +160,43 @@ void applyRope(Mat& x, int headDim, const RopeTable& t) {
     }
 }
 
-std::vector<TopToken> softmaxTopK(const float* l, int V, int k) {
-  k = std::max(0, std::min(k, V));
-  std::vector<TopToken> row;
-  if (k == 0) return row;
-  const float m = *std::max_element(l, l + V);
-  double sum = 0;
-  for (int j = 0; j < V; ++j) sum += std::exp(static_cast<double>(l[j]) - m);
-  std::vector<int> idx(static_cast<size_t>(V));
-  std::iota(idx.begin(), idx.end(), 0);
-  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(),
-                    [l](int a, int b) { return l[a] != l[b] ? l[a] > l[b] : a < b; });
-  for (int r = 0; r < k; ++r) {
-    const int id = idx[static_cast<size_t>(r)];
-    row.push_back(TopToken{id, {}, static_cast<float>(std::exp(static_cast<double>(l[id]) - m) / sum)});
+void RunningTopK::add(const float* l, int n, int first) {
+  if (k_ == 0 || n <= 0) return;
+  // A vocabulary of 128k per position: the exponentials in float packets (Eigen's exp, within
+  // 2 ulp) summed in double per chunk, the normalizer rescaled when the max rises.
+  const Eigen::Map<const Eigen::ArrayXf> logits(l, n);
+  const float m = logits.maxCoeff();
+  if (m > max_) {
+    sum_ *= std::exp(static_cast<double>(max_) - m);
+    max_ = m;
   }
+  constexpr int kChunk = 2048;
+  for (int j0 = 0; j0 < n; j0 += kChunk) {
+    const int c = std::min(kChunk, n - j0);
+    sum_ += static_cast<double>((logits.segment(j0, c) - max_).exp().sum());
+  }
+  // Ascending ids: a later equal logit never displaces an earlier one (ties by the smaller id).
+  for (int j = 0; j < n; ++j) {
+    if (static_cast<int>(best_.size()) == k_ && !(l[j] > best_.back().first)) continue;
+    const auto at = std::upper_bound(best_.begin(), best_.end(), l[j],
+                                     [](float v, const std::pair<float, int>& b) { return v > b.first; });
+    best_.insert(at, {l[j], first + j});
+    if (static_cast<int>(best_.size()) > k_) best_.pop_back();
+  }
+}
+
+std::vector<TopToken> RunningTopK::result() const {
+  std::vector<TopToken> row;
+  row.reserve(best_.size());
+  for (const auto& [logit, id] : best_)
+    row.push_back(TopToken{id, {}, static_cast<float>(std::exp(static_cast<double>(logit) - max_) / sum_)});
   return row;
+}
+
+std::vector<TopToken> softmaxTopK(const float* l, int V, int k) {
+  RunningTopK top(std::min(k, V));
+  top.add(l, V, 0);
+  return top.result();
 }
 
 }  // namespace attn::models

@@ -2,6 +2,8 @@
 // The layers a transformer forward pass is built from, over all tokens at once
 // (rows are tokens), in f32 as the Hugging Face modeling code runs on the CPU.
 #include <Eigen/Core>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "attn/models/model_config.h"
@@ -40,8 +42,28 @@ void applyRope(Mat& x, int headDim, const RopeTable& t);
 /// Hugging Face weights whose rotate_half RoPE applyRope computes.
 void deinterleaveHeads(Mat& x, int headDim);
 
-/// The `k` most probable tokens of one logits row [vocab]: softmax in double (the max
-/// subtracted), ties by the smaller id; k is clamped to [0, vocab]; no display text.
+/// The `k` most probable tokens of one logits row [vocab]: softmax with the max subtracted,
+/// the normalizer summed in double, ties by the smaller id; k is clamped to [0, vocab]; no
+/// display text.
 std::vector<TopToken> softmaxTopK(const float* logits, int vocab, int k);
+
+/// softmaxTopK over a row that arrives in consecutive pieces (the lm_head's logits a panel of
+/// vocabulary rows at a time, never all stored): the online softmax's running max and normalizer
+/// (Milakov & Gimelshein 2018, "Online normalizer calculation for softmax", algorithm 3) and the
+/// k best logits so far.
+class RunningTopK {
+ public:
+  explicit RunningTopK(int k) : k_(k > 0 ? k : 0) {}
+  /// Logits of the ids [first, first + n), each piece after every smaller id.
+  void add(const float* logits, int n, int first);
+  /// The best min(k, ids seen), most probable first.
+  std::vector<TopToken> result() const;
+
+ private:
+  int k_;
+  float max_ = -std::numeric_limits<float>::infinity();
+  double sum_ = 0;
+  std::vector<std::pair<float, int>> best_;  // descending; equal logits by ascending id
+};
 
 }  // namespace attn::models

@@ -182,6 +182,17 @@ class GgufParser {
           if (static_cast<uint8_t>(b_[first + i]) > 1)
             return error(fmt::format("{}: element {} is a bool of value {}, not 0 or 1", what, i,
                                      static_cast<unsigned>(static_cast<uint8_t>(b_[first + i]))));
+    } else if (out.elementType == ValueType::String) {
+      // A vocabulary holds 10^5 strings: their names are formatted only for an error.
+      for (uint64_t i = 0; i < out.count; ++i) {
+        uint64_t n = 0;
+        if (left() >= 8) std::memcpy(&n, b_.data() + pos_, 8);
+        if (left() < 8 || n > left() - 8) {  // the checked read below names the fault
+          MetaValue element;
+          return value(ValueType::String, element, fmt::format("{}[{}]", what, i), depth + 1);
+        }
+        pos_ += 8 + n;
+      }
     } else {
       MetaValue element;
       for (uint64_t i = 0; i < out.count; ++i)

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/io/quote.h"
+#include "attn/tokenizers/hf/hf_tokenizer_impl.h"
 #include "attn/tokenizers/spm/sentencepiece_model.h"
 #include "attn/tokenizers/spm/spm_hf_tokenizer.h"
 
@@ -196,25 +197,14 @@ Result<nlohmann::json> ggufPreTokenizer(const GgufFile& f, const std::string& pr
                   f.path(), quoteForMessage(pre))};
 }
 
-/// Byte-level BPE (Radford et al. 2019, section 2.2) from the stored vocabulary and merges, as a
-/// tokenizer.json for the project's Hugging Face tokenizer.
-Result<HfTokenizer> ggufBpeTokenizer(const GgufFile& f) {
+/// The pipeline of a tokenizer.json around the GGUF vocabulary: added (special) tokens, the
+/// pre-tokenizer tokenizer.ggml.pre names, BOS / EOS as TemplateProcessing adds them.
+nlohmann::json ggufBpePipeline(const GgufVocab& v, nlohmann::json normalizer, nlohmann::json preTokenizer) {
   using nlohmann::json;
-  auto v = readGgufVocab(f, false);
-  if (!v) return v.error();
-  auto merges = f.stringArray("tokenizer.ggml.merges");
-  if (!merges) return merges.error();
-  auto pre = f.string("tokenizer.ggml.pre", std::string("default"));
-  if (!pre) return pre.error();
-  json normalizer = nullptr;
-  auto preTok = ggufPreTokenizer(f, *pre, normalizer);
-  if (!preTok) return preTok.error();
-  json vocab = json::object(), mergeList = json::array(), added = json::array();
-  for (size_t i = 0; i < v->tokens.size(); ++i) vocab[std::string(v->tokens[i])] = i;
-  for (auto m : *merges) mergeList.push_back(std::string(m));
-  for (int id : ggufSpecialIds(*v))
+  json added = json::array();
+  for (int id : ggufSpecialIds(v))
     added.push_back({{"id", id},
-                     {"content", std::string(v->tokens[static_cast<size_t>(id)])},
+                     {"content", std::string(v.tokens[static_cast<size_t>(id)])},
                      {"single_word", false},
                      {"lstrip", false},
                      {"rstrip", false},
@@ -223,32 +213,48 @@ Result<HfTokenizer> ggufBpeTokenizer(const GgufFile& f) {
   json single = json::array(), pair = json::array(), specials = json::object();
   auto sequence = [&](json& list, const char* which, int typeId) {
     auto add = [&](int id) {
-      const std::string name(v->tokens[static_cast<size_t>(id)]);
+      const std::string name(v.tokens[static_cast<size_t>(id)]);
       list.push_back({{"SpecialToken", {{"id", name}, {"type_id", typeId}}}});
       specials[name] = {{"id", name}, {"ids", {id}}, {"tokens", {name}}};
     };
-    if (v->addBos) add(v->bos);
+    if (v.addBos) add(v.bos);
     list.push_back({{"Sequence", {{"id", which}, {"type_id", typeId}}}});
-    if (v->addEos) add(v->eos);
+    if (v.addEos) add(v.eos);
   };
   sequence(single, "A", 0);
   sequence(pair, "A", 0);
   sequence(pair, "B", 1);
-  const json doc = {
+  return {
       {"version", "1.0"},
       {"added_tokens", added},
-      {"normalizer", normalizer},
-      {"pre_tokenizer", *preTok},
+      {"normalizer", std::move(normalizer)},
+      {"pre_tokenizer", std::move(preTokenizer)},
       {"post_processor",
        {{"type", "TemplateProcessing"}, {"single", single}, {"pair", pair}, {"special_tokens", specials}}},
       {"decoder", {{"type", "ByteLevel"}}},
-      {"model",
-       {{"type", "BPE"},
-        {"vocab", vocab},
-        {"merges", mergeList},
-        {"byte_fallback", false},
-        {"ignore_merges", *pre == "llama-bpe" || *pre == "llama3"}}}};
-  return HfTokenizer::fromTokenizerJson(doc.dump(), f.path() + " (tokenizer.ggml.*)");
+      {"model", {{"type", "BPE"}}}};
+}
+
+/// Byte-level BPE (Radford et al. 2019, section 2.2) from the stored vocabulary and merges, built
+/// straight from the file's arrays (a JSON text of Llama 3's 128k tokens and 280k merges took
+/// longer to write and read back than the prompt's forward) inside the tokenizer.json pipeline.
+Result<HfTokenizer> ggufBpeTokenizer(const GgufFile& f) {
+  auto v = readGgufVocab(f, false);
+  if (!v) return v.error();
+  auto merges = f.stringArray("tokenizer.ggml.merges");
+  if (!merges) return merges.error();
+  auto pre = f.string("tokenizer.ggml.pre", std::string("default"));
+  if (!pre) return pre.error();
+  nlohmann::json normalizer = nullptr;
+  auto preTok = ggufPreTokenizer(f, *pre, normalizer);
+  if (!preTok) return preTok.error();
+  const std::string source = f.path() + " (tokenizer.ggml.*)";
+  BpeOptions options;
+  options.ignoreMerges = *pre == "llama-bpe" || *pre == "llama3";
+  auto model = makeBpeInIdOrder(v->tokens, *merges, std::move(options), source);
+  if (!model) return model.error();
+  return tokenizerAroundModel(ggufBpePipeline(*v, std::move(normalizer), std::move(*preTok)),
+                              std::move(*model), source);
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ class VocabModel : public HfModel {
   int idLimit() const override { return limit_; }
 
  protected:
+  VocabModel() = default;
   std::unordered_map<std::string, int> vocab_;
   std::unordered_map<int, std::string> reverse_;
   int limit_ = 0;
@@ -106,11 +107,38 @@ class BpeModel final : public VocabModel {
   BpeModel(std::unordered_map<std::string, int> vocab, BpeOptions o) : VocabModel(std::move(vocab)), o_(std::move(o)) {
     if (o_.unk) unkId_ = vocab_.at(*o_.unk);
   }
+  /// tokens[i] has id i (checked by makeBpeInIdOrder: UTF-8, the unknown token present).
+  BpeModel(const std::vector<std::string_view>& tokens, BpeOptions o) : o_(std::move(o)) {
+    vocab_.reserve(tokens.size());
+    reverse_.reserve(tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      const int id = static_cast<int>(i);
+      vocab_.insert_or_assign(std::string(tokens[i]), id);
+      reverse_.emplace(id, std::string(tokens[i]));
+    }
+    limit_ = static_cast<int>(tokens.size());
+    if (o_.unk) unkId_ = vocab_.at(*o_.unk);
+  }
   bool isWordPiece() const override { return false; }
   bool byteFallback() const override { return o_.byteFallback; }
 
   static uint64_t key(int a, int b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
-  void addMerge(int a, int b, int rank, int result) { merges_.emplace(key(a, b), std::make_pair(rank, result)); }
+  void reserveMerges(size_t n) { merges_.reserve(n); }
+  /// Merge `rank` of a and b into their join (b without the continuing-subword prefix); false
+  /// when a part or the join is not in the vocabulary. A pair merged twice keeps its first rank.
+  bool addMerge(const std::string& a, const std::string& b, int rank) {
+    const auto ia = vocab_.find(a), ib = vocab_.find(b);
+    if (ia == vocab_.end() || ib == vocab_.end()) return false;
+    const std::string& prefix = o_.continuingSubwordPrefix;
+    const auto ij =
+        vocab_.find(!prefix.empty() && b.starts_with(prefix) ? a + b.substr(prefix.size()) : a + b);
+    if (ij == vocab_.end()) return false;
+    addMergeIds(ia->second, ib->second, rank, ij->second);
+    return true;
+  }
+  void addMergeIds(int a, int b, int rank, int result) {
+    merges_.emplace(key(a, b), std::make_pair(rank, result));
+  }
 
   void tokenize(const std::string& word, std::vector<ModelToken>& out) const override {
     if (word.empty()) return;
@@ -233,6 +261,31 @@ class BpeModel final : public VocabModel {
   std::unordered_map<uint64_t, std::pair<int, int>> merges_;
 };
 
+/// Token -> id over the caller's strings (a file's mapping) by open addressing: 10^5 merges
+/// resolved without a std::string per lookup nor a list node per token. A token listed twice
+/// gives its last id, as the model's vocabulary does.
+class TokenIndex {
+ public:
+  explicit TokenIndex(const std::vector<std::string_view>& tokens) : tokens_(tokens) {
+    size_t capacity = 16;
+    while (capacity < 2 * tokens.size()) capacity *= 2;
+    slots_.assign(capacity, -1);
+    mask_ = capacity - 1;
+    for (size_t i = 0; i < tokens.size(); ++i) slots_[slot(tokens[i])] = static_cast<int>(i);
+  }
+  /// -1 when absent.
+  int find(std::string_view token) const { return slots_[slot(token)]; }
+
+ private:
+  size_t slot(std::string_view token) const {
+    for (size_t s = std::hash<std::string_view>{}(token)&mask_;; s = (s + 1) & mask_)
+      if (slots_[s] < 0 || tokens_[static_cast<size_t>(slots_[s])] == token) return s;
+  }
+  const std::vector<std::string_view>& tokens_;
+  std::vector<int> slots_;
+  size_t mask_ = 0;
+};
+
 Result<std::unordered_map<std::string, int>> parseVocab(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) return Error{source + ": model \"vocab\" is not an object of {token: id}"};
   std::unordered_map<std::string, int> vocab;
@@ -263,17 +316,47 @@ Result<std::unique_ptr<HfModel>> makeBpe(std::unordered_map<std::string, int> vo
   if (vocab.empty()) return Error{source + ": the vocabulary is empty"};
   if (options.unk && !vocab.count(*options.unk))
     return Error{fmt::format("{}: the vocabulary has no unknown token {}", source, quoteForMessage(*options.unk))};
-  const std::string prefix = options.continuingSubwordPrefix;
-  auto model = std::make_unique<BpeModel>(vocab, std::move(options));
+  auto model = std::make_unique<BpeModel>(std::move(vocab), std::move(options));
+  model->reserveMerges(merges.size());
   for (size_t rank = 0; rank < merges.size(); ++rank) {
     const auto& [a, b] = merges[rank];
-    const auto ia = vocab.find(a), ib = vocab.find(b);
-    const std::string joined = a + (!prefix.empty() && b.starts_with(prefix) ? b.substr(prefix.size()) : b);
-    const auto ij = vocab.find(joined);
-    if (ia == vocab.end() || ib == vocab.end() || ij == vocab.end())
-      return Error{fmt::format("{}: merge {} ({} {}) uses a token missing from the vocabulary", source, rank + 1,
-                               quoteForMessage(a, 40), quoteForMessage(b, 40))};
-    model->addMerge(ia->second, ib->second, static_cast<int>(rank), ij->second);
+    if (!model->addMerge(a, b, static_cast<int>(rank)))
+      return Error{fmt::format("{}: merge {} ({} {}) uses a token missing from the vocabulary", source,
+                               rank + 1, quoteForMessage(a, 40), quoteForMessage(b, 40))};
+  }
+  return std::unique_ptr<HfModel>(std::move(model));
+}
+
+Result<std::unique_ptr<HfModel>> makeBpeInIdOrder(const std::vector<std::string_view>& tokens,
+                                                  const std::vector<std::string_view>& merges,
+                                                  BpeOptions options, const std::string& source) {
+  if (tokens.empty()) return Error{source + ": the vocabulary is empty"};
+  if (tokens.size() > static_cast<size_t>(kMaxId))
+    return Error{source + ": the vocabulary has too many tokens"};
+  for (size_t i = 0; i < tokens.size(); ++i)
+    if (!isValidUtf8(tokens[i])) return Error{fmt::format("{}: token {} is not UTF-8", source, i)};
+  if (options.unk && std::find(tokens.begin(), tokens.end(), *options.unk) == tokens.end())
+    return Error{
+        fmt::format("{}: the vocabulary has no unknown token {}", source, quoteForMessage(*options.unk))};
+  const std::string prefix = options.continuingSubwordPrefix;
+  auto model = std::make_unique<BpeModel>(tokens, std::move(options));
+  model->reserveMerges(merges.size());
+  const TokenIndex index(tokens);
+  std::string joined;
+  for (size_t rank = 0; rank < merges.size(); ++rank) {
+    const std::string_view m = merges[rank];
+    const size_t sp = m.find(' ');
+    if (sp == std::string_view::npos || m.find(' ', sp + 1) != std::string_view::npos)
+      return Error{fmt::format("{}: merge {} {} is not two tokens separated by one space", source, rank + 1,
+                               quoteForMessage(m, 40))};
+    const std::string_view a = m.substr(0, sp), b = m.substr(sp + 1);
+    joined.assign(a);
+    joined.append(!prefix.empty() && b.starts_with(prefix) ? b.substr(prefix.size()) : b);
+    const int ia = index.find(a), ib = index.find(b), ij = ia >= 0 && ib >= 0 ? index.find(joined) : -1;
+    if (ij < 0)
+      return Error{fmt::format("{}: merge {} ({} {}) uses a token missing from the vocabulary", source,
+                               rank + 1, quoteForMessage(a, 40), quoteForMessage(b, 40))};
+    model->addMergeIds(ia, ib, static_cast<int>(rank), ij);
   }
   return std::unique_ptr<HfModel>(std::move(model));
 }

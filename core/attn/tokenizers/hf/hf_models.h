@@ -4,13 +4,13 @@
 // fused unknowns as in Llama 2, TinyLlama and Mistral), as the `tokenizers`
 // library tokenizes one pre-token.
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "attn/status.h"
 
@@ -55,6 +55,14 @@ struct BpeOptions {
 Result<std::unique_ptr<HfModel>> makeBpe(std::unordered_map<std::string, int> vocab,
                                          const std::vector<std::pair<std::string, std::string>>& merges,
                                          BpeOptions options, const std::string& source);
+
+/// makeBpe for a vocabulary listed in id order (tokens[i] has id i) and merges written "a b", as
+/// GGUF stores them (tokenizer.ggml.tokens, .merges): the same model without the maps built
+/// twice. A token listed twice is found by its last id, as a JSON object's last key wins; every
+/// id keeps its own text. Tokens must be UTF-8; merges are checked as makeBpe checks them.
+Result<std::unique_ptr<HfModel>> makeBpeInIdOrder(const std::vector<std::string_view>& tokens,
+                                                  const std::vector<std::string_view>& merges,
+                                                  BpeOptions options, const std::string& source);
 
 /// Unigram (hf_unigram.cpp): Viterbi over [piece, score] pieces, unk_id, byte_fallback.
 Result<std::unique_ptr<HfModel>> parseUnigram(const nlohmann::json& j, const std::string& source);

@@ -27,16 +27,11 @@ bool hasType(const nlohmann::json& j, const std::string& type, const char* listK
   return false;
 }
 
-Result<HfTokenizer> parseTokenizerJson(std::string_view json, const std::string& source) {
-  auto parsed = parseJsonText(json, source);
-  if (!parsed) return parsed.error();
-  const nlohmann::json& doc = *parsed;
-  if (!doc.is_object()) return Error{source + ": not a JSON object (is this a tokenizer.json?)"};
-  if (!doc.contains("model")) return Error{source + ": no \"model\" (is this a tokenizer.json?)"};
+/// The pipeline stages of `doc` around a model read or built already.
+Result<HfTokenizer> assembleTokenizer(const nlohmann::json& doc, std::unique_ptr<HfModel> model,
+                                      const std::string& source) {
   auto impl = std::make_shared<HfTokenizer::Impl>();
-  auto model = parseModel(doc["model"], source);
-  if (!model) return model.error();
-  impl->model = std::move(*model);
+  impl->model = std::move(model);
   const nlohmann::json null;
   auto normalizer = parseNormalizer(doc.contains("normalizer") ? doc["normalizer"] : null, source);
   if (!normalizer) return normalizer.error();
@@ -51,7 +46,7 @@ Result<HfTokenizer> parseTokenizerJson(std::string_view json, const std::string&
   if (impl->model->isWordPiece()) impl->kind = HfKind::WordPiece;
   else if (hasType(pre, "ByteLevel", "pretokenizers")) impl->kind = HfKind::ByteLevelBpe;
   else impl->kind = HfKind::SentencePieceBpe;
-  const std::string modelType = hfjson::str(doc["model"], "type");
+  const std::string modelType = doc.contains("model") ? hfjson::str(doc["model"], "type") : std::string();
   if (modelType == "Unigram")
     impl->kindLabel = "SentencePiece Unigram";
   else if (modelType == "WordLevel")
@@ -80,6 +75,30 @@ Result<HfTokenizer> parseTokenizerJson(std::string_view json, const std::string&
   impl->setAddedTokens(std::move(added));
   return makeHfTokenizer(std::move(impl));
 }
+
+Result<HfTokenizer> parseTokenizerJson(std::string_view json, const std::string& source) {
+  auto parsed = parseJsonText(json, source);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& doc = *parsed;
+  if (!doc.is_object()) return Error{source + ": not a JSON object (is this a tokenizer.json?)"};
+  if (!doc.contains("model")) return Error{source + ": no \"model\" (is this a tokenizer.json?)"};
+  auto model = parseModel(doc["model"], source);
+  if (!model) return model.error();
+  return assembleTokenizer(doc, std::move(*model), source);
+}
+
+}  // namespace
+
+Result<HfTokenizer> tokenizerAroundModel(const nlohmann::json& doc, std::unique_ptr<HfModel> model,
+                                         const std::string& source) {
+  try {
+    return assembleTokenizer(doc, std::move(model), source);
+  } catch (const std::exception& ex) {  // nlohmann type errors on fields a check missed
+    return Error{fmt::format("{}: malformed tokenizer.json ({})", source, quoteForMessage(ex.what()))};
+  }
+}
+
+namespace {
 
 void appendBytesAsUtf8(std::string& out, const std::string& bytes) {
   // Byte-level tokens may hold part of a character: show U+FFFD for what does not decode.

@@ -52,6 +52,13 @@ Result<nlohmann::json> readTokenizerConfig(const std::string& dir);
 /// A special token name from the config: a string or {"content": ...}.
 std::string configTokenName(const nlohmann::json& config, const char* key, const std::string& fallback);
 
+/// A tokenizer.json's normalizer, pre-tokenizer, post-processor and added tokens (read from `doc`
+/// exactly as HfTokenizer::fromTokenizerJson reads them) around `model`, built elsewhere: a GGUF
+/// vocabulary goes to makeBpeInIdOrder directly instead of through a JSON text of 10^5 entries.
+/// `doc`'s "model" is read only for its "type".
+Result<HfTokenizer> tokenizerAroundModel(const nlohmann::json& doc, std::unique_ptr<HfModel> model,
+                                         const std::string& source);
+
 /// Builds an HfTokenizer around a filled Impl.
 HfTokenizer makeHfTokenizer(std::shared_ptr<const HfTokenizer::Impl> impl);
 

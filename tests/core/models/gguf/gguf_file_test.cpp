@@ -173,6 +173,13 @@ TEST(GgufFile, CountsAndLengthsAreBoundedByTheFileBeforeAllocating) {
   EXPECT_NE(errorOf(GgufBuilder().header(0, 1).str("k").u32(9).u32(8).u64(uint64_t{1} << 60).str("a").out)
                 .find("elements of type string, more than the"),
             std::string::npos);
+  // The second of two strings claims 1000 bytes (8 + 1 + 8 + 2 = 19 bytes after the count,
+  // which admits two strings): the error names the element and where it starts.
+  const std::string longElement =
+      GgufBuilder().header(0, 1).str("k").u32(9).u32(8).u64(2).str("a").u64(1000).raw("xy").out;
+  EXPECT_NE(errorOf(longElement).find("metadata 'k'[1] at byte 58 claims 1000 bytes but only 2 are left"),
+            std::string::npos)
+      << errorOf(longElement);
   // Arrays nested 9 deep.
   GgufBuilder deep;
   deep.header(0, 1).str("k").u32(9);
