@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QKeyEvent>
@@ -82,6 +83,32 @@ TEST(TranslationPanel, ShowsTheCoresTranslationAndEveryKindOfMap) {
     EXPECT_LT((panel.shownMap() - direct->attention.decoder[0].heads[1].weights).cwiseAbs().maxCoeff(),
               1e-6f);
   }
+}
+
+// Layers and heads are shown from 1, as the main window and the CLI number them; the panel's
+// own indices (and the maps they pick) stay the core's, from 0.
+TEST(TranslationPanel, NumbersLayersAndHeadsFromOne) {
+  TranslationPanel panel;
+  auto m = openSeq2SeqFixture("marian");
+  ASSERT_NE(m, nullptr);
+  panel.setModel(m);
+  panel.waitForIdle();
+  ASSERT_NE(panel.run(), nullptr) << panel.status().toStdString();
+  const auto& cross = panel.run()->attention.cross;
+  ASSERT_GE(cross.size(), 2u);
+  ASSERT_EQ(panel.layerBox()->count(), static_cast<int>(cross.size()));
+  for (int i = 0; i < panel.layerBox()->count(); ++i)
+    EXPECT_EQ(panel.layerBox()->itemText(i), QString::number(i + 1));
+  const int heads = cross.front().numHeads();
+  ASSERT_EQ(panel.headBox()->count(), heads + 1);  // the mean first
+  for (int h = 0; h < heads; ++h) EXPECT_EQ(panel.headBox()->itemText(h + 1), QString::number(h + 1));
+  panel.setKind(TranslationPanel::Kind::Encoder);
+  panel.setLayer(0);
+  panel.setHead(1);
+  EXPECT_EQ(panel.layerBox()->currentText(), QStringLiteral("1"));
+  EXPECT_EQ(panel.headBox()->currentText(), QStringLiteral("2"));
+  EXPECT_TRUE((panel.shownMap().array() == panel.run()->attention.encoder[0].heads[1].weights.array()).all());
+  EXPECT_EQ(panel.heatmap()->title(), QStringLiteral("Encoder self-attention, layer 1, head 2"));
 }
 
 TEST(TranslationPanel, ForcedTargetAndAlignmentErrorRate) {

@@ -390,8 +390,8 @@ void TranslationPanel::showHeadMenu(const QPoint& at) {
   QAction* ablate = menu.addAction(head() < 0 ? tr("Ablate this head (choose one head, not the mean)")
                                               : tr("Ablate this head (%1 %2.%3) and rerun")
                                                     .arg(kindBox_->currentText())
-                                                    .arg(layer())
-                                                    .arg(head()));
+                                                    .arg(layer() + 1)
+                                                    .arg(head() + 1));
   ablate->setEnabled(head() >= 0 && !busy());
   connect(ablate, &QAction::triggered, this, &TranslationPanel::ablateShownHead);
   menu.exec(heatmap_->mapToGlobal(at));
@@ -413,10 +413,11 @@ void TranslationPanel::fillLayers() {
   headBox_->clear();
   if (run_) {
     const auto& layers = kindLayers(*run_, kind());
-    for (size_t i = 0; i < layers.size(); ++i) layerBox_->addItem(QString::number(i));
+    // Shown from 1, as the main window and the CLI number them; the index stays 0-based.
+    for (size_t i = 0; i < layers.size(); ++i) layerBox_->addItem(QString::number(i + 1));
     headBox_->addItem(tr("Mean of heads"), -1);
     const int heads = layers.empty() ? 0 : layers.front().numHeads();
-    for (int h = 0; h < heads; ++h) headBox_->addItem(QString::number(h), h);
+    for (int h = 0; h < heads; ++h) headBox_->addItem(QString::number(h + 1), h);
     // The last layer by default: its cross-attention is usually the most alignment-like.
     layerBox_->setCurrentIndex(keepLayer >= 0 && keepLayer < layerBox_->count() ? keepLayer
                                                                                 : layerBox_->count() - 1);
@@ -457,8 +458,8 @@ void TranslationPanel::redraw() {
   QString title =
       tr("%1, layer %2, %3")
           .arg(kindBox_->currentText())
-          .arg(layer())
-          .arg(head() < 0 ? tr("mean of %1 heads").arg(res.numHeads()) : tr("head %1").arg(head()));
+          .arg(layer() + 1)
+          .arg(head() < 0 ? tr("mean of %1 heads").arg(res.numHeads()) : tr("head %1").arg(head() + 1));
   if (kind() == Kind::Cross && shown_.rows() > 0) {
     // Decoder step t reads token t and writes token t + 1: label each row with the token it
     // writes, as alignment figures pair an output word with the attention that produced it

@@ -57,6 +57,7 @@ class TranslationPanel : public QWidget {
   void waitForIdle();
 
   void setKind(Kind kind);
+  /// Layer and head indices are the core's, from 0; the boxes show them from 1.
   void setLayer(int layer);
   void setHead(int head);  // -1: the mean of the heads
   Kind kind() const;
@@ -85,6 +86,8 @@ class TranslationPanel : public QWidget {
   QPushButton* translateButton() const { return go_; }
   QToolButton* cancelButton() const { return cancel_; }
   QPushButton* mainViewsButton() const { return mainViews_; }
+  QComboBox* layerBox() const { return layerBox_; }
+  QComboBox* headBox() const { return headBox_; }
   /// Hands the shown kind of attention, every layer and head, to the main window's views
   /// (showInMainViews); nothing without a translation.
   void showKindInMainViews();
