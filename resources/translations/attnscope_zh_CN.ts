@@ -5798,6 +5798,14 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>%1 个源词元和 %2 个目标词元，用时 %3 毫秒</translation>
     </message>
     <message>
+        <source>forced decoding</source>
+        <translation>强制解码</translation>
+    </message>
+    <message>
+        <source>Settings: %1</source>
+        <translation>设置：%1</translation>
+    </message>
+    <message>
         <source>Mean of heads</source>
         <translation>各头平均</translation>
     </message>

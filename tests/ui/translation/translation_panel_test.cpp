@@ -21,6 +21,7 @@
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_panel.h"
 #include "attn_ui/explorer/heatmap_widget.h"
+#include "attn_ui/generation/generation_options.h"
 #include "attn_ui/pretrained/model_open_controller.h"
 #include "attn_ui/translation/alignment_links_view.h"
 #include "attn_ui/window/main_window.h"
@@ -85,6 +86,66 @@ TEST(TranslationPanel, ShowsTheCoresTranslationAndEveryKindOfMap) {
   }
 }
 
+// The decoding controls ask the core for what translate's options ask for (--beam, --do-sample,
+// --top-k, --top-p, --temperature, --seed): the same ids and the same settings line as a direct
+// generate with those options, for sampling, beam search and beam sampling.
+TEST(TranslationPanel, DecodingControlsRunWhatTranslatesOptionsRun) {
+  TranslationPanel panel;
+  auto m = openSeq2SeqFixture("marian");
+  ASSERT_NE(m, nullptr);
+  panel.setModel(m);
+  panel.waitForIdle();
+  ASSERT_NE(panel.run(), nullptr) << panel.status().toStdString();
+  // The checkpoint's generation config (num_beams 1, no do_sample) is the default: greedy.
+  auto* d = panel.decodingOptions();
+  EXPECT_EQ(d->mode(), GenerationOptions::Mode::Greedy);
+  EXPECT_EQ(d->maxNewBox()->value(), 0);  // as configured: max_length
+  EXPECT_TRUE(panel.settingsText().startsWith("Settings: greedy;")) << panel.settingsText().toStdString();
+  auto source = m->encode(panel.sourceEdit()->text().toStdString(), "src");
+  ASSERT_TRUE(source.ok());
+  const auto direct = [&](int beams, bool sample, int topK, double topP, double temperature, uint64_t seed) {
+    attn::models::GenerateOptions g;  // as runTranslate fills it from the command line
+    g.beams = beams;
+    if (sample) g.doSample = true;
+    g.topK = topK, g.topP = topP, g.temperature = temperature;
+    g.seed = seed;
+    g.maxNewTokens = 8;
+    auto run = m->generate(*source, g);
+    EXPECT_TRUE(run.ok()) << run.error().message;
+    return run.ok() ? *run : attn::models::Seq2SeqRun{};
+  };
+  // The seed matters on this model, so a seed lost on the way would show.
+  const auto seven = direct(1, true, 0, 1.0, 3.0, 7), eight = direct(1, true, 0, 1.0, 3.0, 8);
+  ASSERT_NE(seven.targetIds, eight.targetIds);
+  struct Case {
+    GenerationOptions::Mode mode;
+    int beams, topK;
+    double topP, temperature;
+    int seed;
+  };
+  for (const Case& c : {Case{GenerationOptions::Mode::Sampling, 1, 0, 1.0, 3.0, 8},
+                        Case{GenerationOptions::Mode::Sampling, 1, 5, 0.9, 1.5, 3},
+                        Case{GenerationOptions::Mode::Beam, 3, 0, 1.0, 1.0, 0},
+                        Case{GenerationOptions::Mode::BeamSampling, 3, 7, 0.95, 2.0, 11}}) {
+    SCOPED_TRACE(int(c.mode));
+    d->setMode(c.mode);
+    d->maxNewBox()->setValue(8);
+    d->beamsBox()->setValue(c.beams);
+    d->topKBox()->setValue(c.topK);
+    d->topPBox()->setValue(c.topP);
+    d->temperatureBox()->setValue(c.temperature);
+    d->seedBox()->setValue(c.seed);
+    panel.translate();
+    panel.waitForIdle();
+    ASSERT_NE(panel.run(), nullptr) << panel.status().toStdString();
+    const bool sample = c.mode != GenerationOptions::Mode::Beam;
+    const auto want = direct(c.beams, sample, c.topK, c.topP, c.temperature, static_cast<uint64_t>(c.seed));
+    EXPECT_EQ(panel.run()->targetIds, want.targetIds);
+    EXPECT_EQ(panel.settingsText(), QString::fromStdString("Settings: " + want.settings));
+    EXPECT_EQ(panel.settingsText().contains(QStringLiteral("seed %1").arg(c.seed)), sample);
+  }
+}
+
 // Layers and heads are shown from 1, as the main window and the CLI number them; the panel's
 // own indices (and the maps they pick) stay the core's, from 0.
 TEST(TranslationPanel, NumbersLayersAndHeadsFromOne) {
@@ -126,6 +187,9 @@ TEST(TranslationPanel, ForcedTargetAndAlignmentErrorRate) {
   auto forced = m->forced(*source, "Hallo Welt", "tgt");
   ASSERT_TRUE(forced.ok()) << forced.error().message;
   EXPECT_EQ(panel.run()->targetIds, forced->targetIds);
+  // A forced target is read, not written: the decoding controls do not apply.
+  EXPECT_FALSE(panel.decodingOptions()->isEnabled());
+  EXPECT_EQ(panel.settingsText(), QStringLiteral("Settings: forced decoding"));
   panel.setHead(-1);
   const auto links = panel.argmaxLinks();
   ASSERT_FALSE(links.empty());
