@@ -13,6 +13,8 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStatusBar>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -333,6 +335,38 @@ TEST(TranslationPanel, ShowInMainViewsHandsEachKindToTheExplorer) {
     // Decoder self-attention keeps its causal mask: a step's later tokens are masked cells.
     const attn::Mask& mask = window.heatmapPanel()->shownMask();
     EXPECT_EQ(mask.allowed(0, 1), kind != TranslationPanel::Kind::Decoder);
+  }
+}
+
+// A 1366 × 768 screen less a taskbar (40) and the window's title bar (30) leaves 698 pixels: the
+// window with the dock open must fit them, in the one-line greedy controls and beam sampling's
+// two lines, with every row of the dock, the map's key axis and the status bar on screen.
+TEST(TranslationPanel, TheWindowWithTheDockFitsA1366By768Screen) {
+  constexpr int kScreenHeight = 768 - 40 - 30;
+  MainWindow window;
+  window.resize(1366, kScreenHeight);
+  window.show();
+  window.model()->waitForIdle();
+  window.modelOpener()->open(QStringLiteral(ATTN_FIXTURE_DIR "/models/marian"));
+  window.modelOpener()->waitForIdle();
+  auto* panel = window.findChild<TranslationPanel*>();
+  ASSERT_NE(panel, nullptr);
+  panel->waitForIdle();
+  for (auto mode : {GenerationOptions::Mode::Greedy, GenerationOptions::Mode::BeamSampling}) {
+    SCOPED_TRACE(int(mode));
+    panel->decodingOptions()->setMode(mode);
+    QCoreApplication::processEvents();
+    EXPECT_LE(window.minimumSizeHint().height(), kScreenHeight);
+    EXPECT_LE(window.minimumSizeHint().width(), 1366);
+    window.resize(1366, kScreenHeight);
+    QCoreApplication::processEvents();
+    EXPECT_EQ(window.height(), kScreenHeight) << "the window grew past the screen";
+    EXPECT_EQ(window.width(), 1366);
+    // The last row of the dock ends above the status bar; the map keeps a readable height.
+    const auto* last = panel->layout()->itemAt(panel->layout()->count() - 1)->widget();
+    ASSERT_NE(last, nullptr);
+    EXPECT_LE(last->mapTo(&window, QPoint(0, last->height())).y(), window.statusBar()->y());
+    EXPECT_GE(panel->heatmap()->height(), 100);
   }
 }
 

@@ -3,7 +3,7 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -95,6 +95,8 @@ TranslationPanel::TranslationPanel(QWidget* parent)
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
   split->setSizes({1, 1});  // half each, whatever the two size hints say
+  // The map gives way first: with the rows above it the dock still fits a 768-pixel screen.
+  heatmap_->setMinimumHeight(links_->minimumSizeHint().height());
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 4, 6, 4);
   layout->addLayout(buildInputRows());
@@ -197,18 +199,21 @@ QLayout* TranslationPanel::buildInputRows() {
   progress_->setRange(0, 100);
   progress_->setMaximumWidth(140);
   progress_->hide();
-  auto* form = new QFormLayout;
-  auto* sourceRow = new QHBoxLayout;
-  sourceRow->addWidget(source_, 1);
-  sourceRow->addWidget(go_);
-  sourceRow->addWidget(cancel_);
-  sourceRow->addWidget(progress_);
-  form->addRow(tr("Source"), sourceRow);
-  auto* targetRow = new QHBoxLayout;
-  targetRow->addWidget(target_, 1);
-  targetRow->addWidget(decoding_);
-  form->addRow(tr("Target"), targetRow);
-  return form;
+  // The decoding controls stand beside both sentences, so beam sampling's second line of
+  // fields takes the target's line instead of a line of its own.
+  auto* grid = new QGridLayout;
+  grid->addWidget(new QLabel(tr("Source"), this), 0, 0);
+  grid->addWidget(source_, 0, 1);
+  grid->addWidget(new QLabel(tr("Target"), this), 1, 0);
+  grid->addWidget(target_, 1, 1);
+  grid->addWidget(decoding_, 0, 2, 2, 1, Qt::AlignTop);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(go_);
+  buttons->addWidget(cancel_);
+  buttons->addWidget(progress_);
+  grid->addLayout(buttons, 0, 3);
+  grid->setColumnStretch(1, 1);
+  return grid;
 }
 
 QLayout* TranslationPanel::buildViewRow() {
