@@ -5694,6 +5694,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>最多生成的词元数（“按配置”：检查点的 max_length）。</translation>
     </message>
     <message>
+        <source>The same seed, source sentence and settings write the same translation</source>
+        <translation>相同的种子、源句和设置写出相同的译文</translation>
+    </message>
+    <message>
         <source>Translate the source sentence (Enter in either field)</source>
         <translation>翻译源句（在任一输入框中按回车）</translation>
     </message>

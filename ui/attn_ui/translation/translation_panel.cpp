@@ -192,6 +192,8 @@ QLayout* TranslationPanel::buildInputRows() {
   maxNew->setSpecialValueText(tr("as configured"));
   maxNew->setValue(0);
   maxNew->setToolTip(tr("Most tokens to write ('as configured': the checkpoint's max_length)."));
+  decoding_->seedBox()->setToolTip(
+      tr("The same seed, source sentence and settings write the same translation"));
   go_->setToolTip(tr("Translate the source sentence (Enter in either field)"));
   cancel_->setText(tr("Cancel"));
   cancel_->setToolTip(tr("Stop the translation (Esc); the previous one stays"));
