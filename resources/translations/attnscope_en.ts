@@ -3245,6 +3245,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The same seed, source sentence and settings write the same translation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Translate the source sentence (Enter in either field)</source>
         <translation type="unfinished"></translation>
     </message>

@@ -5694,6 +5694,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>最多生成的词元数（“按配置”：检查点的 max_length）。</translation>
     </message>
     <message>
+        <source>The same seed, source sentence and settings write the same translation</source>
+        <translation>相同的种子、源句和设置写出相同的译文</translation>
+    </message>
+    <message>
         <source>Translate the source sentence (Enter in either field)</source>
         <translation>翻译源句（在任一输入框中按回车）</translation>
     </message>
@@ -5796,6 +5800,14 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>%1 source and %2 target tokens in %3 ms</source>
         <translation>%1 个源词元和 %2 个目标词元，用时 %3 毫秒</translation>
+    </message>
+    <message>
+        <source>forced decoding</source>
+        <translation>强制解码</translation>
+    </message>
+    <message>
+        <source>Settings: %1</source>
+        <translation>设置：%1</translation>
     </message>
     <message>
         <source>Mean of heads</source>

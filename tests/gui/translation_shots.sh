@@ -6,6 +6,7 @@
 # The learned picture in the README: scripts/models/train_toy_translation.py --out DIR, then
 #   translation_shots.sh attnscope OUT 1920 1080 DIR "the small flower follows the black car ." \
 #     "0-0 1-1 2-2 3-3 4-4 5-6 6-5 7-7"
+#   and the dock cut out of the shot: convert OUT/translation-1920.png -crop 1920x676+0+378 +repage
 # Usage: translation_shots.sh PATH/TO/attnscope OUTDIR [WIDTH HEIGHT [MODEL_DIR [SOURCE REFERENCE]]]
 set -euo pipefail
 app=$1
@@ -32,12 +33,12 @@ xdotool windowmove --sync "$win" 0 0 || true
 xdotool windowsize --sync "$win" "$W" "$H" || true
 sleep "${TRANSLATION_SHOTS_WAIT:-8}"
 if [[ -n "$source" ]]; then
-  # The dock fills the lower 55% of the window: Source is its first row, the view row its third.
-  xdotool mousemove $((W / 2)) $((H * 511 / 1000)) click --repeat 3 1
+  # The dock fills the lower 64% of the window: Source is its first row, the view row its fourth.
+  xdotool mousemove $((W / 2)) $((H * 379 / 1000)) click --repeat 3 1
   xdotool key ctrl+a type --delay 20 "$source"
   xdotool key Return
   sleep 4
-  xdotool mousemove $((W * 70 / 100)) $((H * 582 / 1000)) click 1
+  xdotool mousemove $((W * 62 / 100)) $((H * 449 / 1000)) click 1
   xdotool type --delay 20 "$reference"
   sleep 2
 fi

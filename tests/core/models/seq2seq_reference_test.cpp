@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "attn/models/seq2seq/beam_search.h"
 #include "attn/models/seq2seq/greedy_search.h"
@@ -255,6 +256,34 @@ TEST(Seq2SeqBeam, HypothesesKeepTheBestAndStopAsTransformersDoes) {
 
 INSTANTIATE_TEST_SUITE_P(Folders, Seq2SeqReference,
                          ::testing::Values("bart", "marian", "t5", "flan_t5", "mbart"));
+
+// The source's offsets as the library reports them (npm tokenizers' getOffsets(): code points of
+// the text, [0, 0] for the special tokens the post-processor adds), on the reference sources and
+// on texts with accents, curly quotes, CJK and an emoji: byte-level BPE (BART, its spaces
+// trimmed), SentencePiece Unigram behind Metaspace (Flan-T5: "▁" and "G" share the first
+// character) and mBART's language code.
+TEST(Seq2SeqTokenizer, SourceOffsetsAsTheLibrarysOwn) {
+  for (const char* name : {"bart", "flan_t5", "mbart"}) {
+    SCOPED_TRACE(name);
+    auto m = openedSeq2Seq(name);
+    ASSERT_TRUE(m);
+    std::ifstream in(modelDir(name) + "/reference_tokens.json");
+    const auto doc = nlohmann::json::parse(in);
+    std::vector<std::tuple<std::string, std::vector<int>, std::vector<std::vector<int>>>> texts;
+    for (const auto& c : doc["cases"]) texts.emplace_back(c["source"], c["source_ids"], c["source_offsets"]);
+    for (const auto& c : doc["offset_cases"]) texts.emplace_back(c["text"], c["ids"], c["offsets"]);
+    ASSERT_EQ(texts.size(), 4u);
+    for (const auto& [text, ids, want] : texts) {
+      SCOPED_TRACE(text);
+      auto enc = m->encode(text, "src");
+      ASSERT_TRUE(enc.ok()) << enc.error().message;
+      EXPECT_EQ(enc->ids, ids);
+      std::vector<std::vector<int>> got;
+      for (const auto& [b, e] : toCodePointOffsets(text, enc->offsets)) got.push_back({b, e});
+      EXPECT_EQ(got, want);
+    }
+  }
+}
 
 // The other direction: ro_RO as the source's code and en_XX forced first give the reference's
 // greedy output for that source; a code the tokenizer lacks, or languages for a BART, are refused.

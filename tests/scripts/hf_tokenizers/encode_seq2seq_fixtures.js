@@ -7,7 +7,10 @@
 //   cd tests/scripts/hf_tokenizers && npm install && node encode_seq2seq_fixtures.js [FIXTURE_ROOT [NAME...]]
 //
 // Each folder has a tokenizer.json, loaded as it is. A target is encoded as the source is
-// (BartTokenizer's text_target: the same pipeline, <s> ... </s>).
+// (BartTokenizer's text_target: the same pipeline, <s> ... </s>). Each source also gets its
+// offsets (getOffsets(): characters, i.e. code points, of the text; [0, 0] for the special tokens
+// the post-processor adds), and OFFSET_TEXTS, sources with accents, curly quotes and CJK that no
+// PyTorch reference runs on, are encoded for their ids, tokens and offsets only.
 const fs = require('fs');
 const path = require('path');
 const tk = require('tokenizers');
@@ -33,6 +36,11 @@ const CASES = {
   ],
 };
 
+const OFFSET_TEXTS = [
+  'The café’s menu — naïve 中文 test.',
+  'Größe: 東京 😀, déjà vu!',
+];
+
 async function main() {
   const root = process.argv[2] || path.join(__dirname, '..', '..', 'fixtures', 'models');
   const version = JSON.parse(fs.readFileSync(path.join(__dirname, 'node_modules', 'tokenizers',
@@ -56,10 +64,15 @@ async function main() {
         tokens = [c.targetLang, ...tokens, '</s>'];
       }
       out.push({ source: c.source, target: c.target, source_ids: src.getIds(), source_tokens: src.getTokens(),
-        target_ids: ids, target_tokens: tokens });
+        source_offsets: src.getOffsets(), target_ids: ids, target_tokens: tokens });
+    }
+    const offsetCases = [];
+    for (const text of OFFSET_TEXTS) {
+      const e = await tok.encode(text, null, { addSpecialTokens: true });
+      offsetCases.push({ text, ids: e.getIds(), tokens: e.getTokens(), offsets: e.getOffsets() });
     }
     const doc = { library: `tokenizers ${version} (npm, the Node binding of Hugging Face's Rust library)`,
-      tokenizer: 'tokenizer.json', cases: out };
+      tokenizer: 'tokenizer.json', cases: out, offset_cases: offsetCases };
     fs.writeFileSync(path.join(dir, 'reference_tokens.json'), JSON.stringify(doc, null, 1) + '\n');
     console.log(`${name}: ${out.map((c) => `${c.source_ids.length}+${c.target_ids.length}`).join(', ')} tokens`);
   }

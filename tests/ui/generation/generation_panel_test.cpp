@@ -10,6 +10,7 @@
 
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QLineEdit>
@@ -17,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 
 #include "attn/models/model.h"
@@ -24,6 +26,7 @@
 #include "attn_ui/explorer/input_panel.h"
 #include "attn_ui/generation/generation_options.h"
 #include "attn_ui/generation/token_chips.h"
+#include "attn_ui/window/main_window.h"
 
 namespace attn::ui {
 namespace {
@@ -300,6 +303,39 @@ TEST(GenerationPanel, ExportsTheBarChart) {
   panel.waitForIdle();
   ASSERT_TRUE(panel.exportFigure(path, FigureOptions{}, &error)) << error.toStdString();
   EXPECT_GT(QFileInfo(path).size(), 1000);
+}
+
+// A 1366 × 768 screen less a taskbar (40) and the window's title bar (30) leaves 698 pixels: the
+// window with the dock open and a text written must fit them, greedy and with beam sampling's
+// second line of fields, the status line and the window's status bar on screen.
+TEST(GenerationPanel, TheWindowWithTheDockFitsA1366By768Screen) {
+  constexpr int kScreenHeight = 768 - 40 - 30;
+  MainWindow window;
+  window.resize(1366, kScreenHeight);
+  window.show();
+  window.model()->waitForIdle();
+  auto m = openGenerationFixture("austen-gpt2");
+  ASSERT_NE(m, nullptr);
+  loadGenerationModel(*window.model(), m);
+  auto* dock = window.findChild<QDockWidget*>("GenerationPanelDock");
+  ASSERT_NE(dock, nullptr);
+  dock->toggleViewAction()->trigger();
+  auto* panel = window.findChild<GenerationPanel*>();
+  ASSERT_NE(panel, nullptr);
+  for (auto mode : {GenerationOptions::Mode::Greedy, GenerationOptions::Mode::BeamSampling}) {
+    SCOPED_TRACE(int(mode));
+    panel->options()->setMode(mode);
+    panel->generate();
+    panel->waitForIdle();
+    QCoreApplication::processEvents();
+    ASSERT_NE(panel->result(), nullptr) << panel->status().toStdString();
+    EXPECT_LE(window.minimumSizeHint().height(), kScreenHeight);
+    window.resize(1366, kScreenHeight);
+    QCoreApplication::processEvents();
+    EXPECT_EQ(window.height(), kScreenHeight) << "the window grew past the screen";
+    EXPECT_GT(panel->chart()->height(), 0);
+    EXPECT_LE(panel->mapTo(&window, QPoint(0, panel->height())).y(), window.statusBar()->y());
+  }
 }
 
 }  // namespace

@@ -52,12 +52,20 @@ TEST(TranslationInterventions, RerunShowsTheCoresIntervenedTranslationBeforeAndA
   const auto plain = panel.run();
   EXPECT_EQ(panel.baselineRun(), nullptr);
   auto* row = panel.interventionsRow();
-  EXPECT_EQ(row->layerBox()->maximum(), m->info().decoderLayers - 1);
+  // The boxes count from 1, as the main window and the CLI: layer 2, head 1 is the core's (1, 0).
+  EXPECT_EQ(row->layerBox()->minimum(), 1);
+  EXPECT_EQ(row->layerBox()->maximum(), m->info().decoderLayers);
+  EXPECT_EQ(row->headBox()->minimum(), 1);
+  EXPECT_EQ(row->headBox()->maximum(), m->info().decoderHeads);
   row->stackBox()->setCurrentIndex(0);  // cross-attention
-  row->layerBox()->setValue(1);
-  row->headBox()->setValue(0);
+  row->layerBox()->setValue(2);
+  row->headBox()->setValue(1);
   row->addFromBoxes();
   ASSERT_EQ(row->list()->count(), 1);
+  EXPECT_EQ(row->interventions().front().head.layer, 1);
+  EXPECT_EQ(row->interventions().front().head.head, 0);
+  EXPECT_EQ(row->list()->item(0)->text(), QStringLiteral("Cross-attention 2.1: ablate"));
+  EXPECT_EQ(row->list()->item(0)->toolTip(), QStringLiteral("--intervene cross:ablate:2.1"));
   row->rerunButton()->click();
   panel.waitForIdle();
   ASSERT_NE(panel.run(), nullptr);

@@ -6,12 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStatusBar>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -20,6 +23,7 @@
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_panel.h"
 #include "attn_ui/explorer/heatmap_widget.h"
+#include "attn_ui/generation/generation_options.h"
 #include "attn_ui/pretrained/model_open_controller.h"
 #include "attn_ui/translation/alignment_links_view.h"
 #include "attn_ui/window/main_window.h"
@@ -84,6 +88,92 @@ TEST(TranslationPanel, ShowsTheCoresTranslationAndEveryKindOfMap) {
   }
 }
 
+// The decoding controls ask the core for what translate's options ask for (--beam, --do-sample,
+// --top-k, --top-p, --temperature, --seed): the same ids and the same settings line as a direct
+// generate with those options, for sampling, beam search and beam sampling.
+TEST(TranslationPanel, DecodingControlsRunWhatTranslatesOptionsRun) {
+  TranslationPanel panel;
+  auto m = openSeq2SeqFixture("marian");
+  ASSERT_NE(m, nullptr);
+  panel.setModel(m);
+  panel.waitForIdle();
+  ASSERT_NE(panel.run(), nullptr) << panel.status().toStdString();
+  // The checkpoint's generation config (num_beams 1, no do_sample) is the default: greedy.
+  auto* d = panel.decodingOptions();
+  EXPECT_EQ(d->mode(), GenerationOptions::Mode::Greedy);
+  EXPECT_EQ(d->maxNewBox()->value(), 0);  // as configured: max_length
+  EXPECT_TRUE(panel.settingsText().startsWith("Settings: greedy;")) << panel.settingsText().toStdString();
+  auto source = m->encode(panel.sourceEdit()->text().toStdString(), "src");
+  ASSERT_TRUE(source.ok());
+  const auto direct = [&](int beams, bool sample, int topK, double topP, double temperature, uint64_t seed) {
+    attn::models::GenerateOptions g;  // as runTranslate fills it from the command line
+    g.beams = beams;
+    if (sample) g.doSample = true;
+    g.topK = topK, g.topP = topP, g.temperature = temperature;
+    g.seed = seed;
+    g.maxNewTokens = 8;
+    auto run = m->generate(*source, g);
+    EXPECT_TRUE(run.ok()) << run.error().message;
+    return run.ok() ? *run : attn::models::Seq2SeqRun{};
+  };
+  // The seed matters on this model, so a seed lost on the way would show.
+  const auto seven = direct(1, true, 0, 1.0, 3.0, 7), eight = direct(1, true, 0, 1.0, 3.0, 8);
+  ASSERT_NE(seven.targetIds, eight.targetIds);
+  struct Case {
+    GenerationOptions::Mode mode;
+    int beams, topK;
+    double topP, temperature;
+    int seed;
+  };
+  for (const Case& c : {Case{GenerationOptions::Mode::Sampling, 1, 0, 1.0, 3.0, 8},
+                        Case{GenerationOptions::Mode::Sampling, 1, 5, 0.9, 1.5, 3},
+                        Case{GenerationOptions::Mode::Beam, 3, 0, 1.0, 1.0, 0},
+                        Case{GenerationOptions::Mode::BeamSampling, 3, 7, 0.95, 2.0, 11}}) {
+    SCOPED_TRACE(int(c.mode));
+    d->setMode(c.mode);
+    d->maxNewBox()->setValue(8);
+    d->beamsBox()->setValue(c.beams);
+    d->topKBox()->setValue(c.topK);
+    d->topPBox()->setValue(c.topP);
+    d->temperatureBox()->setValue(c.temperature);
+    d->seedBox()->setValue(c.seed);
+    panel.translate();
+    panel.waitForIdle();
+    ASSERT_NE(panel.run(), nullptr) << panel.status().toStdString();
+    const bool sample = c.mode != GenerationOptions::Mode::Beam;
+    const auto want = direct(c.beams, sample, c.topK, c.topP, c.temperature, static_cast<uint64_t>(c.seed));
+    EXPECT_EQ(panel.run()->targetIds, want.targetIds);
+    EXPECT_EQ(panel.settingsText(), QString::fromStdString("Settings: " + want.settings));
+    EXPECT_EQ(panel.settingsText().contains(QStringLiteral("seed %1").arg(c.seed)), sample);
+  }
+}
+
+// Layers and heads are shown from 1, as the main window and the CLI number them; the panel's
+// own indices (and the maps they pick) stay the core's, from 0.
+TEST(TranslationPanel, NumbersLayersAndHeadsFromOne) {
+  TranslationPanel panel;
+  auto m = openSeq2SeqFixture("marian");
+  ASSERT_NE(m, nullptr);
+  panel.setModel(m);
+  panel.waitForIdle();
+  ASSERT_NE(panel.run(), nullptr) << panel.status().toStdString();
+  const auto& cross = panel.run()->attention.cross;
+  ASSERT_GE(cross.size(), 2u);
+  ASSERT_EQ(panel.layerBox()->count(), static_cast<int>(cross.size()));
+  for (int i = 0; i < panel.layerBox()->count(); ++i)
+    EXPECT_EQ(panel.layerBox()->itemText(i), QString::number(i + 1));
+  const int heads = cross.front().numHeads();
+  ASSERT_EQ(panel.headBox()->count(), heads + 1);  // the mean first
+  for (int h = 0; h < heads; ++h) EXPECT_EQ(panel.headBox()->itemText(h + 1), QString::number(h + 1));
+  panel.setKind(TranslationPanel::Kind::Encoder);
+  panel.setLayer(0);
+  panel.setHead(1);
+  EXPECT_EQ(panel.layerBox()->currentText(), QStringLiteral("1"));
+  EXPECT_EQ(panel.headBox()->currentText(), QStringLiteral("2"));
+  EXPECT_TRUE((panel.shownMap().array() == panel.run()->attention.encoder[0].heads[1].weights.array()).all());
+  EXPECT_EQ(panel.heatmap()->title(), QStringLiteral("Encoder self-attention, layer 1, head 2"));
+}
+
 TEST(TranslationPanel, ForcedTargetAndAlignmentErrorRate) {
   TranslationPanel panel;
   auto m = openSeq2SeqFixture("marian");
@@ -99,6 +189,9 @@ TEST(TranslationPanel, ForcedTargetAndAlignmentErrorRate) {
   auto forced = m->forced(*source, "Hallo Welt", "tgt");
   ASSERT_TRUE(forced.ok()) << forced.error().message;
   EXPECT_EQ(panel.run()->targetIds, forced->targetIds);
+  // A forced target is read, not written: the decoding controls do not apply.
+  EXPECT_FALSE(panel.decodingOptions()->isEnabled());
+  EXPECT_EQ(panel.settingsText(), QStringLiteral("Settings: forced decoding"));
   panel.setHead(-1);
   const auto links = panel.argmaxLinks();
   ASSERT_FALSE(links.empty());
@@ -242,6 +335,38 @@ TEST(TranslationPanel, ShowInMainViewsHandsEachKindToTheExplorer) {
     // Decoder self-attention keeps its causal mask: a step's later tokens are masked cells.
     const attn::Mask& mask = window.heatmapPanel()->shownMask();
     EXPECT_EQ(mask.allowed(0, 1), kind != TranslationPanel::Kind::Decoder);
+  }
+}
+
+// A 1366 × 768 screen less a taskbar (40) and the window's title bar (30) leaves 698 pixels: the
+// window with the dock open must fit them, in the one-line greedy controls and beam sampling's
+// two lines, with every row of the dock, the map's key axis and the status bar on screen.
+TEST(TranslationPanel, TheWindowWithTheDockFitsA1366By768Screen) {
+  constexpr int kScreenHeight = 768 - 40 - 30;
+  MainWindow window;
+  window.resize(1366, kScreenHeight);
+  window.show();
+  window.model()->waitForIdle();
+  window.modelOpener()->open(QStringLiteral(ATTN_FIXTURE_DIR "/models/marian"));
+  window.modelOpener()->waitForIdle();
+  auto* panel = window.findChild<TranslationPanel*>();
+  ASSERT_NE(panel, nullptr);
+  panel->waitForIdle();
+  for (auto mode : {GenerationOptions::Mode::Greedy, GenerationOptions::Mode::BeamSampling}) {
+    SCOPED_TRACE(int(mode));
+    panel->decodingOptions()->setMode(mode);
+    QCoreApplication::processEvents();
+    EXPECT_LE(window.minimumSizeHint().height(), kScreenHeight);
+    EXPECT_LE(window.minimumSizeHint().width(), 1366);
+    window.resize(1366, kScreenHeight);
+    QCoreApplication::processEvents();
+    EXPECT_EQ(window.height(), kScreenHeight) << "the window grew past the screen";
+    EXPECT_EQ(window.width(), 1366);
+    // The last row of the dock ends above the status bar; the map keeps a readable height.
+    const auto* last = panel->layout()->itemAt(panel->layout()->count() - 1)->widget();
+    ASSERT_NE(last, nullptr);
+    EXPECT_LE(last->mapTo(&window, QPoint(0, last->height())).y(), window.statusBar()->y());
+    EXPECT_GE(panel->heatmap()->height(), 100);
   }
 }
 

@@ -46,6 +46,10 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
   query_->setPlaceholderText(tr("Type or paste a sentence…"));
   query_->setToolTip(tr("The query sequence; every edit recomputes attention."));
   query_->setMaximumHeight(110);
+  // Two lines at least, not a scroll area's default: the left column then gives way to a bottom
+  // dock (Translation, Generate) on a 768-pixel screen.
+  const int twoLines = 2 * fontMetrics().lineSpacing() + 12;
+  query_->setMinimumHeight(twoLines);
   key_->setPlaceholderText(tr("(empty: self-attention)"));
   key_->setToolTip(tr("A second sequence to attend to (cross-attention); leave empty for self-attention."));
   key_->setClearButtonEnabled(true);
@@ -56,6 +60,7 @@ InputPanel::InputPanel(ExplorerModel* model, QWidget* parent)
   examples_->setToolTip(tr("Replace the query text with a bundled example sentence."));
   loaded_->setToolTip(tr("What is loaded: each array with its dtype, shape and use, and the views it feeds."));
   loaded_->setMaximumHeight(90);
+  loaded_->setMinimumHeight(twoLines);
   source_->addItem(tr("Computed from the file (current mechanism)"));
   source_->addItem(tr("The file's attention weights ('attn')"));
   source_->setToolTip(tr("The file has both inputs and precomputed weights: compute attention from q/k/v or x "

@@ -161,7 +161,8 @@ QWidget* GenerationPanel::buildControls() {
   chipScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   fitChips();
 
-  chart_->setMinimumHeight(150);
+  // The chart gives way first: with the rows around it the dock still fits a 768-pixel screen.
+  chart_->setMinimumHeight(90);
   chart_->yAxis->setLabel(tr("weight"));
   chart_->yAxis->setRange(0, 1);
   followPalette(chart_);

@@ -32,7 +32,7 @@ class AlignmentLinksView : public QWidget {
   double tokenX(bool sourceRow, int i) const;
 
   QSize sizeHint() const override { return {640, 220}; }
-  QSize minimumSizeHint() const override { return {200, 120}; }
+  QSize minimumSizeHint() const override { return {200, 100}; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;

@@ -85,8 +85,9 @@ void TranslationInterventions::setShape(int encoderLayers, int encoderHeads, int
 
 void TranslationInterventions::fitRanges() {
   const bool enc = stack_->currentData().toInt() == int(Seq2SeqStack::Encoder);
-  layer_->setRange(0, std::max(0, shape_[enc ? 0 : 2] - 1));
-  head_->setRange(0, std::max(0, shape_[enc ? 1 : 3] - 1));
+  // From 1, as the dock's Layer and Head boxes, the main window and the CLI number them.
+  layer_->setRange(1, std::max(1, shape_[enc ? 0 : 2]));
+  head_->setRange(1, std::max(1, shape_[enc ? 1 : 3]));
 }
 
 QString TranslationInterventions::describe(const Seq2SeqIntervention& iv) {
@@ -97,7 +98,7 @@ QString TranslationInterventions::describe(const Seq2SeqIntervention& iv) {
                  : iv.head.kind == InterventionKind::Uniform ? tr("uniform")
                                                              : tr("temperature %1").arg(iv.head.temperature);
   if (iv.head.kind == InterventionKind::Mask) kind = tr("mask %1").arg(QString::fromStdString(iv.head.mask));
-  return tr("%1 %2.%3: %4").arg(stack).arg(iv.head.layer).arg(iv.head.head).arg(kind);
+  return tr("%1 %2.%3: %4").arg(stack).arg(iv.head.layer + 1).arg(iv.head.head + 1).arg(kind);
 }
 
 QString TranslationInterventions::effectText(const attn::models::Seq2SeqRun& before,
@@ -136,8 +137,8 @@ void TranslationInterventions::addFromBoxes() {
   Seq2SeqIntervention iv;
   iv.stack = static_cast<Seq2SeqStack>(stack_->currentData().toInt());
   iv.head.kind = static_cast<InterventionKind>(kind_->currentData().toInt());
-  iv.head.layer = layer_->value();
-  iv.head.head = head_->value();
+  iv.head.layer = layer_->value() - 1;  // the core counts from 0
+  iv.head.head = head_->value() - 1;
   iv.head.temperature = static_cast<float>(temperature_->value());
   add(iv);
 }

@@ -1,8 +1,9 @@
 #pragma once
 // The Translation dock's interventions row: pick a stack (encoder self-attention, decoder
-// self-attention, cross-attention), a layer and head (numbered as the dock's Layer and Head
-// boxes), a kind (ablate, uniform, temperature), Add; the active ones listed with Remove and
-// Clear; Rerun translates again with them (seq2seq_interventions.h does the work).
+// self-attention, cross-attention), a layer and head (from 1, as the dock's Layer and Head
+// boxes; the interventions it holds are the core's, from 0), a kind (ablate, uniform,
+// temperature), Add; the active ones listed with Remove and Clear; Rerun translates again with
+// them (seq2seq_interventions.h does the work).
 #include <QWidget>
 #include <vector>
 
@@ -43,7 +44,7 @@ class TranslationInterventions : public QWidget {
   QListWidget* list() const { return list_; }
   QPushButton* rerunButton() const { return rerun_; }
 
-  /// One intervention in the dock's words and numbering, e.g. "Cross-attention 1.3: ablate".
+  /// One intervention in the dock's words and numbering (from 1), e.g. "Cross-attention 1.3: ablate".
   static QString describe(const attn::models::Seq2SeqIntervention& iv);
   /// Before → after in one line: the written translation, or for forced decoding each target
   /// token's probability (targetTokenProbabilities) without and with the interventions.

@@ -3,7 +3,7 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -20,6 +20,7 @@
 #include "attn/models/seq2seq/seq2seq_model.h"
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/heatmap_widget.h"
+#include "attn_ui/generation/generation_options.h"
 #include "attn_ui/translation/alignment_links_view.h"
 #include "attn_ui/translation/translation_interventions.h"
 #include "attn_ui/translation/translation_views.h"
@@ -68,12 +69,12 @@ TranslationPanel::TranslationPanel(QWidget* parent)
       modelLabel_(new QLabel(this)),
       source_(new QLineEdit(this)),
       target_(new QLineEdit(this)),
-      beams_(new QSpinBox(this)),
-      maxNew_(new QSpinBox(this)),
+      decoding_(new GenerationOptions(this)),
       go_(new QPushButton(tr("&Translate"), this)),
       cancel_(new QToolButton(this)),
       progress_(new QProgressBar(this)),
       output_(new QLabel(this)),
+      settings_(new QLabel(this)),
       kindBox_(new QComboBox(this)),
       layerBox_(new QComboBox(this)),
       headBox_(new QComboBox(this)),
@@ -94,10 +95,17 @@ TranslationPanel::TranslationPanel(QWidget* parent)
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
   split->setSizes({1, 1});  // half each, whatever the two size hints say
+  // The map gives way first: with the rows above it the dock still fits a 768-pixel screen.
+  heatmap_->setMinimumHeight(links_->minimumSizeHint().height());
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 4, 6, 4);
   layout->addLayout(buildInputRows());
-  layout->addWidget(output_);
+  // The translation and the settings that wrote it share a line: the dock stays as short as
+  // it was without the settings (a 1366 × 768 screen has no height to spare).
+  auto* outputRow = new QHBoxLayout;
+  outputRow->addWidget(output_, 1);
+  outputRow->addWidget(settings_, 1);
+  layout->addLayout(outputRow);
   layout->addLayout(buildViewRow());
   layout->addWidget(interventions_);
   layout->addWidget(split, 1);
@@ -115,6 +123,12 @@ TranslationPanel::TranslationPanel(QWidget* parent)
   output_->setTextFormat(Qt::PlainText);
   output_->setWordWrap(true);
   output_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  output_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  // One line, elided to its half of the row; the whole of it in the tooltip.
+  settings_->setTextFormat(Qt::PlainText);
+  settings_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  settings_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  settings_->installEventFilter(this);
   modelLabel_->setTextFormat(Qt::PlainText);
   modelLabel_->hide();  // its text leads the status line
   links_->setToolTip(
@@ -133,6 +147,9 @@ TranslationPanel::TranslationPanel(QWidget* parent)
   connect(go_, &QPushButton::clicked, this, &TranslationPanel::translate);
   connect(source_, &QLineEdit::returnPressed, this, &TranslationPanel::translate);
   connect(target_, &QLineEdit::returnPressed, this, &TranslationPanel::translate);
+  // A forced target is read, not written: the decoding controls do not apply to it.
+  connect(target_, &QLineEdit::textChanged, this,
+          [this](const QString& t) { decoding_->setEnabled(model_ && t.trimmed().isEmpty()); });
   connect(cancel_, &QToolButton::clicked, this, &TranslationPanel::cancel);
   connect(kindBox_, &QComboBox::currentIndexChanged, this, [this] { fillLayers(); });
   connect(layerBox_, &QComboBox::currentIndexChanged, this, &TranslationPanel::redraw);
@@ -169,14 +186,14 @@ QLayout* TranslationPanel::buildInputRows() {
   target_->setToolTip(
       tr("Forced decoding: the decoder reads this target instead of generating one, "
          "so you can see the attention of a translation you choose."));
-  beams_->setRange(0, 8);
-  beams_->setSpecialValueText(tr("as configured"));
-  beams_->setToolTip(
-      tr("Beam width: 1 greedy, 2 to 8 beam search; 'as configured' follows the "
-         "checkpoint's generation config (num_beams)."));
-  maxNew_->setRange(0, 512);
-  maxNew_->setSpecialValueText(tr("as configured"));
-  maxNew_->setToolTip(tr("Most tokens to write ('as configured': the checkpoint's max_length)."));
+  // The token budget may follow the checkpoint (0: its max_length), as translate's default does.
+  QSpinBox* maxNew = decoding_->maxNewBox();
+  maxNew->setRange(0, 512);
+  maxNew->setSpecialValueText(tr("as configured"));
+  maxNew->setValue(0);
+  maxNew->setToolTip(tr("Most tokens to write ('as configured': the checkpoint's max_length)."));
+  decoding_->seedBox()->setToolTip(
+      tr("The same seed, source sentence and settings write the same translation"));
   go_->setToolTip(tr("Translate the source sentence (Enter in either field)"));
   cancel_->setText(tr("Cancel"));
   cancel_->setToolTip(tr("Stop the translation (Esc); the previous one stays"));
@@ -184,21 +201,21 @@ QLayout* TranslationPanel::buildInputRows() {
   progress_->setRange(0, 100);
   progress_->setMaximumWidth(140);
   progress_->hide();
-  auto* form = new QFormLayout;
-  auto* sourceRow = new QHBoxLayout;
-  sourceRow->addWidget(source_, 1);
-  sourceRow->addWidget(go_);
-  sourceRow->addWidget(cancel_);
-  sourceRow->addWidget(progress_);
-  form->addRow(tr("Source"), sourceRow);
-  auto* targetRow = new QHBoxLayout;
-  targetRow->addWidget(target_, 1);
-  targetRow->addWidget(new QLabel(tr("Beams"), this));
-  targetRow->addWidget(beams_);
-  targetRow->addWidget(new QLabel(tr("Max tokens"), this));
-  targetRow->addWidget(maxNew_);
-  form->addRow(tr("Target"), targetRow);
-  return form;
+  // The decoding controls stand beside both sentences, so beam sampling's second line of
+  // fields takes the target's line instead of a line of its own.
+  auto* grid = new QGridLayout;
+  grid->addWidget(new QLabel(tr("Source"), this), 0, 0);
+  grid->addWidget(source_, 0, 1);
+  grid->addWidget(new QLabel(tr("Target"), this), 1, 0);
+  grid->addWidget(target_, 1, 1);
+  grid->addWidget(decoding_, 0, 2, 2, 1, Qt::AlignTop);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(go_);
+  buttons->addWidget(cancel_);
+  buttons->addWidget(progress_);
+  grid->addLayout(buttons, 0, 3);
+  grid->setColumnStretch(1, 1);
+  return grid;
 }
 
 QLayout* TranslationPanel::buildViewRow() {
@@ -241,8 +258,10 @@ void TranslationPanel::setModel(std::shared_ptr<const attn::models::Seq2SeqModel
   } else {
     interventions_->setShape(0, 0, 0, 0);
   }
-  for (QWidget* w : std::initializer_list<QWidget*>{source_, target_, go_, beams_, maxNew_})
+  for (QWidget* w : std::initializer_list<QWidget*>{source_, target_, go_, decoding_})
     w->setEnabled(model_ != nullptr);
+  settingsFull_.clear();
+  settings_->clear();
   if (!model_) {
     modelLabel_->setText(
         tr("Open an encoder–decoder model (Marian, BART, mBART, T5) with File > Open "
@@ -260,6 +279,8 @@ void TranslationPanel::setModel(std::shared_ptr<const attn::models::Seq2SeqModel
                            .arg(info.decoderLayers)
                            .arg(info.decoderHeads));
   if (source_->text().trimmed().isEmpty()) source_->setText(exampleFor(info));
+  decoding_->setDefaults(info.generation);
+  decoding_->setEnabled(target_->text().trimmed().isEmpty());
   fillLayers();
   translate();
 }
@@ -275,11 +296,7 @@ void TranslationPanel::translate() {
   const auto model = model_;
   const std::string sourceText = source_->text().toStdString();
   const std::string targetText = target_->text().trimmed().toStdString();
-  attn::models::GenerateOptions options;
-  options.beams = beams_->value();
-  options.maxNewTokens = maxNew_->value();
-  options.forward.keepQkv = true;  // "Show in Main Views" hands them on to the step-through
-  options.forward.interventions = interventions_->interventions();
+  const attn::models::GenerateOptions options = generateOptions();
   const auto& control = job_->start(
       [model, sourceText, targetText, options, out](JobControl& c) {
         QElapsedTimer timer;
@@ -361,7 +378,11 @@ void TranslationPanel::deliver(std::shared_ptr<const attn::models::Seq2SeqRun> r
   output_->setText(forced ? tr("Forced target: %1").arg(target_->text().trimmed())
                           : tr("Translation: %1").arg(QString::fromStdString(run_->outputText)));
   if (baseline_) output_->setText(TranslationInterventions::effectText(*baseline_, *run_, forced));
-  output_->setToolTip(QString::fromStdString(run_->settings));
+  const QString settings =
+      run_->settings.empty() ? tr("forced decoding") : QString::fromStdString(run_->settings);
+  settingsFull_ = tr("Settings: %1").arg(settings);
+  settings_->setToolTip(settingsFull_);
+  elideSettings();
   status_->setText(modelLabel_->text() + QStringLiteral(" — ") +
                    tr("%1 source and %2 target tokens in %3 ms")
                        .arg(run_->source.size())
@@ -371,6 +392,33 @@ void TranslationPanel::deliver(std::shared_ptr<const attn::models::Seq2SeqRun> r
 }
 
 QString TranslationPanel::outputText() const { return output_->text(); }
+QString TranslationPanel::settingsText() const { return settingsFull_; }
+
+void TranslationPanel::elideSettings() {
+  settings_->setText(settings_->fontMetrics().elidedText(settingsFull_, Qt::ElideRight, settings_->width()));
+}
+
+bool TranslationPanel::eventFilter(QObject* watched, QEvent* e) {
+  if (watched == settings_ && e->type() == QEvent::Resize) elideSettings();
+  return QWidget::eventFilter(watched, e);
+}
+
+attn::models::GenerateOptions TranslationPanel::generateOptions() const {
+  // The fields translate's --beam, --max-new-tokens, --length-penalty and sampling options set.
+  const attn::models::CausalGenerateOptions c = decoding_->options();
+  attn::models::GenerateOptions o;
+  o.maxNewTokens = c.maxNewTokens;
+  o.beams = c.beams;
+  o.lengthPenalty = c.lengthPenalty;
+  o.doSample = c.doSample;
+  o.topK = c.topK;
+  o.topP = c.topP;
+  o.temperature = c.temperature;
+  o.seed = c.seed;
+  o.forward.keepQkv = true;  // "Show in Main Views" hands them on to the step-through
+  o.forward.interventions = interventions_->interventions();
+  return o;
+}
 
 void TranslationPanel::ablateShownHead() {
   if (!run_ || head() < 0) return;
@@ -390,8 +438,8 @@ void TranslationPanel::showHeadMenu(const QPoint& at) {
   QAction* ablate = menu.addAction(head() < 0 ? tr("Ablate this head (choose one head, not the mean)")
                                               : tr("Ablate this head (%1 %2.%3) and rerun")
                                                     .arg(kindBox_->currentText())
-                                                    .arg(layer())
-                                                    .arg(head()));
+                                                    .arg(layer() + 1)
+                                                    .arg(head() + 1));
   ablate->setEnabled(head() >= 0 && !busy());
   connect(ablate, &QAction::triggered, this, &TranslationPanel::ablateShownHead);
   menu.exec(heatmap_->mapToGlobal(at));
@@ -413,10 +461,11 @@ void TranslationPanel::fillLayers() {
   headBox_->clear();
   if (run_) {
     const auto& layers = kindLayers(*run_, kind());
-    for (size_t i = 0; i < layers.size(); ++i) layerBox_->addItem(QString::number(i));
+    // Shown from 1, as the main window and the CLI number them; the index stays 0-based.
+    for (size_t i = 0; i < layers.size(); ++i) layerBox_->addItem(QString::number(i + 1));
     headBox_->addItem(tr("Mean of heads"), -1);
     const int heads = layers.empty() ? 0 : layers.front().numHeads();
-    for (int h = 0; h < heads; ++h) headBox_->addItem(QString::number(h), h);
+    for (int h = 0; h < heads; ++h) headBox_->addItem(QString::number(h + 1), h);
     // The last layer by default: its cross-attention is usually the most alignment-like.
     layerBox_->setCurrentIndex(keepLayer >= 0 && keepLayer < layerBox_->count() ? keepLayer
                                                                                 : layerBox_->count() - 1);
@@ -457,8 +506,8 @@ void TranslationPanel::redraw() {
   QString title =
       tr("%1, layer %2, %3")
           .arg(kindBox_->currentText())
-          .arg(layer())
-          .arg(head() < 0 ? tr("mean of %1 heads").arg(res.numHeads()) : tr("head %1").arg(head()));
+          .arg(layer() + 1)
+          .arg(head() < 0 ? tr("mean of %1 heads").arg(res.numHeads()) : tr("head %1").arg(head() + 1));
   if (kind() == Kind::Cross && shown_.rows() > 0) {
     // Decoder step t reads token t and writes token t + 1: label each row with the token it
     // writes, as alignment figures pair an output word with the attention that produced it

@@ -1,14 +1,15 @@
 #pragma once
 // The Translation dock: an encoder–decoder checkpoint (Marian, BART, mBART, T5) translates the
-// source sentence on a worker (greedy or beam search as the checkpoint's generation config says,
-// or a target the user forces), with progress and Cancel; then any layer's encoder
-// self-attention, decoder self-attention or cross-attention — one head or the mean of the
-// heads — as a heatmap (target tokens × source tokens for cross-attention) and as links between
-// the two sentences, each target token's argmax link bold (the alignment figure of Bahdanau et
-// al. 2015). A reference alignment in the Pharaoh format is drawn beside it and scored by the
-// alignment error rate (Och & Ney 2003). Interventions on heads of any of the three stacks
-// (translation_interventions.h) rerun it, showing the output, or the forced target's token
-// probabilities, before → after.
+// source sentence on a worker (greedy, beam search, sampling or beam sampling — the Generate
+// dock's decoding controls, the checkpoint's generation config as their defaults — or a target
+// the user forces), with progress and Cancel, and a line saying the settings that ran; then any
+// layer's encoder self-attention, decoder self-attention or cross-attention — one head or the
+// mean of the heads — as a heatmap (target tokens × source tokens for cross-attention) and as
+// links between the two sentences, each target token's argmax link bold (the alignment figure
+// of Bahdanau et al. 2015). A reference alignment in the Pharaoh format is drawn beside it and
+// scored by the alignment error rate (Och & Ney 2003). Interventions on heads of any of the
+// three stacks (translation_interventions.h) rerun it, showing the output, or the forced
+// target's token probabilities, before → after.
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -22,18 +23,19 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
-class QSpinBox;
 class QTimer;
 class QToolButton;
 
 namespace attn::models {
 class Seq2SeqModel;
+struct GenerateOptions;
 struct Seq2SeqRun;
 }  // namespace attn::models
 
 namespace attn::ui {
 
 class AlignmentLinksView;
+class GenerationOptions;
 class HeatmapWidget;
 class NewestJob;
 class TranslationInterventions;
@@ -57,6 +59,7 @@ class TranslationPanel : public QWidget {
   void waitForIdle();
 
   void setKind(Kind kind);
+  /// Layer and head indices are the core's, from 0; the boxes show them from 1.
   void setLayer(int layer);
   void setHead(int head);  // -1: the mean of the heads
   Kind kind() const;
@@ -81,10 +84,19 @@ class TranslationPanel : public QWidget {
   QLineEdit* sourceEdit() const { return source_; }
   QLineEdit* targetEdit() const { return target_; }
   QLineEdit* referenceEdit() const { return reference_; }
-  QSpinBox* beamBox() const { return beams_; }
+  /// The decoding controls (mode, beams, sampling fields, token budget; 0 tokens: the
+  /// checkpoint's max_length).
+  GenerationOptions* decodingOptions() const { return decoding_; }
+  /// What generate is asked for: the decoding controls and the interventions.
+  attn::models::GenerateOptions generateOptions() const;
+  /// "Settings: …" — what the last generation used, in the core's words (the whole line; the
+  /// label shows as much as fits).
+  QString settingsText() const;
   QPushButton* translateButton() const { return go_; }
   QToolButton* cancelButton() const { return cancel_; }
   QPushButton* mainViewsButton() const { return mainViews_; }
+  QComboBox* layerBox() const { return layerBox_; }
+  QComboBox* headBox() const { return headBox_; }
   /// Hands the shown kind of attention, every layer and head, to the main window's views
   /// (showInMainViews); nothing without a translation.
   void showKindInMainViews();
@@ -98,12 +110,14 @@ class TranslationPanel : public QWidget {
 
  protected:
   bool event(QEvent* e) override;
+  bool eventFilter(QObject* watched, QEvent* e) override;
   void keyPressEvent(QKeyEvent* e) override;
 
  private:
   QLayout* buildInputRows();
   QLayout* buildViewRow();
   void fillLayers();
+  void elideSettings();
   void redraw();
   void scoreReference();
   void deliver(std::shared_ptr<const attn::models::Seq2SeqRun> run,
@@ -118,12 +132,13 @@ class TranslationPanel : public QWidget {
   QLabel* modelLabel_;
   QLineEdit* source_;
   QLineEdit* target_;
-  QSpinBox* beams_;
-  QSpinBox* maxNew_;
+  GenerationOptions* decoding_;
   QPushButton* go_;
   QToolButton* cancel_;
   QProgressBar* progress_;
   QLabel* output_;
+  QLabel* settings_;
+  QString settingsFull_;
   QComboBox* kindBox_;
   QComboBox* layerBox_;
   QComboBox* headBox_;
