@@ -202,15 +202,16 @@ int ArgmaxScreen::argmax(const float* x, const float* bias, const std::vector<in
   banned = bannedSorted.begin();
   int best = -1;
   double bestExact = -HUGE_VAL;
-  lastCandidates_ = 0;
+  int64_t candidates = 0;
   for (int64_t r = 0; r < rows_; ++r) {
     if (approx[static_cast<size_t>(r)] + bound(r) < bestLower || isBanned(r)) continue;
-    ++lastCandidates_;
+    ++candidates;
     const float* row = w_ + r * cols_;
     double e = bias ? static_cast<double>(bias[r]) : 0.0;
     for (int64_t i = 0; i < cols_; ++i) e += static_cast<double>(x[i]) * row[i];
     if (best < 0 || e > bestExact) best = static_cast<int>(r), bestExact = e;
   }
+  lastCandidates_.store(candidates, std::memory_order_relaxed);
   return best < 0 ? 0 : best;
 }
 

@@ -9,6 +9,7 @@
 // bound reaches the best lower bound can hold the argmax; those few are computed exactly (in
 // double from the f32 weights) and the largest taken, so the token is the argmax of the exact
 // logits: a quarter of the bytes read, the same answer.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -33,7 +34,7 @@ class ArgmaxScreen {
   /// The int8 copy's size and the per-row tables.
   int64_t bytes() const;
   /// The rows the last argmax() computed exactly (a measure of the screen's selectivity).
-  int64_t lastCandidates() const { return lastCandidates_; }
+  int64_t lastCandidates() const { return lastCandidates_.load(std::memory_order_relaxed); }
 
  private:
   void approximate(const float* xPadded, const float* bias, float* out) const;
@@ -44,7 +45,8 @@ class ArgmaxScreen {
   int8_t* q_ = nullptr;
   std::vector<float> scale_;        // s_r = max|w_r| / 127
   std::vector<double> err_, norm_;  // ||w_r - s_r q_r||, ||w_r||
-  mutable int64_t lastCandidates_ = 0;
+  // argmax() may run on several threads at once.
+  mutable std::atomic<int64_t> lastCandidates_{0};
 };
 
 }  // namespace attn::models
