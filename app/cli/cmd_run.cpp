@@ -178,6 +178,44 @@ void printComparison(const ModelRequest& req) {
   }
 }
 
+// --quantization-effect: weights_full_precision (the dequantized weights on f32 activations) and
+// weights_quantization_delta (quantized - full precision) as `weights`, quantization_max_delta
+// [L, H] (max |delta| per head) and, for causal models, quantization_kl (KL(full precision ||
+// quantized) of the next token after the last position, nats).
+void addQuantizationEffect(ModelRunNpz& npz, const ModelRequest& req, const std::vector<int64_t>& shape) {
+  const auto& e = *req.quantization;
+  npz.addStacked("weights_full_precision", shape, e.fullPrecision.layers,
+                 [](const HeadResult& h) -> const Mat& { return h.weights; });
+  Tensor delta, largest;
+  delta.shape = shape;
+  for (size_t l = 0; l < req.run.layers.size() && l < e.fullPrecision.layers.size(); ++l)
+    for (size_t h = 0; h < req.run.layers[l].heads.size(); ++h) {
+      const Mat d = req.run.layers[l].heads[h].weights - e.fullPrecision.layers[l].heads[h].weights;
+      delta.data.insert(delta.data.end(), d.data(), d.data() + d.size());
+      largest.data.push_back(e.comparison.weights[l][h].maxAbs);
+    }
+  largest.shape = {shape.begin(), shape.end() - 2};
+  npz.add("weights_quantization_delta", delta);
+  npz.add("quantization_max_delta", largest);
+  if (e.comparison.causal) npz.add("quantization_kl", scalar(e.comparison.kl));
+}
+
+void printQuantizationEffect(const ModelRequest& req) {
+  const auto& e = *req.quantization;
+  std::string types;
+  for (const auto& t : e.types) types += (types.empty() ? "" : ", ") + t;
+  fmt::print("quantization effect: {} products on 8-bit activations against the dequantized weights in f32\n",
+             types);
+  fmt::print("attention maps: largest |quantized - full precision| {:.4g} (layer {} head {})\n",
+             e.largestChange, e.largestLayer + 1, e.largestHead + 1);
+  const auto& c = e.comparison;
+  if (c.causal)
+    fmt::print(
+        "next token after position {}: KL(full precision || quantized) {:.4g} nats\n  full precision:{}\n"
+        "  quantized:     {}\n",
+        c.position + 1, c.kl, topLine(c.topBefore), topLine(c.topAfter));
+}
+
 // --contributions: attention_norms [L, H, N, N], attention_norms_resln [L, N, N], alti [L, N, N]
 // (with --layer the one layer: [H, N, N], [N, N], [N, N]) and alti_rollout [N, N] through
 // the last layer (with --layer through that layer).
@@ -280,6 +318,7 @@ int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std:
     }
   }
   if (req->comparison) addComparison(npz, *req, shape({n, n}));
+  if (req->quantization) addQuantizationEffect(npz, *req, shape({n, n}));
   if (run.contributions) addContributions(npz, *run.contributions, opts.layer > 0 ? opts.layer - 1 : -1, n);
   if (opts.untruncatedTokens > 0) npz.add("untruncated_tokens", scalar(opts.untruncatedTokens));
   if (auto st = npz.commit(); !st) return fail(st.error().message);
@@ -292,6 +331,7 @@ int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std:
   fmt::print("model: {} ({}, {} layers x {} heads)\n", info.name, models::familyName(info.family), info.layers,
              info.heads);
   if (req->comparison) printComparison(*req);
+  if (req->quantization) printQuantizationEffect(*req);
   if (!run.nextTokens.empty() && !run.nextTokens.back().empty()) {
     std::string line;
     for (const auto& t : run.nextTokens.back()) line += fmt::format("  {:?} {:.3f}", t.token, t.prob);
@@ -338,13 +378,21 @@ Action addRunCommand(CLI::App& app) {
   cmd->add_flag("--contributions", opts->modelRunOptions.contributions,
                 "With --model: also write attention_norms, attention_norms_resln, alti and alti_rollout "
                 "(what each token contributes: Kobayashi et al. 2020/2021, Ferrando et al. 2022)");
+  cmd->add_flag("--quantization-effect", opts->quantizationEffect,
+                "With a GGUF --model whose matrices are Q8_0, Q4_K or Q6_K: also run it at full precision "
+                "(the dequantized weights on f32 activations) and write weights_full_precision, "
+                "weights_quantization_delta (quantized - full precision), quantization_max_delta [L, H] "
+                "and quantization_kl (the next token's KL)")
+      ->needs(cmd->get_option("--model"));
   return [cmd, opts, out, force, dtype, variant, target, maps]() -> int {
     if (!cmd->parsed()) return -1;
     if (!out->ends_with(".npz")) return fail(fmt::format("{}: --out of run must end in .npz", *out));
     if (auto st = checkOverwrite(*out, *force); !st) return fail(st.error().message);
     if (!opts->modelDir.empty() && models::isEncoderDecoderFolder(opts->modelDir)) {
-      if (opts->modelRunOptions.contributions || variant->active())
-        return fail("--contributions and attention variants do not apply to an encoder-decoder model");
+      if (opts->modelRunOptions.contributions || variant->active() || opts->quantizationEffect)
+        return fail(
+            "--contributions, --quantization-effect and attention variants do not apply to an "
+            "encoder-decoder model");
       return runSeq2SeqForced(*opts, *target, *out);
     }
     if (!target->empty())
@@ -354,6 +402,11 @@ Action addRunCommand(CLI::App& app) {
                       opts->modelDir));
     if (opts->modelRunOptions.contributions && opts->modelDir.empty())
       return fail("--contributions needs --model (a pretrained model's forward pass)");
+    if (opts->quantizationEffect &&
+        (opts->modelRunOptions.contributions || variant->active() || maps->partial()))
+      return fail(
+          "--quantization-effect writes whole maps of the model's own run: leave out --contributions, "
+          "attention variants, --head, --rows and --pool");
     if (variant->active()) return runVariantCommand(*opts, *variant, *out);
     if (maps->partial() && opts->modelDir.empty())
       return fail("--head, --rows and --pool choose the maps of a --model run");

@@ -29,6 +29,7 @@ struct InputOptions {
   // Set while encoding with --max-tokens: how many tokens the whole text had (0: not cut).
   mutable int untruncatedTokens = 0;
   std::vector<std::string> intervene;  // --intervene SPEC (repeatable): per-head interventions on --model
+  bool quantizationEffect = false;     // run --quantization-effect: the GGUF model run both ways, compared
   std::string image;  // --image: attention over the image's patches
   int patch = 16;     // --patch: patch side in pixels
   // Set while building the request with --image: the pixels and the patch grid.

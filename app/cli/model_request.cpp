@@ -88,7 +88,8 @@ Result<ModelRequest> runModelImage(const InputOptions& o, const models::RunOptio
   if (!onDevice) return onDevice.error();
   auto run = (*model)->runImage(*pixels, options, terminalProgress());
   if (!run) return run.error();
-  ModelRequest req{*model, std::move(run).value(), interventions, std::nullopt, std::nullopt, {}};
+  ModelRequest req{*model,      std::move(run).value(), interventions, std::nullopt, std::nullopt, {},
+                   std::nullopt};
   req.stages = {
       {"open", openSeconds}, {"image read and preprocessed", imageSeconds}, {"forward", secondsSince(t)}};
   if (interventions.empty()) return req;
@@ -100,6 +101,25 @@ Result<ModelRequest> runModelImage(const InputOptions& o, const models::RunOptio
   req.before = std::move(req.run);
   req.run = std::move(after).value();
   req.comparison = std::move(cmp).value();
+  return req;
+}
+
+/// --quantization-effect: `enc` run with quantized products and at full precision, compared.
+Result<ModelRequest> quantizationRequest(std::shared_ptr<const models::Model> model,
+                                         const models::Encoding& enc, const models::RunOptions& options,
+                                         double openSeconds, StageClock::time_point& t) {
+  if (options.streamed)
+    return Error{fmt::format(
+        "--quantization-effect: the text's {} tokens are past the memory the maps may take, so the run "
+        "would stream and keep no maps to compare; give a shorter text (or --max-tokens)",
+        enc.size())};
+  if (!options.quantizedDot)
+    return Error{"--quantization-effect runs the model both ways: leave out --quantized-dot off"};
+  auto effect = models::quantizationEffect(*model, enc, options, terminalProgress());
+  if (!effect) return effect.error();
+  ModelRequest req{model, std::move(effect->quantized), {}, std::nullopt, std::nullopt, {}, std::nullopt};
+  req.quantization = std::move(effect).value();
+  req.stages = {{"open and encode", openSeconds}, {"both forwards", secondsSince(t)}};
   return req;
 }
 
@@ -182,15 +202,22 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
   if (options.onlyLayer >= layers)
     return Error{fmt::format("--layer: {} is out of range (1..{})", options.onlyLayer + 1, layers)};
   if (!interventions.empty() && model->info().causal) options.keepFullLogits = true;  // KL and loss
+  if (o.quantizationEffect) {
+    if (!interventions.empty())
+      return Error{"--quantization-effect and --intervene compare different runs: give one of them"};
+    if (auto st = models::checkQuantizationEffect(model->info()); !st) return st.error();
+  }
   if (adjust)
     if (auto st = adjust(model->info(), enc, options); !st) return st.error();
+  if (o.quantizationEffect) return quantizationRequest(model, enc, options, openSeconds, t);
   auto backend = chooseModelBackend(o, model->info(), enc.size(), options, interventions);
   if (!backend) return backend.error();
   std::string note;
   auto run = models::runModelOn(*model, *backend, enc, options, note, terminalProgress());
   if (!run) return run.error();
   if (!note.empty()) fmt::print(stderr, "warning: {}\n", note);
-  ModelRequest req{model, std::move(run).value(), interventions, std::nullopt, std::nullopt, {}};
+  ModelRequest req{model,       std::move(run).value(), interventions, std::nullopt, std::nullopt, {},
+                   std::nullopt};
   req.stages = {{"open and encode", openSeconds}, {"forward", secondsSince(t)}};
   if (interventions.empty()) return req;
   options.interventions = interventions;

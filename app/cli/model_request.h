@@ -11,6 +11,7 @@
 #include "attn/models/device/device_run.h"
 #include "attn/models/experiments/head_experiments.h"
 #include "attn/models/model.h"
+#include "attn/models/quantization/quantization_effect.h"
 #include "attn/spec.h"
 #include "attn/status.h"
 
@@ -27,6 +28,9 @@ struct ModelRequest {
   std::optional<models::RunComparison> comparison;
   // Wall seconds of each stage (open, input, forward), in order, for `run --profile`.
   std::vector<std::pair<std::string, double>> stages;
+  // --quantization-effect: the full-precision run and the comparison (run = the quantized run,
+  // moved out of quantization->quantized).
+  std::optional<models::QuantizationEffect> quantization;
 };
 
 /// RunOptions::onlyLayer for "the model's last layer", resolved once the model is open.
@@ -49,9 +53,10 @@ Result<std::pair<std::shared_ptr<const models::Model>, models::Encoding>> openMo
 
 /// Opens --model, encodes --text/--text-file (with --key-text as the second
 /// segment) and runs every layer; with --intervene, runs the model twice (without,
-/// then with the interventions) and compares the runs. Progress goes to stderr when it is a terminal.
-/// `adjust`, when given, sees the model and the encoded text before the run: it may change
-/// the run's options to the sequence (stream a long one) or refuse it.
+/// then with the interventions) and compares the runs; with --quantization-effect, twice (quantized
+/// products, then full precision: models/quantization/quantization_effect.h). Progress goes to stderr when it
+/// is a terminal. `adjust`, when given, sees the model and the encoded text before the run: it may change the
+/// run's options to the sequence (stream a long one) or refuse it.
 using AdjustRun = std::function<Status(const models::ModelInfo& info, const models::Encoding& enc,
                                        models::RunOptions& options)>;
 Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOptions& runOptions,

@@ -1287,6 +1287,30 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 <context>
     <name>attn::ui::ContributionView</name>
     <message>
+        <source>Quantization effect</source>
+        <translation>量化影响</translation>
+    </message>
+    <message>
+        <source>Each head&apos;s weights with llama.cpp&apos;s quantized products minus those at full precision (the dequantized weights on f32 activations).</source>
+        <translation>每个头在 llama.cpp 量化乘积下的权重减去全精度（反量化权重作用于 f32 激活）下的权重。</translation>
+    </message>
+    <message>
+        <source>The quantization effect is of the model&apos;s own run: clear the interventions first.</source>
+        <translation>量化影响针对模型自身的运行：请先清除干预。</translation>
+    </message>
+    <message>
+        <source>The quantization effect compares every layer&apos;s maps: this text is streamed (too long to keep them); shorten it.</source>
+        <translation>量化影响比较每一层的图：此文本以流式运行（太长，无法保留这些图）；请缩短文本。</translation>
+    </message>
+    <message>
+        <source>Quantized − full precision</source>
+        <translation>量化 − 全精度</translation>
+    </message>
+    <message>
+        <source>Computing the quantization effect</source>
+        <translation>正在计算量化影响</translation>
+    </message>
+    <message>
         <source>ALTI (the layer&apos;s, in every head)</source>
         <translation>ALTI（整层的，每个头相同）</translation>
     </message>
@@ -2242,6 +2266,14 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
 </context>
 <context>
     <name>attn::ui::HeatmapPanel</name>
+    <message>
+        <source>signed, ± %1</source>
+        <translation>有符号，± %1</translation>
+    </message>
+    <message>
+        <source>%1 This head: max |Δ| %2.</source>
+        <translation>%1 此头：最大 |Δ| %2。</translation>
+    </message>
     <message>
         <source>share of the row</source>
         <translation>占该行的份额</translation>
@@ -3917,6 +3949,17 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
     <message>
         <source>final hidden-state change</source>
         <translation>最终隐藏状态变化</translation>
+    </message>
+</context>
+<context>
+    <name>attn::ui::QuantizationMaps</name>
+    <message>
+        <source>Quantized − full precision: %1 products on 8-bit activations (as llama.cpp) minus the dequantized weights in f32. Largest |Δ| %2 (layer %3, head %4).</source>
+        <translation>量化 − 全精度：%1 乘积使用 8 位激活（与 llama.cpp 相同），减去以 f32 计算的反量化权重。最大 |Δ| %2（第 %3 层，第 %4 个头）。</translation>
+    </message>
+    <message>
+        <source>Next-token KL %1 nats.</source>
+        <translation>下一个词元的 KL 为 %1 nats。</translation>
     </message>
 </context>
 <context>

@@ -147,6 +147,7 @@ Result<std::unique_ptr<Model::Impl>> openGguf(const std::string& path, const Pro
   const fs::path p(path);
   fillInfo(*impl, p.parent_path().string(), p.filename().string());
   impl->info.quantization = gguf::ggufWeightSummary(f);
+  impl->info.quantizedProductTypes = gguf::quantizedProductTypes(impl->weights);
   return impl;
 }
 

@@ -53,6 +53,9 @@ struct ModelInfo {
   std::string dtype;      // of the weights on disk: "F32", "F16", "BF16", a ggml type "Q4_K" (or "mixed")
   std::string
       quantization;  // GGUF files: llama.cpp's file type and bits per weight, "Q4_K_M, 4.8 bits/weight"
+  /// GGUF files: the weight types whose products run on quantized activations by default
+  /// (RunOptions::quantizedDot: Q8_0, Q4_K, Q6_K), "Q4_K", "Q6_K"; empty when no product does.
+  std::vector<std::string> quantizedProductTypes;
   std::string tokenizerKind;  // HfTokenizer::kindName()
   bool causal = false;
   bool maskedLm = false;  // a BERT-style checkpoint with its masked-LM head (cls.predictions / lm_head)

@@ -9,6 +9,7 @@
 
 #include "attn_ui/common/background_job.h"
 #include "attn_ui/explorer/explorer_model.h"
+#include "attn_ui/quantization/quantization_maps.h"
 
 namespace attn::ui {
 namespace {
@@ -90,6 +91,7 @@ ContributionView::ContributionView(ExplorerModel* model, QObject* parent)
   connect(model_, &ExplorerModel::modelChanged, this, [this] {
     if (selector_) selector_->setEnabled(model_->hasModel());
     withdrawAttentionGradient();
+    offerQuantizationEffect();
     job_->cancel();
     base_.reset();
     shown_.reset();
@@ -107,7 +109,7 @@ void ContributionView::setMode(ContributionMode mode) {
   if (box_ && box_->currentIndex() != box_->findData(int(mode)))
     box_->setCurrentIndex(box_->findData(int(mode)));
   job_->cancel();
-  emit signedMapsChanged(QString());
+  emit signedMapsChanged(QString(), 1.0, QString());
   emit mapsNameChanged(QString());
   if (mode_ == ContributionMode::Weights) {
     if (shown_ && model_->modelRun() == shown_) model_->setIntervenedRun(nullptr);
@@ -116,7 +118,10 @@ void ContributionView::setMode(ContributionMode mode) {
   }
   if (mode_ == ContributionMode::AttentionGradient) return showAttentionGradient();
   if (model_->showsIntervenedRun() && model_->modelRun() != shown_) {
-    emit message(tr("Attention norms and ALTI are of the model's own run: clear the interventions first."));
+    emit message(
+        mode_ == ContributionMode::QuantizationEffect
+            ? tr("The quantization effect is of the model's own run: clear the interventions first.")
+            : tr("Attention norms and ALTI are of the model's own run: clear the interventions first."));
     setMode(ContributionMode::Weights);
     return;
   }
@@ -139,6 +144,7 @@ void ContributionView::follow() {
 }
 
 void ContributionView::launch() {
+  if (mode_ == ContributionMode::QuantizationEffect) return launchQuantizationEffect();
   auto model = model_->modelPtr();
   auto base = base_;
   if (!model || !base) return;
@@ -205,7 +211,73 @@ void ContributionView::showAttentionGradient() {
   shown_ = std::move(run);
   model_->setIntervenedRun(shown_);
   emit signedMapsChanged(
-      tr("Attention × gradient (signed; each map ÷ the largest |α·∂logit/∂α| of all heads)"));
+      tr("Attention × gradient (signed; each map ÷ the largest |α·∂logit/∂α| of all heads)"), 1.0, QString());
+}
+
+bool ContributionView::offersQuantizationEffect() const {
+  return box_ && box_->findData(int(ContributionMode::QuantizationEffect)) >= 0;
+}
+
+void ContributionView::offerQuantizationEffect() {
+  const auto model = model_->modelPtr();
+  const bool quantized = model && attn::models::checkQuantizationEffect(model->info()).ok();
+  if (mode_ == ContributionMode::QuantizationEffect && !quantized) setMode(ContributionMode::Weights);
+  if (!box_ || quantized == offersQuantizationEffect()) return;
+  if (quantized) {
+    box_->addItem(tr("Quantization effect"), int(ContributionMode::QuantizationEffect));
+    box_->setItemData(box_->count() - 1,
+                      tr("Each head's weights with llama.cpp's quantized products minus those at full "
+                         "precision (the dequantized weights on f32 activations)."),
+                      Qt::ToolTipRole);
+  } else {
+    box_->removeItem(box_->findData(int(ContributionMode::QuantizationEffect)));
+  }
+}
+
+void ContributionView::launchQuantizationEffect() {
+  auto model = model_->modelPtr();
+  auto base = base_;
+  if (!model || !base) return;
+  if (base->layers.empty()) {  // a streamed run: no map to subtract from
+    emit message(
+        tr("The quantization effect compares every layer's maps: this text is streamed (too long to "
+           "keep them); shorten it."));
+    return setMode(ContributionMode::Weights);
+  }
+  struct Result {
+    std::shared_ptr<const attn::models::ModelRun> run;
+    QString note, error;
+    double range = 1.0;
+  };
+  auto result = std::make_shared<Result>();
+  job_->start(
+      [model, base, result](JobControl& control) {
+        attn::models::RunOptions opt;
+        opt.keepQkv = opt.keepOutputs = false;
+        opt.topK = opt.maskTopK = 0;
+        auto effect = attn::models::quantizationEffect(
+            *model, base->encoding, opt,
+            [&control](double f, std::string_view s) { return control.report(f, s); });
+        if (!effect) {
+          result->error = QString::fromStdString(effect.error().message);
+          return;
+        }
+        result->run = quantizationEffectRun(base, *effect);
+        result->note = quantizationEffectNote(*effect);
+        result->range = effect->largestChange > 0 ? effect->largestChange : 1.0;
+      },
+      [this, result, base] {
+        if (!result->run) {
+          if (!result->error.endsWith(QLatin1String("cancelled"))) emit message(result->error);
+          setMode(ContributionMode::Weights);
+          return;
+        }
+        if (model_->ownModelRun() != base) return;  // the text changed meanwhile; follow() runs again
+        shown_ = result->run;
+        emit signedMapsChanged(tr("Quantized − full precision"), result->range, result->note);
+        model_->setIntervenedRun(shown_);
+      },
+      tr("Computing the quantization effect"));
 }
 
 void ContributionView::withdrawAttentionGradient() {

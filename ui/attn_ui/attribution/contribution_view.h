@@ -11,6 +11,9 @@
 // the shown text: alpha_ij * dLogit/dalpha_ij (Chefer et al. 2021, eq. 5), signed, every
 // head divided by the largest |value| over all layers and heads (so [-1, 1], comparable
 // across heads); it leaves the selector when the text or the model changes.
+// "Quantization effect" is offered while a GGUF model with quantized products is open: each
+// head's weights with llama.cpp's 8-bit activations minus those at full precision
+// (models/quantization/quantization_effect.h), signed, over ± the largest |Δ| of all heads.
 #include <QComboBox>
 #include <QObject>
 #include <QPointer>
@@ -26,7 +29,7 @@ namespace attn::ui {
 class ExplorerModel;
 class NewestJob;
 
-enum class ContributionMode { Weights, AttentionNorms, Alti, AttentionGradient };
+enum class ContributionMode { Weights, AttentionNorms, Alti, AttentionGradient, QuantizationEffect };
 
 /// `base` with every head's weights replaced by the mode's maps (rows summing to 1) and
 /// the entropy of those rows; `base` itself for Weights.
@@ -55,20 +58,25 @@ class ContributionView : public QObject {
   void offerAttentionGradient(std::shared_ptr<const attn::models::GradientAttribution> gradients,
                               std::shared_ptr<const attn::models::ModelRun> base);
   bool offersAttentionGradient() const;
+  /// "Quantization effect" is in the selector (a GGUF model with quantized products is open).
+  bool offersQuantizationEffect() const;
   /// Blocks until the computation in progress has been delivered (tests).
   void waitForIdle();
 
  signals:
   /// One line for the user (a failed or refused computation).
   void message(const QString& text);
-  /// What the shown signed maps are (empty: the maps are not signed).
-  void signedMapsChanged(const QString& what);
+  /// What the shown signed maps are (empty: the maps are not signed), drawn over
+  /// [-range, range], with a line to show over them (may be empty).
+  void signedMapsChanged(const QString& what, double range, const QString& note);
   /// What the shown unsigned maps are ("ALTI …"; empty: the weights or signed maps).
   void mapsNameChanged(const QString& what);
 
  private:
   void follow();
   void launch();
+  void launchQuantizationEffect();
+  void offerQuantizationEffect();
   void showAttentionGradient();
   void withdrawAttentionGradient();
 

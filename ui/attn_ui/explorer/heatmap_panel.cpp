@@ -181,9 +181,11 @@ void HeatmapPanel::setColormapName(const QString& name) {
   heatmap_->setColormap(colormap_->currentData().toString());
 }
 
-void HeatmapPanel::setSignedMaps(const QString& what) {
-  if (what == signedWhat_) return;
+void HeatmapPanel::setSignedMaps(const QString& what, double range, const QString& note) {
+  if (what == signedWhat_ && range == signedRange_ && note == signedNote_) return;
   signedWhat_ = what;
+  signedRange_ = range > 0 ? range : 1.0;
+  signedNote_ = note;
   const QString name = signedMaps() ? QStringLiteral("diverging") : colormap_->currentData().toString();
   heatmap_->setColormap(name);
   emit colormapChanged(name);  // the head grid follows
@@ -289,11 +291,13 @@ void HeatmapPanel::redraw() {
   const bool signedMap = signedMaps() && q == HeatmapQuantity::Weights;
   const bool named = !signedMap && !mapsWhat_.isEmpty() && q == HeatmapQuantity::Weights;
   const QString what = signedMap ? signedWhat_ : named ? mapsWhat_ : quantity_->currentText();
-  heatmap_->setColorScaleLabel(signedMap ? tr("signed, ÷ max |·|")
-                               : named   ? tr("share of the row")
-                                         : what.toLower());
-  const double lo = signedMap ? -1.0 : 0.0;
-  const double hi = signedMap || q == HeatmapQuantity::Mask ? 1.0 : 0.0;
+  const bool scaled = signedRange_ == 1.0;  // attention x gradient: ÷ its largest |value|
+  heatmap_->setColorScaleLabel(signedMap && scaled ? tr("signed, ÷ max |·|")
+                               : signedMap         ? tr("signed, ± %1").arg(signedRange_, 0, 'g', 3)
+                               : named             ? tr("share of the row")
+                                                   : what.toLower());
+  const double lo = signedMap ? -signedRange_ : 0.0;
+  const double hi = signedMap ? signedRange_ : q == HeatmapQuantity::Mask ? 1.0 : 0.0;
   const attn::Mask& mask = shownMask();
   attn::Mat values = model_->isMetricsOnly() ? attn::Mat() : heatmapValues(*h, q, mask,
                                          attn::logitScale(model_->resultSpec().mechanism, h->q.cols(),
@@ -316,6 +320,10 @@ void HeatmapPanel::redraw() {
     showNotice(tr("The %1 path keeps weights only, not logits; choose Execution: naive to see them.")
                    .arg(QString::fromStdString(r.execUsed)));
   }
+  if (signedMap && !signedNote_.isEmpty() && values.size() > 0)
+    showNotice(tr("%1 This head: max |Δ| %2.")
+                   .arg(signedNote_)
+                   .arg(static_cast<double>(values.cwiseAbs().maxCoeff()), 0, 'g', 3));
   if (model_->showsLayers()) {  // a file's or a model's layer: no configured mechanism or mask made these weights
     const QString source = model_->hasModel() ? QString::fromStdString(model_->modelPtr()->info().name)
                                               : QFileInfo(model_->loadedSource()).fileName();

@@ -54,9 +54,10 @@ class HeatmapPanel : public QWidget {
   QAction* maskOverlayAction() const { return maskOverlay_; }
   /// The mask the shown result was computed with (pad tokens bound).
   const attn::Mask& shownMask() const;
-  /// The model's maps are signed (attention x gradient, scaled to [-1, 1]): the weights are
-  /// drawn on the diverging colormap over [-1, 1] and named `what` (empty: off).
-  void setSignedMaps(const QString& what);
+  /// The model's maps are signed (attention x gradient scaled to [-1, 1], the quantization
+  /// effect): the weights are drawn on the diverging colormap over [-range, range] and named
+  /// `what` (empty: off); a non-empty `note` is shown over the map with the head's max |value|.
+  void setSignedMaps(const QString& what, double range = 1.0, const QString& note = QString());
   bool signedMaps() const { return !signedWhat_.isEmpty(); }
   /// The model's maps are not its weights but other rows that sum to 1 (attention norms, ALTI):
   /// the title and the colour scale name them `what` (empty: the weights).
@@ -90,6 +91,8 @@ class HeatmapPanel : public QWidget {
   QAction* maskOverlay_ = nullptr;
   QList<QAction*> actions_;
   QString signedWhat_;
+  double signedRange_ = 1.0;
+  QString signedNote_;
   QString mapsWhat_;
 };
 

@@ -5,10 +5,13 @@
 
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "attn/io/quote.h"
 #include "attn/models/gguf/dequantize.h"
 #include "attn/models/gguf/ggml_types.h"
+#include "attn/models/gguf/kquant_dot.h"
+#include "attn/models/gguf/quantized_dot.h"
 
 namespace attn::models::gguf {
 namespace {
@@ -347,6 +350,21 @@ std::string ggufWeightSummary(const GgufFile& f) {
   }
   const double bits = elements > 0 ? 8.0 * static_cast<double>(bytes) / static_cast<double>(elements) : 0.0;
   return fmt::format("{}, {:.1f} bits/weight", name, bits);
+}
+
+std::vector<std::string> quantizedProductTypes(const ModelWeights& w) {
+  std::set<uint32_t> types;
+  const auto note = [&types](const LinearWeight& l) {
+    if (!l.w.quant || l.inOut || !canQuantizedDot(l.w.quantType)) return;
+    const int64_t block = canKQuantDot(l.w.quantType) ? kSuperBlock : 32;  // Q8_0: 32-value blocks
+    if (l.w.cols % block == 0) types.insert(l.w.quantType);
+  };
+  for (const auto& L : w.layers)
+    for (const LinearWeight* l : {&L.qkv, &L.q, &L.k, &L.v, &L.o, &L.up, &L.gate, &L.down}) note(*l);
+  note(LinearWeight{w.lmHead, {}, false});
+  std::vector<std::string> names;
+  for (uint32_t t : types) names.emplace_back(ggmlTypeName(t));
+  return names;
 }
 
 }  // namespace attn::models::gguf

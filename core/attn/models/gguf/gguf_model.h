@@ -6,6 +6,7 @@
 // products; only norms, biases and GPT-2's position table are decoded to f32.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "attn/models/gguf/gguf_file.h"
 #include "attn/models/model_config.h"
@@ -25,5 +26,10 @@ Result<ModelWeights> loadGgufWeights(const std::shared_ptr<const GgufFile>& f, c
 /// ...; the most common matrix type when the key is absent) and its bits per weight over every
 /// tensor: "Q4_K_M, 4.8 bits/weight".
 std::string ggufWeightSummary(const GgufFile& f);
+
+/// The ggml types ("Q8_0", "Q4_K", ...) of the matrices whose products run on quantized
+/// activations when RunOptions::quantizedDot is on (quantized_dot.h: the row length a whole
+/// number of the activation blocks), in ggml type order; empty when none does.
+std::vector<std::string> quantizedProductTypes(const ModelWeights& w);
 
 }  // namespace attn::models::gguf
