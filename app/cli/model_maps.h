@@ -20,10 +20,13 @@ struct ModelMapOptions {
   std::string poolMode = "max";  // --pool-mode: max or mean
   std::string qkDtype = "f16";   // --qk-dtype: what the streamed forward keeps of q and k
   bool profile = false;          // --profile: stage times and the q/k store size on stderr
+  std::string nextTokens = "all";  // --next-tokens: all, last or none (causal models' top 5)
   bool partial() const { return head != 0 || !rows.empty() || pool > 0; }
 };
 
 void addModelMapOptions(CLI::App& cmd, ModelMapOptions& m);
+/// --next-tokens into the run options (topK, topKEveryPosition).
+void applyNextTokens(const ModelMapOptions& m, models::RunOptions& ro);
 
 /// Decides, once the text is encoded, whether the run materializes every map (the request
 /// fits the budget and asks for whole maps) or streams (`streamed` set, the run options

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/models/gguf/ggml_types.h"
+#include "attn/models/gguf/group_prefetch.h"
 #include "attn/models/gguf/kquant_dot.h"
 #include "attn/models/gguf/simd_transpose.h"
 
@@ -297,7 +298,11 @@ bool kquantProductVector(uint32_t type, const Q8KRows& x, const char* w, int64_t
   for (int64_t g0 = 0; g0 < m; g0 += kKLanes) {
     const int64_t lanes = std::min<int64_t>(kKLanes, m - g0);
     repackKRows(q4, w + (r0 + g0) * rowBytes, rowBytes, lanes, x.blocks(), p);
+    const int64_t nextRows = std::min<int64_t>(kKLanes, m - g0 - lanes);
+    const int64_t parts = (x.rows + kKTokens - 1) / kKTokens;
     for (int64_t t0 = 0; t0 < x.rows; t0 += kKTokens) {
+      if (nextRows > 0)
+        prefetchGroupPart(w + (r0 + g0 + lanes) * rowBytes, nextRows * rowBytes, t0 / kKTokens, parts);
       const int64_t nt = std::min<int64_t>(kKTokens, x.rows - t0);
       tiles[static_cast<size_t>(nt - 1)](x, t0, p, y + g0, ldy, lanes);
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/io/float_convert.h"
+#include "attn/models/gguf/group_prefetch.h"
 #include "attn/models/gguf/quantized_dot.h"
 #include "attn/models/gguf/simd_transpose.h"
 
@@ -241,7 +242,11 @@ bool quantizedProductVector(const Q8Rows& x, const char* w, int64_t rowBytes, in
   for (int64_t g0 = 0; g0 < m; g0 += kLanes) {
     const int64_t lanes = std::min<int64_t>(kLanes, m - g0);
     repackRows(w + (r0 + g0) * rowBytes, rowBytes, lanes, x.blocks(), p);
+    const int64_t nextRows = std::min<int64_t>(kLanes, m - g0 - lanes);
+    const int64_t parts = (x.rows + kTokens - 1) / kTokens;
     for (int64_t t0 = 0; t0 < x.rows; t0 += kTokens) {
+      if (nextRows > 0)
+        prefetchGroupPart(w + (r0 + g0 + lanes) * rowBytes, nextRows * rowBytes, t0 / kTokens, parts);
       const int64_t nt = std::min<int64_t>(kTokens, x.rows - t0);
       kTiles[static_cast<size_t>(nt - 1)](x, t0, p, y + g0, ldy, lanes);
     }
