@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -56,20 +57,24 @@ const char* stagedBytes(const char* src, size_t bytes, std::vector<char>& buffer
   const StagedReads p = stagedReads();
   if (p == StagedReads::Never || bytes == 0) return src;
   const MappedFile* file = nullptr;
+  size_t offset = 0;
   {
+    // As integers: the pointer may lie in no mapped file at all.
+    const auto at = reinterpret_cast<uintptr_t>(src);
     auto& r = registry();
     std::shared_lock lock(r.mutex);
-    for (const MappedFile* f : r.files)
-      if (src >= f->data() && bytes <= f->size() &&
-          src - f->data() <= static_cast<std::ptrdiff_t>(f->size() - bytes)) {
-        file = f;
+    for (const MappedFile* f : r.files) {
+      const auto begin = reinterpret_cast<uintptr_t>(f->data());
+      if (at >= begin && bytes <= f->size() && at - begin <= f->size() - bytes) {
+        file = f, offset = at - begin;
         break;
       }
+    }
   }
   // The file stays mapped while a product reads its weights (the model holds it).
   if (!file || (p == StagedReads::Auto && !file->costlyFirstTouch())) return src;
   if (buffer.size() < bytes) buffer.resize(bytes);
-  if (!file->readAt(static_cast<size_t>(src - file->data()), bytes, buffer.data())) return src;
+  if (!file->readAt(offset, bytes, buffer.data())) return src;
   gStagedBytes.fetch_add(bytes, std::memory_order_relaxed);
   return buffer.data();
 }
