@@ -6,9 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -33,53 +31,15 @@ Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
   // the first scan of those weights took 0.5 s in 4 KB pages, 0.05 s in 2 MB ones, on a loaded
   // 2-core VM). A hint: a kernel without transparent huge pages refuses it, nothing changes.
   ::madvise(addr, size, MADV_HUGEPAGE);
-  return std::unique_ptr<MappedFile>(new MappedFile(addr, size, std::move(*f)));
-}
-
-MappedFile::MappedFile(void* addr, size_t size, RegularFile file)
-    : addr_(addr), size_(size), file_(std::move(file)) {
-  registerMapping(this);
+  // The descriptor stays open, with the mapping's address, for staged reads (staged_reads.h).
+  registerMapping(static_cast<const char*>(addr), size, std::move(*f));
+  return std::unique_ptr<MappedFile>(new MappedFile(addr, size));
 }
 
 MappedFile::~MappedFile() {
-  unregisterMapping(this);
-  if (addr_) ::munmap(addr_, size_);
-}
-
-bool MappedFile::readAt(size_t offset, size_t n, char* dst) const {
-  return offset <= size_ && n <= size_ - offset && file_.readAt(static_cast<int64_t>(offset), n, dst);
-}
-
-bool MappedFile::costlyFirstTouch() const {
-  std::call_once(costlyOnce_, [this] {
-    // Eight windows of 64 pages spread over the file, mapped in (no faults left), then one
-    // byte of each page read once: a cache and TLB miss, 0.05-0.2 us a page on bare metal or
-    // for pages mapped 2 MB at a time; about 1 us under a hypervisor that shadows the 4 KB
-    // entries (measured on the project's VMs). The threshold sits between the two.
-    constexpr size_t kWindows = 8, kPages = 64;
-    constexpr double kCostlySeconds = 0.5e-6;
-    const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    if (size_ < 4 * kWindows * kPages * page) return;  // a small file: nothing to gain
-    const char* base = static_cast<const char*>(addr_);
-    size_t at[kWindows];
-    for (size_t w = 0; w < kWindows; ++w) {
-      at[w] = size_ / (2 * kWindows) * (2 * w + 1) / page * page;
-#if defined(MADV_POPULATE_READ)
-      ::madvise(static_cast<char*>(addr_) + at[w], kPages * page, MADV_POPULATE_READ);
-#endif
-    }
-    // Each window timed apart and the median taken: a thread descheduled in the middle of one
-    // window (a loaded machine) does not decide it.
-    double seconds[kWindows];
-    for (size_t w = 0; w < kWindows; ++w) {
-      const auto t0 = std::chrono::steady_clock::now();
-      for (size_t i = 0; i < kPages; ++i) (void)*static_cast<const volatile char*>(base + at[w] + i * page);
-      seconds[w] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-    std::sort(seconds, seconds + kWindows);
-    costly_ = (seconds[kWindows / 2 - 1] + seconds[kWindows / 2]) / 2 > kCostlySeconds * kPages;
-  });
-  return costly_;
+  if (!addr_) return;
+  unregisterMapping(static_cast<const char*>(addr_));
+  ::munmap(addr_, size_);
 }
 
 void MappedFile::release(size_t offset, size_t bytes) const {

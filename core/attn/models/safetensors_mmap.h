@@ -6,13 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
-#include "attn/io/regular_file.h"
 #include "attn/io/safetensors_reader.h"
 #include "attn/status.h"
 
@@ -31,19 +29,11 @@ class MappedFile {
   /// Tells the kernel the pages of [offset, offset + bytes) are no longer needed
   /// (after a tensor was converted to f32), so they leave the resident set.
   void release(size_t offset, size_t bytes) const;
-  /// Reads [offset, offset + n) of the file with pread (staged_reads.h); false on a short read.
-  bool readAt(size_t offset, size_t n, char* dst) const;
-  /// Whether reading a page of the mapping for the first time is expensive here (staged_reads.h):
-  /// measured once, on 512 pages of the file, when first asked.
-  bool costlyFirstTouch() const;
 
  private:
-  MappedFile(void* addr, size_t size, RegularFile file);
+  MappedFile(void* addr, size_t size) : addr_(addr), size_(size) {}
   void* addr_ = nullptr;
   size_t size_ = 0;
-  RegularFile file_;  // kept open for readAt
-  mutable std::once_flag costlyOnce_;
-  mutable bool costly_ = false;
 };
 
 /// One mapped .safetensors file and its validated header.

@@ -15,9 +15,11 @@
 #include <cstddef>
 #include <vector>
 
-namespace attn::models {
+namespace attn {
+class RegularFile;
+}
 
-class MappedFile;
+namespace attn::models {
 
 enum class StagedReads {
   Auto,    // pread for files whose first touch through the mapping is measured costly (the default)
@@ -34,6 +36,11 @@ StagedReads stagedReads();
 /// bytes are not in one registered file, or the read fails) `src` itself.
 const char* stagedBytes(const char* src, size_t bytes, std::vector<char>& buffer);
 
+/// Whether reading a page of the mapping at `begin` for the first time is expensive here:
+/// measured once per mapping, on 512 pages of the file, when first asked (false for a file
+/// under 8 MB or an address that is no registered mapping's start).
+bool costlyFirstTouch(const char* begin);
+
 /// Bytes copied by stagedBytes() in this process so far (a diagnostic: run --profile, tests).
 size_t stagedBytesRead();
 
@@ -49,8 +56,9 @@ class StagedReadsScope {
   StagedReads previous_;
 };
 
-/// MappedFile's registration of its mapping (the lookup above); not for other callers.
-void registerMapping(const MappedFile* file);
-void unregisterMapping(const MappedFile* file);
+/// MappedFile's registration of a mapping [begin, begin + size) of `file` (kept open for the
+/// reads) and its removal before the unmap; not for other callers.
+void registerMapping(const char* begin, size_t size, RegularFile file);
+void unregisterMapping(const char* begin);
 
 }  // namespace attn::models

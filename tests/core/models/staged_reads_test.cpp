@@ -55,7 +55,7 @@ TEST(StagedReads, CopiesTheMappedBytesWithPreadAndOnlyThose) {
     // Auto: a file this small is not worth timing (the first touch is measured on 512 pages
     // of files of 8 MB and more) and is read in place.
     StagedReadsScope automatic(StagedReads::Auto);
-    EXPECT_FALSE((*file)->costlyFirstTouch());
+    EXPECT_FALSE(costlyFirstTouch(base));
     EXPECT_EQ(stagedBytes(base + 1000, 5000, buffer), base + 1000);
   }
   const char* stale = base;
