@@ -116,6 +116,11 @@ bool costlyFirstTouch(const char* begin) {
   return found && costly(*found);
 }
 
+bool readsStaged(const char* begin) {
+  const StagedReads p = stagedReads();
+  return p == StagedReads::Always || (p == StagedReads::Auto && costlyFirstTouch(begin));
+}
+
 const char* stagedBytes(const char* src, size_t bytes, std::vector<char>& buffer) {
   const StagedReads p = stagedReads();
   if (p == StagedReads::Never || bytes == 0) return src;

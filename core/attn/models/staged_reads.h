@@ -41,6 +41,10 @@ const char* stagedBytes(const char* src, size_t bytes, std::vector<char>& buffer
 /// under 8 MB or an address that is no registered mapping's start).
 bool costlyFirstTouch(const char* begin);
 
+/// Whether stagedBytes() copies the bytes of the mapping at `begin` under the current policy
+/// (then populating the mapping's pages ahead is wasted work).
+bool readsStaged(const char* begin);
+
 /// Bytes copied by stagedBytes() in this process so far (a diagnostic: run --profile, tests).
 size_t stagedBytesRead();
 

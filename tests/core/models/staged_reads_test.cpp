@@ -34,6 +34,7 @@ TEST(StagedReads, CopiesTheMappedBytesWithPreadAndOnlyThose) {
   std::vector<char> buffer;
 
   StagedReadsScope always(StagedReads::Always);
+  EXPECT_TRUE(readsStaged(base));
   const size_t before = stagedBytesRead();
   const char* got = stagedBytes(base + 1000, 5000, buffer);
   EXPECT_NE(got, base + 1000);
@@ -48,6 +49,7 @@ TEST(StagedReads, CopiesTheMappedBytesWithPreadAndOnlyThose) {
   EXPECT_EQ(stagedBytes(base, 0, buffer), base);
   {
     StagedReadsScope never(StagedReads::Never);
+    EXPECT_FALSE(readsStaged(base));
     EXPECT_EQ(stagedBytes(base + 1000, 5000, buffer), base + 1000);
   }
   EXPECT_EQ(stagedBytesRead() - before, 5064u);
@@ -56,6 +58,7 @@ TEST(StagedReads, CopiesTheMappedBytesWithPreadAndOnlyThose) {
     // of files of 8 MB and more) and is read in place.
     StagedReadsScope automatic(StagedReads::Auto);
     EXPECT_FALSE(costlyFirstTouch(base));
+    EXPECT_FALSE(readsStaged(base));
     EXPECT_EQ(stagedBytes(base + 1000, 5000, buffer), base + 1000);
   }
   const char* stale = base;
