@@ -1,6 +1,7 @@
 // attnscope-cli run: computes attention and writes the result .npz.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -9,6 +10,7 @@
 #include "attn/io/npy_writer.h"
 #include "attn/io/npz_stream.h"
 #include "attn/models/seq2seq/seq2seq_model.h"
+#include "attn/models/staged_reads.h"
 #include "commands.h"
 #include "model_maps.h"
 #include "model_request.h"
@@ -67,7 +69,9 @@ class ModelRunNpz {
 // Rows of top-k tokens as a string array and their probabilities, both [rows, k].
 void addTopRows(ModelRunNpz& npz, const std::string& tokensName, const std::string& probsName,
                 const std::vector<std::vector<models::TopToken>>& rows) {
-  const int64_t n = static_cast<int64_t>(rows.size()), k = rows.empty() ? 0 : static_cast<int64_t>(rows.front().size());
+  const int64_t n = static_cast<int64_t>(rows.size());
+  int64_t k = 0;  // the longest row: with --next-tokens last only the last one is filled
+  for (const auto& row : rows) k = std::max(k, static_cast<int64_t>(row.size()));
   std::vector<std::string> tokens;
   Tensor probs;
   probs.shape = {n, k};
@@ -253,7 +257,7 @@ int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std:
                     NpyFloat mapType) {
   opts.modelRunOptions.keepQkv = false;
   opts.modelRunOptions.keepOutputs = false;  // the archive holds the maps, not the heads' outputs
-  opts.modelRunOptions.topK = 5;
+  applyNextTokens(maps, opts.modelRunOptions);
   if (opts.layer > 0) opts.modelRunOptions.onlyLayer = opts.layer - 1;
   bool streamed = false;
   const auto plan = [&](const models::ModelInfo& info, const models::Encoding& enc, models::RunOptions& ro) {
@@ -327,6 +331,9 @@ int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std:
       fmt::print(stderr, "profile {}: {:.3f} s\n", stage, seconds);
     fmt::print(stderr, "profile .npz assembled and written: {:.3f} s\n",
                std::chrono::duration<double>(std::chrono::steady_clock::now() - written0).count());
+    // Weights copied out of the page cache (staged_reads.h: files it holds in small pages).
+    fmt::print(stderr, "profile weights read with pread: {:.3f} GB\n",
+               static_cast<double>(models::stagedBytesRead()) / 1e9);
   }
   fmt::print("model: {} ({}, {} layers x {} heads)\n", info.name, models::familyName(info.family), info.layers,
              info.heads);

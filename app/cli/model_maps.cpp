@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 #include "attn/analysis/measure_table.h"
 #include "attn/engine/memory_budget.h"
 #include "attn/engine/worker_threads.h"
+#include "attn/models/staged_reads.h"
 #include "attn/models/streamed/head_maps.h"
 #include "commands.h"
 
@@ -138,7 +140,8 @@ Status writeTokens(NpzStreamWriter& npz, const models::ModelRun& run) {
   if (const auto rows = models::offsetRows(run.encoding); !rows.empty())
     if (auto st = npz.addInts("token_offsets", rows, {n, 2}); !st) return st;
   if (run.nextTokens.empty()) return okStatus();
-  const int64_t k = static_cast<int64_t>(run.nextTokens.front().size());
+  int64_t k = 0;  // the longest row: with --next-tokens last only the last one is filled
+  for (const auto& row : run.nextTokens) k = std::max(k, static_cast<int64_t>(row.size()));
   Tensor nextIds, nextProbs;
   nextIds.shape = nextProbs.shape = {n, k};
   for (const auto& row : run.nextTokens)
@@ -172,6 +175,16 @@ void addModelMapOptions(CLI::App& cmd, ModelMapOptions& m) {
       ->check(CLI::IsMember({"f16", "bf16", "f32"}))
       ->capture_default_str();
   cmd.add_flag("--profile", m.profile, "With --model: stage times and the q/k store size on stderr");
+  cmd.add_option("--next-tokens", m.nextTokens,
+                 "With --model, causal models: the top-5 next tokens after every position (all), after the "
+                 "last only (last: the rows before it empty, probabilities 0), or none")
+      ->check(CLI::IsMember({"all", "last", "none"}))
+      ->capture_default_str();
+}
+
+void applyNextTokens(const ModelMapOptions& m, models::RunOptions& ro) {
+  ro.topK = m.nextTokens == "none" ? 0 : 5;
+  ro.topKEveryPosition = m.nextTokens == "all";
 }
 
 Status planModelMaps(const models::ModelInfo& info, const models::Encoding& enc, const CommonOptions& opts,
@@ -232,8 +245,11 @@ int writeStreamedModel(const ModelRequest& req, const CommonOptions& opts, const
       fmt::format("{} ({}, {} layers x {} tokens x ({} + {}) heads x {})", formatBytes(run.qk->bytes()),
                   models::qkPrecisionName(run.qk->precision()), info.layers, run.encoding.size(), info.heads,
                   info.kvHeads, info.headDim);
-  if (maps.profile)
+  if (maps.profile) {
     fmt::print(stderr, "maps recomputed from q/k and written: {:.3f} s\nq/k store: {}\n", mapSeconds, store);
+    fmt::print(stderr, "weights read with pread: {}\n",
+               formatBytes(static_cast<int64_t>(models::stagedBytesRead())));
+  }
   fmt::print("model: {} ({}, {} layers x {} heads), streamed: no N x N array; q/k store {}\n", info.name,
              models::familyName(info.family), info.layers, info.heads, store);
   if (!run.nextTokens.empty() && !run.nextTokens.back().empty()) {

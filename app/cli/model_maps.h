@@ -14,16 +14,19 @@
 namespace attn::cli {
 
 struct ModelMapOptions {
-  int head = 0;                  // --head: 1-based, 0 = every head
-  std::string rows;              // --rows a:b: query rows a..b-1 (0-based, b excluded, as numpy)
-  int pool = 0;                  // --pool B: B x B blocks
-  std::string poolMode = "max";  // --pool-mode: max or mean
-  std::string qkDtype = "f16";   // --qk-dtype: what the streamed forward keeps of q and k
-  bool profile = false;          // --profile: stage times and the q/k store size on stderr
+  int head = 0;                    // --head: 1-based, 0 = every head
+  std::string rows;                // --rows a:b: query rows a..b-1 (0-based, b excluded, as numpy)
+  int pool = 0;                    // --pool B: B x B blocks
+  std::string poolMode = "max";    // --pool-mode: max or mean
+  std::string qkDtype = "f16";     // --qk-dtype: what the streamed forward keeps of q and k
+  bool profile = false;            // --profile: stage times and the q/k store size on stderr
+  std::string nextTokens = "all";  // --next-tokens: all, last or none (causal models' top 5)
   bool partial() const { return head != 0 || !rows.empty() || pool > 0; }
 };
 
 void addModelMapOptions(CLI::App& cmd, ModelMapOptions& m);
+/// --next-tokens into the run options (topK, topKEveryPosition).
+void applyNextTokens(const ModelMapOptions& m, models::RunOptions& ro);
 
 /// Decides, once the text is encoded, whether the run materializes every map (the request
 /// fits the budget and asks for whole maps) or streams (`streamed` set, the run options

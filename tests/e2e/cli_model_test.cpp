@@ -107,6 +107,62 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, CliModelRun,
                                            std::pair{std::string("llama"), 0}, std::pair{std::string("qwen2"), 0}),
                          [](const auto& p) { return p.param.first + "_" + std::to_string(p.param.second); });
 
+// --next-tokens last computes the top 5 after the last position only (the same row as the
+// default run's), none computes none; both for the materialized run and the streamed one.
+TEST(CliModel, NextTokensLastAndNone) {
+  const Case ref = referenceCase("llama", 0);
+  const auto run = [&](const std::string& mode, bool streamed) {
+    const auto out = (scratchDir("model_next_" + mode + (streamed ? "_s" : "")) / "r.npz").string();
+    auto args = caseArgs("llama", ref);
+    args.insert(args.begin(), "run");
+    args.insert(args.end(), {"--next-tokens", mode, "--out", out});
+    if (streamed) args.insert(args.end(), {"--head", "1"});
+    const auto r = runCli(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    auto z = readNpzFile(out);
+    if (!z.ok()) {
+      ADD_FAILURE() << z.error().message;
+      return std::vector<NpyArray>{};
+    }
+    return std::move(*z);
+  };
+  const auto all = run("all", false), last = run("last", false), none = run("none", false);
+  const auto* allProbs = member(all, "next_probs");
+  const auto* lastProbs = member(last, "next_probs");
+  ASSERT_NE(allProbs, nullptr);
+  ASSERT_NE(lastProbs, nullptr);
+  ASSERT_EQ(lastProbs->shape, allProbs->shape);
+  const int64_t n = allProbs->shape[0];
+  const auto& allTokens = member(all, "next_tokens")->strings;
+  const auto& lastTokens = member(last, "next_tokens")->strings;
+  for (int64_t i = 0; i < n * 5; ++i) {
+    const auto at = static_cast<size_t>(i);
+    if (i < (n - 1) * 5) {
+      EXPECT_EQ(lastTokens[at], "") << i;
+      EXPECT_EQ(lastProbs->values.data[at], 0.0f) << i;
+    } else {
+      EXPECT_EQ(lastTokens[at], allTokens[at]) << i;
+      // One row through the head instead of a block: the products sum in another order.
+      EXPECT_NEAR(lastProbs->values.data[at], allProbs->values.data[at], 1e-6) << i;
+    }
+  }
+  EXPECT_EQ(member(none, "next_probs"), nullptr);
+  EXPECT_EQ(member(none, "next_tokens"), nullptr);
+
+  const auto streamedAll = run("all", true), streamedLast = run("last", true),
+             streamedNone = run("none", true);
+  const auto* ids = member(streamedAll, "next_ids");
+  const auto* lastIds = member(streamedLast, "next_ids");
+  ASSERT_NE(ids, nullptr);
+  ASSERT_NE(lastIds, nullptr);
+  ASSERT_EQ(lastIds->shape, ids->shape);
+  for (int64_t i = 0; i < n * 5; ++i) {
+    const auto at = static_cast<size_t>(i);
+    EXPECT_EQ(lastIds->values.data[at], i < (n - 1) * 5 ? -1.0f : ids->values.data[at]) << i;
+  }
+  EXPECT_EQ(member(streamedNone, "next_ids"), nullptr);
+}
+
 TEST(CliModel, InfoDescribesTheFolder) {
   const auto r = runCli({"info", modelDir("llama")});
   ASSERT_EQ(r.status, 0) << r.err;

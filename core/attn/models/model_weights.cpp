@@ -14,6 +14,7 @@
 #include "attn/io/regular_file.h"
 #include "attn/models/gguf/panel_decode.h"
 #include "attn/models/model_paths.h"
+#include "attn/models/staged_reads.h"
 #include "attn/models/vision_weights.h"
 #include "attn/models/weight_loader.h"
 
@@ -259,11 +260,14 @@ void bf16ToFloat(const char* src, float* dst, int64_t n) {
 }
 
 void WeightTensor::rowsTo(int64_t r0, int64_t m, float* dst) const {
+  thread_local std::vector<char> staged;  // the rows read with pread where that is cheaper (staged_reads.h)
   if (bf16) {
-    bf16ToFloat(bf16 + 2 * r0 * cols, dst, m * cols);
+    bf16ToFloat(stagedBytes(bf16 + 2 * r0 * cols, static_cast<size_t>(2 * m * cols), staged), dst, m * cols);
   } else if (quant) {
     // Rows are whole blocks (checked when the file was read), so m rows decode as one run.
-    gguf::decodePanel(quantType, quant + r0 * quantRowBytes, dst, m * cols);
+    const char* rows =
+        stagedBytes(quant + r0 * quantRowBytes, static_cast<size_t>(m * quantRowBytes), staged);
+    gguf::decodePanel(quantType, rows, dst, m * cols);
   } else {
     std::memcpy(dst, data + r0 * cols, static_cast<size_t>(m * cols) * sizeof(float));
   }

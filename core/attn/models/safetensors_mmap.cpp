@@ -9,8 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "attn/io/regular_file.h"
+#include "attn/models/staged_reads.h"
 
 namespace attn::models {
 
@@ -20,7 +22,6 @@ Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
   const auto size = static_cast<size_t>(f->size());
   void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, f->fd(), 0);
   const int err = errno;
-  // Closing the descriptor (f's destructor) is fine: the mapping keeps the file alive.
   if (addr == MAP_FAILED) return Error{fmt::format("{}: cannot map file ({})", path, std::strerror(err))};
   // Pages this process's first touch reads from disk then come in 2 MB folios whatever the
   // device's read-ahead (the kernel's VM_HUGEPAGE path in do_sync_mmap_readahead), and are
@@ -30,11 +31,15 @@ Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
   // the first scan of those weights took 0.5 s in 4 KB pages, 0.05 s in 2 MB ones, on a loaded
   // 2-core VM). A hint: a kernel without transparent huge pages refuses it, nothing changes.
   ::madvise(addr, size, MADV_HUGEPAGE);
+  // The descriptor stays open, with the mapping's address, for staged reads (staged_reads.h).
+  registerMapping(static_cast<const char*>(addr), size, std::move(*f));
   return std::unique_ptr<MappedFile>(new MappedFile(addr, size));
 }
 
 MappedFile::~MappedFile() {
-  if (addr_) ::munmap(addr_, size_);
+  if (!addr_) return;
+  unregisterMapping(static_cast<const char*>(addr_));
+  ::munmap(addr_, size_);
 }
 
 void MappedFile::release(size_t offset, size_t bytes) const {

@@ -9,13 +9,13 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QScreen>
 #include <QSettings>
+#include <QShowEvent>
 #include <QStatusBar>
-#include <algorithm>
 
 #include "attn_ui/explorer/config_panel.h"
 #include "attn_ui/explorer/explorer_model.h"
@@ -29,6 +29,7 @@
 #include "attn_ui/window/examples.h"
 #include "attn_ui/window/file_open_controller.h"
 #include "attn_ui/window/preferences_menu.h"
+#include "attn_ui/window/screen_fit.h"
 #include "attn_ui/window/session_controller.h"
 #include "attn_ui/window/status_summary.h"
 
@@ -41,9 +42,11 @@ MainWindow::MainWindow(QWidget* parent)
       inputPanel_(new InputPanel(model_, this)),
       configPanel_(new ConfigPanel(model_, this)) {
   setWindowTitle(tr("AttnScope"));
-  // Most of the screen by default, so the heatmap keeps room between the docks.
-  const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1280, 820);
-  resize(std::max(1024, avail.width() * 9 / 10), std::max(700, avail.height() * 9 / 10));
+  // Tabifying docks while they are added lays the window out with every panel stacked, and
+  // that minimum would grow it past the screen; the finished layout needs far less. It sets
+  // the window's minimum from the end of the constructor on.
+  layout()->setSizeConstraint(QLayout::SetNoConstraint);
+  resize(defaultWindowSize(screenOf(this)->availableGeometry()));
   setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
   setCentralWidget(heatmapPanel_);
   buildMenus();
@@ -68,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent)
   docks_ = new DockLayout(this, model_, configDock, viewMenu());
   docks_->applyDefaultSizes();
   restoreLayout();
+  layout()->setSizeConstraint(QLayout::SetDefaultConstraint);
   configPanel_->applyToModel();
   inputPanel_->setQueryText(exampleSentence());
 }
@@ -149,6 +153,15 @@ void MainWindow::dropEvent(QDropEvent* event) {
       openFile(url.toLocalFile());
       return event->acceptProposedAction();
     }
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  // Once, when the frame is known: the default size or a geometry saved on another screen.
+  if (!fittedToScreen_) {
+    fittedToScreen_ = true;
+    fitToScreen(this);
+  }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -63,6 +63,7 @@ class MainWindow : public QMainWindow {
   void closeEvent(class QCloseEvent* event) override;
   void dragEnterEvent(class QDragEnterEvent* event) override;
   void dropEvent(class QDropEvent* event) override;
+  void showEvent(class QShowEvent* event) override;
 
  private:
   void buildMenus();
@@ -80,6 +81,7 @@ class MainWindow : public QMainWindow {
   DockLayout* docks_ = nullptr;
   QMenu* helpMenu_ = nullptr;
   QMenu* panelsMenu_ = nullptr;
+  bool fittedToScreen_ = false;
 };
 
 /// Adds the panels other features contribute (metrics, step-through, ...).

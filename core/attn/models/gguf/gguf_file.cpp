@@ -12,6 +12,7 @@
 #include "attn/io/regular_file.h"
 #include "attn/models/gguf/ggml_types.h"
 #include "attn/models/safetensors_mmap.h"
+#include "attn/models/staged_reads.h"
 
 namespace attn::models::gguf {
 
@@ -335,7 +336,9 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::open(const std::string& path) 
 
 void GgufFile::mapAllPages() const {
 #if defined(MADV_POPULATE_READ)
-  if (map_)
+  // Where the products will copy the weights with pread, mapping every page is wasted: 0.07 s
+  // for 1.3 GB in 4 KB pages on the project's VMs.
+  if (map_ && !readsStaged(map_->data()))
     ::madvise(const_cast<char*>(map_->data()), map_->size(),
               MADV_POPULATE_READ);  // failure: pages fault in on use
 #endif

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/models/gguf/ggml_types.h"
+#include "attn/models/gguf/group_prefetch.h"
 #include "attn/models/gguf/kquant_dot.h"
 #include "attn/models/gguf/simd_transpose.h"
 
@@ -46,6 +47,7 @@ inline KVecF kAddF(KVecF a, KVecF b) { return _mm512_add_ps(a, b); }
 inline KVecF kSubF(KVecF a, KVecF b) { return _mm512_sub_ps(a, b); }
 inline KVecF kToF(KVecI a) { return _mm512_cvtepi32_ps(a); }
 inline void kStoreF(float* p, KVecF v) { _mm512_storeu_ps(p, v); }
+inline int32_t kSumI(KVecI a) { return _mm512_reduce_add_epi32(a); }
 #if defined(__AVX512VNNI__)
 inline KVecI kDotU8(KVecI acc, KVecI w, KVecI x) { return _mm512_dpbusd_epi32(acc, w, x); }
 inline KVecI kDotI16(KVecI acc, KVecI a, KVecI b) { return _mm512_dpwssd_epi32(acc, a, b); }
@@ -79,6 +81,11 @@ inline KVecI kDotU8(KVecI acc, KVecI w, KVecI x) {
   return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(w, x), _mm256_set1_epi16(1)));
 }
 inline KVecI kDotI16(KVecI acc, KVecI a, KVecI b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+inline int32_t kSumI(KVecI a) {
+  const __m128i s = _mm_add_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+  const __m128i t = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  return _mm_cvtsi128_si32(_mm_add_epi32(t, _mm_shuffle_epi32(t, 0xB1)));
+}
 #endif
 
 constexpr int64_t kGroups = kSuperBlock / 4;  // 4-value groups per super-block
@@ -274,6 +281,74 @@ void tileQ6K(const Q8KRows& x, int64_t t0, const KRepacked& p, float* y, int64_t
   storeTile<NT>(acc, y, t0, ldy, lanes);
 }
 
+/// Fewer tokens than this take rowDot (no repack): a generation step, or the output head at the
+/// last position, would otherwise reorder every weight for one use.
+constexpr int64_t kDirectTokens = 4;
+
+/// sum_j sc_j sum_{k in sub-block j} v_k qx_k of one super-block: the unpacked values `v` (256,
+/// row order) by the token's `qx`, each sub-block of `sub` values times its scale. Exact in
+/// int32 (at most 256 x 63 x 127 x 127), so the order of the sums does not matter.
+int32_t scaledSubBlockSums(const uint8_t* v, const int8_t* qx, const int32_t* sc, int64_t sub) {
+  constexpr int64_t kChunk = sizeof(KVecI);  // values per vector; lane l holds values 4l..4l+3
+  KVecI sum = kZeroI();
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  // Lane l of chunk c takes the scale of sub-block (64 c + 4 l) / sub: one permute of the scales.
+  // Q4_K has 8 scales: only those are read.
+  const __m512i all = sub == 16
+                          ? _mm512_loadu_si512(sc)
+                          : _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc)));
+  const __m512i first = sub == 16 ? _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3)
+                                  : _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+  const int32_t perChunk = static_cast<int32_t>(kChunk / sub);
+  for (int64_t c = 0; c < kSuperBlock / kChunk; ++c) {
+    const __m512i lanes = _mm512_permutexvar_epi32(
+        _mm512_add_epi32(first, _mm512_set1_epi32(static_cast<int32_t>(c) * perChunk)), all);
+    const KVecI dot = kDotU8(kZeroI(), kLoadI(v + c * kChunk), kLoadI(qx + c * kChunk));
+    sum = kAddI(sum, kMulI(dot, lanes));
+  }
+#else
+  for (int64_t c = 0; c < kSuperBlock / kChunk; ++c) {
+    const __m256i lanes = sub == 16
+                              ? _mm256_set_m128i(_mm_set1_epi32(sc[2 * c + 1]), _mm_set1_epi32(sc[2 * c]))
+                              : _mm256_set1_epi32(sc[c]);
+    const KVecI dot = kDotU8(kZeroI(), kLoadI(v + c * kChunk), kLoadI(qx + c * kChunk));
+    sum = kAddI(sum, kMulI(dot, lanes));
+  }
+#endif
+  return kSumI(sum);
+}
+
+/// One weight row of `blocks` super-blocks by token t, without the repack: the same integer
+/// sums and the same f32 operations in the same order as the tiles (kquant_dot.h).
+float rowDot(bool q4, const char* row, const Q8KRows& x, int64_t t) {
+  const int64_t blocks = x.blocks(), blockBytes = q4 ? 144 : 210;
+  alignas(64) uint8_t v[kSuperBlock];
+  float acc = 0.0f;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const char* block = row + b * blockBytes;
+    KBlock u;
+    if (q4)
+      unpackQ4K(block, u, false);
+    else
+      unpackQ6K(block, u, false);
+    unpackValues(q4, block, v);
+    const int8_t* qx = x.q.data() + t * x.cols + b * kSuperBlock;
+    const int32_t* bsum = x.bsum16.data() + t * (x.cols / 16) + b * 16;
+    const int32_t sumi = scaledSubBlockSums(v, qx, u.sc, q4 ? 32 : 16);
+    const float dx = x.d[static_cast<size_t>(t * blocks + b)];
+    if (q4) {
+      int32_t summ = 0;  // the minimums against the token's 32-value sums
+      for (int64_t j = 0; j < 8; ++j) summ += u.m[j] * (bsum[2 * j] + bsum[2 * j + 1]);
+      acc = (acc + static_cast<float>(sumi) * (dx * u.d)) - static_cast<float>(summ) * (dx * u.dmin);
+    } else {
+      int32_t offs = 0;  // the -32 of every stored value: 32 sum_j sc_j bsum_j
+      for (int64_t j = 0; j < 16; ++j) offs += u.sc[j] * bsum[j];
+      acc = acc + static_cast<float>(sumi - offs * 32) * (dx * u.d);
+    }
+  }
+  return acc;
+}
+
 using KTileFn = void (*)(const Q8KRows&, int64_t, const KRepacked&, float*, int64_t, int64_t);
 
 template <int... N>
@@ -293,11 +368,20 @@ bool kquantProductVector(uint32_t type, const Q8KRows& x, const char* w, int64_t
   static constexpr auto kQ6 = tilesQ6K(std::make_integer_sequence<int, kKTokens>{});
   const bool q4 = type == static_cast<uint32_t>(GgmlType::Q4_K);
   const auto& tiles = q4 ? kQ4 : kQ6;
+  if (x.rows < kDirectTokens) {
+    for (int64_t j = 0; j < m; ++j)
+      for (int64_t t = 0; t < x.rows; ++t) y[t * ldy + j] = rowDot(q4, w + (r0 + j) * rowBytes, x, t);
+    return true;
+  }
   thread_local KRepacked p;  // per-thread scratch, kept across calls
   for (int64_t g0 = 0; g0 < m; g0 += kKLanes) {
     const int64_t lanes = std::min<int64_t>(kKLanes, m - g0);
     repackKRows(q4, w + (r0 + g0) * rowBytes, rowBytes, lanes, x.blocks(), p);
+    const int64_t nextRows = std::min<int64_t>(kKLanes, m - g0 - lanes);
+    const int64_t parts = (x.rows + kKTokens - 1) / kKTokens;
     for (int64_t t0 = 0; t0 < x.rows; t0 += kKTokens) {
+      if (nextRows > 0)
+        prefetchGroupPart(w + (r0 + g0 + lanes) * rowBytes, nextRows * rowBytes, t0 / kKTokens, parts);
       const int64_t nt = std::min<int64_t>(kKTokens, x.rows - t0);
       tiles[static_cast<size_t>(nt - 1)](x, t0, p, y + g0, ldy, lanes);
     }

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "attn/io/float_convert.h"
 #include "attn/models/gguf/ggml_types.h"
 #include "attn/models/gguf/kquant_dot.h"
 #include "attn/models/gguf/quantized_dot_simd.h"
+#include "attn/models/staged_reads.h"
 
 namespace attn::models::gguf {
 namespace {
@@ -121,10 +123,13 @@ bool quantizedLinear(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
   for (int64_t p = 0; p < panels; ++p) {
     const int64_t r0 = p * kQuantPanelRows, m = std::min(kQuantPanelRows, out - r0);
+    thread_local std::vector<char> staged;  // the panel's rows read with pread (staged_reads.h)
+    const char* rows =
+        stagedBytes(l.w.quant + r0 * l.w.quantRowBytes, static_cast<size_t>(m * l.w.quantRowBytes), staged);
     if (kquant)
-      kquantProduct(l.w.quantType, sharedK, l.w.quant, l.w.quantRowBytes, r0, m, y.data() + r0, out);
+      kquantProduct(l.w.quantType, sharedK, rows, l.w.quantRowBytes, 0, m, y.data() + r0, out);
     else
-      quantizedProduct(shared, l.w.quant, l.w.quantRowBytes, r0, m, y.data() + r0, out);
+      quantizedProduct(shared, rows, l.w.quantRowBytes, 0, m, y.data() + r0, out);
     if (!l.b.empty()) y.middleCols(r0, m).rowwise() += l.b.row().segment(r0, m);
   }
   return true;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/io/float_convert.h"
+#include "attn/models/gguf/group_prefetch.h"
 #include "attn/models/gguf/quantized_dot.h"
 #include "attn/models/gguf/simd_transpose.h"
 
@@ -225,6 +226,35 @@ void tokenTile(const Q8Rows& x, int64_t t0, const RepackedRows& p, float* y, int
   }
 }
 
+/// Fewer tokens than this take rowDot (no repack): a generation step, or the output head at the
+/// last position, would otherwise reorder every weight for one use.
+constexpr int64_t kDirectTokens = 4;
+
+/// One weight row by token t, without the repack: per block the exact integer sum of w x
+/// (|w| by x with w's sign, pairs at most 2 x 128 x 127: the activations never hold -128) and
+/// acc + float(sum) * (dx * dw), the tiles' f32 operations in the same order.
+float rowDot(const char* row, const Q8Rows& x, int64_t t) {
+  const int64_t blocks = x.blocks();
+  const int8_t* q = x.q.data() + t * x.cols;
+  const float* dx = x.d.data() + t * blocks;
+  const __m256i ones = _mm256_set1_epi16(1);
+  float acc = 0.0f;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const char* block = row + b * kBlockBytes;
+    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2));
+    const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + b * kBlock));
+    const __m256i p =
+        _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(xv, w)), ones);
+    const __m128i h = _mm_add_epi32(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
+    const __m128i h2 = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4E));
+    const int32_t sum = _mm_cvtsi128_si32(_mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0xB1)));
+    uint16_t half;
+    std::memcpy(&half, block, 2);
+    acc = acc + static_cast<float>(sum) * (dx[b] * attn::halfToFloat(half));
+  }
+  return acc;
+}
+
 using TileFn = void (*)(const Q8Rows&, int64_t, const RepackedRows&, float*, int64_t, int64_t);
 
 template <int... N>
@@ -237,11 +267,20 @@ constexpr auto tileTable(std::integer_sequence<int, N...>) {
 bool quantizedProductVector(const Q8Rows& x, const char* w, int64_t rowBytes, int64_t r0, int64_t m, float* y,
                             int64_t ldy) {
   static constexpr auto kTiles = tileTable(std::make_integer_sequence<int, kTokens>{});
+  if (x.rows < kDirectTokens) {
+    for (int64_t j = 0; j < m; ++j)
+      for (int64_t t = 0; t < x.rows; ++t) y[t * ldy + j] = rowDot(w + (r0 + j) * rowBytes, x, t);
+    return true;
+  }
   thread_local RepackedRows p;  // per-thread scratch, kept across calls
   for (int64_t g0 = 0; g0 < m; g0 += kLanes) {
     const int64_t lanes = std::min<int64_t>(kLanes, m - g0);
     repackRows(w + (r0 + g0) * rowBytes, rowBytes, lanes, x.blocks(), p);
+    const int64_t nextRows = std::min<int64_t>(kLanes, m - g0 - lanes);
+    const int64_t parts = (x.rows + kTokens - 1) / kTokens;
     for (int64_t t0 = 0; t0 < x.rows; t0 += kTokens) {
+      if (nextRows > 0)
+        prefetchGroupPart(w + (r0 + g0 + lanes) * rowBytes, nextRows * rowBytes, t0 / kTokens, parts);
       const int64_t nt = std::min<int64_t>(kTokens, x.rows - t0);
       kTiles[static_cast<size_t>(nt - 1)](x, t0, p, y + g0, ldy, lanes);
     }

@@ -165,7 +165,7 @@ TEST(KQuantDot, KernelEqualsScalarReferenceBitForBit) {
   std::mt19937 rng(9);
   int cases = 0;
   for (uint32_t type : {kQ4K, kQ6K})
-    for (int64_t tokens : {1, 3, 8, 13})
+    for (int64_t tokens : {1, 2, 3, 4, 8, 13})  // under 4 tokens: the kernel without the repack
       for (int64_t cols : {256, 768})
         for (int64_t rows : {1, 5, 16, 17, 40}) {
           const Mat x = randomKActivations(rng, tokens, cols);
@@ -182,7 +182,7 @@ TEST(KQuantDot, KernelEqualsScalarReferenceBitForBit) {
           ++cases;
         }
   RecordProperty("kernel", quantizedDotKernel());
-  EXPECT_EQ(cases, 80);
+  EXPECT_EQ(cases, 120);
 }
 
 TEST(KQuantDot, LinearTakesThePathWhenOn) {
