@@ -2,10 +2,11 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QSettings>
 #include <QSpinBox>
-#include <QToolBar>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "attn/engine.h"
 #include "attn/models/model.h"
 #include "attn/spec.h"
+#include "attn_ui/common/flow_layout.h"
 #include "attn_ui/explorer/explorer_model.h"
 #include "attn_ui/explorer/heatmap_source.h"
 #include "attn_ui/explorer/heatmap_widget.h"
@@ -55,9 +57,31 @@ attn::Mat heatmapValues(const attn::HeadResult& head, HeatmapQuantity q, const a
 }
 
 void HeatmapPanel::addToolBarWidget(QWidget* w) {
-  bar_->addSeparator();
-  bar_->addWidget(w);
+  w->setParent(bar_);
+  bar_->layout()->addWidget(w);
 }
+
+namespace {
+
+/// A label and its control, kept on one line of the tool row.
+QWidget* labelled(const QString& label, QWidget* control, QWidget* parent) {
+  auto* group = new QWidget(parent);
+  auto* row = new QHBoxLayout(group);
+  row->setContentsMargins(0, 0, 0, 0);
+  row->setSpacing(2);
+  row->addWidget(new QLabel(label, group));
+  row->addWidget(control);
+  return group;
+}
+
+QToolButton* toolButton(QAction* action, QWidget* parent) {
+  auto* b = new QToolButton(parent);
+  b->setDefaultAction(action);
+  b->setAutoRaise(true);
+  return b;
+}
+
+}  // namespace
 
 HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
     : QWidget(parent),
@@ -67,20 +91,18 @@ HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
       quantity_(new QComboBox(this)),
       colormap_(new QComboBox(this)),
       banner_(new QLabel(this)) {
-  auto* bar = new QToolBar(this);
-  bar_ = bar;
-  bar->addWidget(new QLabel(tr("Head "), this));
+  // The tool row wraps onto a second line in a narrow window rather than hiding controls.
+  bar_ = new QWidget(this);
+  auto* bar = new FlowLayout(bar_, 10, 2);
   head_->setRange(1, 1);
   head_->setToolTip(tr("Which attention head the heatmap shows (Ctrl+PgDown / Ctrl+PgUp step through heads)."));
-  bar->addWidget(head_);
-  bar->addSeparator();
-  bar->addWidget(new QLabel(tr("Show "), this));
+  bar->addWidget(labelled(tr("Head "), head_, bar_));
   quantity_->addItem(tr("Weights"), int(HeatmapQuantity::Weights));
   quantity_->addItem(tr("Scaled logits"), int(HeatmapQuantity::ScaledLogits));
   quantity_->addItem(tr("Raw logits"), int(HeatmapQuantity::RawLogits));
   quantity_->addItem(tr("Mask"), int(HeatmapQuantity::Mask));
   quantity_->setToolTip(tr("What the heatmap draws: softmax weights, logits before softmax, or which cells the mask keeps."));
-  bar->addWidget(quantity_);
+  bar->addWidget(labelled(tr("Show "), quantity_, bar_));
   maskOverlay_ = new QAction(tr("Show &Masked Cells"), this);
   maskOverlay_->setCheckable(true);
   maskOverlay_->setChecked(QSettings().value("view/maskOverlay", true).toBool());
@@ -90,13 +112,11 @@ HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
     QSettings().setValue("view/maskOverlay", on);
     redraw();
   });
-  bar->addAction(maskOverlay_);
+  bar->addWidget(toolButton(maskOverlay_, bar_));
   actions_ << maskOverlay_;
-  bar->addSeparator();
-  bar->addWidget(new QLabel(tr("Colours "), this));
   for (const QString& n : colormapNames()) colormap_->addItem(n, n);
   colormap_->setToolTip(tr("Colormap; 'diverging' centres logits and differences on white."));
-  bar->addWidget(colormap_);
+  bar->addWidget(labelled(tr("Colours "), colormap_, bar_));
 
   auto makeAction = [&](const QString& text, const QKeySequence& key, auto&& fn) {
     auto* a = new QAction(text, this);
@@ -108,7 +128,9 @@ HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
   };
   makeAction(tr("Zoom &In"), QKeySequence::ZoomIn, [this] { heatmap_->zoomBy(0.8); });
   makeAction(tr("Zoom &Out"), QKeySequence::ZoomOut, [this] { heatmap_->zoomBy(1.25); });
-  bar->addAction(makeAction(tr("&Reset View"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { heatmap_->resetView(); }));
+  bar->addWidget(toolButton(
+      makeAction(tr("&Reset View"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { heatmap_->resetView(); }),
+      bar_));
   makeAction(tr("&Next Head"), QKeySequence(Qt::CTRL | Qt::Key_PageDown), [this] { head_->stepUp(); });
   makeAction(tr("&Previous Head"), QKeySequence(Qt::CTRL | Qt::Key_PageUp), [this] { head_->stepDown(); });
   // Esc first stops a model run in flight (the status bar's Cancel), then unpins.
@@ -127,7 +149,7 @@ HeatmapPanel::HeatmapPanel(ExplorerModel* model, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);
-  layout->addWidget(bar);
+  layout->addWidget(bar_);
   layout->addWidget(banner_);
   layout->addWidget(heatmap_, 1);
 

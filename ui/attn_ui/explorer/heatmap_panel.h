@@ -1,5 +1,5 @@
 #pragma once
-// The central view: a toolbar (head, what to draw, colormap, reset) over the
+// The central view: a tool row (head, what to draw, colormap, reset) over the
 // heatmap, an error banner, hover read-out and row pinning through the model.
 #include <QList>
 #include <QWidget>
@@ -10,7 +10,6 @@ class QAction;
 class QComboBox;
 class QLabel;
 class QSpinBox;
-class QToolBar;
 
 namespace attn::ui {
 
@@ -39,8 +38,10 @@ class HeatmapPanel : public QWidget {
   QSpinBox* headSelector() const { return head_; }
   QComboBox* quantitySelector() const { return quantity_; }
   QComboBox* colormapSelector() const { return colormap_; }
-  /// Appends `w` (after a separator) to the panel's tool bar, which takes ownership.
+  /// Appends `w` to the panel's tool row (which wraps in a narrow window); the row takes ownership.
   void addToolBarWidget(QWidget* w);
+  /// The tool row: head, what to draw, masked cells, colours, reset and what was appended.
+  QWidget* toolRow() const { return bar_; }
   QLabel* errorBanner() const { return banner_; }
   /// Zoom, reset and head navigation, for the View menu.
   QList<QAction*> viewActions() const { return actions_; }
@@ -74,7 +75,7 @@ class HeatmapPanel : public QWidget {
   void redraw();
   void redrawStreamed();
   QString streamedHoverText(int row, int col) const;
-  QToolBar* bar_ = nullptr;
+  QWidget* bar_ = nullptr;  // the tool row (FlowLayout)
   void showError(const QString& message);
   void showNotice(const QString& message);
 
