@@ -5,10 +5,18 @@
 //    median, then one JSON line {"open_s", "forward_s", "peak_rss_bytes", ...}
 //    that tests/bench/compare_models.py reads. Targets: GPT-2 small, 128 tokens,
 //    <= 0.5 s and open < 1 s; Llama 1B-sized (BF16), <= 4 s, peak RSS < 2.5x the file.
+//  - `model_bench --model DIR --tokens N --streamed`: a long prompt's streamed forward
+//    (RunOptions::streamed, nothing N x N, the LM head at the last position only) three
+//    ways in one process: the forward alone (no attention outputs), with every head's
+//    measures (`metrics --model`), and with the measures and the F16 q/k store (the
+//    window's long-text run); prints each one's wall and CPU time, the measures' cost as a
+//    ratio to the forward alone (target <= 1.25 at N = 8192 on the Llama-1B shape), the
+//    forward's GFLOP/s against a same-run GEMM ceiling, and peak RSS against the files.
 //  - otherwise Google Benchmark: a GPT-2-shaped model (random F32 weights written
 //    to a temporary folder; 4 layers, 12 heads, d 768) forward at N = 128, and the
 //    GEMM of the MLP on its shapes, Eigen with column split vs a single call.
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -22,12 +30,12 @@
 #include <string>
 #include <vector>
 
+#include "attn/engine/random.h"
 #include "attn/models/model.h"
 #include "attn/models/model_config.h"
 #include "attn/models/model_weights.h"
 #include "attn/models/nn_ops.h"
 #include "attn/models/transformer_forward.h"
-#include "attn/engine/random.h"
 
 namespace {
 
@@ -109,6 +117,120 @@ int modelMain(const std::string& path, int tokens, int runs) {
   std::printf("{\"open_s\": %.6f, \"forward_s\": %.6f, \"peak_rss_bytes\": %lld, \"file_bytes\": %lld, "
               "\"tokens\": %d, \"runs\": %d, \"forward_cpu_s\": %.6f}\n",
               openS, median, static_cast<long long>(rss), static_cast<long long>(file), tokens, runs, cpuMedian);
+  return 0;
+}
+
+// --- Streamed long-prompt mode ---------------------------------------------
+
+/// Products and attention of one causal forward on n tokens (multiply-adds x 2): every
+/// layer's projections and MLP, the LM head at the last position, and Q K^T and P V over
+/// the causal half (n (n + 1) / 2 cells a head).
+double forwardFlop(const ModelInfo& i, int n) {
+  const double d = i.dModel, hd = i.headDim, qkv = (i.heads + 2.0 * i.kvHeads) * hd;
+  const double mlpMats = i.family == Family::Llama ? 3.0 : 2.0;  // Llama: gate, up, down; others: up, down
+  const double perToken = d * qkv + i.heads * hd * d + mlpMats * d * i.intermediate;
+  const double cells = 0.5 * n * (n + 1.0);
+  return 2.0 * i.layers * (perToken * n + 2.0 * i.heads * hd * cells) + 2.0 * d * i.vocabSize;
+}
+
+/// GFLOP/s of `linear` with F32 weights on the forward's largest product, x [1024, d] times
+/// W [intermediate, d]^T (a chunked-prefill block through the MLP): the best of 3.
+double gemmCeiling(const ModelInfo& i) {
+  const int64_t rows = 1024, in = i.dModel, out = std::max(i.intermediate, i.dModel);
+  Mat x = Mat::Random(rows, in), w = Mat::Random(out, in), y;
+  LinearWeight l;
+  l.w.data = w.data();
+  l.w.rows = out;
+  l.w.cols = in;
+  double best = 1e30;
+  for (int r = 0; r < 4; ++r) {
+    const double t = seconds();
+    linear(x, l, y);
+    if (r > 0) best = std::min(best, seconds() - t);  // the first warms the pages
+  }
+  return 2.0 * static_cast<double>(rows * in * out) / best / 1e9;
+}
+
+struct StreamedTiming {
+  double wall = 0, cpu = 0;
+  int64_t qkBytes = 0;
+};
+
+Result<StreamedTiming> timeStreamed(const Model& m, const Encoding& enc, bool measures, bool keepQk) {
+  RunOptions opt;
+  opt.streamed = true;
+  opt.keepAttention = measures;  // streamed: false leaves out the measures as well
+  opt.keepStreamedQk = keepQk;
+  opt.keepQkv = false;
+  opt.topKEveryPosition = false;  // the LM head at the last position, as the window's long runs
+  const double t = seconds(), c = cpuSeconds();
+  auto run = m.run(enc, opt);
+  if (!run) return run.error();
+  StreamedTiming r{seconds() - t, cpuSeconds() - c, run->qk ? run->qk->bytes() : 0};
+  if (measures && run->streamedLayers.size() != static_cast<size_t>(m.info().layers))
+    return Error{"the streamed run kept no measures"};
+  return r;
+}
+
+int streamedMain(const std::string& path, int tokens) {
+  auto model = Model::open(path);
+  if (!model) {
+    std::fprintf(stderr, "%s\n", model.error().message.c_str());
+    return 1;
+  }
+  const Model& m = **model;
+  const ModelInfo& info = m.info();
+  Encoding enc;
+  const int limit = std::max(1, std::min(m.tokenizer().idLimit(), info.vocabSize));
+  for (int i = 0; i < tokens; ++i) {
+    const int id = static_cast<int>((static_cast<int64_t>(i) * 7919 + 13) % limit);
+    enc.ids.push_back(id);
+    enc.tokens.push_back(m.tokenizer().idToToken(id));
+  }
+  // A short forward first: the weights' first touch (page tables, staged reads) is not the
+  // long prompt's cost, and the first way timed would pay it alone.
+  Encoding warm = enc;
+  warm.ids.resize(std::min<size_t>(warm.ids.size(), 16));
+  warm.tokens.resize(warm.ids.size());
+  if (auto st = timeStreamed(m, warm, true, true); !st) {
+    std::fprintf(stderr, "%s\n", st.error().message.c_str());
+    return 1;
+  }
+  const double ceiling = gemmCeiling(info), flop = forwardFlop(info, tokens);
+  std::printf("model: %s (%d layers x %d heads, kv %d, d %d, %s), %d tokens, streamed\n", info.name.c_str(),
+              info.layers, info.heads, info.kvHeads, info.dModel, info.dtype.c_str(), tokens);
+  std::printf("GEMM ceiling (linear, F32 weights, 1024 x %d x %d): %.0f GFLOP/s\n", info.dModel,
+              std::max(info.intermediate, info.dModel), ceiling);
+  const struct {
+    const char* name;
+    bool measures, qk;
+  } ways[] = {{"forward alone", false, false},
+              {"+ every head's measures (metrics --model)", true, false},
+              {"+ measures and the F16 q/k store (the window)", true, true}};
+  double base = 0;
+  std::string json =
+      "{\"tokens\": " + std::to_string(tokens) + ", \"gemm_ceiling_gflops\": " + std::to_string(ceiling);
+  for (const auto& w : ways) {
+    auto t = timeStreamed(m, enc, w.measures, w.qk);
+    if (!t) {
+      std::fprintf(stderr, "%s\n", t.error().message.c_str());
+      return 1;
+    }
+    if (base == 0) base = t->wall;
+    const double rate = flop / t->wall / 1e9;
+    std::printf(
+        "%-48s %8.1f s wall %8.1f s CPU  %6.0f tokens/s  %5.0f GFLOP/s (%.0f%% of the ceiling)  x%.2f",
+        w.name, t->wall, t->cpu, tokens / t->wall, rate, 100.0 * rate / ceiling, t->wall / base);
+    if (t->qkBytes) std::printf("  q/k store %.0f MiB", static_cast<double>(t->qkBytes) / (1 << 20));
+    std::printf("  peak RSS so far %.2f GiB\n", static_cast<double>(peakRssBytes()) / (1 << 30));
+    json += fmt::format(", \"{}_s\": {:.3f}", w.qk ? "qk" : w.measures ? "measures" : "forward", t->wall);
+  }
+  const int64_t file = folderWeightBytes(info.dir);
+  std::printf("peak RSS %.2f GiB for %.2f GiB of weight files (+%.2f GiB)\n",
+              static_cast<double>(peakRssBytes()) / (1 << 30), static_cast<double>(file) / (1 << 30),
+              static_cast<double>(peakRssBytes() - file) / (1 << 30));
+  std::printf("%s, \"peak_rss_bytes\": %lld, \"file_bytes\": %lld}\n", json.c_str(),
+              static_cast<long long>(peakRssBytes()), static_cast<long long>(file));
   return 0;
 }
 
@@ -260,12 +382,16 @@ BENCHMARK(BM_LlamaLinear)
 int main(int argc, char** argv) {
   std::string model;
   int tokens = 128, runs = 5;
+  bool streamed = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--model" && i + 1 < argc) model = argv[++i];
     else if (a == "--tokens" && i + 1 < argc) tokens = std::atoi(argv[++i]);
     else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--streamed")
+      streamed = true;
   }
+  if (!model.empty() && streamed) return streamedMain(model, std::max(1, tokens));
   if (!model.empty()) return modelMain(model, std::max(1, tokens), runs);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

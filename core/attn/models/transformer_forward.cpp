@@ -175,7 +175,9 @@ Result<ModelRun> forwardOver(const ModelConfig& c, const ModelWeights& w, const 
   if (opt.streamed) {
     if (opt.keepStreamedQk)
       store = std::make_shared<QkStore>(c.layers, n, c.heads, c.kvHeads, c.headDim, opt.qkPrecision, *mask);
-    streamed = {mask->isNone() ? nullptr : &*mask, opt.streamedAnalysis, store.get(), &run.streamedLayers};
+    // keepAttention false: the forward's output alone (no per-head measures either).
+    streamed = {mask->isNone() ? nullptr : &*mask, opt.streamedAnalysis, store.get(),
+                opt.keepAttention ? &run.streamedLayers : nullptr};
     f.streamed = &streamed;
   }
   const FamilyGraph graph = familyGraph(c);

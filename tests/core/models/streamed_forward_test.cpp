@@ -104,6 +104,15 @@ TEST_P(StreamedForward, MeasuresLogitsAndRecomputedMapsEqualTheMaterializedForwa
     ASSERT_EQ(got->logits.rows(), want->logits.rows());
     EXPECT_LE((got->logits - want->logits).cwiseAbs().maxCoeff(), 2e-4) << "logits";
     EXPECT_LE((got->finalHidden - want->finalHidden).cwiseAbs().maxCoeff(), 2e-4) << "final hidden state";
+    // keepAttention false: the forward's output alone, the same to the bit, no measures, no q/k.
+    RunOptions bare = so;
+    bare.keepAttention = false;
+    bare.keepStreamedQk = false;
+    auto alone = m.run(enc, bare);
+    ASSERT_TRUE(alone.ok()) << alone.error().message;
+    EXPECT_TRUE(alone->streamedLayers.empty());
+    EXPECT_FALSE(alone->qk);
+    EXPECT_EQ(alone->logits, got->logits);
     for (size_t l = 0; l < want->layers.size(); ++l) {
       std::vector<Mat> maps;
       for (const auto& h : want->layers[l].heads) maps.push_back(h.weights);

@@ -26,7 +26,7 @@ void streamedAttention(ForwardPass& f, int layer, float scale) {
     view.scale = scale;
     view.mask = out.mask;
   }
-  out.analyses->push_back(analyzeStreamed(views, f.enc.tokens, out.options));
+  if (out.analyses) out.analyses->push_back(analyzeStreamed(views, f.enc.tokens, out.options));
   f.concat.resize(n, static_cast<Eigen::Index>(H) * hd);
 #pragma omp parallel
   {

@@ -16,11 +16,11 @@ struct StreamedOutputs {
   const Mask* mask = nullptr;  // the model's mask, bound to N x N; null: every key
   AnalysisOptions options;
   QkStore* store = nullptr;                   // null: the q/k are not kept
-  std::vector<Analysis>* analyses = nullptr;  // one per layer, appended
+  std::vector<Analysis>* analyses = nullptr;  // one per layer, appended; null: no measures
 };
 
 /// f.concat [N, H * hd] = the heads' outputs on f.q, f.k, f.v (GQA: head h reads KV head
-/// h / (H / KV)); appends the layer's measures and stores its q/k.
+/// h / (H / KV)); appends the layer's measures and stores its q/k (each where `f.streamed` asks).
 void streamedAttention(ForwardPass& f, int layer, float scale);
 
 }  // namespace attn::models
