@@ -64,7 +64,8 @@ TEST(HeatmapToolRow, NarrowWrapsWithEveryControlInside) {
   EXPECT_GE(lines, 2);
   EXPECT_GT(rig.panel->toolRow()->height(), wide.front().height());
   // The heatmap sits below the row, not under it.
-  EXPECT_GE(rig.panel->heatmap()->mapTo(rig.panel, QPoint(0, 0)).y(), rig.panel->toolRow()->geometry().bottom());
+  EXPECT_GE(rig.panel->heatmap()->mapTo(rig.panel, QPoint(0, 0)).y(),
+            rig.panel->toolRow()->geometry().bottom());
 }
 
 TEST(FlowLayout, PlacesFixedItemsLineByLine) {
