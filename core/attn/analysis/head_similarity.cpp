@@ -49,13 +49,22 @@ double headJensenShannon(const Eigen::Ref<const Mat>& a, const Eigen::Ref<const 
   return unit == EntropyUnit::Bits ? js / std::numbers::ln2 : js;
 }
 
+namespace {
+constexpr double kAutoExactPairs = 66;  // DivergenceOptions::autoExactMaxCells: 12 heads' pairs
+}  // namespace
+
 std::vector<char> divergenceRows(int nq, int nk, int heads, const DivergenceOptions& options, EntropyUnit unit,
                                  DivergenceInfo& info) {
   info = {};
   info.rowsTotal = std::max(nq, 0);
+  // Auto: the exact cost is every pair's cells, H (H - 1) / 2 x Nq x Nk; the cell limit holds
+  // as it is up to 12 heads (66 pairs), and a model with more heads samples sooner (32 heads:
+  // above about 2,985 x 2,985).
+  const double cells = static_cast<double>(nq) * nk, pairs = std::max(1.0, heads * (heads - 1) / 2.0);
+  const double limit = static_cast<double>(options.autoExactMaxCells);
   const bool sample = options.mode == DivergenceOptions::Mode::Sampled ||
                       (options.mode == DivergenceOptions::Mode::Auto &&
-                       static_cast<long long>(nq) * nk > options.autoExactMaxCells);
+                       (cells > limit || cells * pairs > limit * kAutoExactPairs));
   const int n = std::clamp(options.sampleRows, 1, std::max(nq, 1));
   if (!sample || n >= nq) {
     info.rowsUsed = info.rowsTotal;
@@ -71,7 +80,6 @@ std::vector<char> divergenceRows(int nq, int nk, int heads, const DivergenceOpti
     std::swap(order[static_cast<size_t>(k)], order[static_cast<size_t>(pick(rng))]);
     use[static_cast<size_t>(order[static_cast<size_t>(k)])] = 1;
   }
-  const double pairs = std::max(1.0, heads * (heads - 1) / 2.0);
   const double delta = std::clamp(1.0 - options.confidence, 1e-12, 1.0);
   const double fpc = 1.0 - (n - 1.0) / nq;
   double bound = std::numbers::ln2 * std::sqrt(fpc * std::log(2.0 * pairs / delta) / (2.0 * n));

@@ -16,7 +16,9 @@ struct DivergenceOptions {
   int sampleRows = 2048;                          // rows drawn when sampling
   double confidence = 0.99;                       // of the bound, all pairs at once
   uint64_t seed = 0x5eedULL;
-  long long autoExactMaxCells = 8192LL * 8192LL;  // Auto: exact while Nq * Nk is at most this
+  /// Auto: exact while Nq * Nk is at most this and the pairs' cells H (H - 1) / 2 * Nq * Nk at
+  /// most 66 times this (12 heads' pairs): more heads sample sooner.
+  long long autoExactMaxCells = 8192LL * 8192LL;
 };
 
 /// Which computation ran. For a sample of n of the N rows, every pair's

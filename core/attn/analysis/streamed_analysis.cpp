@@ -87,10 +87,23 @@ struct Worker {
   }
 };
 
+// Keys [0, end) hold every key the mask leaves to the listed rows when the keys from
+// their last row + 1 on are all masked (causal masks): the rest of each row is 0, so
+// the scores, the softmax and the measures need only the first `end` (half a causal
+// head's cells); else nk.
+int keyEnd(const HeadView& hv, const int* rows, int count, int nk) {
+  if (!hv.mask || hv.mask->isNone() || count == 0) return nk;
+  const auto [lo, hi] = std::minmax_element(rows, rows + count);
+  const int end = *hi + 1;
+  if (end >= nk) return nk;
+  return hv.mask->blockState(*lo, *hi + 1, end, nk) == BlockState::AllMasked ? end : nk;
+}
+
 // Softmax rows of one head for the listed query rows into out (count x nk,
-// row-major), exactly as blockedAttentionWithWeights forms its weights.
-void softmaxRows(const HeadView& hv, const PackedKeys& keys, const FloatRowsFile* queries, int head, const int* rows,
-                 int count, int nk, float* out, Worker& w, bool timing) {
+// row-major), exactly as blockedAttentionWithWeights forms its weights; keys from
+// `end` on (keyEnd: all masked) are set to 0 without being scored.
+void softmaxRows(const HeadView& hv, const PackedKeys& keys, const FloatRowsFile* queries, int head,
+                 const int* rows, int count, int nk, int end, float* out, Worker& w, bool timing) {
   const auto t0 = timing ? Clock::now() : Clock::time_point{};
   const Eigen::Index dk = keys.depth();
   if (w.qs.rows() < count || w.qs.cols() != dk) w.qs.resize(std::max<Eigen::Index>(count, w.qs.rows()), dk);
@@ -102,16 +115,16 @@ void softmaxRows(const HeadView& hv, const PackedKeys& keys, const FloatRowsFile
   } else {
     for (int a = 0; a < count; ++a) w.qs.row(a) = hv.q->row(rows[a]) * hv.scale;
   }
-  keys.scores(w.qs.topRows(count), out, nk);
+  keys.scores(w.qs.topRows(count), out, nk, 0, end);
   const bool hasMask = hv.mask && !hv.mask->isNone();
   constexpr int kKeyTile = 512;
   for (int a = 0; a < count; ++a) {
     const int i = rows[a];
     float* row = out + static_cast<size_t>(a) * nk;
-    if (hv.bias) Eigen::Map<Eigen::RowVectorXf>(row, nk) += hv.bias->row(i);
+    if (hv.bias) Eigen::Map<Eigen::RowVectorXf>(row, end) += hv.bias->row(i).head(end);
     if (!hasMask) continue;
-    for (int j0 = 0; j0 < nk; j0 += kKeyTile) {
-      const int c = std::min(kKeyTile, nk - j0);
+    for (int j0 = 0; j0 < end; j0 += kKeyTile) {
+      const int c = std::min(kKeyTile, end - j0);
       switch (hv.mask->blockState(i, i + 1, j0, j0 + c)) {
         case BlockState::AllAllowed: break;
         case BlockState::AllMasked: std::fill(row + j0, row + j0 + c, kMasked); break;
@@ -124,14 +137,15 @@ void softmaxRows(const HeadView& hv, const PackedKeys& keys, const FloatRowsFile
   const bool mayMask = hasMask || hv.bias;
   for (int a = 0; a < count; ++a) {
     float* row = out + static_cast<size_t>(a) * nk;
-    const float m = rowMax(row, nk);
+    std::fill(row + end, row + nk, 0.0f);
+    const float m = rowMax(row, end);
     if (!(m >= kMaskedBelow)) {  // every key masked: all-zero weights
-      std::fill(row, row + nk, 0.0f);
+      std::fill(row, row + end, 0.0f);
       continue;
     }
     double l, t;
-    expRowInPlace(row, nk, m, mayMask, l, t);
-    Eigen::Map<Eigen::ArrayXf>(row, nk) *= static_cast<float>(1.0 / l);
+    expRowInPlace(row, end, m, mayMask, l, t);
+    Eigen::Map<Eigen::ArrayXf>(row, end) *= static_cast<float>(1.0 / l);
   }
   if (timing) w.seconds[kSoftmax] += secondsSince(t1);
 }
@@ -164,20 +178,24 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
   }
   // Rows of the pairs' divergence are halved in place once measured (their
   // last use before the pairs, while still in L1): mlogmSumOfHalves adds halves.
-  const auto halve = [&](float* row) {
-    if (it.divergence) Eigen::Map<Eigen::ArrayXf>(row, nk) *= 0.5f;
+  const auto halve = [&](float* row, int n) {
+    if (it.divergence) Eigen::Map<Eigen::ArrayXf>(row, n) *= 0.5f;
   };
+  int pairEnd = 0;  // the pairs' row length: every head's keyEnd (the rest of each row is 0)
   for (int h = h0; h < h1; ++h) {
     float* p = w.p.get() + static_cast<size_t>(h - h0) * block;
-    softmaxRows((*sh.heads)[static_cast<size_t>(h)], (*sh.keys)[static_cast<size_t>(h)], sh.queries, h, rows,
-                it.count, nk, p, w, sh.timing);
+    const HeadView& hv = (*sh.heads)[static_cast<size_t>(h)];
+    const int end = keyEnd(hv, rows, it.count, nk);
+    pairEnd = std::max(pairEnd, end);
+    softmaxRows(hv, (*sh.keys)[static_cast<size_t>(h)], sh.queries, h, rows, it.count, nk, end, p, w,
+                sh.timing);
     if (!it.measure) {
       const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
       for (int a = 0; a < it.count; ++a) {
         float* row = p + static_cast<size_t>(a) * nk;
-        w.blockMass[static_cast<size_t>((h - h0) * it.count + a)] = rowMax(row, nk) > 0.0f;
-        w.blockPlogp[static_cast<size_t>((h - h0) * it.count + a)] = plogpRow(row, nk);
-        halve(row);
+        w.blockMass[static_cast<size_t>((h - h0) * it.count + a)] = rowMax(row, end) > 0.0f;
+        w.blockPlogp[static_cast<size_t>((h - h0) * it.count + a)] = plogpRow(row, end);
+        halve(row, end);
       }
       if (sh.timing) w.seconds[kDivergence] += secondsSince(t0);
       continue;
@@ -187,7 +205,8 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
     for (int a = 0; a < it.count; ++a) {
       float* row = p + static_cast<size_t>(a) * nk;
       const int i = rows[a];
-      const FusedRow f = measureRow(row, nk, i, nullptr, sh.opt->coverageLevel, w.scratch, nullptr,
+      // (Zeros past `end` change no measure: keep null counts p > 0 as the unmasked keys.)
+      const FusedRow f = measureRow(row, end, i, nullptr, sh.opt->coverageLevel, w.scratch, nullptr,
                                     sh.timing ? &times : nullptr);
       storeRow(ha, i, f);
       w.blockMass[static_cast<size_t>((h - h0) * it.count + a)] = f.hasMass;
@@ -197,7 +216,7 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
         w.sums[static_cast<size_t>(h)].addRow(row, nk, i, sh.nq, sh.sepIdx);
         if (sh.timing) w.seconds[kOffsets] += secondsSince(t0);
       }
-      halve(row);
+      halve(row, end);
     }
     w.seconds[kEntropy] += times.entropy;
     w.seconds[kMaxMin] += times.maxMin;
@@ -217,7 +236,7 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
       w.rowP[uh] = w.p.get() + off;
       w.rowL[uh] = w.blockPlogp[static_cast<size_t>(h * it.count + a)];
     }
-    w.pairs.addRow(w.rowP, w.rowL, w.mass, nk, /*halves=*/true);
+    w.pairs.addRow(w.rowP, w.rowL, w.mass, pairEnd, /*halves=*/true);
   }
   if (sh.timing) w.seconds[kDivergence] += secondsSince(t0);
 }

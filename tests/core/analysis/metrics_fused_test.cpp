@@ -9,8 +9,10 @@
 #include <limits>
 #include <numbers>
 #include <random>
+#include <tuple>
 
 #include "attn/analysis/fused_rows.h"
+#include "attn/analysis/head_similarity.h"
 #include "attn/engine.h"
 #include "attn/metrics.h"
 #include "matrix_matchers.h"
@@ -274,6 +276,26 @@ TEST(HeadDivergence, SampledEstimateStaysWithinItsStatedBound) {
   all.mode = DivergenceOptions::Mode::Sampled;
   all.sampleRows = n;
   EXPECT_MATRIX_NEAR(headSimilarityMatrix(heads, EntropyUnit::Nats, all, &info), exact, 0.0);
+  EXPECT_FALSE(info.sampled);
+}
+
+// Auto samples once the exact cost, every pair's cells, passes the cell limit times 12 heads'
+// 66 pairs: at 30 x 30 cells under a limit of 1000, 12 heads stay exact and 13 (78 pairs) sample.
+TEST(HeadDivergence, AutoCountsThePairsOfManyHeads) {
+  DivergenceOptions opt;
+  opt.autoExactMaxCells = 1000;
+  opt.sampleRows = 10;
+  // (2 heads at 32 x 32 = 1024 cells: over the cell limit itself.)
+  const std::tuple<int, int, bool> cases[] = {{12, 30, false}, {13, 30, true}, {2, 31, false}, {2, 32, true}};
+  for (const auto& [heads, n, sampled] : cases) {
+    DivergenceInfo info;
+    const auto rows = divergenceRows(n, n, heads, opt, EntropyUnit::Nats, info);
+    EXPECT_EQ(info.sampled, sampled) << heads << " heads, " << n << " rows";
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), 1), sampled ? 10 : n) << heads << " heads";
+  }
+  opt.mode = DivergenceOptions::Mode::Exact;
+  DivergenceInfo info;
+  divergenceRows(30, 30, 13, opt, EntropyUnit::Nats, info);
   EXPECT_FALSE(info.sampled);
 }
 
