@@ -17,11 +17,11 @@
 namespace attn::ui {
 namespace {
 
-struct Rig {
+struct ToolRowRig {
   QWidget window;
   ExplorerModel model;
   HeatmapPanel* panel;
-  Rig() {
+  ToolRowRig() {
     panel = new HeatmapPanel(&model, &window);
     auto* extra = new QWidget;
     auto* row = new QHBoxLayout(extra);
@@ -48,7 +48,7 @@ struct Rig {
 };
 
 TEST(HeatmapToolRow, NarrowWrapsWithEveryControlInside) {
-  Rig rig;
+  ToolRowRig rig;
   const auto wide = rig.controlsAt(1800);
   ASSERT_EQ(wide.size(), 6u);  // head, show, masked cells, colours, reset, the appended Maps selector
   for (const QRect& r : wide) EXPECT_EQ(r.center().y(), wide.front().center().y()) << "one line when wide";
