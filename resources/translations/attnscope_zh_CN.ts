@@ -2367,6 +2367,10 @@ A as exact: ‖B − A‖_F = %8    mean row KL(A‖B) = %9 nats</source>
         <translation>&lt;br&gt;&lt;i&gt;放大以查看单个单元格（每个绘制的单元格合并了 %1×%1 个）&lt;/i&gt;</translation>
     </message>
     <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; → &lt;b&gt;%2&lt;/b&gt;&lt;br&gt;query %3, key %4&lt;br&gt;%5: %6&lt;br&gt;%7%8</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; → &lt;b&gt;%2&lt;/b&gt;&lt;br&gt;查询 %3，键 %4&lt;br&gt;%5：%6&lt;br&gt;%7%8</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;%1&lt;/b&gt; → &lt;b&gt;%2&lt;/b&gt;&lt;br&gt;query %3, key %4&lt;br&gt;raw logit %5&lt;br&gt;scaled logit %6&lt;br&gt;weight %7&lt;br&gt;%8%9</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; → &lt;b&gt;%2&lt;/b&gt;&lt;br&gt;查询 %3，键 %4&lt;br&gt;原始 logit %5&lt;br&gt;缩放后 logit %6&lt;br&gt;权重 %7&lt;br&gt;%8%9</translation>
     </message>

@@ -61,6 +61,12 @@ TEST(QuantizationMaps, TheShownMapIsTheCoresDeltaForTheHead) {
           attn::models::quantizationDelta(*effect, static_cast<size_t>(layer), static_cast<size_t>(head));
       ASSERT_GT(delta.size(), 0);
       EXPECT_EQ(w.heatmap()->matrix(), delta) << "layer " << layer << " head " << head;
+      // The hover names the difference, not a weight, with the cell's value.
+      const QString hover = w.heatmapPanel()->hoverText(1, 0);
+      EXPECT_TRUE(
+          hover.contains(QStringLiteral("Quantized − full precision: %1").arg(delta(1, 0), 0, 'g', 5)))
+          << hover.toStdString();
+      EXPECT_FALSE(hover.contains("weight")) << hover.toStdString();
       EXPECT_FALSE(w.heatmap()->matrix().isApprox(
           own->layers[static_cast<size_t>(layer)].heads[static_cast<size_t>(head)].weights))
           << "the delta, not the weights";

@@ -77,6 +77,7 @@ ContributionView::ContributionView(ExplorerModel* model, QObject* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(new QLabel(tr("Maps "), selector_));
   layout->addWidget(box_);
+  box_->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // "Quantization effect" unelided
   box_->addItem(tr("Weights"), int(ContributionMode::Weights));
   box_->addItem(tr("Attention norms"), int(ContributionMode::AttentionNorms));
   box_->addItem(tr("ALTI"), int(ContributionMode::Alti));

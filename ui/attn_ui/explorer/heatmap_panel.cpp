@@ -286,16 +286,29 @@ QString HeatmapPanel::hoverText(int row, int col) const {
                              ? tr("<br><i>zoom in to see single cells (each drawn cell pools %1×%1)</i>")
                                    .arg(heatmap_->poolStride())
                              : QString();
+  const QString maskedText =
+      masked ? (rowMasked ? tr("masked — every key of this query is masked, so its weights are all 0")
+                          : tr("masked"))
+             : tr("not masked");
+  // Maps that are not the attention's weights (attention norms, ALTI, a signed difference such as
+  // the quantization effect) name their own value; the attention's logits do not describe them.
+  const QString named = signedMaps() ? signedWhat_ : mapsWhat_;
+  if (!named.isEmpty() && quantity() == HeatmapQuantity::Weights)
+    return tr("<b>%1</b> → <b>%2</b><br>query %3, key %4<br>%5: %6<br>%7%8")
+        .arg(QString::fromStdString(r.queryTokens[static_cast<size_t>(row)]).toHtmlEscaped(),
+             QString::fromStdString(r.keyTokens[static_cast<size_t>(col)]).toHtmlEscaped())
+        .arg(row)
+        .arg(col)
+        .arg(named.toHtmlEscaped(), cell(h->weights))
+        .arg(maskedText, stride);
   return tr("<b>%1</b> → <b>%2</b><br>query %3, key %4<br>raw logit %5<br>scaled logit %6<br>"
             "weight %7<br>%8%9")
       .arg(QString::fromStdString(r.queryTokens[static_cast<size_t>(row)]).toHtmlEscaped(),
            QString::fromStdString(r.keyTokens[static_cast<size_t>(col)]).toHtmlEscaped())
-      .arg(row).arg(col)
+      .arg(row)
+      .arg(col)
       .arg(rawCell, cell(h->scaledLogits), cell(h->weights))
-      .arg(masked ? (rowMasked ? tr("masked — every key of this query is masked, so its weights are all 0")
-                               : tr("masked"))
-                  : tr("not masked"),
-           stride);
+      .arg(maskedText, stride);
 }
 
 void HeatmapPanel::redraw() {
