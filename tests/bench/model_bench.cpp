@@ -70,6 +70,18 @@ int64_t folderWeightBytes(const std::string& dir) {
   return n;
 }
 
+/// `tokens` ids spread over the tokenizer's vocabulary (a fixed pattern, no text needed).
+Encoding patternEncoding(const Model& m, int tokens) {
+  Encoding enc;
+  const int limit = std::max(1, std::min(m.tokenizer().idLimit(), m.info().vocabSize));
+  for (int i = 0; i < tokens; ++i) {
+    const int id = static_cast<int>((static_cast<int64_t>(i) * 7919 + 13) % limit);
+    enc.ids.push_back(id);
+    enc.tokens.push_back(m.tokenizer().idToToken(id));
+  }
+  return enc;
+}
+
 int modelMain(const std::string& path, int tokens, int runs) {
   const double t0 = seconds();
   auto model = Model::open(path);
@@ -80,14 +92,7 @@ int modelMain(const std::string& path, int tokens, int runs) {
   }
   const Model& m = **model;
   const ModelInfo& info = m.info();
-  // Token ids spread over the tokenizer's vocabulary (a fixed pattern, no text needed).
-  Encoding enc;
-  const int limit = std::max(1, std::min(m.tokenizer().idLimit(), info.vocabSize));
-  for (int i = 0; i < tokens; ++i) {
-    const int id = static_cast<int>((static_cast<int64_t>(i) * 7919 + 13) % limit);
-    enc.ids.push_back(id);
-    enc.tokens.push_back(m.tokenizer().idToToken(id));
-  }
+  const Encoding enc = patternEncoding(m, tokens);
   RunOptions opt;  // q/k/v kept, top-5 next tokens: what the views show
   std::vector<double> times, cpus;
   for (int r = 0; r < runs + 1; ++r) {  // the first run warms caches and page tables
@@ -180,19 +185,10 @@ int streamedMain(const std::string& path, int tokens) {
   }
   const Model& m = **model;
   const ModelInfo& info = m.info();
-  Encoding enc;
-  const int limit = std::max(1, std::min(m.tokenizer().idLimit(), info.vocabSize));
-  for (int i = 0; i < tokens; ++i) {
-    const int id = static_cast<int>((static_cast<int64_t>(i) * 7919 + 13) % limit);
-    enc.ids.push_back(id);
-    enc.tokens.push_back(m.tokenizer().idToToken(id));
-  }
+  const Encoding enc = patternEncoding(m, tokens);
   // A short forward first: the weights' first touch (page tables, staged reads) is not the
   // long prompt's cost, and the first way timed would pay it alone.
-  Encoding warm = enc;
-  warm.ids.resize(std::min<size_t>(warm.ids.size(), 16));
-  warm.tokens.resize(warm.ids.size());
-  if (auto st = timeStreamed(m, warm, true, true); !st) {
+  if (auto st = timeStreamed(m, patternEncoding(m, std::min(tokens, 16)), true, true); !st) {
     std::fprintf(stderr, "%s\n", st.error().message.c_str());
     return 1;
   }
