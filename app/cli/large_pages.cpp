@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #if defined(__GLIBC__) && defined(__linux__)
 #include <malloc.h>
@@ -35,12 +36,14 @@ LargePages decide() {
 #elif !defined(__GLIBC__) || !defined(__linux__) || !defined(MADV_HUGEPAGE)
   return {false, "not glibc on Linux"};
 #else
-  // Allocations up to twice the reserve come from the heap (not one mmap
-  // each; a request at the threshold would be mmap'd, the reserve too), stay
-  // there when freed (a later one reuses the marked pages), and every thread
-  // allocates from the main arena (a thread's own arena would be unmarked).
-  if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(2 * kHeapReserve)) != 1) return {false, "mallopt refused"};
-  mallopt(M_TRIM_THRESHOLD, static_cast<int>(4 * kHeapReserve));
+  // Allocations below 2 GiB come from the heap (not one mmap each; the
+  // threshold is above the reserve, or the reserve itself would be mmap'd),
+  // stay there when freed (a later one reuses the marked pages), and every
+  // thread allocates from the main arena (a thread's own arena would be
+  // unmarked).
+  static_assert(kHeapReserve < static_cast<std::size_t>(std::numeric_limits<int>::max()));
+  if (mallopt(M_MMAP_THRESHOLD, std::numeric_limits<int>::max()) != 1) return {false, "mallopt refused"};
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   mallopt(M_ARENA_MAX, 1);
   // Grow the heap by the reserve, mark all of its pages, give it back to the
   // allocator: later allocations are carved from the marked mapping (the
@@ -62,7 +65,7 @@ LargePages preferLargePages() { return state() = decide(); }
 
 std::string largePagesLine() {
   const LargePages& s = state();
-  return s.applied ? "heap: 2 MiB pages asked (MADV_HUGEPAGE on its first 256 MiB; the kernel grants them when free)"
+  return s.applied ? "heap: 2 MiB pages asked (MADV_HUGEPAGE on its first 1.5 GiB; the kernel grants them when free)"
                    : std::string("heap: 4 KiB pages (") + s.why + ")";
 }
 

@@ -14,8 +14,11 @@
 namespace attn::cli {
 
 /// Bytes of heap grown and marked at start-up (virtual: untouched pages cost
-/// no memory).
-inline constexpr std::size_t kHeapReserve = std::size_t{256} << 20;
+/// no memory). Large enough for every map of a model at its full context (GPT-2
+/// small at 1,024 tokens keeps 12 x 12 x 1024^2 floats, 604 MB: with 4 KiB pages
+/// their first touch was half the forward's time on a virtual machine); below
+/// 2 GiB, because glibc's thresholds are ints.
+inline constexpr std::size_t kHeapReserve = std::size_t{1536} << 20;
 
 /// What preferLargePages did, for tests and `--profile`.
 struct LargePages {

@@ -61,7 +61,8 @@ TEST(CliLargePages, LargeAllocationsLandInMarkedHeap) {
   // 128 KiB threshold): a block of rows, a big weights array. (Smaller ones
   // may reuse free space in the part of the heap grown before the reserve,
   // which here holds the test framework's own allocations.)
-  for (const std::size_t mb : {2, 8, 100}) {
+  // 700 MiB: every map of GPT-2 small at its full 1,024 tokens in one block.
+  for (const std::size_t mb : {2, 8, 100, 700}) {
     std::unique_ptr<char[]> block(new char[mb << 20]);
     block[0] = 1;
     const std::string flags = vmFlagsOf(block.get() + (mb << 19));

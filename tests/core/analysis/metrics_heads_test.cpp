@@ -96,6 +96,45 @@ TEST(Rollout, RowsSumToOneThroughManyLayers) {
   }
 }
 
+// R_l = A'_l R_{l-1} straight from the definition, every cell in double.
+std::vector<Eigen::MatrixXd> rolloutByDefinition(const LayeredWeights& layers) {
+  std::vector<Eigen::MatrixXd> out;
+  for (const auto& heads : layers) {
+    const Eigen::Index n = heads.front().rows();
+    Eigen::MatrixXd a = Eigen::MatrixXd::Zero(n, n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      for (Eigen::Index j = 0; j < n; ++j) {
+        double mean = 0;
+        for (const Mat& h : heads) mean += h(i, j);
+        a(i, j) = 0.5 * mean / static_cast<double>(heads.size()) + (i == j ? 0.5 : 0.0);
+      }
+      a.row(i) /= a.row(i).sum();
+    }
+    out.push_back(out.empty() ? a : Eigen::MatrixXd(a * out.back()));
+  }
+  return out;
+}
+
+TEST(Rollout, LongCausalAndMixedLayersEqualTheDefinition) {
+  // 300 tokens: the rows and column blocks are split over threads, the last
+  // block partial. Causal layers take the triangular product; a bidirectional
+  // layer after them switches back to the dense one.
+  for (const bool mixed : {false, true}) {
+    LayeredWeights layers;
+    for (int l = 0; l < 4; ++l)
+      layers.push_back({randomHead(300, 40 + l, !(mixed && l == 2)), randomHead(300, 50 + l, true, 0.5f)});
+    auto r = attentionRollout(layers);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    const auto ref = rolloutByDefinition(layers);
+    ASSERT_EQ(r->size(), ref.size());
+    for (size_t l = 0; l < ref.size(); ++l) {
+      EXPECT_MATRIX_NEAR((*r)[l], Mat(ref[l].cast<float>()), 1e-6) << "mixed " << mixed << " layer " << l + 1;
+      const bool causalSoFar = !mixed || l < 2;
+      EXPECT_EQ((*r)[l].triangularView<Eigen::StrictlyUpper>().toDenseMatrix().isZero(0.0), causalSoFar);
+    }
+  }
+}
+
 TEST(Rollout, BadShapesAreErrors) {
   EXPECT_FALSE(attentionRollout({}).ok());
   EXPECT_FALSE(attentionRollout({{}}).ok());
