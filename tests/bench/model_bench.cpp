@@ -338,6 +338,31 @@ void BM_MlpGemm(benchmark::State& state) {
 }
 BENCHMARK(BM_MlpGemm)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+void BM_Gpt2Conv1D(benchmark::State& state) {
+  // GPT-2's c_fc at N tokens, x [N, 768]: W as the file stores it ([in, out], Conv1D: Eigen on
+  // column shares) against the same W transposed to [out, in] (nn.Linear: the token-tile GEMM
+  // on AVX-512). Arg 0: tokens, 1: transposed.
+  const int64_t n = state.range(0);
+  const bool transposed = state.range(1) != 0;
+  Mat x = Mat::Random(n, 768), w = Mat::Random(768, 3072), wt = w.transpose(), y;
+  LinearWeight l;
+  l.w.data = transposed ? wt.data() : w.data();
+  l.w.rows = transposed ? 3072 : 768;
+  l.w.cols = transposed ? 768 : 3072;
+  l.inOut = !transposed;
+  for (auto _ : state) {
+    linear(x, l, y);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * static_cast<double>(n) * 768 * 3072, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Gpt2Conv1D)
+    ->ArgsProduct({{128, 1024}, {0, 1}})
+    ->ArgNames({"tokens", "transposed"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 void BM_LlamaLinear(benchmark::State& state) {
   // Llama-1B's products at 128 tokens, x [128, in] W^T with W [out, in]: f32 weights
   // (one Eigen call per thread on a column share) vs BF16 weights (128-row panels

@@ -61,6 +61,50 @@ void headWeights(Mat& s, float scale, const std::vector<uint8_t>& keep, const He
   }
 }
 
+/// Rows per block of the causal products below.
+constexpr int kCausalRowBlock = 128;
+
+/// For each block of kCausalRowBlock rows: one past its last kept key (keep empty:
+/// all n). Keys past it are masked for every row of the block, so their
+/// logits never reach a weight and their weights are exactly 0: the products
+/// skip them (the upper triangle of a causal map, about half of Q K^T and P V).
+std::vector<int> keysNeeded(const std::vector<uint8_t>& keep, int n) {
+  std::vector<int> ends(static_cast<size_t>((n + kCausalRowBlock - 1) / kCausalRowBlock), n);
+  if (keep.empty()) return ends;
+  for (size_t b = 0; b < ends.size(); ++b) {
+    int end = 0;
+    const int i1 = std::min(n, static_cast<int>(b + 1) * kCausalRowBlock);
+    for (int i = static_cast<int>(b) * kCausalRowBlock; i < i1; ++i) {
+      const uint8_t* row = keep.data() + static_cast<size_t>(i) * static_cast<size_t>(n);
+      for (int j = n - 1; j >= end; --j)
+        if (row[j]) {
+          end = j + 1;
+          break;
+        }
+    }
+    ends[b] = end;
+  }
+  return ends;
+}
+
+/// s = q k^T on the keys each row block needs, zeros past them (masked next).
+bool everyKey(const std::vector<int>& ends, int n) {
+  return std::all_of(ends.begin(), ends.end(), [n](int e) { return e == n; });
+}
+
+void blockLogits(const ConstMatRef& q, const ConstMatRef& k, const std::vector<int>& ends, Mat& s) {
+  const int n = static_cast<int>(s.rows());
+  if (everyKey(ends, n)) {  // one product (no mask, or the logits kept)
+    s.noalias() = q * k.transpose();
+    return;
+  }
+  for (size_t b = 0; b < ends.size(); ++b) {
+    const int i0 = static_cast<int>(b) * kCausalRowBlock, rows = std::min(kCausalRowBlock, n - i0), e = ends[b];
+    if (e > 0) s.block(i0, 0, rows, e).noalias() = q.middleRows(i0, rows) * k.topRows(e).transpose();
+    if (e < n) s.block(i0, e, rows, n - e).setZero();
+  }
+}
+
 void attendHeads(ForwardPass& f, float scale, bool store, AttentionResult& res,
                  const std::vector<HeadEdit>& edits) {
   const ModelConfig& c = f.config;
@@ -68,23 +112,34 @@ void attendHeads(ForwardPass& f, float scale, bool store, AttentionResult& res,
   f.concat.resize(n, static_cast<Eigen::Index>(H) * hd);
   res.heads.assign(store ? static_cast<size_t>(H) : 0, HeadResult{});
   std::vector<Mat> scratch(static_cast<size_t>(H));
+  const std::vector<int> modelEnds = keysNeeded(f.keep, n);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int h = 0; h < H; ++h) {
     const int kvh = h / group;
     const HeadEdit* edit = edits.empty() ? nullptr : &edits[static_cast<size_t>(h)];
-    const std::vector<uint8_t>& keep = edit && !edit->keep.empty() ? edit->keep : f.keep;
+    const bool ownMask = edit && !edit->keep.empty();
+    const std::vector<uint8_t>& keep = ownMask ? edit->keep : f.keep;
+    // The kept logits stages hold every cell, masked ones included.
+    const std::vector<int> ends =
+        f.opt.keepLogits ? keysNeeded({}, n) : ownMask ? keysNeeded(keep, n) : modelEnds;
     const auto qh = f.q.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
     const auto kh = f.k.middleCols(static_cast<Eigen::Index>(kvh) * hd, hd);
     const auto vh = f.v.middleCols(static_cast<Eigen::Index>(kvh) * hd, hd);
     Mat& s = scratch[static_cast<size_t>(h)];
     s.resize(n, n);
-    s.noalias() = qh * kh.transpose();
+    blockLogits(qh, kh, ends, s);
     HeadResult* hr = store ? &res.heads[static_cast<size_t>(h)] : nullptr;
     RowStats st;
     headWeights(s, scale, keep, edit, hr, f.opt.keepLogits, st);
-    f.concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd).noalias() = s * vh;
+    auto out = f.concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
+    if (everyKey(ends, n)) out.noalias() = s * vh;
+    for (size_t b = 0; b < ends.size() && !everyKey(ends, n); ++b) {  // weights past a block's keys are exactly 0
+      const int i0 = static_cast<int>(b) * kCausalRowBlock, rows = std::min(kCausalRowBlock, n - i0), e = ends[b];
+      if (e > 0) out.middleRows(i0, rows).noalias() = s.block(i0, 0, rows, e) * vh.topRows(e);
+      else out.middleRows(i0, rows).setZero();
+    }
     if (!hr) continue;
-    if (f.opt.keepOutputs) hr->output = f.concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
+    if (f.opt.keepOutputs) hr->output = out;
     hr->entropy = std::move(st.entropy);
     hr->fullyMaskedRows = std::move(st.fullyMaskedRows);
     hr->weights = std::move(s);
