@@ -151,5 +151,42 @@ TEST(ModelF32Linear, ProductFromTheMappingMatchesPlainProduct) {
   }
 }
 
+TEST(ModelF32Linear, Conv1DLayoutMatchesPlainProduct) {
+  // GPT-2's Conv1D stores W as [in, out]; on AVX-512 the token-tile GEMM gathers each 12-column
+  // block of it into a panel. Shapes: GPT-2's c_fc at its full 1,024 tokens, a half tile of 16
+  // rows with a partial depth block and a 12-column remainder, too few tokens for the tiles
+  // (Eigen), an output narrower than one tile, no depth at all (an attention-only model's empty
+  // MLP: the bias alone).
+  struct Shape {
+    int64_t n, in, out;
+  };
+  for (const Shape s : {Shape{1024, 768, 3072}, Shape{48, 1040, 37}, Shape{15, 64, 40}, Shape{33, 96, 11},
+                        Shape{20, 0, 64}}) {
+    SeededRng rng(9);
+    std::vector<float> storage(static_cast<size_t>(s.in * s.out + 1));
+    for (auto& v : storage) v = static_cast<float>(rng.normal());
+    const float* w = storage.data() + 1;  // [in, out]
+    Mat x(s.n, s.in);
+    for (int64_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(rng.normal());
+    std::vector<float> bias(static_cast<size_t>(s.out));
+    for (auto& b : bias) b = static_cast<float>(rng.normal());
+    LinearWeight l;
+    l.w = {w, s.in, s.out};
+    l.b = {bias.data(), 1, s.out};
+    l.inOut = true;
+    Mat y;
+    linear(x, l, y);
+    ASSERT_EQ(y.rows(), s.n);
+    ASSERT_EQ(y.cols(), s.out);
+    const int64_t step = s.n * s.out > 100000 ? 7 : 1;  // every 7th cell of the large one
+    for (int64_t c = 0; c < s.n * s.out; c += step) {
+      const int64_t i = c / s.out, o = c % s.out;
+      double ref = bias[static_cast<size_t>(o)];
+      for (int64_t k = 0; k < s.in; ++k) ref += static_cast<double>(x(i, k)) * w[k * s.out + o];
+      ASSERT_NEAR(y(i, o), ref, 1e-4 * (1 + std::abs(ref))) << s.n << "x" << s.in << "x" << s.out << " at " << i << "," << o;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace attn::models

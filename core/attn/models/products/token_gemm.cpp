@@ -117,12 +117,24 @@ Kernel kernelFor(int vectors, int cols) {
   return (vectors == 2 ? two : one)[static_cast<size_t>(cols - 1)];
 }
 
+/// Conv1D's W [K, out] (GPT-2): the 12 x depth block of output columns [j0, j0 + cols) and depth
+/// [k0, k0 + depth) gathered into the panel's rows, as the BF16 path decodes them: a column of W
+/// is strided by `out`, and broadcasting it in place would touch a page per depth step.
+void gatherConv1DPanel(const float* w, int64_t out, int64_t k0, int64_t depth, int64_t j0, int cols,
+                       float* panel) {
+  for (int64_t k = 0; k < depth; ++k) {
+    const float* row = w + (k0 + k) * out + j0;
+    for (int c = 0; c < cols; ++c) panel[c * depth + k] = row[c];
+  }
+}
+
 /// The output columns [c0, c1) of this thread: ct [c1 - c0][paddedRows] (column-major).
-void multiplyColumns(const float* xt, const WeightTensor& W, int64_t paddedRows, int64_t c0, int64_t c1,
+void multiplyColumns(const float* xt, const LinearWeight& l, int64_t paddedRows, int64_t c0, int64_t c1,
                      Floats& ct, Floats& panel) {
-  const int64_t K = W.cols, tiles = (paddedRows + kTileRows - 1) / kTileRows;
+  const WeightTensor& W = l.w;
+  const int64_t K = l.in(), out = l.out(), tiles = (paddedRows + kTileRows - 1) / kTileRows;
   ct.resize(static_cast<size_t>((c1 - c0) * paddedRows));
-  if (W.isBf16()) panel.resize(static_cast<size_t>(kTileCols * kDepthBlock));
+  if (W.isBf16() || l.inOut) panel.resize(static_cast<size_t>(kTileCols * kDepthBlock));
   for (int64_t k0 = 0; k0 < K; k0 += kDepthBlock) {
     const int64_t depth = std::min(kDepthBlock, K - k0);
     for (int64_t j0 = c0; j0 < c1; j0 += kTileCols) {
@@ -132,11 +144,13 @@ void multiplyColumns(const float* xt, const WeightTensor& W, int64_t paddedRows,
       if (W.isBf16()) {  // the 12 x depth block of W decoded once, used by every tile
         for (int c = 0; c < cols; ++c)
           bf16ToFloat(W.bf16 + 2 * ((j0 + c) * K + k0), panel.data() + c * depth, depth);
+      } else if (l.inOut) {
+        gatherConv1DPanel(W.data, out, k0, depth, j0, cols, panel.data());
       } else {
         w = W.data + j0 * K + k0, ldw = K;
       }
       Prefetch next;
-      if (j0 + kTileCols + kTileCols <= c1) {
+      if (!l.inOut && j0 + kTileCols + kTileCols <= c1) {
         const int64_t bytes = W.isBf16() ? 2 : 4;
         next = {(W.isBf16() ? W.bf16 : reinterpret_cast<const char*>(W.data)) +
                     bytes * ((j0 + kTileCols) * K + k0),
@@ -174,9 +188,9 @@ void unpackColumns(const Floats& ct, int64_t paddedRows, int64_t c0, int64_t c1,
 
 bool linearTokenGemm(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
   const WeightTensor& W = l.w;
-  const int64_t n = x.rows(), K = x.cols(), out = W.rows;
-  if (l.inOut || (W.data == nullptr && !W.isBf16()) || W.cols != K || n < 16 || n > kMaxTokens ||
-      K % 16 != 0 || out < kTileCols)
+  const int64_t n = x.rows(), K = x.cols(), out = l.out();
+  if ((W.data == nullptr && !W.isBf16()) || (l.inOut && W.isBf16()) || l.in() != K || n < 16 ||
+      n > kMaxTokens || K == 0 || K % 16 != 0 || out < kTileCols)
     return false;
   const int64_t paddedRows = (n + 15) / 16 * 16, groups = paddedRows / 16;
   y.resize(n, out);
@@ -201,7 +215,7 @@ bool linearTokenGemm(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
     const int64_t c0 = std::min(out, colGroups * t / T * kTileCols);
     const int64_t c1 = std::min(out, colGroups * (t + 1) / T * kTileCols);
     if (c1 > c0) {
-      multiplyColumns(xt, W, paddedRows, c0, c1, ct, panel);
+      multiplyColumns(xt, l, paddedRows, c0, c1, ct, panel);
       unpackColumns(ct, paddedRows, c0, c1, bias, y);
     }
   }

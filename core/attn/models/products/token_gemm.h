@@ -10,9 +10,9 @@
 
 namespace attn::models {
 
-/// linear() for nn.Linear weights (`!l.inOut`) in f32 or BF16 when this engine copy has
-/// AVX-512 and the shape suits the kernel (16-1024 tokens, depth a multiple of 16); false,
-/// with y untouched, otherwise.
+/// linear() for nn.Linear weights in f32 or BF16, and Conv1D weights (`l.inOut`, GPT-2) in f32,
+/// when this engine copy has AVX-512 and the shape suits the kernel (16-1024 tokens, depth a
+/// multiple of 16); false, with y untouched, otherwise.
 bool linearTokenGemm(const ConstMatRef& x, const LinearWeight& l, Mat& y);
 
 }  // namespace attn::models
