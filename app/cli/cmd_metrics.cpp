@@ -133,12 +133,17 @@ void printWarnings(const std::vector<std::string>& warnings) {
 }
 
 // `headsOf`: doc holds the analysis' summary only, its heads are printed one at a time.
-int finish(const MetricsOptions& o, const nlohmann::json& doc, const std::string& text, const std::string& csv,
-           const Analysis* headsOf = nullptr) {
+// headsOf / layersOf: the analyses whose heads `doc` left null (added with
+// addAnalysisSummaryJson), printed one head at a time.
+int finish(const MetricsOptions& o, const nlohmann::json& doc, const std::string& text,
+           const std::string& csv, const Analysis* headsOf = nullptr,
+           const std::vector<Analysis>* layersOf = nullptr) {
   if (!o.csv.empty())
     if (auto st = writeFileAtomic(o.csv, csvHeader() + csv); !st) return fail(st.error().message);
   if (o.json && headsOf) {
     printAnalysisJson(stdout, doc, *headsOf);
+  } else if (o.json && layersOf) {
+    printLayeredAnalysisJson(stdout, doc, *layersOf);
   } else if (o.json) {
     fmt::print("{}\n", doc.dump(2));
   } else {
@@ -304,6 +309,9 @@ void annotateHeadTypes(nlohmann::json& doc, const models::ModelHeadTypes& t) {
   for (size_t l = 0; l < layers.size() && l < types["layers"].size(); ++l) {
     auto& heads = layers[l]["heads"];
     const auto& typed = types["layers"][l]["heads"];
+    // Heads left null for printLayeredAnalysisJson: one object of extra keys per head.
+    if (heads.is_null()) heads = nlohmann::json::array();
+    while (heads.size() < typed.size()) heads.push_back(nlohmann::json::object());
     for (size_t h = 0; h < heads.size() && h < typed.size(); ++h) {
       heads[h]["head_type"] = typed[h]["head_type"];
       nlohmann::json scores = typed[h];
@@ -338,7 +346,7 @@ int runOnFile(const MetricsOptions& o, Result<Precomputed> pre) {
   auto& layers = doc["layers"] = nlohmann::json::array();
   for (size_t l = 0; l < an.layers.size(); ++l) {
     nlohmann::json layer{{"layer", l + 1}};
-    addAnalysisJson(layer, an.layers[l]);
+    addAnalysisSummaryJson(layer, an.layers[l]);
     layers.push_back(std::move(layer));
     text += analysisText(an.layers[l], fmt::format("{}: layer {} of {}, entropy in {}", o.attnFile, l + 1,
                                                    an.layers.size(), unitName(o.analysis.unit))) + "\n";
@@ -372,7 +380,7 @@ int runOnFile(const MetricsOptions& o, Result<Precomputed> pre) {
   if (o.headTypes) annotateHeadTypes(doc, *o.headTypes);
   for (const auto& [key, value] : o.modelJson.items()) doc[key] = value;
   text += o.modelText;
-  return finish(o, doc, text, csv);
+  return finish(o, doc, text, csv, nullptr, &an.layers);
 }
 
 nlohmann::json topJson(const std::vector<models::TopToken>& top) {
@@ -481,7 +489,7 @@ int reportStreamedModel(MetricsOptions& o, const ModelRequest& req) {
   auto& layers = doc["layers"] = nlohmann::json::array();
   for (size_t l = 0; l < layersAn.size(); ++l) {
     nlohmann::json layer{{"layer", l + 1}};
-    addAnalysisJson(layer, layersAn[l]);
+    addAnalysisSummaryJson(layer, layersAn[l]);
     layers.push_back(std::move(layer));
     for (const auto& w : layersAn[l].warnings) warnings.push_back(fmt::format("layer {} {}", l + 1, w));
     text += analysisText(layersAn[l], fmt::format("{}: layer {} of {} (streamed), entropy in {}", o.attnFile,
@@ -499,7 +507,7 @@ int reportStreamedModel(MetricsOptions& o, const ModelRequest& req) {
   if (o.headTypes) annotateHeadTypes(doc, *o.headTypes);
   for (const auto& [key, value] : o.modelJson.items()) doc[key] = value;
   text += o.modelText;
-  return finish(o, doc, text, csv);
+  return finish(o, doc, text, csv, nullptr, &layersAn);
 }
 
 // --model with --image: the patch grid, each head's mean attention distance in pixels

@@ -65,7 +65,8 @@ LargePages preferLargePages() { return state() = decide(); }
 
 std::string largePagesLine() {
   const LargePages& s = state();
-  return s.applied ? "heap: 2 MiB pages asked (MADV_HUGEPAGE on its first 1.5 GiB; the kernel grants them when free)"
+  return s.applied ? "heap: 2 MiB pages asked (MADV_HUGEPAGE on its first 1.5 GiB; the kernel grants them "
+                     "when free)"
                    : std::string("heap: 4 KiB pages (") + s.why + ")";
 }
 

@@ -169,8 +169,56 @@ void writeIndented(std::FILE* out, std::string_view dumped, std::string_view ind
 
 }  // namespace
 
+namespace {
+
+// `obj` (an object whose "heads" is null, or an array of each head's extra keys) as dump(2)
+// prints it `indent` deep, with each head of `an` in the place of "heads": its JSON built
+// one head at a time, the extra keys merged in.
+void printWithHeads(std::FILE* out, const nlohmann::json& obj, const Analysis& an,
+                    const std::string& indent) {
+  const std::string inner = indent + "  ";
+  writeText(out, "{\n");
+  bool first = true;
+  for (const auto& [key, value] : obj.items()) {
+    writeText(out, first ? inner : ",\n" + inner);
+    first = false;
+    writeText(out, nlohmann::json(key).dump());
+    writeText(out, ": ");
+    if (key != "heads") {
+      writeIndented(out, value.dump(2), inner);
+      continue;
+    }
+    if (an.heads.empty()) {
+      writeText(out, "[]");
+      continue;
+    }
+    writeText(out, "[\n");
+    for (size_t h = 0; h < an.heads.size(); ++h) {
+      writeText(out, inner + "  ");
+      const HeadAnalysis& head = an.heads[h];
+      nlohmann::json j = headJson(head, static_cast<int>(h) + 1, true);
+      if (value.is_array() && h < value.size())
+        for (const auto& [k, v] : value[h].items()) j[k] = v;
+      writeIndented(out, j.dump(2), inner + "  ", rowVectors(head));
+      writeText(out, h + 1 < an.heads.size() ? ",\n" : "\n");
+    }
+    writeText(out, inner + "]");
+  }
+  writeText(out, "\n" + indent + "}");
+}
+
+}  // namespace
+
 void printAnalysisJson(std::FILE* out, const nlohmann::json& doc, const Analysis& an) {
   // dump() throws on text that is not UTF-8: do it before the first byte is printed.
+  const std::string check = doc.dump();
+  (void)check;
+  printWithHeads(out, doc, an, "");
+  writeText(out, "\n");
+}
+
+void printLayeredAnalysisJson(std::FILE* out, const nlohmann::json& doc,
+                              const std::vector<Analysis>& layers) {
   const std::string check = doc.dump();
   (void)check;
   writeText(out, "{\n");
@@ -180,20 +228,16 @@ void printAnalysisJson(std::FILE* out, const nlohmann::json& doc, const Analysis
     first = false;
     writeText(out, nlohmann::json(key).dump());
     writeText(out, ": ");
-    if (key != "heads") {
+    if (key != "layers" || value.empty()) {
       writeIndented(out, value.dump(2), "  ");
       continue;
     }
-    if (an.heads.empty()) {
-      writeText(out, "[]");
-      continue;
-    }
     writeText(out, "[\n");
-    for (size_t h = 0; h < an.heads.size(); ++h) {
+    for (size_t l = 0; l < value.size(); ++l) {
       writeText(out, "    ");
-      const HeadAnalysis& head = an.heads[h];
-      writeIndented(out, headJson(head, static_cast<int>(h) + 1, true).dump(2), "    ", rowVectors(head));
-      writeText(out, h + 1 < an.heads.size() ? ",\n" : "\n");
+      static const Analysis kNone;
+      printWithHeads(out, value[l], l < layers.size() ? layers[l] : kNone, "    ");
+      writeText(out, l + 1 < value.size() ? ",\n" : "\n");
     }
     writeText(out, "  ]");
   }
@@ -239,6 +283,16 @@ nlohmann::json optionsJson(const AnalysisOptions& o) {
             {"row_share", o.collapse.rowShare}}}};
 }
 
+/// One value in a 10-wide column with at least one space before it: 4 decimals while they fit
+/// (a max / min weight ratio can be 3e6 and ran into its neighbour), fewer digits in exponent form
+/// when not.
+std::string tableCell(double v) {
+  std::string t = fmt::format("{:.4f}", v);
+  if (t.size() > 9) t = fmt::format("{:.4g}", v);
+  if (t.size() > 9) t = fmt::format("{:.3g}", v);
+  return fmt::format("{:>10}", t);
+}
+
 std::string analysisText(const Analysis& an, const std::string& title) {
   const auto& o = an.options;
   std::string s = title + "\n";
@@ -251,7 +305,7 @@ std::string analysisText(const Analysis& an, const std::string& title) {
                               : unit.empty()        ? std::string(m.label)
                                                     : fmt::format("{} ({})", m.label, unit);
     s += fmt::format("{:<40}", label);
-    for (const auto& h : an.heads) s += fmt::format("{:>10.4f}", m.value(h));
+    for (const auto& h : an.heads) s += tableCell(m.value(h));
     s += "\n";
   }
   s += fmt::format("uniform bound log N = {:.4f} {}\n", an.uniformBound, unitName(o.unit));

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "attn/metrics.h"
 
@@ -20,6 +21,10 @@ void addAnalysisSummaryJson(nlohmann::json& doc, const Analysis& an);
 /// one head's JSON at a time: the per-row arrays of every head at once were
 /// most of `metrics --json`'s memory at long N.
 void printAnalysisJson(std::FILE* out, const nlohmann::json& doc, const Analysis& an);
+/// The same for a document with "layers": each element's "heads" (null, or an array of extra
+/// keys per head such as head_type, merged into that head) printed from layers[l], one head at a
+/// time (16 layers x 32 heads x 32,768 rows took a 4.4 GB document in memory).
+void printLayeredAnalysisJson(std::FILE* out, const nlohmann::json& doc, const std::vector<Analysis>& layers);
 /// Which divergence ran: {"method": "exact"|"sampled", "rows_used", "rows_total", "bound", "confidence"}.
 nlohmann::json divergenceJson(const DivergenceInfo& d);
 std::string divergenceText(const DivergenceInfo& d, EntropyUnit unit);
@@ -31,6 +36,9 @@ nlohmann::json optionsJson(const AnalysisOptions& o);
 
 /// Human-readable report: measures as rows, heads as columns.
 std::string analysisText(const Analysis& an, const std::string& title);
+
+/// A measure's value as the table's 10-wide column, never touching its neighbour.
+std::string tableCell(double v);
 std::string matrixText(const Mat& m, const std::string& title);
 
 /// CSV, one line per (layer, head) and one column per measure plus the

@@ -354,8 +354,8 @@ void BM_Gpt2Conv1D(benchmark::State& state) {
     linear(x, l, y);
     benchmark::DoNotOptimize(y.data());
   }
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(2.0 * static_cast<double>(n) * 768 * 3072, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(n) * 768 * 3072,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Gpt2Conv1D)
     ->ArgsProduct({{128, 1024}, {0, 1}})

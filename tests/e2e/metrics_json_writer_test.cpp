@@ -18,15 +18,20 @@ namespace {
 
 using namespace attn::cli;
 
-std::string printed(const nlohmann::json& summary, const Analysis& an) {
+template <typename Print>
+std::string printedBy(Print print) {
   std::FILE* f = std::tmpfile();
-  printAnalysisJson(f, summary, an);
+  print(f);
   std::string text(static_cast<size_t>(std::ftell(f)), '\0');
   std::rewind(f);
   const size_t got = std::fread(text.data(), 1, text.size(), f);
   std::fclose(f);
   text.resize(got);
   return text;
+}
+
+std::string printed(const nlohmann::json& summary, const Analysis& an) {
+  return printedBy([&](std::FILE* f) { printAnalysisJson(f, summary, an); });
 }
 
 Analysis sampleAnalysis(int heads, int rows, int cols, uint64_t seed) {
@@ -66,6 +71,54 @@ TEST(MetricsJsonWriter, PrintsTheWholeDocumentsDumpByteForByte) {
     ASSERT_EQ(entropy.size(), static_cast<size_t>(rows));
     for (int i = 0; i < rows; ++i) EXPECT_EQ(entropy[static_cast<size_t>(i)].get<float>(), an.heads[0].perRow.entropy[i]);
     EXPECT_EQ(back["heads"][0]["offset_profile"]["mass"].size(), static_cast<size_t>(an.heads[0].offsets.mass.size()));
+  }
+}
+
+TEST(MetricsJsonWriter, PrintsALayeredDocumentWithHeadTypesByteForByte) {
+  // metrics --model: "layers", each with its heads; a model's head types are merged into
+  // its heads (head_type and its scores), given as one object of extra keys per head.
+  const std::vector<Analysis> layers{sampleAnalysis(3, 21, 21, 3), sampleAnalysis(3, 21, 21, 4),
+                                     sampleAnalysis(1, 2, 2, 5)};
+  nlohmann::json full = optionsJson(AnalysisOptions{}), summary = full;
+  full["n_layers"] = summary["n_layers"] = layers.size();
+  for (size_t l = 0; l < layers.size(); ++l) {
+    nlohmann::json a{{"layer", l + 1}}, b = a;
+    addAnalysisJson(a, layers[l]);
+    addAnalysisSummaryJson(b, layers[l]);
+    if (l == 0) {  // head types on the first layer only
+      b["heads"] = nlohmann::json::array();
+      for (size_t h = 0; h < layers[l].heads.size(); ++h) {
+        const nlohmann::json extra{{"head_type", h == 1 ? "induction" : "broad"},
+                                   {"head_type_scores", {{"induction", 0.1 * static_cast<double>(h)}}}};
+        b["heads"].push_back(extra);
+        for (const auto& [k, v] : extra.items()) a["heads"][h][k] = v;
+      }
+    }
+    full["layers"].push_back(a);
+    summary["layers"].push_back(b);
+  }
+  const std::string text = printedBy([&](std::FILE* f) { printLayeredAnalysisJson(f, summary, layers); });
+  EXPECT_EQ(text, full.dump(2) + "\n");
+  const auto back = nlohmann::json::parse(text);
+  EXPECT_EQ(back["layers"][0]["heads"][1]["head_type"], "induction");
+  EXPECT_EQ(back["layers"][1]["heads"][2]["row_entropy"].size(), 21u);
+  // No layers at all: the array stays as dump prints it.
+  nlohmann::json none = optionsJson(AnalysisOptions{});
+  none["layers"] = nlohmann::json::array();
+  EXPECT_EQ(printedBy([&](std::FILE* f) { printLayeredAnalysisJson(f, none, {}); }), none.dump(2) + "\n");
+}
+
+TEST(MetricsTable, EveryCellIsTenWideWithASpaceBeforeIt) {
+  EXPECT_EQ(tableCell(3.4435), "    3.4435");
+  EXPECT_EQ(tableCell(0.0), "    0.0000");
+  EXPECT_EQ(tableCell(1234.5), " 1234.5000");
+  EXPECT_EQ(tableCell(3284118.5279), " 3.284e+06");  // a max / min weight ratio
+  EXPECT_EQ(tableCell(-3284118.5279), " -3.28e+06");
+  EXPECT_EQ(tableCell(12345.678), " 1.235e+04");
+  for (const double v : {1e300, -1e-300, 99999.99999, -99999.9, std::nan(""), HUGE_VAL}) {
+    const std::string c = tableCell(v);
+    EXPECT_EQ(c.size(), 10u) << c;
+    EXPECT_EQ(c[0], ' ') << c;
   }
 }
 

@@ -99,7 +99,8 @@ void blockLogits(const ConstMatRef& q, const ConstMatRef& k, const std::vector<i
     return;
   }
   for (size_t b = 0; b < ends.size(); ++b) {
-    const int i0 = static_cast<int>(b) * kCausalRowBlock, rows = std::min(kCausalRowBlock, n - i0), e = ends[b];
+    const int i0 = static_cast<int>(b) * kCausalRowBlock, rows = std::min(kCausalRowBlock, n - i0),
+              e = ends[b];
     if (e > 0) s.block(i0, 0, rows, e).noalias() = q.middleRows(i0, rows) * k.topRows(e).transpose();
     if (e < n) s.block(i0, e, rows, n - e).setZero();
   }
@@ -120,8 +121,9 @@ void attendHeads(ForwardPass& f, float scale, bool store, AttentionResult& res,
     const bool ownMask = edit && !edit->keep.empty();
     const std::vector<uint8_t>& keep = ownMask ? edit->keep : f.keep;
     // The kept logits stages hold every cell, masked ones included.
-    const std::vector<int> ends =
-        f.opt.keepLogits ? keysNeeded({}, n) : ownMask ? keysNeeded(keep, n) : modelEnds;
+    const std::vector<int> ends = f.opt.keepLogits ? keysNeeded({}, n)
+                                  : ownMask        ? keysNeeded(keep, n)
+                                                   : modelEnds;
     const auto qh = f.q.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
     const auto kh = f.k.middleCols(static_cast<Eigen::Index>(kvh) * hd, hd);
     const auto vh = f.v.middleCols(static_cast<Eigen::Index>(kvh) * hd, hd);
@@ -133,10 +135,14 @@ void attendHeads(ForwardPass& f, float scale, bool store, AttentionResult& res,
     headWeights(s, scale, keep, edit, hr, f.opt.keepLogits, st);
     auto out = f.concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
     if (everyKey(ends, n)) out.noalias() = s * vh;
-    for (size_t b = 0; b < ends.size() && !everyKey(ends, n); ++b) {  // weights past a block's keys are exactly 0
-      const int i0 = static_cast<int>(b) * kCausalRowBlock, rows = std::min(kCausalRowBlock, n - i0), e = ends[b];
-      if (e > 0) out.middleRows(i0, rows).noalias() = s.block(i0, 0, rows, e) * vh.topRows(e);
-      else out.middleRows(i0, rows).setZero();
+    for (size_t b = 0; b < ends.size() && !everyKey(ends, n);
+         ++b) {  // weights past a block's keys are exactly 0
+      const int i0 = static_cast<int>(b) * kCausalRowBlock, rows = std::min(kCausalRowBlock, n - i0),
+                e = ends[b];
+      if (e > 0)
+        out.middleRows(i0, rows).noalias() = s.block(i0, 0, rows, e) * vh.topRows(e);
+      else
+        out.middleRows(i0, rows).setZero();
     }
     if (!hr) continue;
     if (f.opt.keepOutputs) hr->output = out;

@@ -73,7 +73,8 @@ TEST(CausalBlocks, LongPromptMapsEqualTheFullLogitsSoftmax) {
           const std::vector<double> p = softmaxRow(ref.maskedLogits, i);
           for (int j = 0; j < n; ++j) {
             worstRef = std::max(worstRef, std::abs(w(i, j) - p[static_cast<size_t>(j)]));
-            if (p[static_cast<size_t>(j)] == 0.0) ASSERT_EQ(w(i, j), 0.0f) << l << "." << h << " " << i << "," << j;
+            if (p[static_cast<size_t>(j)] == 0.0)
+              ASSERT_EQ(w(i, j), 0.0f) << l << "." << h << " " << i << "," << j;
           }
         }
       }

@@ -183,7 +183,8 @@ TEST(ModelF32Linear, Conv1DLayoutMatchesPlainProduct) {
       const int64_t i = c / s.out, o = c % s.out;
       double ref = bias[static_cast<size_t>(o)];
       for (int64_t k = 0; k < s.in; ++k) ref += static_cast<double>(x(i, k)) * w[k * s.out + o];
-      ASSERT_NEAR(y(i, o), ref, 1e-4 * (1 + std::abs(ref))) << s.n << "x" << s.in << "x" << s.out << " at " << i << "," << o;
+      ASSERT_NEAR(y(i, o), ref, 1e-4 * (1 + std::abs(ref)))
+          << s.n << "x" << s.in << "x" << s.out << " at " << i << "," << o;
     }
   }
 }
