@@ -7,13 +7,13 @@
 #include <new>
 
 #include "commands.h"
-#include "large_pages.h"
+#include "attn/engine/large_pages.h"
 #include "openmp_wait.h"
 
 int main(int argc, char** argv) {
   using namespace attn::cli;
   passiveOpenMpUnderLoad(argv);
-  preferLargePages();
+  attn::preferLargePages();
   // Over a file-size limit (ulimit -f), write(2) then fails with EFBIG and the
   // atomic writer reports it and removes its temporary, instead of the default
   // SIGXFSZ killing the process mid-write.

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "large_pages.h"
+#include "attn/engine/large_pages.h"
 
 namespace attn::cli {
 namespace {

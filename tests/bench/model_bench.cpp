@@ -13,8 +13,9 @@
 //    ratio to the forward alone (target <= 1.25 at N = 8192 on the Llama-1B shape), the
 //    forward's GFLOP/s against a same-run GEMM ceiling, and peak RSS against the files.
 //  - otherwise Google Benchmark: a GPT-2-shaped model (random F32 weights written
-//    to a temporary folder; 4 layers, 12 heads, d 768) forward at N = 128, and the
-//    GEMM of the MLP on its shapes, Eigen with column split vs a single call.
+//    to a temporary folder; 4 layers, 12 heads, d 768) forward at N = 128, the
+//    GEMM of the MLP on its shapes, Eigen with column split vs a single call, and a
+//    long prompt's map recomputed from kept q/k (the window's overview and zoomed views).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -35,6 +36,7 @@
 #include "attn/models/model_config.h"
 #include "attn/models/model_weights.h"
 #include "attn/models/nn_ops.h"
+#include "attn/models/streamed/head_maps.h"
 #include "attn/models/transformer_forward.h"
 
 namespace {
@@ -395,6 +397,54 @@ BENCHMARK(BM_LlamaLinear)
     ->Args({2048, 128256, 0})
     ->Args({2048, 128256, 1})
     ->ArgNames({"in", "out", "bf16"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// One head of a long prompt's kept q/k (F16, head_dim 64, causal), as the window holds it.
+attn::models::QkStore randomQkStore(int n) {
+  attn::models::QkStore store(1, n, 1, 1, 64, attn::models::QkPrecision::F16, Mask::causal());
+  SeededRng rng(3);
+  Mat q(n, 64), k(n, 64);
+  for (int64_t i = 0; i < q.size(); ++i) {
+    q.data()[i] = static_cast<float>(rng.normal());
+    k.data()[i] = static_cast<float>(rng.normal());
+  }
+  store.setLayer(0, q, k, 0.125f);
+  return store;
+}
+
+void BM_StreamedOverview(benchmark::State& state) {
+  // The window's first picture of a head at long N: the whole map recomputed from q/k and
+  // max-pooled to at most 1024 cells a side (target: within 0.5 s of the click at N = 8192).
+  const int n = static_cast<int>(state.range(0)), block = (n + 1023) / 1024;
+  const auto store = randomQkStore(n);
+  for (auto _ : state) {
+    auto m = attn::models::pooledMap(store, 0, 0, block, attn::models::Pooling::Max);
+    if (!m) state.SkipWithError(m.error().message.c_str());
+    benchmark::DoNotOptimize(m->data());
+  }
+  state.counters["cells/s"] =
+      benchmark::Counter(static_cast<double>(n) * n, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_StreamedOverview)->Arg(2048)->Arg(8192)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_StreamedZoomedRect(benchmark::State& state) {
+  // A zoomed view's redraw: a side x side rectangle at the end of the map (its rows' softmax
+  // over all N keys), as panning asks for (target: >= 30 redraws/s at N = 8192).
+  const int n = static_cast<int>(state.range(0)), side = static_cast<int>(state.range(1));
+  const auto store = randomQkStore(n);
+  const attn::models::MapRect rect{n - side, n, n - side, n};
+  for (auto _ : state) {
+    auto m = attn::models::headMap(store, 0, 0, rect);
+    if (!m) state.SkipWithError(m.error().message.c_str());
+    benchmark::DoNotOptimize(m->data());
+  }
+  state.counters["redraws/s"] = benchmark::Counter(1.0, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_StreamedZoomedRect)
+    ->Args({8192, 128})
+    ->Args({8192, 512})
+    ->ArgNames({"tokens", "side"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

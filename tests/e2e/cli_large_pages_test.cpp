@@ -13,14 +13,14 @@
 #include <memory>
 #include <string>
 
-#include "large_pages.h"
+#include "attn/engine/large_pages.h"
 #include "cli_runner.h"
 
 namespace attn::test {
 namespace {
 
-using attn::cli::LargePages;
-using attn::cli::preferLargePages;
+using attn::LargePages;
+using attn::preferLargePages;
 
 // VmFlags of the mapping holding address a ("" when none holds it).
 std::string vmFlagsOf(const void* a) {

@@ -14,6 +14,7 @@
 
 #include "attn/engine/random.h"
 #include "attn/models/model.h"
+#include "model_runs.h"
 #include "attn/models/safetensors_mmap.h"
 
 namespace attn::models {
@@ -67,17 +68,6 @@ TEST(StagedReads, CopiesTheMappedBytesWithPreadAndOnlyThose) {
   fs::remove(path);
 }
 
-ModelRun runOrFail(const Model& m, const std::string& text, bool quantizedDot) {
-  auto enc = m.encode(text, std::nullopt, "text");
-  EXPECT_TRUE(enc.ok()) << (enc.ok() ? "" : enc.error().message);
-  RunOptions o;
-  o.keepFullLogits = true;
-  o.quantizedDot = quantizedDot;
-  auto run = m.run(*enc, o);
-  EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
-  return run.ok() ? std::move(*run) : ModelRun{};
-}
-
 bool sameBits(const Mat& a, const Mat& b) {
   return a.rows() == b.rows() && a.cols() == b.cols() &&
          std::memcmp(a.data(), b.data(), static_cast<size_t>(a.size()) * sizeof(float)) == 0;
@@ -96,13 +86,13 @@ TEST_P(StagedReadsModel, ForwardIsTheSameToTheBit) {
     {
       StagedReadsScope never(StagedReads::Never);
       const size_t before = stagedBytesRead();
-      mapped = runOrFail(**m, text, quantizedDot);
+      mapped = attn::test::runWithLogitsOrFail(**m, text, quantizedDot);
       EXPECT_EQ(stagedBytesRead(), before);
     }
     {
       StagedReadsScope always(StagedReads::Always);
       const size_t before = stagedBytesRead();
-      staged = runOrFail(**m, text, quantizedDot);
+      staged = attn::test::runWithLogitsOrFail(**m, text, quantizedDot);
       copied = stagedBytesRead() - before;
     }
     EXPECT_GT(copied, 0u) << "the weights were not read with pread";

@@ -53,7 +53,9 @@ TEST_P(VitReference, PixelsEveryMapHiddenStateAndLabelMatch) {
   const int n = prefix + 16;
   ASSERT_EQ(run->encoding.size(), n);
   EXPECT_EQ(run->encoding.tokens[0], "[CLS]");
-  if (prefix == 2) EXPECT_EQ(run->encoding.tokens[1], "[DIST]");
+  if (prefix == 2) {
+    EXPECT_EQ(run->encoding.tokens[1], "[DIST]");
+  }
   EXPECT_EQ(run->encoding.tokens[static_cast<size_t>(prefix)], "r0c0");
   EXPECT_EQ(run->encoding.tokens[static_cast<size_t>(prefix) + 5], "r1c1");
   EXPECT_EQ(run->encoding.tokens.back(), "r3c3");

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "attn/models/model.h"
+#include "model_runs.h"
 
 namespace attn::models {
 namespace {
@@ -33,17 +34,6 @@ std::shared_ptr<const Model> ggufOpenOrFail(const std::string& path) {
   return m.ok() ? *m : nullptr;
 }
 
-ModelRun ggufRunOrFail(const Model& m, const std::string& text, bool quantizedDot = true) {
-  auto enc = m.encode(text, std::nullopt, "text");
-  EXPECT_TRUE(enc.ok()) << (enc.ok() ? "" : enc.error().message);
-  RunOptions o;
-  o.keepFullLogits = true;
-  o.quantizedDot = quantizedDot;
-  auto run = m.run(*enc, o);
-  EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
-  return run.ok() ? std::move(*run) : ModelRun{};
-}
-
 float ggufMaxDiff(const Mat& a, const Mat& b) {
   if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
   return a.size() == 0 ? 0.0f : (a - b).cwiseAbs().maxCoeff();
@@ -54,7 +44,7 @@ float ggufMaxDiff(const Mat& a, const Mat& b) {
 void expectSameGgufRuns(const Model& a, const Model& b, float tol, bool quantizedDot = false) {
   for (const char* text : kGgufTexts) {
     SCOPED_TRACE(text);
-    const ModelRun ra = ggufRunOrFail(a, text), rb = ggufRunOrFail(b, text, quantizedDot);
+    const ModelRun ra = attn::test::runWithLogitsOrFail(a, text), rb = attn::test::runWithLogitsOrFail(b, text, quantizedDot);
     ASSERT_EQ(ra.encoding.ids, rb.encoding.ids);
     ASSERT_EQ(ra.encoding.tokens, rb.encoding.tokens);
     ASSERT_EQ(ra.layers.size(), rb.layers.size());
@@ -258,7 +248,7 @@ Mat ggufSoftmaxRows(const Mat& logits) {
 float worstAgainstLlamaCpp(const Model& m, const LlamaCppReference& ref, bool quantizedDot = true) {
   float worst = 0;
   for (size_t t = 0; t < ref.ids.size(); ++t) {
-    const ModelRun run = ggufRunOrFail(m, kGgufTexts[t], quantizedDot);
+    const ModelRun run = attn::test::runWithLogitsOrFail(m, kGgufTexts[t], quantizedDot);
     EXPECT_EQ(run.encoding.ids, ref.ids[t]) << kGgufTexts[t];
     if (run.encoding.ids != ref.ids[t]) return INFINITY;
     worst = std::max(worst, ggufMaxDiff(ggufSoftmaxRows(run.logits), ref.probs[t]));

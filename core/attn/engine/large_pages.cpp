@@ -1,4 +1,4 @@
-#include "large_pages.h"
+#include "attn/engine/large_pages.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -12,14 +12,14 @@
 #endif
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define ATTN_CLI_SANITIZED 1
+#define ATTN_LARGE_PAGES_SANITIZED 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define ATTN_CLI_SANITIZED 1
+#define ATTN_LARGE_PAGES_SANITIZED 1
 #endif
 #endif
 
-namespace attn::cli {
+namespace attn {
 
 namespace {
 
@@ -31,7 +31,7 @@ LargePages& state() {
 LargePages decide() {
   const char* env = std::getenv("ATTNSCOPE_HUGE_PAGES");
   if (env && std::strcmp(env, "0") == 0) return {false, "ATTNSCOPE_HUGE_PAGES=0"};
-#if defined(ATTN_CLI_SANITIZED)
+#if defined(ATTN_LARGE_PAGES_SANITIZED)
   return {false, "sanitizer build"};
 #elif !defined(__GLIBC__) || !defined(__linux__) || !defined(MADV_HUGEPAGE)
   return {false, "not glibc on Linux"};
@@ -70,4 +70,4 @@ std::string largePagesLine() {
                    : std::string("heap: 4 KiB pages (") + s.why + ")";
 }
 
-}  // namespace attn::cli
+}  // namespace attn

@@ -1,5 +1,5 @@
 #pragma once
-// Transparent huge pages for the CLI's heap (end-to-end speed).
+// Transparent huge pages for the process heap (end-to-end speed; the CLI and the window).
 //
 // A `metrics` run first-touches tens of MB (keys, their packed copy, the
 // per-thread weight blocks); in 4 KiB pages that is thousands of page faults,
@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <string>
 
-namespace attn::cli {
+namespace attn {
 
 /// Bytes of heap grown and marked at start-up (virtual: untouched pages cost
 /// no memory). Large enough for every map of a model at its full context (GPT-2
@@ -36,4 +36,4 @@ LargePages preferLargePages();
 /// "heap: 4 KiB pages (<why>)".
 std::string largePagesLine();
 
-}  // namespace attn::cli
+}  // namespace attn
