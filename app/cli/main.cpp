@@ -6,8 +6,8 @@
 #include <exception>
 #include <new>
 
-#include "commands.h"
 #include "attn/engine/large_pages.h"
+#include "commands.h"
 #include "openmp_wait.h"
 
 int main(int argc, char** argv) {

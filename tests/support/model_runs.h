@@ -12,7 +12,8 @@ namespace attn::test {
 
 /// `text` through m with the full logits kept and llama.cpp's quantized products on or off
 /// (GGUF). A failed encode or run fails the test and gives an empty run.
-inline models::ModelRun runWithLogitsOrFail(const models::Model& m, const std::string& text, bool quantizedDot = true) {
+inline models::ModelRun runWithLogitsOrFail(const models::Model& m, const std::string& text,
+                                            bool quantizedDot = true) {
   auto enc = m.encode(text, std::nullopt, "text");
   EXPECT_TRUE(enc.ok()) << (enc.ok() ? "" : enc.error().message);
   if (!enc.ok()) return {};

@@ -152,7 +152,7 @@ void softmaxRows(const HeadView& hv, const PackedKeys& keys, const FloatRowsFile
 
 struct Shared {
   const std::vector<HeadView>* heads;
-  const std::vector<PackedKeys>* keys;
+  const std::vector<const PackedKeys*>* keys;  // per head (heads of one KV group share theirs)
   const FloatRowsFile* queries;
   int nq, nk;
   const std::vector<int>* rows;
@@ -187,7 +187,7 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
     const HeadView& hv = (*sh.heads)[static_cast<size_t>(h)];
     const int end = keyEnd(hv, rows, it.count, nk);
     pairEnd = std::max(pairEnd, end);
-    softmaxRows(hv, (*sh.keys)[static_cast<size_t>(h)], sh.queries, h, rows, it.count, nk, end, p, w,
+    softmaxRows(hv, *(*sh.keys)[static_cast<size_t>(h)], sh.queries, h, rows, it.count, nk, end, p, w,
                 sh.timing);
     if (!it.measure) {
       const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
@@ -243,12 +243,35 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
 
 }  // namespace
 
+namespace {
+
+Analysis analyzeStreamedOver(const std::vector<HeadView>& heads, const std::vector<const PackedKeys*>& keys,
+                             const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
+                             AnalysisProfile* profile, const FloatRowsFile* queries);
+
+}  // namespace
+
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens,
                          const AnalysisOptions& options, AnalysisProfile* profile) {
   const auto t0 = Clock::now();
-  const std::vector<PackedKeys> keys = packKeys(heads);
+  // One packed copy per distinct key matrix: the query heads of a KV group (GQA) read the
+  // same keys, and packing each head's would take H / KV copies of them (N x head_dim
+  // floats each: 1 GB at 32,768 tokens for a 32-head layer with 8 KV heads).
+  std::vector<const Mat*> distinct;
+  std::vector<size_t> of(heads.size());
+  for (size_t h = 0; h < heads.size(); ++h) {
+    const auto at = std::find(distinct.begin(), distinct.end(), heads[h].k);
+    of[h] = static_cast<size_t>(at - distinct.begin());
+    if (at == distinct.end()) distinct.push_back(heads[h].k);
+  }
+  std::vector<PackedKeys> packed(distinct.size());
+  const int nd = static_cast<int>(distinct.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int d = 0; d < nd; ++d) packed[static_cast<size_t>(d)].pack(*distinct[static_cast<size_t>(d)]);
+  std::vector<const PackedKeys*> keys(heads.size());
+  for (size_t h = 0; h < heads.size(); ++h) keys[h] = &packed[of[h]];
   if (profile) profile->add("pack keys", secondsSince(t0));
-  return analyzeStreamed(heads, keys, keyTokens, options, profile);
+  return analyzeStreamedOver(heads, keys, keyTokens, options, profile, nullptr);
 }
 
 std::vector<PackedKeys> packKeys(const std::vector<HeadView>& heads) {
@@ -262,12 +285,22 @@ std::vector<PackedKeys> packKeys(const std::vector<HeadView>& heads) {
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<PackedKeys>& keys,
                          const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
                          AnalysisProfile* profile, const FloatRowsFile* queries) {
+  std::vector<const PackedKeys*> each(keys.size());
+  for (size_t h = 0; h < keys.size(); ++h) each[h] = &keys[h];
+  return analyzeStreamedOver(heads, each, keyTokens, options, profile, queries);
+}
+
+namespace {
+
+Analysis analyzeStreamedOver(const std::vector<HeadView>& heads, const std::vector<const PackedKeys*>& keys,
+                             const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
+                             AnalysisProfile* profile, const FloatRowsFile* queries) {
   const auto start = Clock::now();
   Analysis out;
   out.options = options;
   const int nh = static_cast<int>(heads.size());
   const int nq = nh == 0 ? 0 : queries ? queries->rows() : static_cast<int>(heads[0].q->rows());
-  const int nk = nh > 0 ? keys[0].keys() : 0;
+  const int nk = nh > 0 ? keys[0]->keys() : 0;
   out.nq = nq;
   out.nk = nk;
   out.uniformBound = uniformEntropy(nk, options.unit);
@@ -371,6 +404,8 @@ Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<P
   }
   return out;
 }
+
+}  // namespace
 
 bool canStreamAnalysis(const AttentionSpec& spec, int nq, int nk) {
   if (spec.backend == BackendKind::Cuda) return false;

@@ -3,11 +3,10 @@
 //
 // A `metrics` run first-touches tens of MB (keys, their packed copy, the
 // per-thread weight blocks); in 4 KiB pages that is thousands of page faults,
-// and on virtual machines each fault is expensive (docs/performance.md). Linux backs a region marked MADV_HUGEPAGE
-// with 2 MiB pages where it can (THP "madvise" mode, Debian's default), so one
-// fault covers 512 pages. Large allocations from glibc are separate mmap
-// regions that cannot be marked before use; so the heap serves them instead,
-// and its first kHeapReserve bytes are grown once and marked.
+// and on virtual machines each fault is expensive (docs/performance.md). Linux backs a region marked
+// MADV_HUGEPAGE with 2 MiB pages where it can (THP "madvise" mode, Debian's default), so one fault covers 512
+// pages. Large allocations from glibc are separate mmap regions that cannot be marked before use; so the heap
+// serves them instead, and its first kHeapReserve bytes are grown once and marked.
 #include <cstddef>
 #include <string>
 
@@ -22,8 +21,8 @@ inline constexpr std::size_t kHeapReserve = std::size_t{1536} << 20;
 
 /// What preferLargePages did, for tests and `--profile`.
 struct LargePages {
-  bool applied = false;    // the heap was grown and marked
-  const char* why = "";    // when not: the reason
+  bool applied = false;  // the heap was grown and marked
+  const char* why = "";  // when not: the reason
 };
 
 /// Call first in main(), before other threads exist. Does nothing (and says

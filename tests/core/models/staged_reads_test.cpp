@@ -14,8 +14,8 @@
 
 #include "attn/engine/random.h"
 #include "attn/models/model.h"
-#include "model_runs.h"
 #include "attn/models/safetensors_mmap.h"
+#include "model_runs.h"
 
 namespace attn::models {
 namespace {

@@ -44,7 +44,8 @@ float ggufMaxDiff(const Mat& a, const Mat& b) {
 void expectSameGgufRuns(const Model& a, const Model& b, float tol, bool quantizedDot = false) {
   for (const char* text : kGgufTexts) {
     SCOPED_TRACE(text);
-    const ModelRun ra = attn::test::runWithLogitsOrFail(a, text), rb = attn::test::runWithLogitsOrFail(b, text, quantizedDot);
+    const ModelRun ra = attn::test::runWithLogitsOrFail(a, text),
+                   rb = attn::test::runWithLogitsOrFail(b, text, quantizedDot);
     ASSERT_EQ(ra.encoding.ids, rb.encoding.ids);
     ASSERT_EQ(ra.encoding.tokens, rb.encoding.tokens);
     ASSERT_EQ(ra.layers.size(), rb.layers.size());

@@ -100,7 +100,7 @@ TEST(QuantizationEffect, NamesTheQuantizedProductTypes) {
 
 TEST(QuantizationEffect, ModelsWithOnlyFloatProductsAreRefused) {
   for (const std::string& path : {kGguf + "llama-F32.gguf", kGguf + "llama-Q4_0.gguf",
-                                 std::string(ATTN_FIXTURE_DIR) + "/models/llama"}) {
+                                  std::string(ATTN_FIXTURE_DIR) + "/models/llama"}) {
     SCOPED_TRACE(path);
     const auto model = openOrFail(path);
     ASSERT_NE(model, nullptr);
