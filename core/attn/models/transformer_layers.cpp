@@ -87,11 +87,11 @@ std::vector<int> keysNeeded(const std::vector<uint8_t>& keep, int n) {
   return ends;
 }
 
-/// s = q k^T on the keys each row block needs, zeros past them (masked next).
 bool everyKey(const std::vector<int>& ends, int n) {
   return std::all_of(ends.begin(), ends.end(), [n](int e) { return e == n; });
 }
 
+/// s = q k^T on the keys each row block needs, zeros past them (masked next).
 void blockLogits(const ConstMatRef& q, const ConstMatRef& k, const std::vector<int>& ends, Mat& s) {
   const int n = static_cast<int>(s.rows());
   if (everyKey(ends, n)) {  // one product (no mask, or the logits kept)
@@ -103,6 +103,24 @@ void blockLogits(const ConstMatRef& q, const ConstMatRef& k, const std::vector<i
               e = ends[b];
     if (e > 0) s.block(i0, 0, rows, e).noalias() = q.middleRows(i0, rows) * k.topRows(e).transpose();
     if (e < n) s.block(i0, e, rows, n - e).setZero();
+  }
+}
+
+/// out = p v over the keys each row block needs (the weights past them are exactly 0).
+template <typename Out>
+void blockValues(const Mat& p, const ConstMatRef& v, const std::vector<int>& ends, Out&& out) {
+  const int n = static_cast<int>(p.rows());
+  if (everyKey(ends, n)) {
+    out.noalias() = p * v;
+    return;
+  }
+  for (size_t b = 0; b < ends.size(); ++b) {
+    const int i0 = static_cast<int>(b) * kCausalRowBlock, rows = std::min(kCausalRowBlock, n - i0),
+              e = ends[b];
+    if (e > 0)
+      out.middleRows(i0, rows).noalias() = p.block(i0, 0, rows, e) * v.topRows(e);
+    else
+      out.middleRows(i0, rows).setZero();
   }
 }
 
@@ -134,16 +152,7 @@ void attendHeads(ForwardPass& f, float scale, bool store, AttentionResult& res,
     RowStats st;
     headWeights(s, scale, keep, edit, hr, f.opt.keepLogits, st);
     auto out = f.concat.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
-    if (everyKey(ends, n)) out.noalias() = s * vh;
-    for (size_t b = 0; b < ends.size() && !everyKey(ends, n);
-         ++b) {  // weights past a block's keys are exactly 0
-      const int i0 = static_cast<int>(b) * kCausalRowBlock, rows = std::min(kCausalRowBlock, n - i0),
-                e = ends[b];
-      if (e > 0)
-        out.middleRows(i0, rows).noalias() = s.block(i0, 0, rows, e) * vh.topRows(e);
-      else
-        out.middleRows(i0, rows).setZero();
-    }
+    blockValues(s, vh, ends, out);
     if (!hr) continue;
     if (f.opt.keepOutputs) hr->output = out;
     hr->entropy = std::move(st.entropy);
