@@ -14,8 +14,9 @@
 //    forward's GFLOP/s against a same-run GEMM ceiling, and peak RSS against the files.
 //  - otherwise Google Benchmark: a GPT-2-shaped model (random F32 weights written
 //    to a temporary folder; 4 layers, 12 heads, d 768) forward at N = 128, the
-//    GEMM of the MLP on its shapes, Eigen with column split vs a single call, and a
-//    long prompt's map recomputed from kept q/k (the window's overview and zoomed views).
+//    GEMM of the MLP on its shapes, Eigen with column split vs a single call, GPT-2's
+//    c_fc in its Conv1D layout and transposed, and a long prompt's map recomputed
+//    from kept q/k (the window's overview and zoomed views).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <sys/resource.h>
