@@ -113,6 +113,18 @@ TEST_P(StreamedForward, MeasuresLogitsAndRecomputedMapsEqualTheMaterializedForwa
     EXPECT_TRUE(alone->streamedLayers.empty());
     EXPECT_FALSE(alone->qk);
     EXPECT_EQ(alone->logits, got->logits);
+    // Measures without the q/k store (`metrics --model`: the projections' matrices are freed
+    // as soon as the heads are copied): the same measures and logits.
+    RunOptions measuresOnly = so;
+    measuresOnly.keepStreamedQk = false;
+    auto measured = m.run(enc, measuresOnly);
+    ASSERT_TRUE(measured.ok()) << measured.error().message;
+    EXPECT_FALSE(measured->qk);
+    EXPECT_EQ(measured->logits, got->logits);
+    ASSERT_EQ(measured->streamedLayers.size(), got->streamedLayers.size());
+    for (size_t l = 0; l < got->streamedLayers.size(); ++l)
+      expectSameMeasures(measured->streamedLayers[l], got->streamedLayers[l],
+                         fmt::format("no store, layer {}", l));
     for (size_t l = 0; l < want->layers.size(); ++l) {
       std::vector<Mat> maps;
       for (const auto& h : want->layers[l].heads) maps.push_back(h.weights);
