@@ -171,11 +171,11 @@ void writeIndented(std::FILE* out, std::string_view dumped, std::string_view ind
 
 namespace {
 
-// `obj` (an object whose "heads" is null, or an array of each head's extra keys) as dump(2)
-// prints it `indent` deep, with each head of `an` in the place of "heads": its JSON built
-// one head at a time, the extra keys merged in.
-void printWithHeads(std::FILE* out, const nlohmann::json& obj, const Analysis& an,
-                    const std::string& indent) {
+// `obj` as dump(2) prints it `indent` deep, the value of its key `special` printed by
+// print(value, indent of obj's keys) instead.
+template <typename Print>
+void printObject(std::FILE* out, const nlohmann::json& obj, const std::string& indent,
+                 std::string_view special, Print print) {
   const std::string inner = indent + "  ";
   writeText(out, "{\n");
   bool first = true;
@@ -184,27 +184,36 @@ void printWithHeads(std::FILE* out, const nlohmann::json& obj, const Analysis& a
     first = false;
     writeText(out, nlohmann::json(key).dump());
     writeText(out, ": ");
-    if (key != "heads") {
+    if (key == special)
+      print(value, inner);
+    else
       writeIndented(out, value.dump(2), inner);
-      continue;
-    }
+  }
+  writeText(out, "\n" + indent + "}");
+}
+
+// `obj` (an object whose "heads" is null, or an array of each head's extra keys) as dump(2)
+// prints it `indent` deep, with each head of `an` in the place of "heads": its JSON built
+// one head at a time, the extra keys merged in.
+void printWithHeads(std::FILE* out, const nlohmann::json& obj, const Analysis& an,
+                    const std::string& indent) {
+  printObject(out, obj, indent, "heads", [&](const nlohmann::json& extra, const std::string& inner) {
     if (an.heads.empty()) {
       writeText(out, "[]");
-      continue;
+      return;
     }
     writeText(out, "[\n");
     for (size_t h = 0; h < an.heads.size(); ++h) {
       writeText(out, inner + "  ");
       const HeadAnalysis& head = an.heads[h];
       nlohmann::json j = headJson(head, static_cast<int>(h) + 1, true);
-      if (value.is_array() && h < value.size())
-        for (const auto& [k, v] : value[h].items()) j[k] = v;
+      if (extra.is_array() && h < extra.size())
+        for (const auto& [k, v] : extra[h].items()) j[k] = v;
       writeIndented(out, j.dump(2), inner + "  ", rowVectors(head));
       writeText(out, h + 1 < an.heads.size() ? ",\n" : "\n");
     }
     writeText(out, inner + "]");
-  }
-  writeText(out, "\n" + indent + "}");
+  });
 }
 
 }  // namespace
@@ -221,27 +230,21 @@ void printLayeredAnalysisJson(std::FILE* out, const nlohmann::json& doc,
                               const std::vector<Analysis>& layers) {
   const std::string check = doc.dump();
   (void)check;
-  writeText(out, "{\n");
-  bool first = true;
-  for (const auto& [key, value] : doc.items()) {
-    writeText(out, first ? "  " : ",\n  ");
-    first = false;
-    writeText(out, nlohmann::json(key).dump());
-    writeText(out, ": ");
-    if (key != "layers" || value.empty()) {
-      writeIndented(out, value.dump(2), "  ");
-      continue;
+  printObject(out, doc, "", "layers", [&](const nlohmann::json& value, const std::string& inner) {
+    if (value.empty()) {
+      writeIndented(out, value.dump(2), inner);
+      return;
     }
     writeText(out, "[\n");
+    static const Analysis kNone;
     for (size_t l = 0; l < value.size(); ++l) {
-      writeText(out, "    ");
-      static const Analysis kNone;
-      printWithHeads(out, value[l], l < layers.size() ? layers[l] : kNone, "    ");
+      writeText(out, inner + "  ");
+      printWithHeads(out, value[l], l < layers.size() ? layers[l] : kNone, inner + "  ");
       writeText(out, l + 1 < value.size() ? ",\n" : "\n");
     }
-    writeText(out, "  ]");
-  }
-  writeText(out, "\n}\n");
+    writeText(out, inner + "]");
+  });
+  writeText(out, "\n");
 }
 
 nlohmann::json divergenceJson(const DivergenceInfo& d) {

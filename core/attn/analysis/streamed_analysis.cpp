@@ -241,10 +241,6 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
   if (sh.timing) w.seconds[kDivergence] += secondsSince(t0);
 }
 
-}  // namespace
-
-namespace {
-
 Analysis analyzeStreamedOver(const std::vector<HeadView>& heads, const std::vector<const PackedKeys*>& keys,
                              const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
                              AnalysisProfile* profile, const FloatRowsFile* queries);
@@ -272,14 +268,6 @@ Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<s
   for (size_t h = 0; h < heads.size(); ++h) keys[h] = &packed[of[h]];
   if (profile) profile->add("pack keys", secondsSince(t0));
   return analyzeStreamedOver(heads, keys, keyTokens, options, profile, nullptr);
-}
-
-std::vector<PackedKeys> packKeys(const std::vector<HeadView>& heads) {
-  std::vector<PackedKeys> keys(heads.size());
-  const int nh = static_cast<int>(heads.size());
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int h = 0; h < nh; ++h) keys[static_cast<size_t>(h)].pack(*heads[static_cast<size_t>(h)].k);
-  return keys;
 }
 
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<PackedKeys>& keys,

@@ -44,8 +44,6 @@ Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<s
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<PackedKeys>& keys,
                          const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
                          AnalysisProfile* profile = nullptr, const FloatRowsFile* queries = nullptr);
-/// Every head's k packed for analyzeStreamed (the heads shared by the threads).
-std::vector<PackedKeys> packKeys(const std::vector<HeadView>& heads);
 
 /// Whether a request can be analyzed streamed: the CPU kernels' exact paths
 /// (tiled or sparse, as resolveExecPath picks them for this size) and a mask
