@@ -150,6 +150,19 @@ void softmaxRows(const HeadView& hv, const PackedKeys& keys, const FloatRowsFile
   if (timing) w.seconds[kSoftmax] += secondsSince(t1);
 }
 
+// Head h's output rows [first, first + count): P V over the keys [0, end) the rows may see (the
+// rest of each row is 0), P row-major with stride nk.
+void headOutput(const HeadView& hv, const float* p, int first, int count, int nk, int end, int h, Mat& out) {
+  const Eigen::Index dv = hv.v->cols();
+  auto o = out.block(first, static_cast<Eigen::Index>(h) * dv, count, dv);
+  if (end == 0) {
+    o.setZero();
+    return;
+  }
+  const Eigen::Map<const Mat, 0, Eigen::OuterStride<>> P(p, count, end, Eigen::OuterStride<>(nk));
+  o.noalias() = P * hv.v->topRows(end);
+}
+
 struct Shared {
   const std::vector<HeadView>* heads;
   const std::vector<const PackedKeys*>* keys;  // per head (heads of one KV group share theirs)
@@ -160,6 +173,7 @@ struct Shared {
   const AnalysisOptions* opt;
   std::vector<HeadAnalysis>* out;
   bool timing;
+  Mat* outputs;  // null: no P V
 };
 
 void runItem(const Item& it, const Shared& sh, Worker& w) {
@@ -189,6 +203,8 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
     pairEnd = std::max(pairEnd, end);
     softmaxRows(hv, *(*sh.keys)[static_cast<size_t>(h)], sh.queries, h, rows, it.count, nk, end, p, w,
                 sh.timing);
+    // The measure items cover every row of every head once, each a run of consecutive rows.
+    if (sh.outputs && it.measure) headOutput(hv, p, rows[0], it.count, nk, end, h, *sh.outputs);
     if (!it.measure) {
       const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
       for (int a = 0; a < it.count; ++a) {
@@ -243,12 +259,12 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
 
 Analysis analyzeStreamedOver(const std::vector<HeadView>& heads, const std::vector<const PackedKeys*>& keys,
                              const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
-                             AnalysisProfile* profile, const FloatRowsFile* queries);
+                             AnalysisProfile* profile, const FloatRowsFile* queries, Mat* outputs = nullptr);
 
 }  // namespace
 
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens,
-                         const AnalysisOptions& options, AnalysisProfile* profile) {
+                         const AnalysisOptions& options, AnalysisProfile* profile, Mat* outputs) {
   const auto t0 = Clock::now();
   // One packed copy per distinct key matrix: the query heads of a KV group (GQA) read the
   // same keys, and packing each head's would take H / KV copies of them (N x head_dim
@@ -267,7 +283,7 @@ Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<s
   std::vector<const PackedKeys*> keys(heads.size());
   for (size_t h = 0; h < heads.size(); ++h) keys[h] = &packed[of[h]];
   if (profile) profile->add("pack keys", secondsSince(t0));
-  return analyzeStreamedOver(heads, keys, keyTokens, options, profile, nullptr);
+  return analyzeStreamedOver(heads, keys, keyTokens, options, profile, nullptr, outputs);
 }
 
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<PackedKeys>& keys,
@@ -282,7 +298,7 @@ namespace {
 
 Analysis analyzeStreamedOver(const std::vector<HeadView>& heads, const std::vector<const PackedKeys*>& keys,
                              const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
-                             AnalysisProfile* profile, const FloatRowsFile* queries) {
+                             AnalysisProfile* profile, const FloatRowsFile* queries, Mat* outputs) {
   const auto start = Clock::now();
   Analysis out;
   out.options = options;
@@ -323,7 +339,8 @@ Analysis analyzeStreamedOver(const std::vector<HeadView>& heads, const std::vect
     }
   }
 
-  Shared sh{&heads, &keys, queries, nq, nk, &rows, separatorIndex(sepKeys, nk), &options, &out.heads, profile != nullptr};
+  Shared sh{&heads, &keys, queries, nq, nk, &rows, separatorIndex(sepKeys, nk), &options, &out.heads, profile != nullptr,
+            outputs};
   HeadRowSums zero;
   zero.reset(nq, nk);
   std::vector<HeadRowSums> sums(static_cast<size_t>(nh), zero);

@@ -33,8 +33,14 @@ struct AnalysisProfile {
 /// the mask), as analyzeHeads would give for their weights with no KeepMask
 /// (non-zero weights are the unmasked keys, as for the tiled engine path).
 /// Per-row entropy is -sum p log p of the fp32 weights, as analyzeResult's.
+///
+/// With `outputs` (sized nq x H * dv by the caller), each head's output P V as well, from the
+/// same softmax rows the measures read (P normalized in fp32, V the view's v): head h's rows go
+/// to outputs->middleCols(h * dv, dv). A streamed forward that wants both then scores Q K^T once,
+/// where the tiled kernel's output would score it a second time.
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens,
-                         const AnalysisOptions& options, AnalysisProfile* profile = nullptr);
+                         const AnalysisOptions& options, AnalysisProfile* profile = nullptr,
+                         Mat* outputs = nullptr);
 
 /// The same over keys packed beforehand (keys[h] for heads[h]); the views' k
 /// is not read (it may be null). With `queries`, the views' q is not read

@@ -2,6 +2,7 @@
 // against the separate reference functions (row_measures.h,
 // entropy.h, headJensenShannon), whose own values are hand-checked in
 // metrics_rows_test.cpp and metrics_heads_test.cpp.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "attn/analysis/fused_rows.h"
 #include "attn/analysis/head_similarity.h"
+#include "attn/analysis/streamed_analysis.h"
 #include "attn/engine.h"
 #include "attn/metrics.h"
 #include "matrix_matchers.h"
@@ -391,6 +393,76 @@ TEST(StreamedAnalysis, SampledDivergenceInsideTheStreamWithinBound) {
   // Row measures do not depend on the divergence mode.
   EXPECT_MATRIX_NEAR(s->analysis.heads[2].perRow.entropy, e->analysis.heads[2].perRow.entropy, 0.0);
   EXPECT_MATRIX_NEAR(s->analysis.heads[2].perRow.coverageK, e->analysis.heads[2].perRow.coverageK, 0.0);
+}
+
+// The heads' outputs the analysis writes beside its measures (a streamed forward's P V) against
+// a double softmax of scale q k^T + bias under the mask times v, written out here; for every
+// way the rows are split into items (all heads of a block with the exact divergence, head-major
+// with a sampled one, head-major without divergence); the measures unchanged by asking for them.
+TEST(StreamedAnalysis, OutputsEqualTheSoftmaxTimesValues) {
+  const int n = 300, dk = 16, dv = 8, H = 4, KV = 2;
+  std::mt19937_64 rng(11);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  const auto random = [&](int rows, int cols) {
+    Mat m(rows, cols);
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = g(rng);
+    return m;
+  };
+  std::vector<Mat> q, k, v;
+  for (int h = 0; h < H; ++h) q.push_back(random(n, dk));
+  for (int h = 0; h < KV; ++h) {
+    k.push_back(random(n, dk));
+    v.push_back(random(n, dv));
+  }
+  const Mat bias = random(n, n);
+  std::vector<uint8_t> keep(static_cast<size_t>(n) * n);
+  for (auto& c : keep) c = (rng() % 3) != 0;
+  for (int i : {5, 150}) std::fill_n(keep.begin() + static_cast<std::ptrdiff_t>(i) * n, n, uint8_t{0});
+  const Mask causal = *Mask::causal().bind(n, n, {});
+  const Mask custom = *Mask::custom(keep, n, n).bind(n, n, {});
+  AnalysisOptions exact, sampled, none;
+  sampled.divergence.mode = DivergenceOptions::Mode::Sampled;
+  sampled.divergence.sampleRows = 40;
+  none.headSimilarity = false;
+  for (const Mask* mask : {static_cast<const Mask*>(nullptr), &causal, &custom}) {
+    std::vector<HeadView> views(H);
+    for (int h = 0; h < H; ++h)
+      views[h] = HeadView{&q[h], &k[h / (H / KV)], &v[h / (H / KV)], 0.25f, mask ? nullptr : &bias, mask};
+    Mat want(n, H * dv);
+    for (int h = 0; h < H; ++h)
+      for (int i = 0; i < n; ++i) {
+        std::vector<double> s(n, -std::numeric_limits<double>::infinity());
+        double mx = -std::numeric_limits<double>::infinity();
+        for (int j = 0; j < n; ++j) {
+          if (mask && !mask->allowed(i, j)) continue;
+          s[j] = 0.25 * views[h].q->row(i).cast<double>().dot(views[h].k->row(j).cast<double>()) +
+                 (mask ? 0.0 : bias(i, j));
+          mx = std::max(mx, s[j]);
+        }
+        Eigen::VectorXd o = Eigen::VectorXd::Zero(dv);
+        double z = 0;
+        for (int j = 0; j < n && std::isfinite(mx); ++j) {
+          if (!std::isfinite(s[j])) continue;
+          const double e = std::exp(s[j] - mx);
+          z += e;
+          o += e * views[h].v->row(j).cast<double>().transpose();
+        }
+        want.block(i, h * dv, 1, dv) = (z > 0 ? o / z : o).cast<float>().transpose();
+      }
+    for (const AnalysisOptions* opt : {&exact, &sampled, &none}) {
+      SCOPED_TRACE(fmt::format("mask {}, options {}", mask ? mask->spec() : "none (bias)",
+                               opt == &exact ? "exact" : opt == &sampled ? "sampled" : "no divergence"));
+      Mat got = Mat::Constant(n, H * dv, std::numeric_limits<float>::quiet_NaN());
+      const Analysis with = analyzeStreamed(views, {}, *opt, nullptr, &got);
+      const Analysis without = analyzeStreamed(views, {}, *opt);
+      EXPECT_MATRIX_NEAR(got, want, 2e-5);
+      for (int h = 0; h < H; ++h) {
+        EXPECT_MATRIX_NEAR(with.heads[h].perRow.entropy, without.heads[h].perRow.entropy, 0.0);
+        EXPECT_MATRIX_NEAR(with.heads[h].perRow.coverageK, without.heads[h].perRow.coverageK, 0.0);
+      }
+      EXPECT_MATRIX_NEAR(with.headDivergence, without.headDivergence, 0.0);
+    }
+  }
 }
 
 TEST(StreamedAnalysis, OnlyExactKernelPathsWithoutPatternMasksStream) {

@@ -104,7 +104,8 @@ TEST_P(StreamedForward, MeasuresLogitsAndRecomputedMapsEqualTheMaterializedForwa
     ASSERT_EQ(got->logits.rows(), want->logits.rows());
     EXPECT_LE((got->logits - want->logits).cwiseAbs().maxCoeff(), 2e-4) << "logits";
     EXPECT_LE((got->finalHidden - want->finalHidden).cwiseAbs().maxCoeff(), 2e-4) << "final hidden state";
-    // keepAttention false: the forward's output alone, the same to the bit, no measures, no q/k.
+    // keepAttention false: the forward's output alone from the tiled kernel (online softmax; with
+    // measures the output is P V of the measured rows: float rounding apart), no measures, no q/k.
     RunOptions bare = so;
     bare.keepAttention = false;
     bare.keepStreamedQk = false;
@@ -112,7 +113,8 @@ TEST_P(StreamedForward, MeasuresLogitsAndRecomputedMapsEqualTheMaterializedForwa
     ASSERT_TRUE(alone.ok()) << alone.error().message;
     EXPECT_TRUE(alone->streamedLayers.empty());
     EXPECT_FALSE(alone->qk);
-    EXPECT_EQ(alone->logits, got->logits);
+    ASSERT_EQ(alone->logits.rows(), want->logits.rows());
+    EXPECT_LE((alone->logits - want->logits).cwiseAbs().maxCoeff(), 2e-4) << "logits, output alone";
     // Measures without the q/k store (`metrics --model`: the projections' matrices are freed
     // as soon as the heads are copied): the same measures and logits.
     RunOptions measuresOnly = so;

@@ -34,8 +34,14 @@ void streamedAttention(ForwardPass& f, int layer, float scale) {
     view.scale = scale;
     view.mask = out.mask;
   }
-  if (out.analyses) out.analyses->push_back(analyzeStreamed(views, f.enc.tokens, out.options));
   f.concat.resize(n, static_cast<Eigen::Index>(H) * hd);
+  // With measures, their pass over the softmax rows writes the output as well (P V); the tiled
+  // kernel would score Q K^T and exponentiate every cell a second time.
+  if (out.analyses) {
+    out.analyses->push_back(analyzeStreamed(views, f.enc.tokens, out.options, nullptr, &f.concat));
+    if (out.store) out.store->setLayer(layer, f.q, f.k, scale);
+    return;
+  }
 #pragma omp parallel
   {
     TileScratch scratch;

@@ -1,8 +1,9 @@
 #pragma once
-// Self-attention of a streamed forward (RunOptions::streamed): the heads'
-// output from the tiled online-softmax kernel (Dao et al. 2022, alg. 1; masked
-// tiles skipped), every head's measures from the streamed analysis of the same
-// F32 q/k, and the layer's q/k kept for recomputing maps. Nothing N x N.
+// Self-attention of a streamed forward (RunOptions::streamed): every head's
+// measures and its output P V from one streamed analysis of the F32 q/k (a block
+// of softmax rows at a time), or without measures the output alone from the
+// tiled online-softmax kernel (Dao et al. 2022, alg. 1; masked tiles skipped);
+// and the layer's q/k kept for recomputing maps. Nothing N x N.
 #include <vector>
 
 #include "attn/analysis/head_analysis.h"
