@@ -110,9 +110,10 @@ struct RunOptions {
   /// tokens per layer and position; the forward keeps the hidden states while it runs.
   bool logitLens = false;
   int lensTopK = 5;
-  /// Long prompts: no N x N array anywhere. Each layer's attention output comes from the
-  /// tiled kernel (causal tiles skipped), each head's measures from the streamed analysis of
-  /// the layer's F32 q/k (ModelRun::streamedLayers, with streamedAnalysis), and the post-RoPE
+  /// Long prompts: no N x N array anywhere. Each head's measures come from the streamed
+  /// analysis of the layer's F32 q/k (ModelRun::streamedLayers, with streamedAnalysis), which
+  /// writes the layer's attention output from the same softmax rows (without measures: the
+  /// tiled kernel, causal tiles skipped), and the post-RoPE
   /// q and k are kept in qkPrecision (ModelRun::qk) so that any map can be recomputed
   /// (streamed/head_maps.h). ModelRun::layers stays empty; interventions and contributions
   /// are refused (they need the maps).
