@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attn/analysis/head_analysis.h"
+#include "attn/analysis/streamed_rows.h"
 #include "attn/cpu/packed_keys.h"
 #include "attn/io/float_rows_file.h"
 #include "attn/cpu/tiled_attention.h"
@@ -41,6 +42,24 @@ struct AnalysisProfile {
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens,
                          const AnalysisOptions& options, AnalysisProfile* profile = nullptr,
                          Mat* outputs = nullptr);
+
+/// A sequence longer than a model's context, measured a window at a time (windowed_run.h):
+/// add() takes one window's heads (views over its own q/k/v) and measures its rows from
+/// `firstRow` on as rows windowStart + i of the whole (the rows before it were measured in an
+/// earlier window and give only their output); finish() is the analysis of every row, as
+/// analyzeStreamed gives for one window. Distances and offsets count within a row's window,
+/// the first-token share is of the window's first token.
+class WindowedAnalysis {
+ public:
+  /// `rows`: the sequence's length; `window`: the most keys a window has.
+  WindowedAnalysis(int heads, int rows, int window, const AnalysisOptions& options);
+  void add(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens, int windowStart,
+           int firstRow, Mat* outputs = nullptr);
+  Analysis finish() { return rows_.finish(nullptr); }
+
+ private:
+  StreamedRows rows_;
+};
 
 /// The same over keys packed beforehand (keys[h] for heads[h]); the views' k
 /// is not read (it may be null). With `queries`, the views' q is not read
