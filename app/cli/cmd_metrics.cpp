@@ -18,6 +18,7 @@
 #include "attn/io/input_file.h"
 #include "attn/io/npy_reader.h"
 #include "attn/metrics.h"
+#include "attn/models/streamed/windowed_run.h"
 #include "attn/vision/maps/patch_maps.h"
 #include "commands.h"
 #include "head_types_report.h"
@@ -469,6 +470,12 @@ void addModelReport(const ModelRequest& req, MetricsOptions& o) {
   }
 }
 
+// What a windowed report's measures mean (models/streamed/windowed_run.h).
+constexpr const char* kWindowNote =
+    "each token measured once, in the window where it has the most tokens before it (at least "
+    "window - stride); distances and offsets within that window, the first-token share of the "
+    "window's first token";
+
 // --analysis-path auto streams a model whose layers' maps together pass this (then
 // rollout and flow, which need every full map, are not computed).
 constexpr int64_t kStreamModelAbove = int64_t{1} << 30;
@@ -482,7 +489,8 @@ int reportStreamedModel(MetricsOptions& o, const ModelRequest& req) {
   doc["source"] = o.attnFile;
   doc["analysis_path"] = "streamed";
   doc["n_heads"] = layersAn.empty() ? 0 : layersAn.front().heads.size();
-  doc["n_query"] = doc["n_key"] = run.encoding.size();
+  doc["n_query"] = run.encoding.size();
+  doc["n_key"] = layersAn.empty() ? run.encoding.size() : layersAn.front().nk;  // --window: the window's keys
   doc["n_layers"] = layersAn.size();
   std::vector<std::string> warnings;
   std::string text, csv;
@@ -561,6 +569,24 @@ int runOnModel(CommonOptions& common, MetricsOptions& o) {
                (o.analysisPath == "auto" && common.intervene.empty() && maps > kStreamModelAbove);
     if (streamed && !common.intervene.empty())
       return Error{"--analysis-path streamed: --intervene needs the materialized maps (drop one of them)"};
+    if (common.window > 0) {
+      if (!common.intervene.empty())
+        return Error{
+            "--window measures each window's maps as it goes; --intervene needs them whole (drop one)"};
+      if (o.analysisPath == "materialized")
+        return Error{"--window streams its windows' measures: --analysis-path materialized does not apply"};
+      streamed = true;
+      const auto plan = models::slidingWindows(enc.size(), common.window, windowStride(common));
+      if (!plan) return plan.error();
+      const int windows = static_cast<int>(plan->size());
+      o.modelJson["window"] = {{"window", common.window},
+                               {"stride", windowStride(common)},
+                               {"windows", windows},
+                               {"tokens", enc.size()},
+                               {"note", kWindowNote}};
+      o.modelText += fmt::format("sliding window: {} tokens in {} window(s) of {} every {}; {}\n", enc.size(),
+                                 windows, common.window, windowStride(common), kWindowNote);
+    }
     ro.streamed = streamed;
     ro.keepStreamedQk = false;  // measures only
     ro.streamedAnalysis = o.analysis;
@@ -616,6 +642,13 @@ Action addMetricsCommand(CLI::App& app) {
                   "--model, when all layers' maps would pass 1 GiB: no rollout or flow then); "
                   "streamed: always; materialized: keep every head's weights, then analyze")
       ->capture_default_str();
+  auto* window =
+      cmd->add_option("--window", common->window,
+                      "With --model: read a text longer than the model's context through a sliding window of "
+                      "this many tokens (causal models; each token measured once, streamed)");
+  cmd->add_option("--stride", common->stride,
+                  "With --window: tokens between window starts (default: half the window)")
+      ->needs(window);
   cmd->add_option("--collapse-entropy", o->analysis.collapse.uniformEntropy,
                   "A row is near-uniform above this normalized entropy")
       ->capture_default_str();
@@ -629,6 +662,8 @@ Action addMetricsCommand(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     if (auto st = checkOptions(*o); !st) return fail(st.error().message);
     if (!o->attnFile.empty()) return runOnFile(*o, loadPrecomputed(o->attnFile));
+    if (common->window != 0 && common->modelDir.empty())
+      return fail("--window reads a --model's text through a sliding window: give --model DIR");
     if (!common->modelDir.empty()) return runOnModel(*common, *o);
     if (common->text.empty() && common->textFile.empty() && common->inputFile.empty())
       return fail("metrics: give --text \"...\", --text-file, --input FILE or --attn FILE");

@@ -24,6 +24,9 @@ struct InputOptions {
   std::string modelDir;  // --model: a Hugging Face model folder (or its cache directory)
   int padTo = 0;         // --pad-to: pad the model's tokens to this length (attention 0)
   int maxTokens = 0;     // --max-tokens: keep the first N tokens of a longer --model input (0: all)
+  // metrics --window W [--stride S]: a text past the model's context read through a sliding
+  // window (models/streamed/windowed_run.h); 0: no window. stride 0: half the window.
+  int window = 0, stride = 0;
   std::string backend = "cpu";     // --backend: cpu, cuda, auto (the engine's, and the --model forward's)
   std::string gpuInputs = "fp32";  // --gpu-inputs: fp32, fp16, bf16 (the engine's Q/K/V; --model: the GEMMs)
   // Set while encoding with --max-tokens: how many tokens the whole text had (0: not cut).

@@ -15,6 +15,7 @@
 #include "attn/models/experiments/corpus_stats.h"
 #include "attn/models/seq2seq/seq2seq_interventions.h"
 #include "attn/models/single_token.h"
+#include "attn/models/streamed/windowed_run.h"
 #include "input_options.h"
 
 namespace attn::cli {
@@ -125,6 +126,8 @@ Result<ModelRequest> quantizationRequest(std::shared_ptr<const models::Model> mo
 
 }  // namespace
 
+int windowStride(const InputOptions& o) { return o.stride > 0 ? o.stride : std::max(1, o.window / 2); }
+
 // --max-tokens: the first N tokens of a longer text, its leading and trailing special tokens
 // kept (the tokenizers library's truncation); without it, a text past the model's context is
 // refused with the count and the way out, before any weight is touched by the forward.
@@ -132,7 +135,15 @@ Result<models::Encoding> fitContext(const models::ModelInfo& info, models::Encod
                                     const InputOptions& o, const std::string& source) {
   o.untruncatedTokens = 0;
   if (o.maxTokens < 0) return Error{fmt::format("--max-tokens must be at least 1 (got {})", o.maxTokens)};
-  if (o.maxTokens > 0 && info.maxPositions > 0 && o.maxTokens > info.maxPositions)
+  if (o.window < 0 || o.window == 1)
+    return Error{fmt::format("--window must be at least 2 tokens (got {})", o.window)};
+  if (o.stride < 0 || (o.window > 0 && o.stride > o.window))
+    return Error{fmt::format("--stride must be between 1 and --window {} (got {})", o.window, o.stride)};
+  if (o.window > 0) {  // windowed: any length; each window within the context
+    if (info.maxPositions > 0 && o.window > info.maxPositions)
+      return Error{fmt::format("--window {} exceeds {}'s context of {} tokens", o.window, info.name,
+                               info.maxPositions)};
+  } else if (o.maxTokens > 0 && info.maxPositions > 0 && o.maxTokens > info.maxPositions)
     return Error{fmt::format("--max-tokens {} exceeds {}'s context of {} tokens", o.maxTokens, info.name,
                              info.maxPositions)};
   if (o.maxTokens > 0 && enc.size() > o.maxTokens) {
@@ -143,12 +154,13 @@ Result<models::Encoding> fitContext(const models::ModelInfo& info, models::Encod
                o.maxTokens, chunks->front().size());
     return std::move(chunks->front());
   }
-  if (info.maxPositions > 0 && enc.size() > info.maxPositions)
+  if (o.window == 0 && info.maxPositions > 0 && enc.size() > info.maxPositions)
     return Error{
         fmt::format("{}: the input has {} tokens but {} reads at most {} (max_position_embeddings); "
-                    "--max-tokens {} keeps the first {}, and `corpus --max-tokens` runs a long text in "
-                    "chunks",
-                    source, enc.size(), info.name, info.maxPositions, info.maxPositions, info.maxPositions)};
+                    "--max-tokens {} keeps the first {}, `metrics --window {}` measures every token "
+                    "through a sliding window, and `corpus --max-tokens` runs a long text in chunks",
+                    source, enc.size(), info.name, info.maxPositions, info.maxPositions, info.maxPositions,
+                    info.maxPositions)};
   return enc;
 }
 
@@ -213,7 +225,9 @@ Result<ModelRequest> runModelRequest(const InputOptions& o, const models::RunOpt
   auto backend = chooseModelBackend(o, model->info(), enc.size(), options, interventions);
   if (!backend) return backend.error();
   std::string note;
-  auto run = models::runModelOn(*model, *backend, enc, options, note, terminalProgress());
+  auto run = o.window > 0
+                 ? models::runWindowed(*model, enc, o.window, windowStride(o), options, terminalProgress())
+                 : models::runModelOn(*model, *backend, enc, options, note, terminalProgress());
   if (!run) return run.error();
   if (!note.empty()) fmt::print(stderr, "warning: {}\n", note);
   ModelRequest req{model,       std::move(run).value(), interventions, std::nullopt, std::nullopt, {},

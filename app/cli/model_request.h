@@ -48,6 +48,9 @@ models::ProgressFn terminalProgress();
 Result<models::Encoding> fitContext(const models::ModelInfo& info, models::Encoding enc,
                                     const InputOptions& o, const std::string& source);
 
+/// metrics --stride, or half the --window when not given.
+int windowStride(const InputOptions& o);
+
 /// Opens --model (its folder) and encodes --text/--text-file (and --key-text as the second segment).
 Result<std::pair<std::shared_ptr<const models::Model>, models::Encoding>> openModelText(const InputOptions& o);
 

@@ -130,7 +130,56 @@ TEST(CliLongModel, TextPastMaxPositionsIsRefusedWithTheCount) {
   // 80 words and the tokenizer's special tokens: the count the model would have run.
   EXPECT_NE(r.err.find("the input has 82 tokens but gpt2 reads at most 64"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--max-tokens 64 keeps the first 64"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("`metrics --window 64` measures every token"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// metrics --window: every token of a text past the context measured once, through windows of
+// the model's context (models/streamed/windowed_run.h; the rows are checked against each
+// window's own run in windowed_run_test.cpp); what cannot be windowed is refused.
+TEST(CliLongModel, WindowMeasuresATextPastTheContext) {
+  std::string text;
+  for (int i = 0; i < 80; ++i) text += "cat ";
+  const auto r = runCli(
+      {"metrics", "--model", modelDir("gpt2"), "--text", text, "--window", "64", "--stride", "16", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["analysis_path"], "streamed");
+  EXPECT_EQ(j["n_query"], 82);
+  EXPECT_EQ(j["n_key"], 64);
+  // Windows at 0, 16 and 18 (the last ends at token 82), measuring rows 0-63, 64-79, 80-81.
+  EXPECT_EQ(j["window"]["windows"], 3);
+  EXPECT_EQ(j["window"]["stride"], 16);
+  ASSERT_EQ(j["layers"].size(), 2u);
+  for (const auto& layer : j["layers"])
+    for (const auto& head : layer["heads"]) {
+      EXPECT_GT(head["entropy_mean"].get<double>(), 0.0);
+      EXPECT_LE(head["entropy_mean"].get<double>(), std::log(64.0) + 1e-9);  // at most 64 keys a row
+    }
+  const auto t = runCli({"metrics", "--model", modelDir("gpt2"), "--text", text, "--window", "64"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("sliding window: 82 tokens in 2 window(s) of 64 every 32"), std::string::npos)
+      << t.out;
+
+  const auto refuse = [&](std::vector<std::string> args, const std::string& message) {
+    const auto e = runCli(args);
+    EXPECT_NE(e.status, 0) << message;
+    EXPECT_NE(e.err.find(message), std::string::npos) << e.err;
+  };
+  refuse({"metrics", "--model", modelDir("gpt2"), "--text", text, "--window", "65"},
+         "--window 65 exceeds gpt2's context of 64 tokens");
+  refuse({"metrics", "--model", modelDir("gpt2"), "--text", text, "--window", "1"},
+         "--window must be at least 2");
+  refuse({"metrics", "--model", modelDir("gpt2"), "--text", text, "--window", "16", "--stride", "17"},
+         "--stride must be between 1 and --window 16");
+  refuse({"metrics", "--model", modelDir("gpt2"), "--text", text, "--stride", "8"},
+         "--stride requires --window");
+  refuse(
+      {"metrics", "--model", modelDir("gpt2"), "--text", text, "--window", "64", "--intervene", "ablate:1.1"},
+      "--intervene needs them whole");
+  refuse({"metrics", "--model", modelDir("bert"), "--text", text, "--window", "32"},
+         "the window runs causal models");
+  refuse({"metrics", "--text", text, "--window", "32"}, "--window reads a --model's text");
 }
 
 // A causal model's first N rows never see a later token, so the run cut by --max-tokens N is

@@ -26,7 +26,9 @@ void AnalysisProfile::add(const std::string& name, double cpuSeconds) {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double packSecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double packSecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 Analysis analyzeStreamedOver(const std::vector<HeadView>& heads, const std::vector<const PackedKeys*>& keys,
                              const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
@@ -42,7 +44,8 @@ Analysis analyzeStreamedOver(const std::vector<HeadView>& heads, const std::vect
 // One packed copy per distinct key matrix: the query heads of a KV group (GQA) read the
 // same keys, and packing each head's would take H / KV copies of them (N x head_dim
 // floats each: 1 GB at 32,768 tokens for a 32-head layer with 8 KV heads). keys[h]: head h's.
-std::vector<const PackedKeys*> packDistinctKeys(const std::vector<HeadView>& heads, std::vector<PackedKeys>& packed) {
+std::vector<const PackedKeys*> packDistinctKeys(const std::vector<HeadView>& heads,
+                                                std::vector<PackedKeys>& packed) {
   std::vector<const Mat*> distinct;
   std::vector<size_t> of(heads.size());
   for (size_t h = 0; h < heads.size(); ++h) {

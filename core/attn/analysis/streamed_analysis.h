@@ -11,9 +11,9 @@
 #include "attn/analysis/head_analysis.h"
 #include "attn/analysis/streamed_rows.h"
 #include "attn/cpu/packed_keys.h"
-#include "attn/io/float_rows_file.h"
 #include "attn/cpu/tiled_attention.h"
 #include "attn/engine.h"
+#include "attn/io/float_rows_file.h"
 
 namespace attn {
 

@@ -27,11 +27,25 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-enum Stage : int { kScores, kSoftmax, kEntropy, kMaxMin, kDistance, kCoverage, kOffsets, kDivergence, kStages };
-constexpr std::array<const char*, kStages> kStageNames = {
-    "scores q k^T (+bias, mask)", "softmax (exp, normalize)", "one pass: p log p, max, min, distance, sums",
-    "gap, ratio, kept keys", "mean distance (in the one pass)", "coverage k (search)", "offset profile, shares",
-    "head Jensen-Shannon"};
+enum Stage : int {
+  kScores,
+  kSoftmax,
+  kEntropy,
+  kMaxMin,
+  kDistance,
+  kCoverage,
+  kOffsets,
+  kDivergence,
+  kStages
+};
+constexpr std::array<const char*, kStages> kStageNames = {"scores q k^T (+bias, mask)",
+                                                          "softmax (exp, normalize)",
+                                                          "one pass: p log p, max, min, distance, sums",
+                                                          "gap, ratio, kept keys",
+                                                          "mean distance (in the one pass)",
+                                                          "coverage k (search)",
+                                                          "offset profile, shares",
+                                                          "head Jensen-Shannon"};
 
 // Rows per block: the packed-key scores (packed_keys.h) run at full rate from
 // 8 rows on, so a block's rows of all its heads are kept to about 2 MB (a
@@ -94,7 +108,8 @@ void softmaxRows(const HeadView& hv, const PackedKeys& keys, const FloatRowsFile
   const Eigen::Index dk = keys.depth();
   if (w.qs.rows() < count || w.qs.cols() != dk) w.qs.resize(std::max<Eigen::Index>(count, w.qs.rows()), dk);
   if (queries) {  // the same products as from memory: q, then q * scale
-    if (auto st = queries->read(head, rows, count, w.qs.data()); !st) throw std::runtime_error(st.error().message);
+    if (auto st = queries->read(head, rows, count, w.qs.data()); !st)
+      throw std::runtime_error(st.error().message);
     w.qs.topRows(count) *= hv.scale;
   } else if (rows[count - 1] - rows[0] == count - 1) {
     w.qs.topRows(count) = hv.q->middleRows(rows[0], count) * hv.scale;
@@ -112,9 +127,14 @@ void softmaxRows(const HeadView& hv, const PackedKeys& keys, const FloatRowsFile
     for (int j0 = 0; j0 < end; j0 += kKeyTile) {
       const int c = std::min(kKeyTile, end - j0);
       switch (hv.mask->blockState(i, i + 1, j0, j0 + c)) {
-        case BlockState::AllAllowed: break;
-        case BlockState::AllMasked: std::fill(row + j0, row + j0 + c, kMasked); break;
-        case BlockState::Mixed: maskMixedTile(*hv.mask, i, j0, Eigen::Map<Mat>(row + j0, 1, c)); break;
+        case BlockState::AllAllowed:
+          break;
+        case BlockState::AllMasked:
+          std::fill(row + j0, row + j0 + c, kMasked);
+          break;
+        case BlockState::Mixed:
+          maskMixedTile(*hv.mask, i, j0, Eigen::Map<Mat>(row + j0, 1, c));
+          break;
       }
     }
   }
@@ -248,8 +268,7 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
 
 }  // namespace
 
-StreamedRows::StreamedRows(int heads, int rows, int keys, const AnalysisOptions& options)
-    : pairs_(heads) {
+StreamedRows::StreamedRows(int heads, int rows, int keys, const AnalysisOptions& options) : pairs_(heads) {
   out_.options = options;
   out_.nq = rows;
   out_.nk = keys;
@@ -278,20 +297,24 @@ std::vector<Item> itemsOf(int nh, int nq, int nk, int firstRow, bool outputs, bo
   const int b = blockRows(nk, inline_ ? nh : 1);
   if (outputs)
     for (int h = 0; h < nh; ++h)
-      for (int i0 = 0; i0 < firstRow; i0 += b) items.push_back({h, i0, std::min(b, firstRow - i0), false, false, true});
+      for (int i0 = 0; i0 < firstRow; i0 += b)
+        items.push_back({h, i0, std::min(b, firstRow - i0), false, false, true});
   if (inline_) {
-    for (int i0 = firstRow; i0 < nq; i0 += b) items.push_back({-1, i0, std::min(b, nq - i0), true, true, outputs});
+    for (int i0 = firstRow; i0 < nq; i0 += b)
+      items.push_back({-1, i0, std::min(b, nq - i0), true, true, outputs});
     return items;
   }
   for (int h = 0; h < nh; ++h)
-    for (int i0 = firstRow; i0 < nq; i0 += b) items.push_back({h, i0, std::min(b, nq - i0), true, false, outputs});
+    for (int i0 = firstRow; i0 < nq; i0 += b)
+      items.push_back({h, i0, std::min(b, nq - i0), true, false, outputs});
   if (!divergence) return items;
   const int begin = static_cast<int>(rows.size());
   for (int i = firstRow; i < nq; ++i)
     if (use[static_cast<size_t>(rowOffset + i)]) rows.push_back(i);
   const int end = static_cast<int>(rows.size());
   const int bAll = blockRows(nk, nh);
-  for (int i0 = begin; i0 < end; i0 += bAll) items.push_back({-1, i0, std::min(bAll, end - i0), false, true, false});
+  for (int i0 = begin; i0 < end; i0 += bAll)
+    items.push_back({-1, i0, std::min(bAll, end - i0), false, true, false});
   return items;
 }
 
@@ -306,16 +329,29 @@ void StreamedRows::add(const std::vector<HeadView>& heads, const std::vector<con
   const int nk = nh > 0 ? keys[0]->keys() : 0;
   const int allRows = out_.nq;
   const auto sepKeys = separatorKeys(keyTokens, nk);
-  if (separator_.size() < static_cast<size_t>(rowOffset + nk)) separator_.resize(static_cast<size_t>(rowOffset + nk));
-  for (int j = 0; j < nk; ++j) separator_[static_cast<size_t>(rowOffset + j)] |= sepKeys[static_cast<size_t>(j)] ? 1 : 0;
+  if (separator_.size() < static_cast<size_t>(rowOffset + nk))
+    separator_.resize(static_cast<size_t>(rowOffset + nk));
+  for (int j = 0; j < nk; ++j)
+    separator_[static_cast<size_t>(rowOffset + j)] |= sepKeys[static_cast<size_t>(j)] ? 1 : 0;
 
   // Rows: 0..nq-1, then the sampled rows (when sampling) as a second list.
   std::vector<int> rows(static_cast<size_t>(nq));
   for (int i = 0; i < nq; ++i) rows[static_cast<size_t>(i)] = i;
   const std::vector<Item> items =
       itemsOf(nh, nq, nk, firstRow, outputs != nullptr, inline_, divergence_, use_, rowOffset, rows);
-  Shared sh{&heads,       &keys,   queries,  nq, nk, &rows, separatorIndex(sepKeys, nk), &out_.options, &out_.heads,
-            profile != nullptr, outputs, rowOffset, allRows};
+  Shared sh{&heads,
+            &keys,
+            queries,
+            nq,
+            nk,
+            &rows,
+            separatorIndex(sepKeys, nk),
+            &out_.options,
+            &out_.heads,
+            profile != nullptr,
+            outputs,
+            rowOffset,
+            allRows};
   std::exception_ptr thrown;
   std::atomic<bool> failed = false;
   const int numItems = static_cast<int>(items.size());
@@ -354,7 +390,8 @@ void StreamedRows::add(const std::vector<HeadView>& heads, const std::vector<con
       {
         for (int h = 0; h < nh; ++h) sums_[static_cast<size_t>(h)].merge(w->sums[static_cast<size_t>(h)]);
         pairs_.merge(w->pairs);
-        for (int s = 0; s < kStages; ++s) seconds_[static_cast<size_t>(s)] += w->seconds[static_cast<size_t>(s)];
+        for (int s = 0; s < kStages; ++s)
+          seconds_[static_cast<size_t>(s)] += w->seconds[static_cast<size_t>(s)];
       }
     }
   }
@@ -378,7 +415,8 @@ Analysis StreamedRows::finish(AnalysisProfile* profile) {
   }
   if (profile) {
     profile->threads = threads_;
-    for (int s = 0; s < kStages; ++s) profile->add(kStageNames[static_cast<size_t>(s)], seconds_[static_cast<size_t>(s)]);
+    for (int s = 0; s < kStages; ++s)
+      profile->add(kStageNames[static_cast<size_t>(s)], seconds_[static_cast<size_t>(s)]);
     profile->add("head summaries, order", secondsSince(t0));
     profile->wallSeconds += wallSeconds_ + secondsSince(t0);
   }

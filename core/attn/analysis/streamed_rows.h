@@ -38,7 +38,7 @@ class StreamedRows {
  private:
   static constexpr int kStageCount = 8;
   Analysis out_;
-  std::vector<char> use_;      // rows of the sampled divergence (empty: exact, or none)
+  std::vector<char> use_;  // rows of the sampled divergence (empty: exact, or none)
   bool divergence_ = false, inline_ = false;
   std::vector<HeadRowSums> sums_;
   PairDivergence pairs_;

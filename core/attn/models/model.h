@@ -26,6 +26,10 @@
 #include "attn/tokenizers/hf/hf_tokenizer.h"
 #include "attn/vision/preprocessing/image_processor.h"
 
+namespace attn {
+class WindowedAnalysis;  // analysis/streamed_analysis.h
+}  // namespace attn
+
 namespace attn::gpu {
 class Device;
 }
@@ -121,6 +125,11 @@ struct RunOptions {
   bool keepStreamedQk = true;  // false: measures only (ModelRun::qk stays null)
   QkPrecision qkPrecision = QkPrecision::F16;
   AnalysisOptions streamedAnalysis;
+  /// One window of a longer text (streamed/windowed_run.h): with `streamed`, each layer's
+  /// measures of the window's rows from windowFirstRow on go to (*windowLayers)[layer] as rows
+  /// windowStart + i, instead of ModelRun::streamedLayers.
+  std::vector<WindowedAnalysis>* windowLayers = nullptr;
+  int windowStart = 0, windowFirstRow = 0;
   /// Chunked prefill: the MLP runs on blocks of this many rows (its [rows, intermediate]
   /// activations then stay the same size at any N); <= 0: all rows at once.
   int prefillRows = 1024;

@@ -176,8 +176,13 @@ Result<ModelRun> forwardOver(const ModelConfig& c, const ModelWeights& w, const 
     if (opt.keepStreamedQk)
       store = std::make_shared<QkStore>(c.layers, n, c.heads, c.kvHeads, c.headDim, opt.qkPrecision, *mask);
     // keepAttention false: the forward's output alone (no per-head measures either).
-    streamed = {mask->isNone() ? nullptr : &*mask, opt.streamedAnalysis, store.get(),
-                opt.keepAttention ? &run.streamedLayers : nullptr};
+    streamed = {mask->isNone() ? nullptr : &*mask,
+                opt.streamedAnalysis,
+                store.get(),
+                opt.keepAttention ? &run.streamedLayers : nullptr,
+                opt.windowLayers,
+                opt.windowStart,
+                opt.windowFirstRow};
     f.streamed = &streamed;
   }
   const FamilyGraph graph = familyGraph(c);

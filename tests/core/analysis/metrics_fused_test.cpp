@@ -451,7 +451,9 @@ TEST(StreamedAnalysis, OutputsEqualTheSoftmaxTimesValues) {
       }
     for (const AnalysisOptions* opt : {&exact, &sampled, &none}) {
       SCOPED_TRACE(fmt::format("mask {}, options {}", mask ? mask->spec() : "none (bias)",
-                               opt == &exact ? "exact" : opt == &sampled ? "sampled" : "no divergence"));
+                               opt == &exact     ? "exact"
+                               : opt == &sampled ? "sampled"
+                                                 : "no divergence"));
       Mat got = Mat::Constant(n, H * dv, std::numeric_limits<float>::quiet_NaN());
       const Analysis with = analyzeStreamed(views, {}, *opt, nullptr, &got);
       const Analysis without = analyzeStreamed(views, {}, *opt);

@@ -34,7 +34,8 @@ WindowHeads randomWindow(int heads, int w, int dk, int dv, std::mt19937_64& rng,
     wh.k.push_back(random(w, dk));
     wh.v.push_back(random(w, dv));
   }
-  for (int h = 0; h < heads; ++h) wh.views.push_back(HeadView{&wh.q[h], &wh.k[h], &wh.v[h], 0.5f, nullptr, &mask});
+  for (int h = 0; h < heads; ++h)
+    wh.views.push_back(HeadView{&wh.q[h], &wh.k[h], &wh.v[h], 0.5f, nullptr, &mask});
   return wh;
 }
 
@@ -51,7 +52,8 @@ TEST(WindowedAnalysis, EqualsTheStitchedMapsAnalysis) {
   const int n = 200, w = 64, heads = 3, dk = 8, dv = 4;
   // Windows of 64 keys every 32 tokens, the last one ending at the sequence's end; each
   // measures the rows no earlier window did (firstRow: the first of them, in the window).
-  const std::vector<std::pair<int, int>> windows = {{0, 0}, {32, 32}, {64, 32}, {96, 32}, {128, 32}, {136, 56}};
+  const std::vector<std::pair<int, int>> windows = {{0, 0},   {32, 32},  {64, 32},
+                                                    {96, 32}, {128, 32}, {136, 56}};
   std::vector<std::string> tokens;
   for (int i = 0; i < n; ++i) tokens.push_back(i % 9 == 4 ? "." : fmt::format("t{}", i));
   const Mask causal = *Mask::causal().bind(w, w, {});
@@ -75,7 +77,8 @@ TEST(WindowedAnalysis, EqualsTheStitchedMapsAnalysis) {
         for (int i = 0; i < w; ++i) {
           const Eigen::VectorXd p = softmaxRow(wh.views[h], i);
           const Eigen::VectorXd o = wh.v[h].cast<double>().transpose() * p;
-          for (int c = 0; c < dv; ++c) EXPECT_NEAR(out(i, h * dv + c), o[c], 2e-5) << "window " << start << " row " << i;
+          for (int c = 0; c < dv; ++c)
+            EXPECT_NEAR(out(i, h * dv + c), o[c], 2e-5) << "window " << start << " row " << i;
           if (i < firstRow) continue;
           stitched[h].block(start + i, start, 1, w) = p.transpose().cast<float>();
           firstShare[h] += p[0] / n;

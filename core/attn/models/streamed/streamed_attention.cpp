@@ -37,6 +37,11 @@ void streamedAttention(ForwardPass& f, int layer, float scale) {
   f.concat.resize(n, static_cast<Eigen::Index>(H) * hd);
   // With measures, their pass over the softmax rows writes the output as well (P V); the tiled
   // kernel would score Q K^T and exponentiate every cell a second time.
+  if (out.windowed) {
+    (*out.windowed)[static_cast<size_t>(layer)].add(views, f.enc.tokens, out.windowStart, out.firstRow,
+                                                    &f.concat);
+    return;
+  }
   if (out.analyses) {
     out.analyses->push_back(analyzeStreamed(views, f.enc.tokens, out.options, nullptr, &f.concat));
     if (out.store) out.store->setLayer(layer, f.q, f.k, scale);

@@ -18,6 +18,9 @@ struct StreamedOutputs {
   AnalysisOptions options;
   QkStore* store = nullptr;                   // null: the q/k are not kept
   std::vector<Analysis>* analyses = nullptr;  // one per layer, appended; null: no measures
+  // A window of a longer text (RunOptions::windowLayers): the measures go here instead.
+  std::vector<WindowedAnalysis>* windowed = nullptr;
+  int windowStart = 0, firstRow = 0;
 };
 
 /// f.concat [N, H * hd] = the heads' outputs on f.q, f.k, f.v (GQA: head h reads KV head
