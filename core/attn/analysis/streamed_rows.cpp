@@ -179,9 +179,9 @@ struct Shared {
   const AnalysisOptions* opt;
   std::vector<HeadAnalysis>* out;
   bool timing;
-  Mat* outputs;   // null: no P V
-  int rowOffset;  // row i is stored as row rowOffset + i of the whole
-  int allRows;    // rows of the whole (the offset profile's extent)
+  Mat* outputs;     // null: no P V
+  int rowOffset;    // row i is stored as row rowOffset + i of the whole
+  int profileRows;  // the offset profile's rows: the whole's, or a window's own
 };
 
 void runItem(const Item& it, const Shared& sh, Worker& w) {
@@ -238,7 +238,7 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
       w.blockPlogp[static_cast<size_t>((h - h0) * it.count + a)] = f.plogp;
       if (f.hasMass) {
         const auto t0 = sh.timing ? Clock::now() : Clock::time_point{};
-        w.sums[static_cast<size_t>(h)].addRow(row, nk, i, sh.allRows, sh.sepIdx);
+        w.sums[static_cast<size_t>(h)].addRow(row, nk, i, sh.profileRows, sh.sepIdx);
         if (sh.timing) w.seconds[kOffsets] += secondsSince(t0);
       }
       halve(row, end);
@@ -318,6 +318,13 @@ std::vector<Item> itemsOf(int nh, int nq, int nk, int firstRow, bool outputs, bo
   return items;
 }
 
+// A window's offset sums land at `shift` in the whole's vector; merge() adds the other sums
+// (and the offsets only when both vectors have the same extent).
+void mergeSums(HeadRowSums& whole, const HeadRowSums& part, int shift) {
+  whole.merge(part);
+  if (shift > 0) whole.offsets.segment(shift, part.offsets.size()) += part.offsets;
+}
+
 }  // namespace
 
 void StreamedRows::add(const std::vector<HeadView>& heads, const std::vector<const PackedKeys*>& keys,
@@ -327,7 +334,11 @@ void StreamedRows::add(const std::vector<HeadView>& heads, const std::vector<con
   const int nh = static_cast<int>(heads.size());
   const int nq = nh == 0 ? 0 : queries ? queries->rows() : static_cast<int>(heads[0].q->rows());
   const int nk = nh > 0 ? keys[0]->keys() : 0;
-  const int allRows = out_.nq;
+  // A window of a longer sequence (fewer rows than the whole) keeps its threads' offset sums
+  // over its own extent (its rows' offsets j - i lie within it) and adds them into the whole's
+  // at the end: sums over the whole's extent would be zeroed and added once per window.
+  const int profileRows = std::min(nq, out_.nq);
+  const int shift = out_.nq - profileRows;  // offset o: index out_.nq - 1 + o, window's profileRows - 1 + o
   const auto sepKeys = separatorKeys(keyTokens, nk);
   if (separator_.size() < static_cast<size_t>(rowOffset + nk))
     separator_.resize(static_cast<size_t>(rowOffset + nk));
@@ -351,7 +362,7 @@ void StreamedRows::add(const std::vector<HeadView>& heads, const std::vector<con
             profile != nullptr,
             outputs,
             rowOffset,
-            allRows};
+            profileRows};
   std::exception_ptr thrown;
   std::atomic<bool> failed = false;
   const int numItems = static_cast<int>(items.size());
@@ -368,7 +379,7 @@ void StreamedRows::add(const std::vector<HeadView>& heads, const std::vector<con
     // items are skipped, and the first is rethrown after the region.
     std::optional<Worker> w;
     try {
-      w.emplace(nh, allRows, out_.nk);
+      w.emplace(nh, profileRows, shift == 0 ? out_.nk : nk);
     } catch (...) {
       failed = true;
 #pragma omp critical(attn_streamed_merge)
@@ -388,7 +399,8 @@ void StreamedRows::add(const std::vector<HeadView>& heads, const std::vector<con
     if (w) {
 #pragma omp critical(attn_streamed_merge)
       {
-        for (int h = 0; h < nh; ++h) sums_[static_cast<size_t>(h)].merge(w->sums[static_cast<size_t>(h)]);
+        for (int h = 0; h < nh; ++h)
+          mergeSums(sums_[static_cast<size_t>(h)], w->sums[static_cast<size_t>(h)], shift);
         pairs_.merge(w->pairs);
         for (int s = 0; s < kStages; ++s)
           seconds_[static_cast<size_t>(s)] += w->seconds[static_cast<size_t>(s)];
