@@ -664,6 +664,8 @@ Action addMetricsCommand(CLI::App& app) {
     if (!o->attnFile.empty()) return runOnFile(*o, loadPrecomputed(o->attnFile));
     if (common->window != 0 && common->modelDir.empty())
       return fail("--window reads a --model's text through a sliding window: give --model DIR");
+    if (common->window != 0 && !common->image.empty())
+      return fail("--window reads a text through a sliding window; an --image has no text to window");
     if (!common->modelDir.empty()) return runOnModel(*common, *o);
     if (common->text.empty() && common->textFile.empty() && common->inputFile.empty())
       return fail("metrics: give --text \"...\", --text-file, --input FILE or --attn FILE");

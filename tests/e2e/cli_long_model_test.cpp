@@ -180,6 +180,8 @@ TEST(CliLongModel, WindowMeasuresATextPastTheContext) {
   refuse({"metrics", "--model", modelDir("bert"), "--text", text, "--window", "32"},
          "the window runs causal models");
   refuse({"metrics", "--text", text, "--window", "32"}, "--window reads a --model's text");
+  refuse({"metrics", "--model", modelDir("vit"), "--image", "any.ppm", "--window", "32"},
+         "an --image has no text to window");
 }
 
 // A causal model's first N rows never see a later token, so the run cut by --max-tokens N is
