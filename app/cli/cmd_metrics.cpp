@@ -576,16 +576,17 @@ int runOnModel(CommonOptions& common, MetricsOptions& o) {
       if (o.analysisPath == "materialized")
         return Error{"--window streams its windows' measures: --analysis-path materialized does not apply"};
       streamed = true;
-      const auto plan = models::slidingWindows(enc.size(), common.window, windowStride(common));
+      const int stride = windowStride(common);
+      const auto plan = models::slidingWindows(enc.size(), common.window, stride);
       if (!plan) return plan.error();
       const int windows = static_cast<int>(plan->size());
       o.modelJson["window"] = {{"window", common.window},
-                               {"stride", windowStride(common)},
+                               {"stride", stride},
                                {"windows", windows},
                                {"tokens", enc.size()},
                                {"note", kWindowNote}};
       o.modelText += fmt::format("sliding window: {} tokens in {} window(s) of {} every {}; {}\n", enc.size(),
-                                 windows, common.window, windowStride(common), kWindowNote);
+                                 windows, common.window, stride, kWindowNote);
     }
     ro.streamed = streamed;
     ro.keepStreamedQk = false;  // measures only

@@ -88,6 +88,20 @@ SentenceMeasures measureSentence(const ModelRun& run, double coverageLevel) {
   return out;
 }
 
+void appendTokens(const Encoding& from, size_t begin, size_t end, Encoding& to) {
+  const auto take = [&](const auto& v, auto& out) {
+    if (v.size() >= end)
+      out.insert(out.end(), v.begin() + static_cast<std::ptrdiff_t>(begin),
+                 v.begin() + static_cast<std::ptrdiff_t>(end));
+  };
+  take(from.ids, to.ids);
+  take(from.tokens, to.tokens);
+  take(from.typeIds, to.typeIds);
+  take(from.special, to.special);
+  take(from.attention, to.attention);
+  take(from.offsets, to.offsets);
+}
+
 Result<std::vector<Encoding>> splitEncoding(const Encoding& e, int maxTokens) {
   if (e.size() <= maxTokens) return std::vector<Encoding>{e};
   const auto n = static_cast<size_t>(e.size());
@@ -97,22 +111,14 @@ Result<std::vector<Encoding>> splitEncoding(const Encoding& e, int maxTokens) {
   while (tail < n - head && isSpecial(n - 1 - tail)) ++tail;
   const int room = maxTokens - static_cast<int>(head + tail);
   if (room < 1)
-    return Error{fmt::format("--max-tokens {} leaves no room beside the {} special tokens", maxTokens, head + tail)};
-  auto take = [](const auto& v, size_t from, size_t to, auto& out) {
-    if (v.size() >= to) out.insert(out.end(), v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(to));
-  };
+    return Error{
+        fmt::format("--max-tokens {} leaves no room beside the {} special tokens", maxTokens, head + tail)};
   std::vector<Encoding> chunks;
   for (size_t start = head; start < n - tail; start += static_cast<size_t>(room)) {
     const size_t end = std::min(n - tail, start + static_cast<size_t>(room));
     Encoding c;
-    for (auto [from, to] : {std::pair{size_t{0}, head}, std::pair{start, end}, std::pair{n - tail, n}}) {
-      take(e.ids, from, to, c.ids);
-      take(e.tokens, from, to, c.tokens);
-      take(e.typeIds, from, to, c.typeIds);
-      take(e.special, from, to, c.special);
-      take(e.attention, from, to, c.attention);
-      take(e.offsets, from, to, c.offsets);
-    }
+    for (auto [from, to] : {std::pair{size_t{0}, head}, std::pair{start, end}, std::pair{n - tail, n}})
+      appendTokens(e, from, to, c);
     chunks.push_back(std::move(c));
   }
   return chunks;

@@ -123,6 +123,10 @@ class CorpusStats {
   std::vector<std::vector<TopSentence>> top_;   // [layers * heads], sorted
 };
 
+/// Appends tokens [begin, end) of `from` to `to`, every per-token field alike (a field `from`
+/// does not hold for all of them is left out).
+void appendTokens(const Encoding& from, size_t begin, size_t end, Encoding& to);
+
 /// Splits an encoding longer than `maxTokens` into chunks of at most that many tokens, each
 /// keeping the leading and trailing special tokens (BERT's [CLS] ... [SEP]) around its slice of
 /// the rest, as the tokenizers library's overflowing tokens do. Shorter encodings come back whole.

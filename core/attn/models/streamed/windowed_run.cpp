@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "attn/analysis/streamed_analysis.h"
+#include "attn/models/experiments/corpus_stats.h"
 
 namespace attn::models {
 
@@ -29,18 +30,8 @@ Result<std::vector<TextWindow>> slidingWindows(int n, int window, int stride) {
 }
 
 Encoding sliceEncoding(const Encoding& enc, int start, int length) {
-  const auto cut = [&](const auto& v) {
-    using V = std::decay_t<decltype(v)>;
-    if (v.size() < static_cast<size_t>(start + length)) return V{};
-    return V(v.begin() + start, v.begin() + start + length);
-  };
   Encoding e;
-  e.ids = cut(enc.ids);
-  e.tokens = cut(enc.tokens);
-  e.typeIds = cut(enc.typeIds);
-  e.special = cut(enc.special);
-  e.attention = cut(enc.attention);
-  e.offsets = cut(enc.offsets);
+  appendTokens(enc, static_cast<size_t>(start), static_cast<size_t>(start + length), e);
   return e;
 }
 
