@@ -45,7 +45,29 @@ struct MetricsOptions {
   std::string modelText;
   // --model: every head's type from a run on a repeated random sequence (head_types_run.h).
   std::optional<models::ModelHeadTypes> headTypes;
+  std::string rolloutNote;  // --model, streamed: why the rollout was not computed ("" : the default)
 };
+
+nlohmann::json matrixJson(const Mat& m) {
+  auto rows = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    const Eigen::RowVectorXf r = m.row(i);
+    rows.push_back(std::vector<float>(r.data(), r.data() + r.size()));
+  }
+  return rows;
+}
+
+constexpr Eigen::Index kPrintedTokens = 16;  // larger matrices go to --json only
+
+// The rollout after the last layer (R_L), as `rollout` in the JSON and as text when small.
+void addRollout(nlohmann::json& doc, std::string& text, const Mat& r) {
+  doc["rollout"] = matrixJson(r);
+  text += r.rows() <= kPrintedTokens
+              ? matrixText(r,
+                           "attention rollout (Abnar & Zuidema 2020), row = token after "
+                           "the last layer, column = input token:")
+              : "attention rollout: see --json\n";
+}
 
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -353,22 +375,7 @@ int runOnFile(const MetricsOptions& o, Result<Precomputed> pre) {
                                                    an.layers.size(), unitName(o.analysis.unit))) + "\n";
     csv += csvRows(an.layers[l], static_cast<int>(l) + 1);
   }
-  auto matrixJson = [](const Mat& m) {
-    auto rows = nlohmann::json::array();
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-      const Eigen::RowVectorXf r = m.row(i);
-      rows.push_back(std::vector<float>(r.data(), r.data() + r.size()));
-    }
-    return rows;
-  };
-  constexpr Eigen::Index kPrintedTokens = 16;  // larger matrices go to --json only
-  if (!an.rollout.empty()) {
-    doc["rollout"] = matrixJson(an.rollout.back());
-    text += an.rollout.back().rows() <= kPrintedTokens
-                ? matrixText(an.rollout.back(), "attention rollout (Abnar & Zuidema 2020), row = token after the "
-                                                "last layer, column = input token:")
-                : "attention rollout: see --json\n";
-  }
+  if (!an.rollout.empty()) addRollout(doc, text, an.rollout.back());
   if (an.flow.size() > 0) {
     doc["flow"] = matrixJson(an.flow);
     text += an.flow.rows() <= kPrintedTokens ? matrixText(an.flow, "attention flow (max-flow, rows normalized):")
@@ -476,9 +483,14 @@ constexpr const char* kWindowNote =
     "window - stride); distances and offsets within that window, the first-token share of the "
     "window's first token";
 
-// --analysis-path auto streams a model whose layers' maps together pass this (then
-// rollout and flow, which need every full map, are not computed).
+// --analysis-path auto streams a model whose layers' maps together pass this, and any text too
+// long for the exact attention flow (then the same measures and the rollout come without the
+// L x H maps: at GPT-2 small's 1,024 tokens, 604 MB of fresh memory whose first touch cost as
+// much as the forward's products, docs/performance.md).
 constexpr int64_t kStreamModelAbove = int64_t{1} << 30;
+
+// The streamed rollout holds two N x N double matrices and the layer's head sum: 0.4 GB at this.
+constexpr int kStreamedRolloutTokens = 4096;
 
 // --model, streamed: each layer's measures from the tiled pass inside the forward
 // (no N x N array); the report has the layered file's form, without rollout and flow.
@@ -509,8 +521,15 @@ int reportStreamedModel(MetricsOptions& o, const ModelRequest& req) {
   const std::string note =
       "not computed on the streamed path (it needs every layer's full maps; "
       "--analysis-path materialized computes it on a text short enough)";
-  doc["rollout_note"] = doc["flow_note"] = note;
-  text += "attention rollout and flow: " + note + "\n";
+  if (run.streamedRollout.size() > 0) {
+    addRollout(doc, text, run.streamedRollout);
+  } else {
+    doc["rollout_note"] = o.rolloutNote.empty() ? note : o.rolloutNote;
+    text += "attention rollout: not computed: " + doc["rollout_note"].get<std::string>() + "\n";
+  }
+  const auto flow = attentionFlowFits(static_cast<int>(layersAn.size()), run.encoding.size());
+  doc["flow_note"] = flow ? note : flow.error().message;
+  text += "attention flow: not computed: " + doc["flow_note"].get<std::string>() + "\n";
   printWarnings(warnings);
   if (o.headTypes) annotateHeadTypes(doc, *o.headTypes);
   for (const auto& [key, value] : o.modelJson.items()) doc[key] = value;
@@ -565,8 +584,9 @@ int runOnModel(CommonOptions& common, MetricsOptions& o) {
   auto adjust = [&](const models::ModelInfo& info, const models::Encoding& enc,
                     models::RunOptions& ro) -> Status {
     const int64_t maps = matrixBytes(int64_t{info.layers} * info.heads, enc.size(), enc.size());
-    streamed = o.analysisPath == "streamed" ||
-               (o.analysisPath == "auto" && common.intervene.empty() && maps > kStreamModelAbove);
+    const bool flowFits = static_cast<bool>(attentionFlowFits(info.layers, enc.size()));
+    streamed = o.analysisPath == "streamed" || (o.analysisPath == "auto" && common.intervene.empty() &&
+                                                (maps > kStreamModelAbove || !flowFits));
     if (streamed && !common.intervene.empty())
       return Error{"--analysis-path streamed: --intervene needs the materialized maps (drop one of them)"};
     if (common.window > 0) {
@@ -589,6 +609,12 @@ int runOnModel(CommonOptions& common, MetricsOptions& o) {
                                  windows, common.window, stride, kWindowNote);
     }
     ro.streamed = streamed;
+    ro.streamedRollout = streamed && common.window == 0 && enc.size() <= kStreamedRolloutTokens;
+    if (streamed && common.window > 0)
+      o.rolloutNote = "not computed through a sliding window (no window holds every token's rows)";
+    else if (streamed && !ro.streamedRollout)
+      o.rolloutNote = fmt::format("not computed past {} tokens on the streamed path (it holds N x N doubles)",
+                                  kStreamedRolloutTokens);
     ro.keepStreamedQk = false;  // measures only
     ro.streamedAnalysis = o.analysis;
     return okStatus();
@@ -638,10 +664,12 @@ Action addMetricsCommand(CLI::App& app) {
                   "error bound), auto (exact up to 8192 x 8192)")
       ->capture_default_str();
   cmd->add_option("--divergence-rows", o->divergenceRows, "Rows drawn by --divergence sampled")->capture_default_str();
-  cmd->add_option("--analysis-path", o->analysisPath,
-                  "auto: stream the analysis through the tiled kernel when it runs (no N x N array; with "
-                  "--model, when all layers' maps would pass 1 GiB: no rollout or flow then); "
-                  "streamed: always; materialized: keep every head's weights, then analyze")
+  cmd->add_option(
+         "--analysis-path", o->analysisPath,
+         "auto: stream the analysis through the tiled kernel when it runs (no N x N array; with "
+         "--model, whenever the text is too long for the exact attention flow: the rollout then comes "
+         "from each layer's head sums, up to 4096 tokens); "
+         "streamed: always; materialized: keep every head's weights, then analyze")
       ->capture_default_str();
   auto* window =
       cmd->add_option("--window", common->window,

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -249,6 +250,21 @@ TEST(CliLongModel, MaxTokensKeepsTheFirstTokensAndSaysHowManyWereCut) {
   EXPECT_FALSE(std::filesystem::exists(refused));
 }
 
+// The streamed report's rollout (from each layer's head sums) equals the materialized one's.
+void expectSameRollout(const nlohmann::json& streamed, const nlohmann::json& materialized) {
+  ASSERT_TRUE(streamed.contains("rollout")) << streamed.value("rollout_note", "");
+  ASSERT_TRUE(materialized.contains("rollout"));
+  const auto &rs = streamed["rollout"], &rm = materialized["rollout"];
+  ASSERT_EQ(rs.size(), rm.size());
+  double worst = 0;
+  for (size_t i = 0; i < rm.size(); ++i) {
+    ASSERT_EQ(rs[i].size(), rm[i].size());
+    for (size_t j = 0; j < rm[i].size(); ++j)
+      worst = std::max(worst, std::abs(rs[i][j].get<double>() - rm[i][j].get<double>()));
+  }
+  EXPECT_LE(worst, 1e-5);
+}
+
 TEST(CliLongModel, StreamedMetricsEqualTheMaterializedOnes) {
   std::ifstream f(modelDir("gpt2") + "/reference_tokens.json");
   const std::string text = nlohmann::json::parse(f)["cases"][1]["text"].get<std::string>();
@@ -260,8 +276,11 @@ TEST(CliLongModel, StreamedMetricsEqualTheMaterializedOnes) {
   ASSERT_EQ(m.status, 0) << m.err;
   const auto js = nlohmann::json::parse(s.out), jm = nlohmann::json::parse(m.out);
   EXPECT_EQ(js["analysis_path"], "streamed");
-  EXPECT_TRUE(js.contains("rollout_note"));
-  EXPECT_TRUE(jm.contains("rollout"));
+  EXPECT_FALSE(jm.contains("analysis_path"));
+  expectSameRollout(js, jm);
+  // Short enough for the exact flow: only the materialized path computes it.
+  EXPECT_TRUE(jm.contains("flow"));
+  EXPECT_NE(js["flow_note"].get<std::string>().find("needs every layer's full maps"), std::string::npos);
   ASSERT_EQ(js["layers"].size(), jm["layers"].size());
   for (size_t l = 0; l < jm["layers"].size(); ++l) {
     const auto &hs = js["layers"][l]["heads"], &hm = jm["layers"][l]["heads"];
@@ -272,6 +291,41 @@ TEST(CliLongModel, StreamedMetricsEqualTheMaterializedOnes) {
             << key << " layer " << l << " head " << h;
   }
   EXPECT_TRUE(js.contains("head_types"));
+}
+
+TEST(CliLongModel, AutoStreamsATextTooLongForTheFlowWithTheSameRollout) {
+  // 2 layers: the exact flow takes up to 54 tokens (2 N^4 <= 1.7e7); 60 go the streamed way.
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "the cat sat on it. ";
+  const std::vector<std::string> base{"metrics",      "--model", modelDir("gpt2"), "--text", text,
+                                      "--max-tokens", "60",      "--json"};
+  auto withPath = [&](const char* path) {
+    auto args = base;
+    if (path) args.insert(args.end(), {"--analysis-path", path});
+    return runCli(args);
+  };
+  const auto a = withPath(nullptr), m = withPath("materialized");
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(m.status, 0) << m.err;
+  const auto ja = nlohmann::json::parse(a.out), jm = nlohmann::json::parse(m.out);
+  EXPECT_EQ(ja["analysis_path"], "streamed");
+  EXPECT_EQ(ja["n_query"], 60);
+  expectSameRollout(ja, jm);
+  for (const auto* j : {&ja, &jm})
+    EXPECT_NE(
+        (*j)["flow_note"].get<std::string>().find("2 layers of 60 tokens is too large for exact max-flow"),
+        std::string::npos)
+        << (*j)["flow_note"];
+  const auto text1 = runCli({"metrics", "--model", modelDir("gpt2"), "--text", text, "--max-tokens", "60"});
+  ASSERT_EQ(text1.status, 0) << text1.err;
+  EXPECT_NE(text1.out.find("attention rollout: see --json"), std::string::npos) << text1.out;
+  // Through a sliding window no rollout is computed, and the report says why.
+  const auto w = runCli({"metrics", "--model", modelDir("gpt2"), "--text", text, "--window", "32", "--json"});
+  ASSERT_EQ(w.status, 0) << w.err;
+  const auto jw = nlohmann::json::parse(w.out);
+  EXPECT_FALSE(jw.contains("rollout"));
+  EXPECT_NE(jw["rollout_note"].get<std::string>().find("sliding window"), std::string::npos)
+      << jw["rollout_note"];
 }
 
 TEST(CliLongModel, InfoPrintsTheStreamedStoreSize) {

@@ -106,6 +106,18 @@ class MaxFlow {
 
 }  // namespace
 
+namespace {
+
+// 0.5 * the heads' mean + 0.5 * e_i, renormalized (a row with no mass becomes e_i).
+void residualRow(Eigen::ArrayXd& row, Eigen::Index i, double half) {
+  row *= half;
+  row(i) += 0.5;
+  const double s = row.sum();
+  if (s > 0.0) row /= s;
+}
+
+}  // namespace
+
 Mat residualAttention(const std::vector<Mat>& heads) {
   const Eigen::Index n = heads.front().rows();
   const double half = 0.5 / static_cast<double>(heads.size());
@@ -119,10 +131,7 @@ Mat residualAttention(const std::vector<Mat>& heads) {
     for (Eigen::Index i = 0; i < n; ++i) {
       row.setZero();
       for (const Mat& a : heads) row += a.row(i).transpose().array().cast<double>();
-      row *= half;  // 0.5 * mean over the heads
-      row(i) += 0.5;
-      const double s = row.sum();
-      if (s > 0.0) row /= s;
+      residualRow(row, i, half);
       r.row(i) = row.transpose().cast<float>();
     }
   }
@@ -131,20 +140,22 @@ Mat residualAttention(const std::vector<Mat>& heads) {
 
 namespace {
 
-bool lowerTriangular(const Mat& a) {
+using RowMajorXd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+bool lowerTriangular(const RowMajorXd& a) {
   for (Eigen::Index i = 0; i + 1 < a.rows(); ++i)
-    if ((a.row(i).tail(a.cols() - i - 1).array() != 0.0f).any()) return false;
+    if ((a.row(i).tail(a.cols() - i - 1).array() != 0.0).any()) return false;
   return true;
 }
 
-/// a * r in column blocks over the threads (Eigen's own GEMM threading is off).
+/// out = a * r in column blocks over the threads (Eigen's own GEMM threading is off).
 /// When both are lower triangular (causal layers, and so every rollout of them)
 /// block [j0, j0 + w) of the product is zero above row j0 and takes only the
 /// lower-right corner of a: a sixth of the multiply-adds of the dense product.
-Eigen::MatrixXd rolloutStep(const Eigen::MatrixXd& a, const Eigen::MatrixXd& r, bool lower) {
+void rolloutStep(const RowMajorXd& a, const Eigen::MatrixXd& r, bool lower, Eigen::MatrixXd& out) {
   constexpr Eigen::Index kBlock = 64;
   const Eigen::Index n = a.rows(), blocks = (n + kBlock - 1) / kBlock;
-  Eigen::MatrixXd out(n, n);
+  out.resize(n, n);
   if (lower) out.setZero();
 #pragma omp parallel for schedule(dynamic, 1) if (n >= 256)
   for (Eigen::Index b = 0; b < blocks; ++b) {  // the largest blocks first
@@ -155,35 +166,81 @@ Eigen::MatrixXd rolloutStep(const Eigen::MatrixXd& a, const Eigen::MatrixXd& r, 
     else
       out.middleCols(j0, w).noalias() = a * r.middleCols(j0, w);
   }
-  return out;
 }
 
 }  // namespace
 
+Status RunningRollout::check(const Mat& m) const {
+  if (m.rows() != m.cols() || m.rows() == 0 || (layers_ > 0 && m.rows() != r_.rows()))
+    return Error{
+        fmt::format("attention rollout: layer {} is {}x{}{}", layers_ + 1, m.rows(), m.cols(),
+                    layers_ > 0 ? fmt::format(", the layers before it {}x{}", r_.rows(), r_.cols()) : "")};
+  return okStatus();
+}
+
+void RunningRollout::step() {
+  lower_ = lower_ && lowerTriangular(a_);
+  if (layers_ == 0) {
+    r_ = a_;
+  } else {
+    rolloutStep(a_, r_, lower_, next_);
+    r_.swap(next_);
+  }
+  ++layers_;
+}
+
+Status RunningRollout::add(const Mat& residual) {
+  if (auto st = check(residual); !st) return st;
+  a_ = residual.cast<double>();
+  step();
+  return okStatus();
+}
+
+Status RunningRollout::addHeadSum(const Mat& headSum, int heads) {
+  if (auto st = check(headSum); !st) return st;
+  const Eigen::Index n = headSum.rows();
+  const double half = 0.5 / static_cast<double>(std::max(heads, 1));
+  a_.resize(n, n);
+#pragma omp parallel if (n >= 256)
+  {
+    Eigen::ArrayXd row(n);
+#pragma omp for schedule(static)
+    for (Eigen::Index i = 0; i < n; ++i) {
+      row = headSum.row(i).transpose().array().cast<double>();
+      residualRow(row, i, half);
+      a_.row(i) = row.transpose();
+    }
+  }
+  step();
+  return okStatus();
+}
+
 Result<std::vector<Mat>> attentionRollout(const LayeredWeights& layers) {
   if (auto st = checkLayers(layers); !st) return st.error();
   std::vector<Mat> out;
-  Eigen::MatrixXd r;
-  bool lower = true;  // every layer so far causal: the rollout is lower triangular too
+  RunningRollout rollout;
   for (const auto& heads : layers) {
-    const Mat a = residualAttention(heads);
-    lower = lower && lowerTriangular(a);
-    const Eigen::MatrixXd ad = a.cast<double>();
-    r = out.empty() ? ad : rolloutStep(ad, r, lower);
-    out.push_back(r.cast<float>());
+    if (auto st = rollout.add(residualAttention(heads)); !st) return st.error();
+    out.push_back(rollout.current());
   }
   return out;
+}
+
+Status attentionFlowFits(int layers, int n) {
+  const double work = static_cast<double>(layers) * std::pow(static_cast<double>(n), 4);
+  if (work > kMaxAttentionFlowWork)
+    return Error{
+        fmt::format("attention flow: {} layers of {} tokens is too large for exact max-flow "
+                    "(layers * N^4 = {:.3g} > {:.3g}); use rollout",
+                    layers, n, work, kMaxAttentionFlowWork)};
+  return okStatus();
 }
 
 Result<Mat> attentionFlow(const LayeredWeights& layers) {
   if (auto st = checkLayers(layers); !st) return st.error();
   const int n = static_cast<int>(layers.front().front().rows());
   const int nl = static_cast<int>(layers.size());
-  const double work = static_cast<double>(nl) * std::pow(static_cast<double>(n), 4);
-  if (work > kMaxAttentionFlowWork)
-    return Error{fmt::format("attention flow: {} layers of {} tokens is too large for exact max-flow "
-                             "(layers * N^4 = {:.3g} > {:.3g}); use rollout",
-                             nl, n, work, kMaxAttentionFlowWork)};
+  if (auto st = attentionFlowFits(nl, n); !st) return st.error();
   // Node (l, i) = l * n + i, l = 0 is the input embedding layer.
   MaxFlow g((nl + 1) * n);
   for (int l = 1; l <= nl; ++l) {

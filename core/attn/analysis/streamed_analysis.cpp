@@ -32,11 +32,13 @@ double packSecondsSince(Clock::time_point t) {
 
 Analysis analyzeStreamedOver(const std::vector<HeadView>& heads, const std::vector<const PackedKeys*>& keys,
                              const std::vector<std::string>& keyTokens, const AnalysisOptions& options,
-                             AnalysisProfile* profile, const FloatRowsFile* queries, Mat* outputs) {
+                             AnalysisProfile* profile, const FloatRowsFile* queries, Mat* outputs,
+                             Mat* headSum = nullptr) {
   const int nh = static_cast<int>(heads.size());
   const int nq = nh == 0 ? 0 : queries ? queries->rows() : static_cast<int>(heads[0].q->rows());
   const int nk = nh > 0 ? keys[0]->keys() : 0;
   StreamedRows rows(nh, nq, nk, options);
+  rows.sumHeadsInto(headSum);
   rows.add(heads, keys, keyTokens, queries, 0, 0, outputs, profile);
   return rows.finish(profile);
 }
@@ -65,12 +67,13 @@ std::vector<const PackedKeys*> packDistinctKeys(const std::vector<HeadView>& hea
 }  // namespace
 
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens,
-                         const AnalysisOptions& options, AnalysisProfile* profile, Mat* outputs) {
+                         const AnalysisOptions& options, AnalysisProfile* profile, Mat* outputs,
+                         Mat* headSum) {
   const auto t0 = Clock::now();
   std::vector<PackedKeys> packed;
   const auto keys = packDistinctKeys(heads, packed);
   if (profile) profile->add("pack keys", packSecondsSince(t0));
-  return analyzeStreamedOver(heads, keys, keyTokens, options, profile, nullptr, outputs);
+  return analyzeStreamedOver(heads, keys, keyTokens, options, profile, nullptr, outputs, headSum);
 }
 
 WindowedAnalysis::WindowedAnalysis(int heads, int rows, int window, const AnalysisOptions& options)

@@ -39,9 +39,12 @@ struct AnalysisProfile {
 /// same softmax rows the measures read (P normalized in fp32, V the view's v): head h's rows go
 /// to outputs->middleCols(h * dv, dv). A streamed forward that wants both then scores Q K^T once,
 /// where the tiled kernel's output would score it a second time.
+///
+/// With `headSum`, the sum over the heads of their softmax rows as well (nq x nk), from which
+/// a forward that keeps no map steps the rollout across layers (layers.h).
 Analysis analyzeStreamed(const std::vector<HeadView>& heads, const std::vector<std::string>& keyTokens,
                          const AnalysisOptions& options, AnalysisProfile* profile = nullptr,
-                         Mat* outputs = nullptr);
+                         Mat* outputs = nullptr, Mat* headSum = nullptr);
 
 /// A sequence longer than a model's context, measured a window at a time (windowed_run.h):
 /// add() takes one window's heads (views over its own q/k/v) and measures its rows from

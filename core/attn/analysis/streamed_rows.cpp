@@ -182,6 +182,7 @@ struct Shared {
   Mat* outputs;     // null: no P V
   int rowOffset;    // row i is stored as row rowOffset + i of the whole
   int profileRows;  // the offset profile's rows: the whole's, or a window's own
+  Mat* headSum;     // null: the heads' rows are not summed (StreamedRows::sumHeadsInto)
 };
 
 void runItem(const Item& it, const Shared& sh, Worker& w) {
@@ -234,6 +235,8 @@ void runItem(const Item& it, const Shared& sh, Worker& w) {
       const FusedRow f = measureRow(row, end, i, nullptr, sh.opt->coverageLevel, w.scratch, nullptr,
                                     sh.timing ? &times : nullptr);
       storeRow(ha, sh.rowOffset + i, f);
+      if (sh.headSum)  // (an item holds every head of its rows: this thread alone adds to them)
+        sh.headSum->row(sh.rowOffset + i).head(end) += Eigen::Map<const Eigen::RowVectorXf>(row, end);
       w.blockMass[static_cast<size_t>((h - h0) * it.count + a)] = f.hasMass;
       w.blockPlogp[static_cast<size_t>((h - h0) * it.count + a)] = f.plogp;
       if (f.hasMass) {
@@ -288,26 +291,29 @@ StreamedRows::StreamedRows(int heads, int rows, int keys, const AnalysisOptions&
 namespace {
 
 // Items of one call: rows [0, firstRow) for their output only, then [firstRow, nq) measured
-// (all heads of a block together when the exact divergence reads them; else head-major, a
-// head's keys staying in cache across its blocks, and the sampled divergence's rows after).
-std::vector<Item> itemsOf(int nh, int nq, int nk, int firstRow, bool outputs, bool inline_, bool divergence,
-                          const std::vector<char>& use, int rowOffset, std::vector<int>& rows) {
+// (all heads of a block together when the exact divergence reads them or the heads' rows are
+// summed; else head-major, a head's keys staying in cache across its blocks), and the sampled
+// divergence's rows after.
+std::vector<Item> itemsOf(int nh, int nq, int nk, int firstRow, bool outputs, bool inline_, bool allHeads,
+                          bool divergence, const std::vector<char>& use, int rowOffset,
+                          std::vector<int>& rows) {
   std::vector<Item> items;
   if (nk == 0) return items;
-  const int b = blockRows(nk, inline_ ? nh : 1);
+  allHeads = allHeads || inline_;
+  const int b = blockRows(nk, allHeads ? nh : 1);
   if (outputs)
     for (int h = 0; h < nh; ++h)
       for (int i0 = 0; i0 < firstRow; i0 += b)
         items.push_back({h, i0, std::min(b, firstRow - i0), false, false, true});
-  if (inline_) {
+  if (allHeads) {
     for (int i0 = firstRow; i0 < nq; i0 += b)
-      items.push_back({-1, i0, std::min(b, nq - i0), true, true, outputs});
-    return items;
+      items.push_back({-1, i0, std::min(b, nq - i0), true, inline_, outputs});
+  } else {
+    for (int h = 0; h < nh; ++h)
+      for (int i0 = firstRow; i0 < nq; i0 += b)
+        items.push_back({h, i0, std::min(b, nq - i0), true, false, outputs});
   }
-  for (int h = 0; h < nh; ++h)
-    for (int i0 = firstRow; i0 < nq; i0 += b)
-      items.push_back({h, i0, std::min(b, nq - i0), true, false, outputs});
-  if (!divergence) return items;
+  if (!divergence || inline_) return items;
   const int begin = static_cast<int>(rows.size());
   for (int i = firstRow; i < nq; ++i)
     if (use[static_cast<size_t>(rowOffset + i)]) rows.push_back(i);
@@ -348,8 +354,8 @@ void StreamedRows::add(const std::vector<HeadView>& heads, const std::vector<con
   // Rows: 0..nq-1, then the sampled rows (when sampling) as a second list.
   std::vector<int> rows(static_cast<size_t>(nq));
   for (int i = 0; i < nq; ++i) rows[static_cast<size_t>(i)] = i;
-  const std::vector<Item> items =
-      itemsOf(nh, nq, nk, firstRow, outputs != nullptr, inline_, divergence_, use_, rowOffset, rows);
+  const std::vector<Item> items = itemsOf(nh, nq, nk, firstRow, outputs != nullptr, inline_,
+                                          headSum_ != nullptr, divergence_, use_, rowOffset, rows);
   Shared sh{&heads,
             &keys,
             queries,
@@ -362,7 +368,8 @@ void StreamedRows::add(const std::vector<HeadView>& heads, const std::vector<con
             profile != nullptr,
             outputs,
             rowOffset,
-            profileRows};
+            profileRows,
+            headSum_};
   std::exception_ptr thrown;
   std::atomic<bool> failed = false;
   const int numItems = static_cast<int>(items.size());
@@ -409,6 +416,11 @@ void StreamedRows::add(const std::vector<HeadView>& heads, const std::vector<con
   }
   wallSeconds_ += secondsSince(start);
   if (thrown) std::rethrow_exception(thrown);
+}
+
+void StreamedRows::sumHeadsInto(Mat* sum) {
+  headSum_ = sum;
+  if (sum) sum->setZero(out_.nq, out_.nk);
 }
 
 Analysis StreamedRows::finish(AnalysisProfile* profile) {

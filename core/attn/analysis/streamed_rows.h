@@ -32,6 +32,11 @@ class StreamedRows {
            const std::vector<std::string>& keyTokens, const FloatRowsFile* queries, int firstRow,
            int rowOffset, Mat* outputs, AnalysisProfile* profile);
 
+  /// Adds every head's softmax rows, as they are measured, into `sum` (rows x keys, zeroed
+  /// here), for the rollout across layers (layers.h: RunningRollout::addHeadSum); null: no sum.
+  /// The measured rows then go a block of all heads at a time, so no two threads add to one row.
+  void sumHeadsInto(Mat* sum);
+
   /// The analysis of every row added: per-head means, shares, flags and the heads' divergence.
   Analysis finish(AnalysisProfile* profile);
 
@@ -46,6 +51,7 @@ class StreamedRows {
   std::vector<char> separator_;  // keys (by rowOffset + j) that are separators
   int threads_ = 1;
   double wallSeconds_ = 0;
+  Mat* headSum_ = nullptr;
 };
 
 }  // namespace attn

@@ -123,6 +123,10 @@ struct RunOptions {
   /// are refused (they need the maps).
   bool streamed = false;
   bool keepStreamedQk = true;  // false: measures only (ModelRun::qk stays null)
+  /// With streamed measures of every layer: the attention rollout across the layers as well
+  /// (Abnar & Zuidema 2020; ModelRun::streamedRollout), stepped from each layer's sum of its
+  /// heads' rows as they are measured: two N x N double matrices, not the L x H maps.
+  bool streamedRollout = false;
   QkPrecision qkPrecision = QkPrecision::F16;
   AnalysisOptions streamedAnalysis;
   /// One window of a longer text (streamed/windowed_run.h): with `streamed`, each layer's
@@ -179,6 +183,7 @@ struct ModelRun {
   /// RunOptions::streamed: every layer's per-head measures (as analyzeHeads over the layer's
   /// materialized weights would give them) and the kept q/k of every layer.
   std::vector<Analysis> streamedLayers;
+  Mat streamedRollout;  // RunOptions::streamedRollout: R_L, row = token after the last layer
   std::shared_ptr<const QkStore> qk;
 };
 

@@ -172,6 +172,7 @@ Result<ModelRun> forwardOver(const ModelConfig& c, const ModelWeights& w, const 
   f.pixels = pixels;
   std::shared_ptr<QkStore> store;
   StreamedOutputs streamed;
+  RunningRollout rollout;
   if (opt.streamed) {
     if (opt.keepStreamedQk)
       store = std::make_shared<QkStore>(c.layers, n, c.heads, c.kvHeads, c.headDim, opt.qkPrecision, *mask);
@@ -183,6 +184,8 @@ Result<ModelRun> forwardOver(const ModelConfig& c, const ModelWeights& w, const 
                 opt.windowLayers,
                 opt.windowStart,
                 opt.windowFirstRow};
+    if (opt.streamedRollout && opt.keepAttention && !opt.windowLayers && opt.onlyLayer < 0 && start == 0)
+      streamed.rollout = &rollout;
     f.streamed = &streamed;
   }
   const FamilyGraph graph = familyGraph(c);
@@ -196,6 +199,7 @@ Result<ModelRun> forwardOver(const ModelConfig& c, const ModelWeights& w, const 
     return Error{src + ": cancelled"};
   graph.output(f, h, run);
   run.qk = std::move(store);
+  if (rollout.layers() == c.layers) run.streamedRollout = rollout.current();
   run.firstLayer = opt.onlyLayer >= 0 ? opt.onlyLayer : 0;
   if (progress && !progress(1.0, "done")) return Error{src + ": cancelled"};
   return run;

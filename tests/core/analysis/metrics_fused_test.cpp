@@ -467,6 +467,66 @@ TEST(StreamedAnalysis, OutputsEqualTheSoftmaxTimesValues) {
   }
 }
 
+TEST(StreamedAnalysis, HeadSumIsTheSumOfEveryHeadsSoftmaxRows) {
+  // The rollout's input from a pass that keeps no map: sum_h softmax(q_h k_h^T * scale + bias), the
+  // rows a block of all heads at a time. Causal, bias, and a mask with fully masked rows (zero rows).
+  const int n = 260, dk = 16, H = 4, KV = 2;
+  std::mt19937_64 rng(12);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  const auto random = [&](int rows, int cols) {
+    Mat m(rows, cols);
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = g(rng);
+    return m;
+  };
+  std::vector<Mat> q, k;
+  for (int h = 0; h < H; ++h) q.push_back(random(n, dk));
+  for (int h = 0; h < KV; ++h) k.push_back(random(n, dk));
+  const Mat bias = random(n, n);
+  std::vector<uint8_t> keep(static_cast<size_t>(n) * n);
+  for (auto& c : keep) c = (rng() % 3) != 0;
+  for (int i : {5, 150}) std::fill_n(keep.begin() + static_cast<std::ptrdiff_t>(i) * n, n, uint8_t{0});
+  const Mask causal = *Mask::causal().bind(n, n, {});
+  const Mask custom = *Mask::custom(keep, n, n).bind(n, n, {});
+  AnalysisOptions exact, sampled, none;
+  sampled.divergence.mode = DivergenceOptions::Mode::Sampled;
+  sampled.divergence.sampleRows = 40;
+  none.headSimilarity = false;
+  for (const Mask* mask : {static_cast<const Mask*>(nullptr), &causal, &custom}) {
+    std::vector<HeadView> views(H);
+    for (int h = 0; h < H; ++h)
+      views[h] = HeadView{&q[h], &k[h / (H / KV)], nullptr, 0.25f, mask ? nullptr : &bias, mask};
+    Eigen::MatrixXd want = Eigen::MatrixXd::Zero(n, n);
+    for (int h = 0; h < H; ++h)
+      for (int i = 0; i < n; ++i) {
+        Eigen::VectorXd s = Eigen::VectorXd::Constant(n, -std::numeric_limits<double>::infinity());
+        for (int j = 0; j < n; ++j)
+          if (!mask || mask->allowed(i, j))
+            s(j) = 0.25 * views[h].q->row(i).cast<double>().dot(views[h].k->row(j).cast<double>()) +
+                   (mask ? 0.0 : bias(i, j));
+        const double mx = s.maxCoeff();
+        if (!std::isfinite(mx)) continue;  // every key masked: a zero row
+        const Eigen::VectorXd e = (s.array() - mx).exp().matrix();
+        want.row(i) += (e / e.sum()).transpose();
+      }
+    for (const AnalysisOptions* opt : {&exact, &sampled, &none}) {
+      SCOPED_TRACE(fmt::format("mask {}, options {}", mask ? mask->spec() : "none (bias)",
+                               opt == &exact     ? "exact"
+                               : opt == &sampled ? "sampled"
+                                                 : "no divergence"));
+      Mat sum = Mat::Constant(3, 3, std::numeric_limits<float>::quiet_NaN());  // resized and zeroed
+      const Analysis with = analyzeStreamed(views, {}, *opt, nullptr, nullptr, &sum);
+      const Analysis without = analyzeStreamed(views, {}, *opt);
+      EXPECT_MATRIX_NEAR(sum, Mat(want.cast<float>()), 2e-6);
+      for (int h = 0; h < H; ++h) {  // the block layout changes no measure
+        EXPECT_MATRIX_NEAR(with.heads[h].perRow.entropy, without.heads[h].perRow.entropy, 0.0);
+        EXPECT_NEAR(with.heads[h].meanDistance, without.heads[h].meanDistance, 1e-9);
+        EXPECT_NEAR(with.heads[h].coverageK, without.heads[h].coverageK, 1e-9);
+      }
+      EXPECT_MATRIX_NEAR(with.headDivergence, without.headDivergence, 1e-9);
+    }
+  }
+}
+
 TEST(StreamedAnalysis, OnlyExactKernelPathsWithoutPatternMasksStream) {
   AttentionSpec spec;
   spec.exec = ExecPath::Auto;

@@ -135,6 +135,37 @@ TEST(Rollout, LongCausalAndMixedLayersEqualTheDefinition) {
   }
 }
 
+TEST(Rollout, RunningFromHeadSumsEqualsTheDefinition) {
+  // A forward that keeps no map gives each layer's sum over its heads: the same A' (a row with no
+  // mass, a fully masked query, becomes the identity row as in residualAttention), R_l each layer.
+  for (const bool mixed : {false, true}) {
+    LayeredWeights layers;
+    for (int l = 0; l < 4; ++l) {
+      layers.push_back({randomHead(300, 60 + l, !(mixed && l == 2)), randomHead(300, 70 + l, true, 0.5f),
+                        randomHead(300, 80 + l, true)});
+      for (Mat& h : layers.back()) h.row(7).setZero();
+    }
+    const auto ref = rolloutByDefinition(layers);
+    RunningRollout rollout;
+    for (size_t l = 0; l < layers.size(); ++l) {
+      Mat sum = Mat::Zero(300, 300);
+      for (const Mat& h : layers[l]) sum += h;
+      ASSERT_TRUE(rollout.addHeadSum(sum, 3).ok());
+      EXPECT_EQ(rollout.layers(), static_cast<int>(l) + 1);
+      EXPECT_MATRIX_NEAR(rollout.current(), Mat(ref[l].cast<float>()), 1e-6)
+          << "mixed " << mixed << " layer " << l + 1;
+    }
+    EXPECT_FLOAT_EQ(rollout.current()(7, 7), 1.0f);  // the masked query keeps only itself, layer after layer
+    EXPECT_FALSE(rollout.addHeadSum(Mat::Zero(299, 299), 3).ok());
+    EXPECT_EQ(rollout.layers(), 4);  // a refused layer leaves R as it was
+    EXPECT_MATRIX_NEAR(rollout.current(), Mat(ref.back().cast<float>()), 1e-6);
+  }
+  RunningRollout fresh;
+  const auto bad = fresh.add(Mat::Constant(2, 3, 1.0f / 3));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("layer 1 is 2x3"), std::string::npos) << bad.error().message;
+}
+
 TEST(Rollout, BadShapesAreErrors) {
   EXPECT_FALSE(attentionRollout({}).ok());
   EXPECT_FALSE(attentionRollout({{}}).ok());

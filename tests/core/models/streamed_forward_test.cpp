@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "attn/analysis/layers.h"
 #include "attn/models/model.h"
 #include "attn/models/streamed/head_maps.h"
 #include "model_fixtures.h"
@@ -116,13 +117,26 @@ TEST_P(StreamedForward, MeasuresLogitsAndRecomputedMapsEqualTheMaterializedForwa
     ASSERT_EQ(alone->logits.rows(), want->logits.rows());
     EXPECT_LE((alone->logits - want->logits).cwiseAbs().maxCoeff(), 2e-4) << "logits, output alone";
     // Measures without the q/k store (`metrics --model`: the projections' matrices are freed
-    // as soon as the heads are copied): the same measures and logits.
+    // as soon as the heads are copied) and with the rollout stepped from each layer's head sums
+    // (its rows then go a block of all heads at a time): the same measures and logits, and the
+    // rollout of the materialized maps.
     RunOptions measuresOnly = so;
     measuresOnly.keepStreamedQk = false;
+    measuresOnly.streamedRollout = true;
     auto measured = m.run(enc, measuresOnly);
     ASSERT_TRUE(measured.ok()) << measured.error().message;
     EXPECT_FALSE(measured->qk);
     EXPECT_EQ(measured->logits, got->logits);
+    EXPECT_EQ(got->streamedRollout.size(), 0) << "a rollout nobody asked for";
+    LayeredWeights allMaps;
+    for (const auto& layer : want->layers) {
+      allMaps.emplace_back();
+      for (const auto& h : layer.heads) allMaps.back().push_back(h.weights);
+    }
+    const auto rollout = attentionRollout(allMaps);
+    ASSERT_TRUE(rollout.ok()) << rollout.error().message;
+    ASSERT_EQ(measured->streamedRollout.rows(), enc.size());
+    EXPECT_LE((measured->streamedRollout - rollout->back()).cwiseAbs().maxCoeff(), 1e-5) << "rollout";
     ASSERT_EQ(measured->streamedLayers.size(), got->streamedLayers.size());
     for (size_t l = 0; l < got->streamedLayers.size(); ++l)
       expectSameMeasures(measured->streamedLayers[l], got->streamedLayers[l],

@@ -1,5 +1,8 @@
 #include "attn/models/streamed/streamed_attention.h"
 
+#include <stdexcept>
+
+#include "attn/analysis/layers.h"
 #include "attn/analysis/streamed_analysis.h"
 #include "attn/cpu/tiled_attention.h"
 
@@ -43,7 +46,12 @@ void streamedAttention(ForwardPass& f, int layer, float scale) {
     return;
   }
   if (out.analyses) {
-    out.analyses->push_back(analyzeStreamed(views, f.enc.tokens, out.options, nullptr, &f.concat));
+    out.analyses->push_back(analyzeStreamed(views, f.enc.tokens, out.options, nullptr, &f.concat,
+                                            out.rollout ? &out.headSum : nullptr));
+    if (out.rollout) {
+      auto st = out.rollout->addHeadSum(out.headSum, H);
+      if (!st) throw std::runtime_error(st.error().message);  // (N x N by construction)
+    }
     if (out.store) out.store->setLayer(layer, f.q, f.k, scale);
     return;
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/analysis/head_analysis.h"
+#include "attn/analysis/layers.h"
 #include "attn/models/streamed/qk_store.h"
 #include "attn/models/transformer_layers.h"
 
@@ -21,6 +22,8 @@ struct StreamedOutputs {
   // A window of a longer text (RunOptions::windowLayers): the measures go here instead.
   std::vector<WindowedAnalysis>* windowed = nullptr;
   int windowStart = 0, firstRow = 0;
+  RunningRollout* rollout = nullptr;  // with analyses: stepped by each layer; null: none
+  Mat headSum;                        // the rollout's: a layer's sum of its heads' rows, reused
 };
 
 /// f.concat [N, H * hd] = the heads' outputs on f.q, f.k, f.v (GQA: head h reads KV head
