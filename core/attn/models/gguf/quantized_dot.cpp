@@ -52,6 +52,8 @@ void quantizeRowsQ8(const float* x, int64_t rows, int64_t cols, int64_t stride, 
   out.q.resize(static_cast<size_t>(rows * cols));
   out.d.resize(static_cast<size_t>(rows * blocks));
   out.sum.resize(static_cast<size_t>(rows * blocks));
+  // Rows over the threads, as quantizeRowsQ8K (the product's other threads would wait).
+#pragma omp parallel for schedule(static) if (rows * cols >= (int64_t{1} << 16))
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t b = 0; b < blocks; ++b) {
       const size_t at = static_cast<size_t>(i * blocks + b);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -89,6 +90,58 @@ TEST(KQuantDot, HandComputedActivationQuantization) {
   EXPECT_EQ(z.d[0], 0.0f);
   EXPECT_EQ(z.d[1], 0.0f);  // NaN alone: no magnitude above 0
   for (int8_t v : z.q) EXPECT_GE(v, -127);
+}
+
+// ggml's quantize_row_q8_K_ref, written out here: the first value of the largest magnitude maps to
+// -127, every value to nearbyint(iscale * x) clamped to [-127, 127], d = 1 / iscale.
+void q8KByTheReference(const float* x, int64_t cols, std::vector<int8_t>& q, std::vector<float>& d,
+                       std::vector<int32_t>& bsum16) {
+  for (int64_t b = 0; b < cols / 256; ++b) {
+    const float* v = x + b * 256;
+    float amax = 0, max = 0;
+    for (int j = 0; j < 256; ++j)
+      if (std::fabs(v[j]) > amax) amax = std::fabs(v[j]), max = v[j];
+    const float iscale = amax == 0 ? 0.0f : -127.0f / max;
+    for (int j = 0; j < 256; ++j)
+      q.push_back(amax == 0
+                      ? 0
+                      : static_cast<int8_t>(std::min(127, static_cast<int>(std::nearbyint(iscale * v[j])))));
+    d.push_back(amax == 0 ? 0.0f : 1.0f / iscale);
+    for (int j = 0; j < 16; ++j) {
+      int32_t s = 0;
+      for (int k = 0; k < 16; ++k) s += q[q.size() - 256 + static_cast<size_t>(j * 16 + k)];
+      bsum16.push_back(s);
+    }
+  }
+}
+
+TEST(KQuantDot, ActivationQuantizationEqualsTheReferenceOnEveryRow) {
+  // Rows split over the threads and each engine copy's block routine (16 values a time on
+  // AVX-512): the same bytes as the reference, on a strided input with ties (m + 0.5 after the
+  // scale), a largest magnitude repeated with both signs, and an all-zero block.
+  std::mt19937 rng(5);
+  const int64_t rows = 70, cols = 768, stride = 800;
+  Mat x = randomKActivations(rng, rows, stride);
+  for (int64_t i = 0; i < rows; ++i) {
+    float* r = x.data() + i * stride;
+    if (i % 3 == 0) {  // largest 127: iscale -1 exactly, so m + 0.5 is a tie (to even)
+      r[0] = 127.0f;
+      for (int j = 1; j < 256; ++j) r[j] = static_cast<float>(j % 200 - 100) + 0.5f;
+    }
+    if (i % 5 == 1) r[300] = 9.0f, r[400] = -9.0f;
+    if (i % 7 == 2) std::fill(r + 512, r + 768, 0.0f);
+  }
+  Q8KRows q;
+  quantizeRowsQ8K(x.data(), rows, cols, stride, q);
+  std::vector<int8_t> wantQ;
+  std::vector<float> wantD;
+  std::vector<int32_t> wantSums;
+  for (int64_t i = 0; i < rows; ++i) q8KByTheReference(x.data() + i * stride, cols, wantQ, wantD, wantSums);
+  ASSERT_EQ(q.q.size(), wantQ.size());
+  EXPECT_EQ(q.q, wantQ);
+  EXPECT_EQ(q.d, wantD);
+  EXPECT_EQ(q.bsum16, wantSums);
+  EXPECT_EQ(q.d[static_cast<size_t>(2 * 3 + 2)], 0.0f);  // row 2's zero block
 }
 
 TEST(KQuantDot, HandComputedQ4KBlock) {
