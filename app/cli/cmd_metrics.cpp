@@ -489,7 +489,7 @@ constexpr const char* kWindowNote =
 // much as the forward's products, docs/performance.md).
 constexpr int64_t kStreamModelAbove = int64_t{1} << 30;
 
-// The streamed rollout holds two N x N double matrices and the layer's head sum: 0.4 GB at this.
+// The streamed rollout holds three N x N double matrices and the layer's head sum: 0.45 GB at this.
 constexpr int kStreamedRolloutTokens = 4096;
 
 // --model, streamed: each layer's measures from the tiled pass inside the forward
