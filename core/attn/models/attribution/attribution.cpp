@@ -37,12 +37,28 @@ struct LayerContext {
 };
 
 /// Row i of the resln and ALTI maps of one layer.
+/// Keys from the returned one on get no weight from any head at query i, and are past i: their
+/// T_i(x_j) is zero (a causal row: half the keys on average, and so half the work).
+int sendingKeys(const LayerContext& c, int i) {
+  const int n = static_cast<int>(c.x->rows());
+  int end = i + 1;
+  for (const auto& head : c.attn->heads) {
+    const float* row = head.weights.row(i).data();
+    int last = n;
+    while (last > end && row[last - 1] == 0.0f) --last;
+    end = last;
+  }
+  return end;
+}
+
 void queryRow(const LayerContext& c, int i, Mat& vectors, Mat& resln, Mat& alti) {
   const int n = static_cast<int>(c.x->rows());
+  const int end = sendingKeys(c, i);
   vectors.setZero();
   for (size_t h = 0; h < c.f->size(); ++h) {
     const Mat& w = c.attn->heads[h].weights;
-    vectors.array() += (*c.f)[h].array().colwise() * w.row(i).transpose().array();
+    vectors.topRows(end).array() +=
+        (*c.f)[h].topRows(end).array().colwise() * w.row(i).head(end).transpose().array();
   }
   vectors.row(i) += c.x->row(i);
   RowVec y = vectors.colwise().sum() + c.proj->b;
@@ -60,7 +76,7 @@ void queryRow(const LayerContext& c, int i, Mat& vectors, Mat& resln, Mat& alti)
   const float yNorm = y.lpNorm<1>();
   double total = 0;
   for (int j = 0; j < n; ++j) {
-    resln(i, j) = vectors.row(j).norm();
+    resln(i, j) = j < end ? vectors.row(j).norm() : 0.0f;  // (a zero row: its norm is 0)
     alti(i, j) = altiProximity(y, yNorm, vectors.row(j));
     total += alti(i, j);
   }
