@@ -36,7 +36,6 @@ struct LayerContext {
   double eps = 0;
 };
 
-/// Row i of the resln and ALTI maps of one layer.
 /// Keys from the returned one on get no weight from any head at query i, and are past i: their
 /// T_i(x_j) is zero (a causal row: half the keys on average, and so half the work).
 int sendingKeys(const LayerContext& c, int i) {
@@ -51,6 +50,7 @@ int sendingKeys(const LayerContext& c, int i) {
   return end;
 }
 
+/// Row i of the resln and ALTI maps of one layer.
 void queryRow(const LayerContext& c, int i, Mat& vectors, Mat& resln, Mat& alti) {
   const int n = static_cast<int>(c.x->rows());
   const int end = sendingKeys(c, i);
