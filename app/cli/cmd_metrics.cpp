@@ -48,27 +48,6 @@ struct MetricsOptions {
   std::string rolloutNote;  // --model, streamed: why the rollout was not computed ("" : the default)
 };
 
-nlohmann::json matrixJson(const Mat& m) {
-  auto rows = nlohmann::json::array();
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    const Eigen::RowVectorXf r = m.row(i);
-    rows.push_back(std::vector<float>(r.data(), r.data() + r.size()));
-  }
-  return rows;
-}
-
-constexpr Eigen::Index kPrintedTokens = 16;  // larger matrices go to --json only
-
-// The rollout after the last layer (R_L), as `rollout` in the JSON and as text when small.
-void addRollout(nlohmann::json& doc, std::string& text, const Mat& r) {
-  doc["rollout"] = matrixJson(r);
-  text += r.rows() <= kPrintedTokens
-              ? matrixText(r,
-                           "attention rollout (Abnar & Zuidema 2020), row = token after "
-                           "the last layer, column = input token:")
-              : "attention rollout: see --json\n";
-}
-
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -376,14 +355,7 @@ int runOnFile(const MetricsOptions& o, Result<Precomputed> pre) {
     csv += csvRows(an.layers[l], static_cast<int>(l) + 1);
   }
   if (!an.rollout.empty()) addRollout(doc, text, an.rollout.back());
-  if (an.flow.size() > 0) {
-    doc["flow"] = matrixJson(an.flow);
-    text += an.flow.rows() <= kPrintedTokens ? matrixText(an.flow, "attention flow (max-flow, rows normalized):")
-                                             : "attention flow: see --json\n";
-  } else {
-    doc["flow_note"] = an.flowNote;
-    text += "attention flow: not computed: " + an.flowNote + "\n";
-  }
+  addFlow(doc, text, an.flow, an.flowNote);
   printWarnings(an.warnings);
   if (o.headTypes) annotateHeadTypes(doc, *o.headTypes);
   for (const auto& [key, value] : o.modelJson.items()) doc[key] = value;
@@ -528,8 +500,7 @@ int reportStreamedModel(MetricsOptions& o, const ModelRequest& req) {
     text += "attention rollout: not computed: " + doc["rollout_note"].get<std::string>() + "\n";
   }
   const auto flow = attentionFlowFits(static_cast<int>(layersAn.size()), run.encoding.size());
-  doc["flow_note"] = flow ? note : flow.error().message;
-  text += "attention flow: not computed: " + doc["flow_note"].get<std::string>() + "\n";
+  addFlow(doc, text, Mat(), flow ? note : flow.error().message);
   printWarnings(warnings);
   if (o.headTypes) annotateHeadTypes(doc, *o.headTypes);
   for (const auto& [key, value] : o.modelJson.items()) doc[key] = value;

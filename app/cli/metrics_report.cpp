@@ -14,6 +14,12 @@ namespace {
 
 std::vector<float> toVector(const Vec& v) { return {v.data(), v.data() + v.size()}; }
 
+std::string unitOf(const HeadMeasure& m, const AnalysisOptions& o) {
+  return m.unit == "nats" ? std::string(unitName(o.unit)) : std::string(m.unit);
+}
+
+}  // namespace
+
 nlohmann::json matrixJson(const Mat& m) {
   auto rows = nlohmann::json::array();
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
@@ -23,11 +29,25 @@ nlohmann::json matrixJson(const Mat& m) {
   return rows;
 }
 
-std::string unitOf(const HeadMeasure& m, const AnalysisOptions& o) {
-  return m.unit == "nats" ? std::string(unitName(o.unit)) : std::string(m.unit);
+void addRollout(nlohmann::json& doc, std::string& text, const Mat& rollout) {
+  doc["rollout"] = matrixJson(rollout);
+  text += rollout.rows() <= kPrintedTokens
+              ? matrixText(rollout,
+                           "attention rollout (Abnar & Zuidema 2020), row = token after "
+                           "the last layer, column = input token:")
+              : "attention rollout: see --json\n";
 }
 
-}  // namespace
+void addFlow(nlohmann::json& doc, std::string& text, const Mat& flow, const std::string& note) {
+  if (flow.size() == 0) {
+    doc["flow_note"] = note;
+    text += "attention flow: not computed: " + note + "\n";
+    return;
+  }
+  doc["flow"] = matrixJson(flow);
+  text += flow.rows() <= kPrintedTokens ? matrixText(flow, "attention flow (max-flow, rows normalized):")
+                                        : "attention flow: see --json\n";
+}
 
 namespace {
 

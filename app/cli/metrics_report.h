@@ -40,6 +40,15 @@ std::string analysisText(const Analysis& an, const std::string& title);
 /// A measure's value as the table's 10-wide column, never touching its neighbour.
 std::string tableCell(double v);
 std::string matrixText(const Mat& m, const std::string& title);
+/// A matrix as JSON rows of numbers.
+nlohmann::json matrixJson(const Mat& m);
+
+/// Matrices up to this many rows are printed in the text report; larger ones go to --json only.
+inline constexpr Eigen::Index kPrintedTokens = 16;
+/// The rollout after the last layer (R_L, layers.h) as `rollout` in the JSON, and as text when small.
+void addRollout(nlohmann::json& doc, std::string& text, const Mat& rollout);
+/// The attention flow as `flow` (text when small); an empty `flow` gives `flow_note` = note instead.
+void addFlow(nlohmann::json& doc, std::string& text, const Mat& flow, const std::string& note);
 
 /// CSV, one line per (layer, head) and one column per measure plus the
 /// collapse flags. `layer` 0 means "no layers".

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <random>
+#include <string>
 #include <tuple>
 
 #include "attn/analysis/fused_rows.h"
@@ -395,39 +397,66 @@ TEST(StreamedAnalysis, SampledDivergenceInsideTheStreamWithinBound) {
   EXPECT_MATRIX_NEAR(s->analysis.heads[2].perRow.coverageK, e->analysis.heads[2].perRow.coverageK, 0.0);
 }
 
+// Seeded heads (H query heads over KV key/value heads, GQA), a bias, and what the streamed tests
+// run them under: no mask (the bias), causal, a custom mask with two fully masked rows (5 and 150);
+// the exact, sampled and no head divergence (each a different split of the rows into items).
+struct HeadsUnderMasks {
+  int n, H, KV;
+  std::vector<Mat> q, k, v;
+  Mat bias;
+  std::optional<Mask> causal, custom;
+  AnalysisOptions exact, sampled, none;
+
+  HeadsUnderMasks(int rows, int dk, int dv, int heads, int kvHeads, uint64_t seed)
+      : n(rows), H(heads), KV(kvHeads) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    const auto random = [&](int r, int c) {
+      Mat m(r, c);
+      for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = g(rng);
+      return m;
+    };
+    for (int h = 0; h < H; ++h) q.push_back(random(n, dk));
+    for (int h = 0; h < KV; ++h) {
+      k.push_back(random(n, dk));
+      v.push_back(random(n, dv));
+    }
+    bias = random(n, n);
+    std::vector<uint8_t> keep(static_cast<size_t>(n) * n);
+    for (auto& c : keep) c = (rng() % 3) != 0;
+    for (int i : {5, 150}) std::fill_n(keep.begin() + static_cast<std::ptrdiff_t>(i) * n, n, uint8_t{0});
+    causal = *Mask::causal().bind(n, n, {});
+    custom = *Mask::custom(keep, n, n).bind(n, n, {});
+    sampled.divergence.mode = DivergenceOptions::Mode::Sampled;
+    sampled.divergence.sampleRows = 40;
+    none.headSimilarity = false;
+  }
+  std::vector<const Mask*> masks() const { return {nullptr, &*causal, &*custom}; }
+  std::vector<const AnalysisOptions*> options() const { return {&exact, &sampled, &none}; }
+  /// Scale 0.25; the bias only where there is no mask.
+  std::vector<HeadView> views(const Mask* mask) const {
+    std::vector<HeadView> out(static_cast<size_t>(H));
+    for (int h = 0; h < H; ++h)
+      out[h] = HeadView{&q[h], &k[h / (H / KV)], &v[h / (H / KV)], 0.25f, mask ? nullptr : &bias, mask};
+    return out;
+  }
+  std::string trace(const Mask* mask, const AnalysisOptions* opt) const {
+    return fmt::format("mask {}, options {}", mask ? mask->spec() : "none (bias)",
+                       opt == &exact     ? "exact"
+                       : opt == &sampled ? "sampled"
+                                         : "no divergence");
+  }
+};
+
 // The heads' outputs the analysis writes beside its measures (a streamed forward's P V) against
 // a double softmax of scale q k^T + bias under the mask times v, written out here; for every
 // way the rows are split into items (all heads of a block with the exact divergence, head-major
 // with a sampled one, head-major without divergence); the measures unchanged by asking for them.
 TEST(StreamedAnalysis, OutputsEqualTheSoftmaxTimesValues) {
-  const int n = 300, dk = 16, dv = 8, H = 4, KV = 2;
-  std::mt19937_64 rng(11);
-  std::normal_distribution<float> g(0.0f, 1.0f);
-  const auto random = [&](int rows, int cols) {
-    Mat m(rows, cols);
-    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = g(rng);
-    return m;
-  };
-  std::vector<Mat> q, k, v;
-  for (int h = 0; h < H; ++h) q.push_back(random(n, dk));
-  for (int h = 0; h < KV; ++h) {
-    k.push_back(random(n, dk));
-    v.push_back(random(n, dv));
-  }
-  const Mat bias = random(n, n);
-  std::vector<uint8_t> keep(static_cast<size_t>(n) * n);
-  for (auto& c : keep) c = (rng() % 3) != 0;
-  for (int i : {5, 150}) std::fill_n(keep.begin() + static_cast<std::ptrdiff_t>(i) * n, n, uint8_t{0});
-  const Mask causal = *Mask::causal().bind(n, n, {});
-  const Mask custom = *Mask::custom(keep, n, n).bind(n, n, {});
-  AnalysisOptions exact, sampled, none;
-  sampled.divergence.mode = DivergenceOptions::Mode::Sampled;
-  sampled.divergence.sampleRows = 40;
-  none.headSimilarity = false;
-  for (const Mask* mask : {static_cast<const Mask*>(nullptr), &causal, &custom}) {
-    std::vector<HeadView> views(H);
-    for (int h = 0; h < H; ++h)
-      views[h] = HeadView{&q[h], &k[h / (H / KV)], &v[h / (H / KV)], 0.25f, mask ? nullptr : &bias, mask};
+  const int n = 300, dv = 8, H = 4;
+  const HeadsUnderMasks c(n, 16, dv, H, 2, 11);
+  for (const Mask* mask : c.masks()) {
+    const std::vector<HeadView> views = c.views(mask);
     Mat want(n, H * dv);
     for (int h = 0; h < H; ++h)
       for (int i = 0; i < n; ++i) {
@@ -436,7 +465,7 @@ TEST(StreamedAnalysis, OutputsEqualTheSoftmaxTimesValues) {
         for (int j = 0; j < n; ++j) {
           if (mask && !mask->allowed(i, j)) continue;
           s[j] = 0.25 * views[h].q->row(i).cast<double>().dot(views[h].k->row(j).cast<double>()) +
-                 (mask ? 0.0 : bias(i, j));
+                 (mask ? 0.0 : c.bias(i, j));
           mx = std::max(mx, s[j]);
         }
         Eigen::VectorXd o = Eigen::VectorXd::Zero(dv);
@@ -449,11 +478,8 @@ TEST(StreamedAnalysis, OutputsEqualTheSoftmaxTimesValues) {
         }
         want.block(i, h * dv, 1, dv) = (z > 0 ? o / z : o).cast<float>().transpose();
       }
-    for (const AnalysisOptions* opt : {&exact, &sampled, &none}) {
-      SCOPED_TRACE(fmt::format("mask {}, options {}", mask ? mask->spec() : "none (bias)",
-                               opt == &exact     ? "exact"
-                               : opt == &sampled ? "sampled"
-                                                 : "no divergence"));
+    for (const AnalysisOptions* opt : c.options()) {
+      SCOPED_TRACE(c.trace(mask, opt));
       Mat got = Mat::Constant(n, H * dv, std::numeric_limits<float>::quiet_NaN());
       const Analysis with = analyzeStreamed(views, {}, *opt, nullptr, &got);
       const Analysis without = analyzeStreamed(views, {}, *opt);
@@ -470,31 +496,10 @@ TEST(StreamedAnalysis, OutputsEqualTheSoftmaxTimesValues) {
 TEST(StreamedAnalysis, HeadSumIsTheSumOfEveryHeadsSoftmaxRows) {
   // The rollout's input from a pass that keeps no map: sum_h softmax(q_h k_h^T * scale + bias), the
   // rows a block of all heads at a time. Causal, bias, and a mask with fully masked rows (zero rows).
-  const int n = 260, dk = 16, H = 4, KV = 2;
-  std::mt19937_64 rng(12);
-  std::normal_distribution<float> g(0.0f, 1.0f);
-  const auto random = [&](int rows, int cols) {
-    Mat m(rows, cols);
-    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = g(rng);
-    return m;
-  };
-  std::vector<Mat> q, k;
-  for (int h = 0; h < H; ++h) q.push_back(random(n, dk));
-  for (int h = 0; h < KV; ++h) k.push_back(random(n, dk));
-  const Mat bias = random(n, n);
-  std::vector<uint8_t> keep(static_cast<size_t>(n) * n);
-  for (auto& c : keep) c = (rng() % 3) != 0;
-  for (int i : {5, 150}) std::fill_n(keep.begin() + static_cast<std::ptrdiff_t>(i) * n, n, uint8_t{0});
-  const Mask causal = *Mask::causal().bind(n, n, {});
-  const Mask custom = *Mask::custom(keep, n, n).bind(n, n, {});
-  AnalysisOptions exact, sampled, none;
-  sampled.divergence.mode = DivergenceOptions::Mode::Sampled;
-  sampled.divergence.sampleRows = 40;
-  none.headSimilarity = false;
-  for (const Mask* mask : {static_cast<const Mask*>(nullptr), &causal, &custom}) {
-    std::vector<HeadView> views(H);
-    for (int h = 0; h < H; ++h)
-      views[h] = HeadView{&q[h], &k[h / (H / KV)], nullptr, 0.25f, mask ? nullptr : &bias, mask};
+  const int n = 260, H = 4;
+  const HeadsUnderMasks c(n, 16, 8, H, 2, 12);
+  for (const Mask* mask : c.masks()) {
+    const std::vector<HeadView> views = c.views(mask);
     Eigen::MatrixXd want = Eigen::MatrixXd::Zero(n, n);
     for (int h = 0; h < H; ++h)
       for (int i = 0; i < n; ++i) {
@@ -502,17 +507,14 @@ TEST(StreamedAnalysis, HeadSumIsTheSumOfEveryHeadsSoftmaxRows) {
         for (int j = 0; j < n; ++j)
           if (!mask || mask->allowed(i, j))
             s(j) = 0.25 * views[h].q->row(i).cast<double>().dot(views[h].k->row(j).cast<double>()) +
-                   (mask ? 0.0 : bias(i, j));
+                   (mask ? 0.0 : c.bias(i, j));
         const double mx = s.maxCoeff();
         if (!std::isfinite(mx)) continue;  // every key masked: a zero row
         const Eigen::VectorXd e = (s.array() - mx).exp().matrix();
         want.row(i) += (e / e.sum()).transpose();
       }
-    for (const AnalysisOptions* opt : {&exact, &sampled, &none}) {
-      SCOPED_TRACE(fmt::format("mask {}, options {}", mask ? mask->spec() : "none (bias)",
-                               opt == &exact     ? "exact"
-                               : opt == &sampled ? "sampled"
-                                                 : "no divergence"));
+    for (const AnalysisOptions* opt : c.options()) {
+      SCOPED_TRACE(c.trace(mask, opt));
       Mat sum = Mat::Constant(3, 3, std::numeric_limits<float>::quiet_NaN());  // resized and zeroed
       const Analysis with = analyzeStreamed(views, {}, *opt, nullptr, nullptr, &sum);
       const Analysis without = analyzeStreamed(views, {}, *opt);
