@@ -314,8 +314,8 @@ Result<ModelRun> Model::run(const Encoding& encoding, const RunOptions& options,
                              impl_->configPath, options.onlyLayer, c.layers, c.layers - 1)};
   RunOptions inner = options;
   inner.keepHiddenStates = true;
-  if (options.contributions) {
-    inner.keepAttention = inner.keepQkv = inner.keepOutputs = true;
+  if (options.contributions) {  // the maps and values; the heads' outputs only if asked (unused here)
+    inner.keepAttention = inner.keepQkv = true;
     inner.onlyLayer = -1;
   }
   // The forward is most of the time; the contributions and the lens cost a fraction of it.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "attn/models/attribution/head_vectors.h"
 
@@ -90,35 +91,68 @@ void finishQueryRow(const LayerContext& c, int i,
   }
 }
 
-/// Rows [i0, i0 + M) of the resln and ALTI maps of one layer. Key j's vectors for the M queries,
-/// T_i(x_j) = sum_h alpha^h_ij f^h(x_j), are summed in one pass over the heads' f rows while
-/// their M rows are in L1.
+/// Per thread: the block's vectors and, for one key, the heads that send it (their weights at
+/// each query of the block and their f rows).
+struct QueryScratch {
+  std::array<Mat, kQueryBlock> vectors;
+  std::vector<float> weights;
+  std::vector<const float*> rows;
+};
+
+/// Key j's vectors for the M queries from `used` heads (s.rows, s.weights): 16 columns at a time
+/// in registers over every head, so each f value is loaded once and each output written once.
 template <int M>
-void queryRows(const LayerContext& c, int i0, std::array<Mat, kQueryBlock>& vectors, Mat& resln, Mat& alti) {
-  const int d = static_cast<int>(c.x->cols());
+void sumHeads(const QueryScratch& s, int used, int d, float* const* out) {
+  constexpr int kLanes = 16;
+  int k0 = 0;
+  for (; k0 + kLanes <= d; k0 += kLanes) {
+    float acc[M][kLanes] = {};
+    for (int u = 0; u < used; ++u) {
+      const float* fj = s.rows[static_cast<size_t>(u)] + k0;
+      const float* a = s.weights.data() + static_cast<size_t>(u) * M;
+#pragma GCC unroll 4
+      for (int q = 0; q < M; ++q)
+#pragma omp simd
+        for (int k = 0; k < kLanes; ++k) acc[q][k] += a[q] * fj[k];
+    }
+    for (int q = 0; q < M; ++q) std::copy(acc[q], acc[q] + kLanes, out[q] + k0);
+  }
+  for (; k0 < d; ++k0)
+    for (int q = 0; q < M; ++q) {
+      float acc = 0.0f;
+      for (int u = 0; u < used; ++u)
+        acc += s.weights[static_cast<size_t>(u * M + q)] * s.rows[static_cast<size_t>(u)][k0];
+      out[q][k0] = acc;
+    }
+}
+
+/// Rows [i0, i0 + M) of the resln and ALTI maps of one layer. Key j's vectors for the M queries,
+/// T_i(x_j) = sum_h alpha^h_ij f^h(x_j), come from one read of the heads' f rows.
+template <int M>
+void queryRows(const LayerContext& c, int i0, QueryScratch& s, Mat& resln, Mat& alti) {
+  const int d = static_cast<int>(c.x->cols()), H = static_cast<int>(c.f->size());
   int end[M], keys = 0;
   for (int q = 0; q < M; ++q) keys = std::max(keys, end[q] = sendingKeys(c, i0 + q));
+  s.weights.resize(static_cast<size_t>(H * M));
+  s.rows.resize(static_cast<size_t>(H));
   for (int j = 0; j < keys; ++j) {
-    float* out[M];
-    for (int q = 0; q < M; ++q) {
-      out[q] = vectors[q].row(j).data();
-      std::fill(out[q], out[q] + d, 0.0f);
-    }
-    for (size_t h = 0; h < c.f->size(); ++h) {
-      const Mat& w = c.attn->heads[h].weights;
-      float a[M];
+    int used = 0;
+    for (int h = 0; h < H; ++h) {
+      const Mat& w = c.attn->heads[static_cast<size_t>(h)].weights;
+      float* a = s.weights.data() + static_cast<size_t>(used) * M;
       bool any = false;
       for (int q = 0; q < M; ++q) any |= (a[q] = w(i0 + q, j)) != 0.0f;
       if (!any) continue;  // masked for every query here: 0 * f adds nothing
-      const float* fj = (*c.f)[h].row(j).data();
-#pragma omp simd
-      for (int k = 0; k < d; ++k)
-        for (int q = 0; q < M; ++q) out[q][k] += a[q] * fj[k];
+      s.rows[static_cast<size_t>(used++)] = (*c.f)[static_cast<size_t>(h)].row(j).data();
     }
+    float* out[M];
+    for (int q = 0; q < M; ++q) out[q] = s.vectors[static_cast<size_t>(q)].row(j).data();
+    sumHeads<M>(s, used, d, out);
   }
   for (int q = 0; q < M; ++q) {
-    vectors[q].row(i0 + q) += c.x->row(i0 + q);
-    finishQueryRow(c, i0 + q, vectors[q].topRows(end[q]), resln, alti);
+    Mat& v = s.vectors[static_cast<size_t>(q)];
+    v.row(i0 + q) += c.x->row(i0 + q);
+    finishQueryRow(c, i0 + q, v.topRows(end[q]), resln, alti);
   }
 }
 
@@ -161,14 +195,14 @@ Result<Contributions> computeContributions(const ModelConfig& c, const ModelWeig
     Mat resln(n, n), alti(n, n);
 #pragma omp parallel
     {
-      std::array<Mat, kQueryBlock> vectors;
-      for (auto& v : vectors) v.resize(n, d);
+      QueryScratch scratch;
+      for (auto& v : scratch.vectors) v.resize(n, d);
 #pragma omp for schedule(dynamic, 1)
       for (int i0 = 0; i0 < n; i0 += kQueryBlock) {
         if (i0 + kQueryBlock <= n) {
-          queryRows<kQueryBlock>(ctx, i0, vectors, resln, alti);
+          queryRows<kQueryBlock>(ctx, i0, scratch, resln, alti);
         } else {
-          for (int i = i0; i < n; ++i) queryRows<1>(ctx, i, vectors, resln, alti);
+          for (int i = i0; i < n; ++i) queryRows<1>(ctx, i, scratch, resln, alti);
         }
       }
     }
