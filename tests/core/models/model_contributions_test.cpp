@@ -8,8 +8,11 @@
 
 #include <cmath>
 #include <map>
+#include <vector>
 
+#include "attn/engine/random.h"
 #include "attn/io/npy_reader.h"
+#include "attn/models/attribution/attribution.h"
 #include "attn/models/model.h"
 #include "model_fixtures.h"
 
@@ -150,6 +153,89 @@ TEST_F(ModelContributions, CancelledAndBadLayerAreClearErrors) {
   auto bad = model->run(enc, opt);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("layer 7"), std::string::npos) << bad.error().message;
+}
+
+// One hand-built layer, its resln and ALTI rows against the definitions written out here in
+// double precision (Kobayashi et al. 2021, section 3; Ferrando et al. 2022, section 3):
+// T_i(x_j) = sum_h alpha^h_ij v^h_j W_O^h + [i = j] x_i, y_i = sum_j T_i(x_j) + b_O, and for the
+// post-norm family both through the LayerNorm taken apart. d_model 21 is not a multiple of the 16
+// columns the engine sums in registers; 9 queries are two blocks of four and one left over; one
+// head gives every third key no weight at all (skipped where no query of a block weighs it).
+TEST(ContributionsByHand, ResLnAndAltiEqualTheDefinitionsAtAnyWidth) {
+  constexpr int n = 9, H = 3, hd = 7, d = H * hd;
+  for (const bool bert : {false, true}) {
+    SCOPED_TRACE(bert ? "post-norm, bidirectional" : "pre-norm, causal");
+    SeededRng rng(bert ? 11 : 7);
+    auto draw = [&rng](int count) {
+      std::vector<float> v(static_cast<size_t>(count));
+      for (auto& x : v) x = static_cast<float>(rng.normal());
+      return v;
+    };
+    const std::vector<float> wo = draw(d * d), bo = draw(d), gamma = draw(d), beta = draw(d);
+    ModelConfig c;
+    c.family = bert ? Family::Bert : Family::Gpt2;
+    c.layers = 1, c.heads = H, c.kvHeads = H, c.dModel = d, c.headDim = hd;
+    ModelWeights w;
+    w.layers.resize(1);
+    w.layers[0].o.w = {wo.data(), d, d};  // [H * hd, d], as GPT-2's Conv1D stores it
+    w.layers[0].o.b = {bo.data(), 1, d};
+    w.layers[0].o.inOut = true;
+    w.layers[0].attnNorm.gamma = {gamma.data(), 1, d};
+    w.layers[0].attnNorm.beta = {beta.data(), 1, d};
+    ModelRun run;
+    run.encoding.ids.assign(n, 0);
+    run.hiddenStates.push_back(Mat::NullaryExpr(n, d, [&rng] { return static_cast<float>(rng.normal()); }));
+    run.layers.resize(1);
+    for (int h = 0; h < H; ++h) {
+      HeadResult head;
+      head.v = Mat::NullaryExpr(n, hd, [&rng] { return static_cast<float>(rng.normal()); });
+      head.weights = Mat::Zero(n, n);
+      for (int i = 0; i < n; ++i) {
+        double sum = 0;
+        for (int j = 0; j < (bert ? n : i + 1); ++j) {
+          if (h == 1 && j % 3 == 2) continue;
+          sum += head.weights(i, j) = static_cast<float>(rng.uniform(0.1, 1.0));
+        }
+        if (sum > 0) head.weights.row(i) /= static_cast<float>(sum);
+      }
+      run.layers[0].heads.push_back(std::move(head));
+    }
+    auto got = computeContributions(c, w, run, "by hand");
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    const Mat& x = run.hiddenStates[0];
+    for (int i = 0; i < n; ++i) {
+      Eigen::MatrixXd t = Eigen::MatrixXd::Zero(n, d);  // row j: T_i(x_j)
+      for (int h = 0; h < H; ++h)
+        for (int j = 0; j < n; ++j)
+          for (int k = 0; k < d; ++k)
+            for (int e = 0; e < hd; ++e)
+              t(j, k) += double{run.layers[0].heads[static_cast<size_t>(h)].weights(i, j)} *
+                         run.layers[0].heads[static_cast<size_t>(h)].v(j, e) *
+                         wo[static_cast<size_t>((h * hd + e) * d + k)];
+      t.row(i) += x.row(i).cast<double>();
+      Eigen::RowVectorXd y = t.colwise().sum();
+      for (int k = 0; k < d; ++k) y(k) += bo[static_cast<size_t>(k)];
+      if (bert) {
+        const double mean = y.mean(), inv = 1.0 / std::sqrt((y.array() - mean).square().mean() + c.normEps);
+        for (int j = 0; j < n; ++j) {
+          const double tm = t.row(j).mean();
+          for (int k = 0; k < d; ++k) t(j, k) = (t(j, k) - tm) * inv * gamma[static_cast<size_t>(k)];
+        }
+        for (int k = 0; k < d; ++k)
+          y(k) = (y(k) - mean) * inv * gamma[static_cast<size_t>(k)] + beta[static_cast<size_t>(k)];
+      }
+      std::vector<double> prox(static_cast<size_t>(n));
+      double total = 0;
+      for (int j = 0; j < n; ++j) {
+        EXPECT_NEAR(got->attentionNormsResLn[0](i, j), t.row(j).norm(), 2e-4 * (1 + t.row(j).norm()))
+            << "resln " << i << "," << j;
+        total += prox[static_cast<size_t>(j)] = std::max(0.0, y.lpNorm<1>() - (y - t.row(j)).lpNorm<1>());
+      }
+      for (int j = 0; j < n; ++j)
+        EXPECT_NEAR(got->alti[0](i, j), prox[static_cast<size_t>(j)] / total, 2e-5)
+            << "alti " << i << "," << j;
+    }
+  }
 }
 
 }  // namespace
