@@ -285,11 +285,6 @@ void trimToOptions(ModelRun& run, const RunOptions& options, bool widened) {
   if (!options.keepQkv)
     for (auto& layer : run.layers)
       for (auto& h : layer.heads) h.q = h.k = h.v = Mat();
-  if (!options.keepOutputs)
-    for (auto& layer : run.layers) {
-      layer.output = Mat();
-      for (auto& h : layer.heads) h.output = Mat();
-    }
   if (!options.keepAttention) {
     run.layers.clear();
   } else if (options.onlyLayer >= 0) {

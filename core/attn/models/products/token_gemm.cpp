@@ -164,10 +164,10 @@ void multiplyColumns(const float* xt, const LinearWeight& l, int64_t paddedRows,
         w = W.data + j0 * K + k0, ldw = K;
       }
       Prefetch next;
-      if (l.inOut && !W.isBf16() && j0 + kTileCols + kTileCols <= c1) {
+      if (j0 + kTileCols + kTileCols <= c1 && l.inOut) {  // (Conv1D weights are F32 here)
         next.at = reinterpret_cast<const char*>(W.data + k0 * out + j0 + kTileCols);
         next.depthBytes = 4 * out;
-      } else if (!l.inOut && j0 + kTileCols + kTileCols <= c1) {
+      } else if (j0 + kTileCols + kTileCols <= c1) {
         const int64_t bytes = W.isBf16() ? 2 : 4;
         next = {(W.isBf16() ? W.bf16 : reinterpret_cast<const char*>(W.data)) +
                     bytes * ((j0 + kTileCols) * K + k0),
