@@ -282,6 +282,8 @@ void trimToOptions(ModelRun& run, const RunOptions& options, bool widened) {
     run.lastResidual = Mat();
   }
   if (!widened) return;
+  if (!options.keepOutputs)
+    for (auto& layer : run.layers) layer.output = Mat();
   if (!options.keepQkv)
     for (auto& layer : run.layers)
       for (auto& h : layer.heads) h.q = h.k = h.v = Mat();

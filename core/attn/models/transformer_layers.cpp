@@ -216,7 +216,9 @@ void selfAttention(ForwardPass& f, int l, float scale, bool store, AttentionResu
     }
   }
   linear(f.concat, f.layer(l).o, f.o);
-  if (store && f.opt.keepOutputs) res.output = f.o;  // the attention block's output, before the residual
+  // The attention block's output, before the residual; the contributions measure each key's
+  // part against it (y_i = x_i + this row).
+  if (store && (f.opt.keepOutputs || f.opt.contributions)) res.output = f.o;
 }
 
 void mlpOutputHook(ForwardPass& f, int l, Mat& out) {

@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "attn/models/attribution/head_vectors.h"
@@ -38,121 +39,221 @@ struct LayerContext {
   double eps = 0;
 };
 
+/// The end of `row`'s nonzero part in [lo, hi): its last nonzero index + 1, or lo. Sixteen
+/// values at a time by their bits (-0 counts as zero, NaN does not, as with == 0.0f): a causal
+/// row's zeros are most of the row.
+int nonzeroEnd(const float* row, int lo, int hi) {
+  int last = hi;
+  while (last - 16 >= lo) {
+    uint32_t bits = 0;
+#pragma omp simd reduction(| : bits)
+    for (int k = 0; k < 16; ++k) {
+      uint32_t b;
+      std::memcpy(&b, row + last - 16 + k, 4);
+      bits |= b & 0x7FFFFFFFu;
+    }
+    if (bits != 0) break;
+    last -= 16;
+  }
+  while (last > lo && row[last - 1] == 0.0f) --last;
+  return last;
+}
+
 /// Keys from the returned one on get no weight from any head at query i, and are past i: their
 /// T_i(x_j) is zero (a causal row: half the keys on average, and so half the work).
 int sendingKeys(const LayerContext& c, int i) {
   const int n = static_cast<int>(c.x->rows());
   int end = i + 1;
-  for (const auto& head : c.attn->heads) {
-    const float* row = head.weights.row(i).data();
-    int last = n;
-    while (last > end && row[last - 1] == 0.0f) --last;
-    end = last;
-  }
+  for (const auto& head : c.attn->heads) end = nonzeroEnd(head.weights.row(i).data(), end, n);
   return end;
 }
 
-/// Queries whose T_i(x_j) are summed from one read of the heads' f rows (Q = 4 cut the reads of
-/// f, most of the contributions' time, to a quarter).
-constexpr int kQueryBlock = 4;
-
-/// Row i of the resln and ALTI maps from `sent`, its keys' vectors T_i(x_j) (j < end, the
-/// residual already in row i): y_i = sum_j T_i(x_j) + b_O, then, for the post-norm families, the
-/// vectors and y_i through the LayerNorm taken apart.
-void finishQueryRow(const LayerContext& c, int i,
-                    Eigen::Block<Mat, Eigen::Dynamic, Eigen::Dynamic, true> sent, Mat& resln, Mat& alti) {
-  const int n = static_cast<int>(c.x->rows()), d = static_cast<int>(sent.cols()),
-            end = static_cast<int>(sent.rows());
-  RowVec y = sent.colwise().sum() + c.proj->b;
-  if (c.postNorm) {
-    const double mean = y.cast<double>().mean();
-    const double var = (y.cast<double>().array() - mean).square().mean();
-    const float inv = static_cast<float>(1.0 / std::sqrt(var + c.eps));
-    const Eigen::VectorXf means = sent.rowwise().mean();
-    sent.colwise() -= means;
-    sent.array().rowwise() *= (c.gamma * inv).array();
-    y = ((y.array() - static_cast<float>(mean)) * inv * c.gamma.array() + c.beta.array()).matrix();
-  }
-  // ALTI (Ferrando et al. 2022, section 3): d_ij = ||y_i - T_i(x_j)||_1, and
-  // c_ij = max(0, ||y_i||_1 - d_ij) normalized over j. Keys from `end` on send a zero vector.
-  const float yNorm = y.lpNorm<1>();
-  const float unsent = altiProximity(y, yNorm, RowVec::Zero(d));
-  double total = 0;
-  for (int j = 0; j < n; ++j) {
-    resln(i, j) = j < end ? sent.row(j).norm() : 0.0f;
-    alti(i, j) = j < end ? altiProximity(y, yNorm, sent.row(j)) : unsent;
-    total += alti(i, j);
-  }
-  if (total > 0) {
-    alti.row(i) /= static_cast<float>(total);
-  } else {  // nothing comes closer than zero: the token keeps itself
-    alti.row(i).setZero();
-    alti(i, i) = 1.0f;
-  }
-}
-
-/// Per thread: the block's vectors and, for one key, the heads that send it (their weights at
-/// each query of the block and their f rows).
-struct QueryScratch {
-  std::array<Mat, kQueryBlock> vectors;
-  std::vector<float> weights;
-  std::vector<const float*> rows;
+/// Per query, what each key's vector is measured against: y_i = sum_j T_i(x_j) + b_O, for the
+/// post-norm families through the LayerNorm (y'_i = g_i(y_i - b_O) + g_i(b_O) + beta), and
+/// what takes that LayerNorm apart: g_i(z) = (z - mean(z)) * scale_i, mean(T_i(x_j)) being
+/// sum_h alpha^h_ij mean(f^h(x_j)) (+ mean(x_i) at j = i).
+struct QueryTargets {
+  Mat y;                   // [N, d]
+  Eigen::VectorXf yNorm;   // ||y_i||_1
+  Mat scale;               // post-norm: [N, d] gamma / s_i
+  Mat fMeans;              // post-norm: [H, N] mean over d of f^h(x_j)
+  Eigen::VectorXf xMeans;  // post-norm: mean over d of x_i
 };
 
-/// Key j's vectors for the M queries from `used` heads (s.rows, s.weights): 16 columns at a time
-/// in registers over every head, so each f value is loaded once and each output written once.
-template <int M>
-void sumHeads(const QueryScratch& s, int used, int d, float* const* out) {
-  constexpr int kLanes = 16;
+/// y_i before any LayerNorm: the layer input plus the attention block's output, the forward's
+/// own W_O product when the run kept it; else summed here from the heads' vectors.
+Mat wholeBeforeNorm(const LayerContext& c) {
+  const Mat& x = *c.x;
+  const Mat& out = c.attn->output;
+  if (out.rows() == x.rows() && out.cols() == x.cols()) return x + out;
+  Mat y = x;
+  y.rowwise() += c.proj->b;
+  for (size_t h = 0; h < c.f->size(); ++h) y.noalias() += c.attn->heads[h].weights * (*c.f)[h];
+  return y;
+}
+
+QueryTargets queryTargets(const LayerContext& c) {
+  QueryTargets t;
+  t.y = wholeBeforeNorm(c);
+  const int n = static_cast<int>(t.y.rows()), d = static_cast<int>(t.y.cols()),
+            H = static_cast<int>(c.f->size());
+  if (c.postNorm) {
+    t.scale.resize(n, d);
+    for (int i = 0; i < n; ++i) {
+      const double mean = t.y.row(i).cast<double>().mean();
+      const double var = (t.y.row(i).cast<double>().array() - mean).square().mean();
+      const float inv = static_cast<float>(1.0 / std::sqrt(var + c.eps));
+      t.scale.row(i) = c.gamma * inv;
+      t.y.row(i) =
+          ((t.y.row(i).array() - static_cast<float>(mean)) * inv * c.gamma.array() + c.beta.array()).matrix();
+    }
+    t.fMeans.resize(H, n);
+    for (int h = 0; h < H; ++h) t.fMeans.row(h) = (*c.f)[static_cast<size_t>(h)].rowwise().mean().transpose();
+    t.xMeans = c.x->rowwise().mean();
+  }
+  t.yNorm.resize(n);
+  for (int i = 0; i < n; ++i) t.yNorm(i) = t.y.row(i).lpNorm<1>();
+  return t;
+}
+
+/// Queries measured from one read of each key's f rows.
+constexpr int kQueryBlock = 4;
+#if defined(__AVX512F__)
+constexpr int kCellLanes = 16;  // columns held in registers per query: one zmm
+#else
+constexpr int kCellLanes = 8;  // one ymm: three per query (sum, squares, distances) fit 16 registers
+#endif
+
+/// Per thread, for one key: the heads that send it something at a query of the block, their
+/// weights at each query ([used][M]), their f rows and (post-norm) those rows' means; at j = i
+/// also the residual x_i, as one more row with weight 1 at query i and 0 at the others (a
+/// run-time index into the register block would put it in memory).
+struct KeyHeads {
+  std::vector<float> weights;
+  std::vector<const float*> rows;
+  std::vector<float> means;
+};
+
+/// Key j's cells in rows [i0, i0 + M): resln(i, j) = ||T'_i(x_j)||_2 and ALTI's unnormalized
+/// max(0, ||y_i||_1 - ||y_i - T'_i(x_j)||_1), T' = g_i(T) for the post-norm families and T
+/// otherwise. Each T_i(x_j) = sum_h alpha^h_ij f^h(x_j) (+ x_i at j = i) is summed kCellLanes
+/// columns at a time in registers and measured there, never stored: one read of the f rows
+/// serves M queries, and nothing of size N x d is written per query.
+template <int M, bool PostNorm>
+void keyCells(const QueryTargets& t, const KeyHeads& s, int used, int d, int i0, int j, Mat& resln,
+              Mat& alti) {
+  float mu[M] = {};
+  if constexpr (PostNorm)
+    for (int u = 0; u < used; ++u)
+      for (int q = 0; q < M; ++q)
+        mu[q] += s.weights[static_cast<size_t>(u * M + q)] * s.means[static_cast<size_t>(u)];
+  float sq[M][kCellLanes] = {}, l1[M][kCellLanes] = {};
   int k0 = 0;
-  for (; k0 + kLanes <= d; k0 += kLanes) {
-    float acc[M][kLanes] = {};
+  for (; k0 + kCellLanes <= d; k0 += kCellLanes) {
+    float acc[M][kCellLanes] = {};
     for (int u = 0; u < used; ++u) {
       const float* fj = s.rows[static_cast<size_t>(u)] + k0;
       const float* a = s.weights.data() + static_cast<size_t>(u) * M;
 #pragma GCC unroll 4
       for (int q = 0; q < M; ++q)
 #pragma omp simd
-        for (int k = 0; k < kLanes; ++k) acc[q][k] += a[q] * fj[k];
+        for (int k = 0; k < kCellLanes; ++k) acc[q][k] += a[q] * fj[k];
     }
-    for (int q = 0; q < M; ++q) std::copy(acc[q], acc[q] + kLanes, out[q] + k0);
+#pragma GCC unroll 4
+    for (int q = 0; q < M; ++q) {
+      const float* yq = t.y.row(i0 + q).data() + k0;
+      const float* g = PostNorm ? t.scale.row(i0 + q).data() + k0 : nullptr;
+#pragma omp simd
+      for (int k = 0; k < kCellLanes; ++k) {
+        const float v = PostNorm ? (acc[q][k] - mu[q]) * g[k] : acc[q][k];
+        sq[q][k] += v * v;
+        l1[q][k] += std::fabs(yq[k] - v);
+      }
+    }
   }
+  float tailSq[M] = {}, tailL1[M] = {};
   for (; k0 < d; ++k0)
     for (int q = 0; q < M; ++q) {
-      float acc = 0.0f;
+      float v = 0.0f;
       for (int u = 0; u < used; ++u)
-        acc += s.weights[static_cast<size_t>(u * M + q)] * s.rows[static_cast<size_t>(u)][k0];
-      out[q][k0] = acc;
+        v += s.weights[static_cast<size_t>(u * M + q)] * s.rows[static_cast<size_t>(u)][k0];
+      if constexpr (PostNorm) v = (v - mu[q]) * t.scale(i0 + q, k0);
+      tailSq[q] += v * v;
+      tailL1[q] += std::fabs(t.y(i0 + q, k0) - v);
     }
+  for (int q = 0; q < M; ++q) {
+    float s2 = tailSq[q], s1 = tailL1[q];
+    for (int k = 0; k < kCellLanes; ++k) s2 += sq[q][k], s1 += l1[q][k];
+    const float yn = t.yNorm(i0 + q);
+    resln(i0 + q, j) = std::sqrt(s2);
+    alti(i0 + q, j) = yn > s1 ? yn - s1 : 0.0f;
+  }
 }
 
-/// Rows [i0, i0 + M) of the resln and ALTI maps of one layer. Key j's vectors for the M queries,
-/// T_i(x_j) = sum_h alpha^h_ij f^h(x_j), come from one read of the heads' f rows.
-template <int M>
-void queryRows(const LayerContext& c, int i0, QueryScratch& s, Mat& resln, Mat& alti) {
-  const int d = static_cast<int>(c.x->cols()), H = static_cast<int>(c.f->size());
+/// Rows [i0, i0 + M) of the resln and ALTI maps of one layer, ALTI's rows normalized over j.
+template <int M, bool PostNorm>
+void queryRows(const LayerContext& c, const QueryTargets& t, int i0, KeyHeads& s, Mat& resln, Mat& alti) {
+  const int n = static_cast<int>(c.x->rows()), H = static_cast<int>(c.f->size());
   int end[M], keys = 0;
   for (int q = 0; q < M; ++q) keys = std::max(keys, end[q] = sendingKeys(c, i0 + q));
-  s.weights.resize(static_cast<size_t>(H * M));
-  s.rows.resize(static_cast<size_t>(H));
+  s.weights.resize(static_cast<size_t>((H + 1) * M));
+  s.rows.resize(static_cast<size_t>(H + 1));
+  s.means.resize(static_cast<size_t>(H + 1));
   for (int j = 0; j < keys; ++j) {
     int used = 0;
+    bool sends[M] = {};
     for (int h = 0; h < H; ++h) {
       const Mat& w = c.attn->heads[static_cast<size_t>(h)].weights;
       float* a = s.weights.data() + static_cast<size_t>(used) * M;
       bool any = false;
-      for (int q = 0; q < M; ++q) any |= (a[q] = w(i0 + q, j)) != 0.0f;
+      for (int q = 0; q < M; ++q) {
+        a[q] = w(i0 + q, j);
+        sends[q] |= a[q] != 0.0f;
+        any |= a[q] != 0.0f;
+      }
       if (!any) continue;  // masked for every query here: 0 * f adds nothing
-      s.rows[static_cast<size_t>(used++)] = (*c.f)[static_cast<size_t>(h)].row(j).data();
+      s.rows[static_cast<size_t>(used)] = (*c.f)[static_cast<size_t>(h)].row(j).data();
+      if constexpr (PostNorm) s.means[static_cast<size_t>(used)] = t.fMeans(h, j);
+      ++used;
     }
-    float* out[M];
-    for (int q = 0; q < M; ++q) out[q] = s.vectors[static_cast<size_t>(q)].row(j).data();
-    sumHeads<M>(s, used, d, out);
+    if (j >= i0 && j < i0 + M) {  // the residual: T_i(x_i) includes x_i
+      float* a = s.weights.data() + static_cast<size_t>(used) * M;
+      for (int q = 0; q < M; ++q) a[q] = i0 + q == j ? 1.0f : 0.0f;
+      s.rows[static_cast<size_t>(used)] = c.x->row(j).data();
+      if constexpr (PostNorm) s.means[static_cast<size_t>(used)] = t.xMeans(j);
+      ++used;
+    }
+    keyCells<M, PostNorm>(t, s, used, static_cast<int>(c.x->cols()), i0, j, resln, alti);
+    for (int q = 0; q < M; ++q)
+      if (!sends[q] && j != i0 + q) resln(i0 + q, j) = alti(i0 + q, j) = 0.0f;  // T_i(x_j) = 0 exactly
   }
   for (int q = 0; q < M; ++q) {
-    Mat& v = s.vectors[static_cast<size_t>(q)];
-    v.row(i0 + q) += c.x->row(i0 + q);
-    finishQueryRow(c, i0 + q, v.topRows(end[q]), resln, alti);
+    const int i = i0 + q;
+    for (int j = end[q]; j < n; ++j) resln(i, j) = alti(i, j) = 0.0f;  // unsent: T_i(x_j) = 0
+    const double total = alti.row(i).cast<double>().sum();
+    if (total > 0) {
+      alti.row(i) /= static_cast<float>(total);
+    } else {  // nothing comes closer than zero: the token keeps itself
+      alti.row(i).setZero();
+      alti(i, i) = 1.0f;
+    }
+  }
+}
+
+template <bool PostNorm>
+void layerMaps(const LayerContext& c, const QueryTargets& t, Mat& resln, Mat& alti) {
+  const int n = static_cast<int>(c.x->rows());
+#pragma omp parallel
+  {
+    KeyHeads scratch;
+#pragma omp for schedule(dynamic, 1)
+    for (int i0 = 0; i0 < n; i0 += kQueryBlock) {
+      if (i0 + kQueryBlock <= n) {
+        queryRows<kQueryBlock, PostNorm>(c, t, i0, scratch, resln, alti);
+      } else {
+        for (int i = i0; i < n; ++i) queryRows<1, PostNorm>(c, t, i, scratch, resln, alti);
+      }
+    }
   }
 }
 
@@ -164,15 +265,17 @@ Result<Contributions> computeContributions(const ModelConfig& c, const ModelWeig
   const int n = run.encoding.size(), H = c.heads, hd = c.headDim, d = c.dModel;
   Contributions out;
   out.attentionNorms.resize(static_cast<size_t>(c.layers));
+  OutputProjection proj;  // reused from layer to layer, as f: fresh pages cost more than the copy
+  std::vector<Mat> f;
   for (int l = 0; l < c.layers; ++l) {
     if (progress && !progress(static_cast<double>(l) / c.layers, "contributions"))
       return Error{src + ": cancelled"};
     const AttentionResult& attn = run.layers[static_cast<size_t>(l)];
     const LayerWeights& L = w.layers[static_cast<size_t>(l)];
-    const OutputProjection proj = outputProjection(L.o, d);
+    outputProjection(L.o, d, proj);
     // Kobayashi et al. 2020, section 3: head h's output at i is sum_j alpha_ij f(x_j);
     // alpha >= 0, so ||alpha f|| = alpha ||f||.
-    const std::vector<Mat> f = headValueVectors(attn, proj, hd);
+    headValueVectors(attn, proj, hd, f);
     auto& norms = out.attentionNorms[static_cast<size_t>(l)];
     norms.resize(static_cast<size_t>(H));
 #pragma omp parallel for schedule(static)
@@ -192,20 +295,12 @@ Result<Contributions> computeContributions(const ModelConfig& c, const ModelWeig
       ctx.beta = normVector(L.attnNorm.beta, d, 0.0f);
       ctx.eps = c.normEps;
     }
+    const QueryTargets targets = queryTargets(ctx);
     Mat resln(n, n), alti(n, n);
-#pragma omp parallel
-    {
-      QueryScratch scratch;
-      for (auto& v : scratch.vectors) v.resize(n, d);
-#pragma omp for schedule(dynamic, 1)
-      for (int i0 = 0; i0 < n; i0 += kQueryBlock) {
-        if (i0 + kQueryBlock <= n) {
-          queryRows<kQueryBlock>(ctx, i0, scratch, resln, alti);
-        } else {
-          for (int i = i0; i < n; ++i) queryRows<1>(ctx, i, scratch, resln, alti);
-        }
-      }
-    }
+    if (ctx.postNorm)
+      layerMaps<true>(ctx, targets, resln, alti);
+    else
+      layerMaps<false>(ctx, targets, resln, alti);
     out.attentionNormsResLn.push_back(std::move(resln));
     out.alti.push_back(std::move(alti));
   }

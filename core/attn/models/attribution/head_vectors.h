@@ -19,10 +19,15 @@ struct OutputProjection {
   Eigen::RowVectorXf b;
 };
 OutputProjection outputProjection(const LinearWeight& o, int d);
+/// The same into `p`, reusing its storage (one layer after another: no fresh pages).
+void outputProjection(const LinearWeight& o, int d, OutputProjection& p);
 
 /// f^h(x_j) = (x_j W_V + b_V) W_O^h for every head h and key j: [H] x [N, d] (v already
 /// holds b_V; under grouped-query attention one v per query head).
 std::vector<Mat> headValueVectors(const AttentionResult& attn, const OutputProjection& proj, int headDim);
+/// The same into `f`, reusing its matrices' storage.
+void headValueVectors(const AttentionResult& attn, const OutputProjection& proj, int headDim,
+                      std::vector<Mat>& f);
 
 /// ALTI's proximity of a part z to the whole y (Ferrando et al. 2022, section 3; Ferrando
 /// & Voita 2024, section 2): max(0, ||y||_1 - ||y - z||_1), `yNorm1` = ||y||_1.
