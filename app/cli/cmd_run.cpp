@@ -56,6 +56,14 @@ class ModelRunNpz {
       }
     if (status_) status_ = writer_.endMember();
   }
+  /// Matrices one after another as one member of `shape`, straight from where they are.
+  void addMats(const std::string& name, const std::vector<int64_t>& shape,
+               const std::vector<const Mat*>& mats) {
+    if (status_) status_ = writer_.beginFloatMember(name, NpyFloat::F32, shape);
+    for (const Mat* m : mats)
+      if (status_) status_ = writer_.appendFloats(m->data(), static_cast<size_t>(m->size()));
+    if (status_) status_ = writer_.endMember();
+  }
   Status commit() {
     if (status_) status_ = writer_.commit();
     return status_;
@@ -231,21 +239,18 @@ void addContributions(ModelRunNpz& npz, const models::Contributions& c, int only
     if (onlyLayer < 0) tail.insert(tail.begin(), layers);
     return tail;
   };
-  Tensor norms, resln, alti, rollout;
-  norms.shape = shape({heads, n, n});
-  resln.shape = alti.shape = shape({n, n});
-  rollout.shape = {n, n};
-  auto append = [](Tensor& t, const Mat& m) { t.data.insert(t.data.end(), m.data(), m.data() + m.size()); };
+  std::vector<const Mat*> norms, resln, alti;
   for (int l = first; l <= last; ++l) {
-    for (const Mat& m : c.attentionNorms[static_cast<size_t>(l)]) append(norms, m);
-    append(resln, c.attentionNormsResLn[static_cast<size_t>(l)]);
-    append(alti, c.alti[static_cast<size_t>(l)]);
+    for (const Mat& m : c.attentionNorms[static_cast<size_t>(l)]) norms.push_back(&m);
+    resln.push_back(&c.attentionNormsResLn[static_cast<size_t>(l)]);
+    alti.push_back(&c.alti[static_cast<size_t>(l)]);
   }
-  append(rollout, models::altiRollout(c.alti, last));
-  npz.add("attention_norms", norms);
-  npz.add("attention_norms_resln", resln);
-  npz.add("alti", alti);
-  npz.add("alti_rollout", rollout);
+  // Through the last layer the run has it already (L products of N x N matrices at long N).
+  const Mat rollout = last == layers - 1 ? Mat() : models::altiRollout(c.alti, last);
+  npz.addMats("attention_norms", shape({heads, n, n}), norms);
+  npz.addMats("attention_norms_resln", shape({n, n}), resln);
+  npz.addMats("alti", shape({n, n}), alti);
+  npz.addMats("alti_rollout", {n, n}, {last == layers - 1 ? &c.altiRollout : &rollout});
 }
 
 // --model: every layer's weights [L, H, N, N] (one layer with --layer: [H, N, N]),
