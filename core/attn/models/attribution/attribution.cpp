@@ -8,6 +8,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "attn/models/attribution/head_vectors.h"
 
 namespace attn::models {
@@ -118,10 +122,8 @@ QueryTargets queryTargets(const LayerContext& c) {
 
 /// Queries measured from one read of each key's f rows.
 constexpr int kQueryBlock = 4;
-#if defined(__AVX512F__)
-constexpr int kCellLanes = 16;  // columns held in registers per query: one zmm
-#else
-constexpr int kCellLanes = 8;  // one ymm: three per query (sum, squares, distances) fit 16 registers
+#if !defined(__AVX512F__)
+constexpr int kCellLanes = 8;  // one ymm (AVX2): three per query (sum, squares, distances) fit 16
 #endif
 
 /// Per thread, for one key: the heads that send it something at a query of the block, their
@@ -136,7 +138,7 @@ struct KeyHeads {
 
 /// Key j's cells in rows [i0, i0 + M): resln(i, j) = ||T'_i(x_j)||_2 and ALTI's unnormalized
 /// max(0, ||y_i||_1 - ||y_i - T'_i(x_j)||_1), T' = g_i(T) for the post-norm families and T
-/// otherwise. Each T_i(x_j) = sum_h alpha^h_ij f^h(x_j) (+ x_i at j = i) is summed kCellLanes
+/// otherwise. Each T_i(x_j) = sum_h alpha^h_ij f^h(x_j) (+ x_i at j = i) is summed 16 (or 8)
 /// columns at a time in registers and measured there, never stored: one read of the f rows
 /// serves M queries, and nothing of size N x d is written per query.
 template <int M, bool PostNorm>
@@ -147,6 +149,38 @@ void keyCells(const QueryTargets& t, const KeyHeads& s, int used, int d, int i0,
     for (int u = 0; u < used; ++u)
       for (int q = 0; q < M; ++q)
         mu[q] += s.weights[static_cast<size_t>(u * M + q)] * s.means[static_cast<size_t>(u)];
+#if defined(__AVX512F__)
+  // One zmm per query for the sum, its squares and its distances (twelve registers for four
+  // queries): as plain arrays the compiler kept the sums in memory between the two loops.
+  __m512 sq[M], l1[M];
+  for (int q = 0; q < M; ++q) sq[q] = l1[q] = _mm512_setzero_ps();
+  for (int k0 = 0; k0 < d; k0 += 16) {
+    // The last block's lanes past d load zeros: their v and y are 0 and add nothing.
+    const __mmask16 lanes = d - k0 >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (d - k0)) - 1u);
+    __m512 acc[M];
+    for (int q = 0; q < M; ++q) acc[q] = _mm512_setzero_ps();
+    for (int u = 0; u < used; ++u) {
+      const __m512 fj = _mm512_maskz_loadu_ps(lanes, s.rows[static_cast<size_t>(u)] + k0);
+      const float* a = s.weights.data() + static_cast<size_t>(u) * M;
+      for (int q = 0; q < M; ++q) acc[q] = _mm512_fmadd_ps(_mm512_set1_ps(a[q]), fj, acc[q]);
+    }
+    for (int q = 0; q < M; ++q) {
+      __m512 v = acc[q];
+      if constexpr (PostNorm)
+        v = _mm512_mul_ps(_mm512_sub_ps(v, _mm512_set1_ps(mu[q])),
+                          _mm512_maskz_loadu_ps(lanes, t.scale.row(i0 + q).data() + k0));
+      sq[q] = _mm512_fmadd_ps(v, v, sq[q]);
+      const __m512 y = _mm512_maskz_loadu_ps(lanes, t.y.row(i0 + q).data() + k0);
+      l1[q] = _mm512_add_ps(l1[q], _mm512_abs_ps(_mm512_sub_ps(y, v)));
+    }
+  }
+  for (int q = 0; q < M; ++q) {
+    const float s2 = _mm512_reduce_add_ps(sq[q]), s1 = _mm512_reduce_add_ps(l1[q]);
+    const float yn = t.yNorm(i0 + q);
+    resln(i0 + q, j) = std::sqrt(s2);
+    alti(i0 + q, j) = yn > s1 ? yn - s1 : 0.0f;
+  }
+#else
   float sq[M][kCellLanes] = {}, l1[M][kCellLanes] = {};
   int k0 = 0;
   for (; k0 + kCellLanes <= d; k0 += kCellLanes) {
@@ -188,18 +222,27 @@ void keyCells(const QueryTargets& t, const KeyHeads& s, int used, int d, int i0,
     resln(i0 + q, j) = std::sqrt(s2);
     alti(i0 + q, j) = yn > s1 ? yn - s1 : 0.0f;
   }
+#endif
 }
 
-/// Rows [i0, i0 + M) of the resln and ALTI maps of one layer, ALTI's rows normalized over j.
+/// Keys a tile: their f rows (13 x 3 KB a key for GPT-2 small) stay in L2 while every query block
+/// uses them, instead of every block streaming all of f (4.7 MB a layer) from L3; 16 keys are a
+/// cache line of each map row, so two threads never write the same line.
+constexpr int kKeyTile = 16;
+
+/// Keys [j0, j1) of rows [i0, i0 + M) of one layer's resln and ALTI maps (ALTI not normalized):
+/// the cells where some head sends T_i(x_j) or j = i; the others, and keys from a row's `end`
+/// on, are left at zero.
 template <int M, bool PostNorm>
-void queryRows(const LayerContext& c, const QueryTargets& t, int i0, KeyHeads& s, Mat& resln, Mat& alti) {
-  const int n = static_cast<int>(c.x->rows()), H = static_cast<int>(c.f->size());
-  int end[M], keys = 0;
-  for (int q = 0; q < M; ++q) keys = std::max(keys, end[q] = sendingKeys(c, i0 + q));
+void blockCells(const LayerContext& c, const QueryTargets& t, const int* end, int i0, int j0, int j1,
+                KeyHeads& s, Mat& resln, Mat& alti) {
+  const int H = static_cast<int>(c.f->size());
+  int keys = 0;
+  for (int q = 0; q < M; ++q) keys = std::max(keys, end[i0 + q]);
   s.weights.resize(static_cast<size_t>((H + 1) * M));
   s.rows.resize(static_cast<size_t>(H + 1));
   s.means.resize(static_cast<size_t>(H + 1));
-  for (int j = 0; j < keys; ++j) {
+  for (int j = j0; j < std::min(j1, keys); ++j) {
     int used = 0;
     bool sends[M] = {};
     for (int h = 0; h < H; ++h) {
@@ -224,34 +267,40 @@ void queryRows(const LayerContext& c, const QueryTargets& t, int i0, KeyHeads& s
       ++used;
     }
     keyCells<M, PostNorm>(t, s, used, static_cast<int>(c.x->cols()), i0, j, resln, alti);
-    for (int q = 0; q < M; ++q)
-      if (!sends[q] && j != i0 + q) resln(i0 + q, j) = alti(i0 + q, j) = 0.0f;  // T_i(x_j) = 0 exactly
-  }
-  for (int q = 0; q < M; ++q) {
-    const int i = i0 + q;
-    for (int j = end[q]; j < n; ++j) resln(i, j) = alti(i, j) = 0.0f;  // unsent: T_i(x_j) = 0
-    const double total = alti.row(i).cast<double>().sum();
-    if (total > 0) {
-      alti.row(i) /= static_cast<float>(total);
-    } else {  // nothing comes closer than zero: the token keeps itself
-      alti.row(i).setZero();
-      alti(i, i) = 1.0f;
-    }
+    for (int q = 0; q < M; ++q)  // T_i(x_j) = 0 exactly: no rounding left in the cell
+      if ((!sends[q] && j != i0 + q) || j >= end[i0 + q]) resln(i0 + q, j) = alti(i0 + q, j) = 0.0f;
   }
 }
 
+/// One layer's resln and ALTI maps, ALTI's rows normalized over j: key tiles across the threads,
+/// every query block within a tile.
 template <bool PostNorm>
 void layerMaps(const LayerContext& c, const QueryTargets& t, Mat& resln, Mat& alti) {
   const int n = static_cast<int>(c.x->rows());
+  std::vector<int> end(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) end[static_cast<size_t>(i)] = sendingKeys(c, i);
+  resln.setZero();
+  alti.setZero();
+  const int tiles = (n + kKeyTile - 1) / kKeyTile;
 #pragma omp parallel
   {
     KeyHeads scratch;
 #pragma omp for schedule(dynamic, 1)
-    for (int i0 = 0; i0 < n; i0 += kQueryBlock) {
-      if (i0 + kQueryBlock <= n) {
-        queryRows<kQueryBlock, PostNorm>(c, t, i0, scratch, resln, alti);
-      } else {
-        for (int i = i0; i < n; ++i) queryRows<1, PostNorm>(c, t, i, scratch, resln, alti);
+    for (int tile = 0; tile < tiles; ++tile) {
+      const int j0 = tile * kKeyTile, j1 = std::min(n, j0 + kKeyTile);
+      int i0 = 0;
+      for (; i0 + kQueryBlock <= n; i0 += kQueryBlock)
+        blockCells<kQueryBlock, PostNorm>(c, t, end.data(), i0, j0, j1, scratch, resln, alti);
+      for (; i0 < n; ++i0) blockCells<1, PostNorm>(c, t, end.data(), i0, j0, j1, scratch, resln, alti);
+    }
+#pragma omp for schedule(static)
+    for (int i = 0; i < n; ++i) {
+      const double total = alti.row(i).cast<double>().sum();
+      if (total > 0) {
+        alti.row(i) /= static_cast<float>(total);
+      } else {  // nothing comes closer than zero: the token keeps itself
+        alti.row(i).setZero();
+        alti(i, i) = 1.0f;
       }
     }
   }
