@@ -311,8 +311,8 @@ Result<ModelRun> Model::run(const Encoding& encoding, const RunOptions& options,
                              impl_->configPath, options.onlyLayer, c.layers, c.layers - 1)};
   RunOptions inner = options;
   inner.keepHiddenStates = true;
-  if (options.contributions) {  // the maps and values; the heads' outputs only if asked (unused here)
-    inner.keepAttention = inner.keepQkv = true;
+  if (options.contributions) {  // the maps and values (the forward keeps v for them); q, k only if asked
+    inner.keepAttention = true;
     inner.onlyLayer = -1;
   }
   // The forward is most of the time; the contributions and the lens cost a fraction of it.

@@ -161,8 +161,8 @@ void attendHeads(ForwardPass& f, float scale, bool store, AttentionResult& res,
     if (f.opt.keepQkv) {
       hr->q = qh;
       hr->k = kh;
-      hr->v = vh;
     }
+    if (f.opt.keepQkv || f.opt.contributions) hr->v = vh;  // the contributions' f(x_j) = v_j W_O
   }
 }
 
