@@ -136,6 +136,13 @@ struct KeyHeads {
   std::vector<float> means;
 };
 
+/// Cell (i, j) of the resln and (unnormalized) ALTI maps from T'_i(x_j)'s squared norm and its
+/// L1 distance to y_i.
+void storeCell(const QueryTargets& t, int i, int j, float squares, float distance, Mat& resln, Mat& alti) {
+  resln(i, j) = std::sqrt(squares);
+  alti(i, j) = altiProximityAt(t.yNorm(i), distance);
+}
+
 /// Key j's cells in rows [i0, i0 + M): resln(i, j) = ||T'_i(x_j)||_2 and ALTI's unnormalized
 /// max(0, ||y_i||_1 - ||y_i - T'_i(x_j)||_1), T' = g_i(T) for the post-norm families and T
 /// otherwise. Each T_i(x_j) = sum_h alpha^h_ij f^h(x_j) (+ x_i at j = i) is summed 16 (or 8)
@@ -174,12 +181,8 @@ void keyCells(const QueryTargets& t, const KeyHeads& s, int used, int d, int i0,
       l1[q] = _mm512_add_ps(l1[q], _mm512_abs_ps(_mm512_sub_ps(y, v)));
     }
   }
-  for (int q = 0; q < M; ++q) {
-    const float s2 = _mm512_reduce_add_ps(sq[q]), s1 = _mm512_reduce_add_ps(l1[q]);
-    const float yn = t.yNorm(i0 + q);
-    resln(i0 + q, j) = std::sqrt(s2);
-    alti(i0 + q, j) = yn > s1 ? yn - s1 : 0.0f;
-  }
+  for (int q = 0; q < M; ++q)
+    storeCell(t, i0 + q, j, _mm512_reduce_add_ps(sq[q]), _mm512_reduce_add_ps(l1[q]), resln, alti);
 #else
   float sq[M][kCellLanes] = {}, l1[M][kCellLanes] = {};
   int k0 = 0;
@@ -218,9 +221,7 @@ void keyCells(const QueryTargets& t, const KeyHeads& s, int used, int d, int i0,
   for (int q = 0; q < M; ++q) {
     float s2 = tailSq[q], s1 = tailL1[q];
     for (int k = 0; k < kCellLanes; ++k) s2 += sq[q][k], s1 += l1[q][k];
-    const float yn = t.yNorm(i0 + q);
-    resln(i0 + q, j) = std::sqrt(s2);
-    alti(i0 + q, j) = yn > s1 ? yn - s1 : 0.0f;
+    storeCell(t, i0 + q, j, s2, s1, resln, alti);
   }
 #endif
 }

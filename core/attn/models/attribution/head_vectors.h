@@ -31,10 +31,13 @@ void headValueVectors(const AttentionResult& attn, const OutputProjection& proj,
 
 /// ALTI's proximity of a part z to the whole y (Ferrando et al. 2022, section 3; Ferrando
 /// & Voita 2024, section 2): max(0, ||y||_1 - ||y - z||_1), `yNorm1` = ||y||_1.
+/// The same from the distance ||y - z||_1 already taken.
+inline float altiProximityAt(float yNorm1, float distance) {
+  return yNorm1 > distance ? yNorm1 - distance : 0.0f;
+}
 template <typename Part>
 float altiProximity(const Eigen::RowVectorXf& y, float yNorm1, const Part& z) {
-  const float d = (y - z).template lpNorm<1>();
-  return yNorm1 > d ? yNorm1 - d : 0.0f;
+  return altiProximityAt(yNorm1, (y - z).template lpNorm<1>());
 }
 
 /// `run` holds every layer with every head's weights and values and the layer inputs;
