@@ -354,8 +354,8 @@ int runOnFile(const MetricsOptions& o, Result<Precomputed> pre) {
                                                    an.layers.size(), unitName(o.analysis.unit))) + "\n";
     csv += csvRows(an.layers[l], static_cast<int>(l) + 1);
   }
-  if (!an.rollout.empty()) addRollout(doc, text, an.rollout.back());
-  addFlow(doc, text, an.flow, an.flowNote);
+  if (!an.rollout.empty()) addRollout(doc, text, an.rollout.back(), o.json);
+  addFlow(doc, text, an.flow, an.flowNote, o.json);
   printWarnings(an.warnings);
   if (o.headTypes) annotateHeadTypes(doc, *o.headTypes);
   for (const auto& [key, value] : o.modelJson.items()) doc[key] = value;
@@ -494,13 +494,13 @@ int reportStreamedModel(MetricsOptions& o, const ModelRequest& req) {
       "not computed on the streamed path (it needs every layer's full maps; "
       "--analysis-path materialized computes it on a text short enough)";
   if (run.streamedRollout.size() > 0) {
-    addRollout(doc, text, run.streamedRollout);
+    addRollout(doc, text, run.streamedRollout, o.json);
   } else {
     doc["rollout_note"] = o.rolloutNote.empty() ? note : o.rolloutNote;
     text += "attention rollout: not computed: " + doc["rollout_note"].get<std::string>() + "\n";
   }
   const auto flow = attentionFlowFits(static_cast<int>(layersAn.size()), run.encoding.size());
-  addFlow(doc, text, Mat(), flow ? note : flow.error().message);
+  addFlow(doc, text, Mat(), flow ? note : flow.error().message, o.json);
   printWarnings(warnings);
   if (o.headTypes) annotateHeadTypes(doc, *o.headTypes);
   for (const auto& [key, value] : o.modelJson.items()) doc[key] = value;

@@ -29,8 +29,8 @@ nlohmann::json matrixJson(const Mat& m) {
   return rows;
 }
 
-void addRollout(nlohmann::json& doc, std::string& text, const Mat& rollout) {
-  doc["rollout"] = matrixJson(rollout);
+void addRollout(nlohmann::json& doc, std::string& text, const Mat& rollout, bool json) {
+  if (json) doc["rollout"] = matrixJson(rollout);
   text += rollout.rows() <= kPrintedTokens
               ? matrixText(rollout,
                            "attention rollout (Abnar & Zuidema 2020), row = token after "
@@ -38,13 +38,13 @@ void addRollout(nlohmann::json& doc, std::string& text, const Mat& rollout) {
               : "attention rollout: see --json\n";
 }
 
-void addFlow(nlohmann::json& doc, std::string& text, const Mat& flow, const std::string& note) {
+void addFlow(nlohmann::json& doc, std::string& text, const Mat& flow, const std::string& note, bool json) {
   if (flow.size() == 0) {
     doc["flow_note"] = note;
     text += "attention flow: not computed: " + note + "\n";
     return;
   }
-  doc["flow"] = matrixJson(flow);
+  if (json) doc["flow"] = matrixJson(flow);
   text += flow.rows() <= kPrintedTokens ? matrixText(flow, "attention flow (max-flow, rows normalized):")
                                         : "attention flow: see --json\n";
 }

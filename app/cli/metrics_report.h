@@ -45,10 +45,13 @@ nlohmann::json matrixJson(const Mat& m);
 
 /// Matrices up to this many rows are printed in the text report; larger ones go to --json only.
 inline constexpr Eigen::Index kPrintedTokens = 16;
-/// The rollout after the last layer (R_L, layers.h) as `rollout` in the JSON, and as text when small.
-void addRollout(nlohmann::json& doc, std::string& text, const Mat& rollout);
-/// The attention flow as `flow` (text when small); an empty `flow` gives `flow_note` = note instead.
-void addFlow(nlohmann::json& doc, std::string& text, const Mat& flow, const std::string& note);
+/// The rollout after the last layer (R_L, layers.h) as `rollout` in the JSON (only when `json`: at
+/// 1,024 tokens it is a million JSON values a text report would build and throw away), and as
+/// text when small.
+void addRollout(nlohmann::json& doc, std::string& text, const Mat& rollout, bool json);
+/// The attention flow as `flow` (text when small; the JSON only when `json`); an empty `flow`
+/// gives `flow_note` = note instead.
+void addFlow(nlohmann::json& doc, std::string& text, const Mat& flow, const std::string& note, bool json);
 
 /// CSV, one line per (layer, head) and one column per measure plus the
 /// collapse flags. `layer` 0 means "no layers".

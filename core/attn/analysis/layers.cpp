@@ -156,10 +156,10 @@ void rolloutStep(const RowMajorXd& a, const Eigen::MatrixXd& r, bool lower, Eige
   constexpr Eigen::Index kBlock = 64;
   const Eigen::Index n = a.rows(), blocks = (n + kBlock - 1) / kBlock;
   out.resize(n, n);
-  if (lower) out.setZero();
 #pragma omp parallel for schedule(dynamic, 1) if (n >= 256)
   for (Eigen::Index b = 0; b < blocks; ++b) {  // the largest blocks first
     const Eigen::Index j0 = b * kBlock, w = std::min(kBlock, n - j0), m = n - j0;
+    if (lower) out.block(0, j0, j0, w).setZero();  // in the threads: 8 MB at 1,024 tokens
     if (lower)
       out.block(j0, j0, m, w).noalias() =
           a.bottomRightCorner(m, m).triangularView<Eigen::Lower>() * r.block(j0, j0, m, w);
@@ -178,10 +178,34 @@ Status RunningRollout::check(const Mat& m) const {
   return okStatus();
 }
 
-void RunningRollout::step() {
-  lower_ = lower_ && lowerTriangular(a_);
+namespace {
+
+/// dst = src (converted), 64 columns at a time over the threads: src and dst differ in storage
+/// order, and the transposing copy of 8 MB at 1,024 tokens held the other core idle.
+template <typename Dst, typename Src>
+void copyByColumnBlocks(const Src& src, Dst& dst) {
+  constexpr Eigen::Index kBlock = 64;
+  const Eigen::Index n = src.rows(), m = src.cols();
+  dst.resize(n, m);
+#pragma omp parallel for schedule(static) if (n * m >= (Eigen::Index{1} << 16))
+  for (Eigen::Index j0 = 0; j0 < m; j0 += kBlock) {
+    const Eigen::Index w = std::min(kBlock, m - j0);
+    dst.middleCols(j0, w) = src.middleCols(j0, w).template cast<typename Dst::Scalar>();
+  }
+}
+
+}  // namespace
+
+Mat RunningRollout::current() const {
+  Mat out;
+  copyByColumnBlocks(r_, out);
+  return out;
+}
+
+void RunningRollout::step(bool aLower) {
+  lower_ = lower_ && aLower;
   if (layers_ == 0) {
-    r_ = a_;
+    copyByColumnBlocks(a_, r_);
   } else {
     rolloutStep(a_, r_, lower_, next_);
     r_.swap(next_);
@@ -192,7 +216,7 @@ void RunningRollout::step() {
 Status RunningRollout::add(const Mat& residual) {
   if (auto st = check(residual); !st) return st;
   a_ = residual.cast<double>();
-  step();
+  step(lowerTriangular(a_));
   return okStatus();
 }
 
@@ -201,7 +225,8 @@ Status RunningRollout::addHeadSum(const Mat& headSum, int heads) {
   const Eigen::Index n = headSum.rows();
   const double half = 0.5 / static_cast<double>(std::max(heads, 1));
   a_.resize(n, n);
-#pragma omp parallel if (n >= 256)
+  bool upper = false;  // a weight above the diagonal (checked here, in the threads, not after)
+#pragma omp parallel if (n >= 256) reduction(|| : upper)
   {
     Eigen::ArrayXd row(n);
 #pragma omp for schedule(static)
@@ -209,9 +234,10 @@ Status RunningRollout::addHeadSum(const Mat& headSum, int heads) {
       row = headSum.row(i).transpose().array().cast<double>();
       residualRow(row, i, half);
       a_.row(i) = row.transpose();
+      upper = upper || (row.tail(n - i - 1) != 0.0).any();
     }
   }
-  step();
+  step(!upper);
   return okStatus();
 }
 

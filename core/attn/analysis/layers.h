@@ -29,11 +29,11 @@ class RunningRollout {
   /// that keeps no head's map (the streamed forward adds each softmax row into the sum).
   Status addHeadSum(const Mat& headSum, int heads);
   int layers() const { return layers_; }
-  Mat current() const { return r_.cast<float>(); }
+  Mat current() const;
 
  private:
   Status check(const Mat& m) const;
-  void step();  // R from a_
+  void step(bool aLower);  // R from a_ (aLower: a_ has no weight above its diagonal)
 
   Eigen::MatrixXd r_, next_;
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> a_;  // filled a row at a time

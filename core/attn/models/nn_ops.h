@@ -25,6 +25,10 @@ void linear(const ConstMatRef& x, const LinearWeight& w, Mat& y);
 void layerNorm(const ConstMatRef& x, const NormWeight& n, double eps, Mat& y);
 /// LlamaRMSNorm: x / sqrt(mean(x^2) + eps) * gamma, in f32.
 void rmsNorm(const ConstMatRef& x, const NormWeight& n, double eps, Mat& y);
+/// h += o (the residual stream), rows over the threads when large (call outside parallel regions).
+void addResidual(Mat& h, const Mat& o);
+/// dst = src.middleCols(c0, cols), rows over the threads when large (call outside parallel regions).
+void copyColumns(const Mat& src, Eigen::Index c0, Eigen::Index cols, Mat& dst);
 /// gelu_new (tanh approximation, GPT-2), erf GELU (BERT), ReLU, SiLU or quick GELU (CLIP), in place.
 void activate(Mat& x, Activation a);
 

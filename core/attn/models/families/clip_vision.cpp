@@ -30,10 +30,10 @@ void clipVisionLayer(ForwardPass& f, int l, Mat& h, bool store, AttentionResult&
   linear(f.a, L.k, f.k);
   linear(f.a, L.v, f.v);
   selfAttention(f, l, 1.0f / std::sqrt(static_cast<float>(c.headDim)), store, res);
-  h += f.o;
+  addResidual(h, f.o);
   layerNorm(h, L.mlpNorm, c.normEps, f.a);  // layer_norm2
   mlp(f, L, f.a, f.o);                      // fc1, quick_gelu, fc2
-  h += f.o;
+  addResidual(h, f.o);
 }
 
 void clipVisionOutput(ForwardPass& f, Mat& h, ModelRun& run) {

@@ -52,14 +52,14 @@ void dinov2Layer(ForwardPass& f, int l, Mat& h, bool store, AttentionResult& res
   linear(f.a, L.v, f.v);
   selfAttention(f, l, 1.0f / std::sqrt(static_cast<float>(c.headDim)), store, res);
   f.o.array().rowwise() *= L.layerScale1.row().array();  // layer_scale1
-  h += f.o;
+  addResidual(h, f.o);
   layerNorm(h, L.mlpNorm, c.normEps, f.a);  // norm2
   if (c.swiglu)
     gatedMlp(f, L, f.a, f.o);  // weights_in split in two: silu(x1) * x2, then weights_out
   else
     mlp(f, L, f.a, f.o);
   f.o.array().rowwise() *= L.layerScale2.row().array();  // layer_scale2
-  h += f.o;
+  addResidual(h, f.o);
 }
 
 void dinov2Output(ForwardPass& f, Mat& h, ModelRun& run) {

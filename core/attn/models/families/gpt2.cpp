@@ -22,15 +22,15 @@ void gpt2Layer(ForwardPass& f, int l, Mat& h, bool store, AttentionResult& res) 
   if (c.scaleByInverseLayer) scale /= static_cast<float>(l + 1);  // scale_attn_by_inverse_layer_idx
   layerNorm(h, L.attnNorm, c.normEps, f.a);
   linear(f.a, L.qkv, f.qkv);
-  f.q = f.qkv.leftCols(d);
-  f.k = f.qkv.middleCols(d, d);
-  f.v = f.qkv.rightCols(d);
+  copyColumns(f.qkv, 0, d, f.q);
+  copyColumns(f.qkv, d, d, f.k);
+  copyColumns(f.qkv, 2 * d, d, f.v);
   selfAttention(f, l, scale, store, res);
-  h += f.o;
+  addResidual(h, f.o);
   layerNorm(h, L.mlpNorm, c.normEps, f.a);
   mlp(f, L, f.a, f.o);
   mlpOutputHook(f, l, f.o);
-  h += f.o;
+  addResidual(h, f.o);
 }
 
 void gpt2Output(ForwardPass& f, Mat& h, ModelRun& run) {

@@ -29,11 +29,11 @@ void llamaLayer(ForwardPass& f, int l, Mat& h, bool store, AttentionResult& res)
   applyRope(f.q, c.headDim, f.rope);
   applyRope(f.k, c.headDim, f.rope);
   selfAttention(f, l, 1.0f / std::sqrt(static_cast<float>(c.headDim)), store, res);
-  h += f.o;
+  addResidual(h, f.o);
   rmsNorm(h, L.mlpNorm, c.normEps, f.a);
   gatedMlp(f, L, f.a, f.o);
   mlpOutputHook(f, l, f.o);
-  h += f.o;
+  addResidual(h, f.o);
 }
 
 void llamaOutput(ForwardPass& f, Mat& h, ModelRun& run) {

@@ -47,10 +47,10 @@ void vitLayer(ForwardPass& f, int l, Mat& h, bool store, AttentionResult& res) {
   linear(f.a, L.k, f.k);
   linear(f.a, L.v, f.v);
   selfAttention(f, l, 1.0f / std::sqrt(static_cast<float>(c.headDim)), store, res);
-  h += f.o;
+  addResidual(h, f.o);
   layerNorm(h, L.mlpNorm, c.normEps, f.a);  // layernorm_after
   mlp(f, L, f.a, f.o);
-  h += f.o;
+  addResidual(h, f.o);
 }
 
 void vitOutput(ForwardPass& f, Mat& h, ModelRun& run) {

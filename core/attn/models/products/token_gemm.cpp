@@ -1,5 +1,7 @@
 #include "attn/models/products/token_gemm.h"
 
+#include "attn/models/products/scratch.h"
+
 #if defined(__AVX512F__)
 #include <immintrin.h>
 
@@ -19,7 +21,7 @@ namespace attn::models {
 #if defined(__AVX512F__)
 namespace {
 
-using Floats = std::vector<float, Eigen::aligned_allocator<float>>;
+using Floats = ScratchFloats;  // written in full before read (packRowGroup, the tile kernels)
 
 constexpr int kTileRows = 32;         // two vectors of tokens per register tile
 constexpr int kTileCols = 12;         // 2 x 12 accumulators + 2 token vectors of 32 registers
@@ -183,15 +185,17 @@ void multiplyColumns(const float* xt, const LinearWeight& l, int64_t paddedRows,
   }
 }
 
-/// y[:, c0:c1] = ct^T + b[c0:c1], 16 x 16 blocks at a time.
+/// y[:, c0:c1] = ct^T + b[c0:c1], 16 x 16 blocks at a time, a band of 16 rows of y at a time: by
+/// column blocks, each 64-byte store went to another row of y (12 KB apart for 3,072 columns), a
+/// page and a TLB entry per store.
 void unpackColumns(const Floats& ct, int64_t paddedRows, int64_t c0, int64_t c1, const float* bias, Mat& y) {
   const int64_t n = y.rows();
   __m512 r[16];
-  for (int64_t j = c0; j < c1; j += 16) {
-    const int cols = static_cast<int>(std::min<int64_t>(16, c1 - j));
-    const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1u);
-    const __m512 b = bias ? _mm512_maskz_loadu_ps(mask, bias + j) : _mm512_setzero_ps();
-    for (int64_t i = 0; i < n; i += 16) {
+  for (int64_t i = 0; i < n; i += 16) {
+    for (int64_t j = c0; j < c1; j += 16) {
+      const int cols = static_cast<int>(std::min<int64_t>(16, c1 - j));
+      const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1u);
+      const __m512 b = bias ? _mm512_maskz_loadu_ps(mask, bias + j) : _mm512_setzero_ps();
       for (int c = 0; c < 16; ++c)
         r[c] = c < cols ? _mm512_loadu_ps(ct.data() + (j - c0 + c) * paddedRows + i) : _mm512_setzero_ps();
       transpose16(r);

@@ -14,11 +14,15 @@ void streamedAttention(ForwardPass& f, int layer, float scale) {
   const int n = f.tokens(), H = c.heads, KV = c.kvHeads, hd = c.headDim, group = H / KV;
   // Contiguous per-head copies (the kernels read whole matrices); keys and values once per KV head.
   std::vector<Mat> q(static_cast<size_t>(H)), k(static_cast<size_t>(KV)), v(static_cast<size_t>(KV));
-  for (int h = 0; h < H; ++h)
-    q[static_cast<size_t>(h)] = f.q.middleCols(static_cast<Eigen::Index>(h) * hd, hd);
-  for (int g = 0; g < KV; ++g) {
-    k[static_cast<size_t>(g)] = f.k.middleCols(static_cast<Eigen::Index>(g) * hd, hd);
-    v[static_cast<size_t>(g)] = f.v.middleCols(static_cast<Eigen::Index>(g) * hd, hd);
+  // Over the threads: at long N the copies are MB each, and one thread copying left the other idle.
+#pragma omp parallel for schedule(static) if (static_cast <int64_t>(n) * hd * (H + KV) >= (int64_t{1} << 18))
+  for (int i = 0; i < H + 2 * KV; ++i) {
+    if (i < H)
+      q[static_cast<size_t>(i)] = f.q.middleCols(static_cast<Eigen::Index>(i) * hd, hd);
+    else if (i < H + KV)
+      k[static_cast<size_t>(i - H)] = f.k.middleCols(static_cast<Eigen::Index>(i - H) * hd, hd);
+    else
+      v[static_cast<size_t>(i - H - KV)] = f.v.middleCols(static_cast<Eigen::Index>(i - H - KV) * hd, hd);
   }
   // The kernels read these copies. Without a q/k store or hooks to hand the projections'
   // matrices to, they go now (the next layer's projections allocate them again): at 32,768
