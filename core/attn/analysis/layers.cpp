@@ -159,12 +159,13 @@ void rolloutStep(const RowMajorXd& a, const Eigen::MatrixXd& r, bool lower, Eige
 #pragma omp parallel for schedule(dynamic, 1) if (n >= 256)
   for (Eigen::Index b = 0; b < blocks; ++b) {  // the largest blocks first
     const Eigen::Index j0 = b * kBlock, w = std::min(kBlock, n - j0), m = n - j0;
-    if (lower) out.block(0, j0, j0, w).setZero();  // in the threads: 8 MB at 1,024 tokens
-    if (lower)
+    if (lower) {
+      out.block(0, j0, j0, w).setZero();  // here, in the threads: 8 MB at 1,024 tokens
       out.block(j0, j0, m, w).noalias() =
           a.bottomRightCorner(m, m).triangularView<Eigen::Lower>() * r.block(j0, j0, m, w);
-    else
+    } else {
       out.middleCols(j0, w).noalias() = a * r.middleCols(j0, w);
+    }
   }
 }
 

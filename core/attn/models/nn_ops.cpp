@@ -46,8 +46,8 @@ void linear(const ConstMatRef& x, const LinearWeight& l, Mat& y) {
   }
 }
 
-// The norms and the residual adds are row-wise and a few MB at long N: on one thread, the other
-// core waited for them between the products (at 1,024 tokens of GPT-2, ~2% of the forward).
+// The norms, residual adds and column copies are row-wise and a few MB at long N: on one thread,
+// the other cores waited for them between the products.
 void layerNorm(const ConstMatRef& x, const NormWeight& n, double eps, Mat& y) {
   y.resize(x.rows(), x.cols());
   const auto g = n.gamma.row();
