@@ -5,6 +5,7 @@
 #include "attn/analysis/layers.h"
 #include "attn/analysis/streamed_analysis.h"
 #include "attn/cpu/tiled_attention.h"
+#include "attn/models/nn_ops.h"
 
 namespace attn::models {
 
@@ -15,7 +16,8 @@ void streamedAttention(ForwardPass& f, int layer, float scale) {
   // Contiguous per-head copies (the kernels read whole matrices); keys and values once per KV head.
   std::vector<Mat> q(static_cast<size_t>(H)), k(static_cast<size_t>(KV)), v(static_cast<size_t>(KV));
   // Over the threads: at long N the copies are MB each, and one thread copying left the other idle.
-#pragma omp parallel for schedule(static) if (static_cast <int64_t>(n) * hd * (H + KV) >= (int64_t{1} << 18))
+  const int threads = threadsFor(8.0 * static_cast<double>(n) * hd * (H + 2 * KV));  // as copyColumns
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
   for (int i = 0; i < H + 2 * KV; ++i) {
     if (i < H)
       q[static_cast<size_t>(i)] = f.q.middleCols(static_cast<Eigen::Index>(i) * hd, hd);
