@@ -11,6 +11,7 @@
 #include "attn/io/npz_stream.h"
 #include "attn/models/seq2seq/seq2seq_model.h"
 #include "attn/models/staged_reads.h"
+#include "attn/models/verified_weights.h"
 #include "commands.h"
 #include "model_maps.h"
 #include "model_request.h"
@@ -339,6 +340,10 @@ int runModelCommand(CommonOptions& opts, const ModelMapOptions& maps, const std:
     // Weights copied out of the page cache (staged_reads.h: files it holds in small pages).
     fmt::print(stderr, "profile weights read with pread: {:.3f} GB\n",
                static_cast<double>(models::stagedBytesRead()) / 1e9);
+    fmt::print(stderr,
+               "profile weights scanned for NaN/Inf: {:.3f} GB ({:.3f} GB known finite from a scan before)\n",
+               static_cast<double>(models::finiteScannedBytes()) / 1e9,
+               static_cast<double>(models::finiteRememberedBytes()) / 1e9);
   }
   fmt::print("model: {} ({}, {} layers x {} heads)\n", info.name, models::familyName(info.family), info.layers,
              info.heads);

@@ -20,6 +20,7 @@ Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
   auto f = RegularFile::open(path, std::numeric_limits<int64_t>::max());
   if (!f) return f.error();
   const auto size = static_cast<size_t>(f->size());
+  const FileStamp stamp = stampOf(f->fd());
   void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, f->fd(), 0);
   const int err = errno;
   if (addr == MAP_FAILED) return Error{fmt::format("{}: cannot map file ({})", path, std::strerror(err))};
@@ -33,7 +34,7 @@ Result<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& path) {
   ::madvise(addr, size, MADV_HUGEPAGE);
   // The descriptor stays open, with the mapping's address, for staged reads (staged_reads.h).
   registerMapping(static_cast<const char*>(addr), size, std::move(*f));
-  return std::unique_ptr<MappedFile>(new MappedFile(addr, size));
+  return std::unique_ptr<MappedFile>(new MappedFile(addr, size, stamp));
 }
 
 MappedFile::~MappedFile() {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attn/io/safetensors_reader.h"
+#include "attn/models/verified_weights.h"
 #include "attn/status.h"
 
 namespace attn::models {
@@ -29,11 +30,14 @@ class MappedFile {
   /// Tells the kernel the pages of [offset, offset + bytes) are no longer needed
   /// (after a tensor was converted to f32), so they leave the resident set.
   void release(size_t offset, size_t bytes) const;
+  /// The file as it was when mapped (verified_weights.h).
+  const FileStamp& stamp() const { return stamp_; }
 
  private:
-  MappedFile(void* addr, size_t size) : addr_(addr), size_(size) {}
+  MappedFile(void* addr, size_t size, FileStamp stamp) : addr_(addr), size_(size), stamp_(stamp) {}
   void* addr_ = nullptr;
   size_t size_ = 0;
+  FileStamp stamp_;
 };
 
 /// One mapped .safetensors file and its validated header.
@@ -49,6 +53,7 @@ class SafetensorsFile {
   /// The tensor's raw bytes inside the mapping.
   std::string_view bytes(const SafetensorsEntry& e) const;
   void release(const SafetensorsEntry& e) const;
+  const FileStamp& stamp() const { return map_->stamp(); }
 
  private:
   std::string path_;

@@ -12,6 +12,7 @@
 #include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
 #include "attn/models/model_paths.h"
+#include "attn/models/verified_weights.h"
 
 #if defined(__F16C__) || defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
@@ -35,26 +36,36 @@ void convertF16(const uint16_t* src, float* dst, int64_t n) {
   for (; i < n; ++i) dst[i] = halfToFloat(src[i]);
 }
 
-// NaN or Inf by the exponent bits: the engine is built with fast-math flags,
-// under which std::isfinite may be folded to true.
+// NaN or Inf by the exponent bits: the engine is built with fast-math flags, under which
+// std::isfinite may be folded to true. A narrow counter per block keeps the loops vectorized (an
+// int64 reduction of a comparison left them scalar: one value a cycle, 0.45 s of a Llama-1B
+// BF16 folder's open on two cores); the callers split the work over the threads.
 int64_t countNonFiniteF32(const float* p, int64_t n) {
   int64_t bad = 0;
-#pragma omp parallel for simd reduction(+ : bad) schedule(static) if (n > (int64_t{1} << 20))
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t b;
-    std::memcpy(&b, p + i, 4);
-    bad += (b & 0x7F800000u) == 0x7F800000u;
+  for (int64_t i0 = 0; i0 < n; i0 += 65536) {
+    const int64_t m = std::min<int64_t>(65536, n - i0);
+    uint32_t c = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      uint32_t b;
+      std::memcpy(&b, p + i0 + i, 4);
+      c += (b & 0x7F800000u) == 0x7F800000u;
+    }
+    bad += c;
   }
   return bad;
 }
 
 int64_t countNonFiniteBf16(const char* p, int64_t n) {
   int64_t bad = 0;
-#pragma omp parallel for simd reduction(+ : bad) schedule(static) if (n > (int64_t{1} << 20))
-  for (int64_t i = 0; i < n; ++i) {
-    uint16_t b;
-    std::memcpy(&b, p + 2 * i, 2);  // the mapping may not be 2-byte aligned
-    bad += (b & 0x7F80u) == 0x7F80u;
+  for (int64_t i0 = 0; i0 < n; i0 += 32768) {  // a 16-bit count cannot wrap within a block
+    const int64_t m = std::min<int64_t>(32768, n - i0);
+    uint16_t c = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      uint16_t b;
+      std::memcpy(&b, p + 2 * (i0 + i), 2);  // the mapping may not be 2-byte aligned
+      c = static_cast<uint16_t>(c + ((b & 0x7F80u) == 0x7F80u));
+    }
+    bad += c;
   }
   return bad;
 }
@@ -247,14 +258,7 @@ class WeightLoader::Impl {
                                 "converting weights"))
         return Error{source_ + ": cancelled"};
     }
-    // A NaN or Inf weight would spread through every later layer (or, clamped, look
-    // like a fully masked row): refused here, with the first such tensor named.
-    const std::vector<int64_t> bad = nonFiniteCounts(checks);
-    for (size_t t = 0; t < bad.size(); ++t)
-      if (bad[t] != 0)
-        return Error{fmt::format("{}: tensor {} has {} non-finite values (NaN or Inf) among its {}",
-                                 checked[t]->at.file->path(), quoteForMessage(checked[t]->at.entry->name),
-                                 bad[t], checks[t].n)};
+    if (auto st = checkFinite(checks, checked); !st) return st;
     out_.dtype = dtypes.size() == 1 ? *dtypes.begin() : dtypes.empty() ? "F32" : "mixed";
     return okStatus();
   }
@@ -262,6 +266,41 @@ class WeightLoader::Impl {
   ModelWeights& out() { return out_; }
 
  private:
+  /// A NaN or Inf weight would spread through every later layer (or, clamped, look like a fully
+  /// masked row): refused here, with the first such tensor named. Files scanned before and
+  /// unchanged since are not read again (verified_weights.h).
+  Status checkFinite(const std::vector<FiniteCheck>& checks, const std::vector<const Pending*>& checked) {
+    WeightsIdentity id;
+    for (const auto& f : out_.mapped) id.files.push_back(f->stamp());
+    uint64_t h = kDigestStart;
+    int64_t bytes = 0;
+    for (const Pending* p : checked) {
+      const SafetensorsEntry& e = *p->at.entry;
+      uint64_t file = 0;
+      while (file < out_.mapped.size() && out_.mapped[file].get() != p->at.file) ++file;
+      const int64_t range[2] = {e.begin, e.end};
+      h = digestStep(h, &file, sizeof file);
+      h = digestStep(h, e.name.data(), e.name.size() + 1);  // with the terminator: names stay apart
+      h = digestStep(h, e.dtype.data(), e.dtype.size() + 1);
+      h = digestStep(h, range, sizeof range);
+      bytes += e.end - e.begin;
+    }
+    id.tensors = h;
+    if (knownFinite(id)) {
+      countFiniteCheck(bytes, true);
+      return okStatus();
+    }
+    const std::vector<int64_t> bad = nonFiniteCounts(checks);
+    countFiniteCheck(bytes, false);
+    for (size_t t = 0; t < bad.size(); ++t)
+      if (bad[t] != 0)
+        return Error{fmt::format("{}: tensor {} has {} non-finite values (NaN or Inf) among its {}",
+                                 checked[t]->at.file->path(), quoteForMessage(checked[t]->at.entry->name),
+                                 bad[t], checks[t].n)};
+    rememberFinite(id);
+    return okStatus();
+  }
+
   const ModelConfig& cfg_;
   std::string source_;  // the safetensors file, or the index for shards
   std::string prefix_;
