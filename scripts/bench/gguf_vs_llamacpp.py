@@ -13,7 +13,8 @@ Usage (from the repository root; not run by CI):
      Llama 3 RoPE scaling) with seeded random weights, quantized by tests/scripts/gguf_ref.py as
      Q8_0 (every matrix) and as llama.cpp's Q4_K_M recipe (llama-quant.cpp: the tied
      token_embd and, on the "more bits" layers, attn_v and ffn_down as Q6_K; the rest Q4_K), with
-     a byte-level `gpt2` / `llama-bpe` vocabulary padded to 128256 ids;
+     a byte-level `gpt2` / `llama-bpe` vocabulary padded to 128256 ids; --types F16,BF16 writes
+     every matrix unquantized in that type (the shape the forward's own comparison names);
   2. per type and per rep: llama.cpp (node-llama-cpp 3.21.1, `npm i -E node-llama-cpp@3.21.1` in
      --llamacpp; scripts/bench/llamacpp_prompt.mjs) loads the file (timed apart) and evaluates a
      --tokens prompt as one batch, three times in the process (its logits: the last token's);
@@ -55,8 +56,17 @@ CFG = {"hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 32, 
        "max_position_embeddings": 131072,
        "rope_scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                         "original_max_position_embeddings": 8192}}
-FILE_TYPE = {"Q8_0": 7, "Q4_K_M": 15}
-QUANTIZE = {"Q8_0": G.quantize_q8_0, "Q4_K": G.quantize_q4_K, "Q6_K": G.quantize_q6_K}
+FILE_TYPE = {"Q8_0": 7, "Q4_K_M": 15, "F16": 1, "BF16": 32}  # llama.cpp's llama_ftype
+
+
+def to_bf16_bytes(x):
+    """BF16 by round to nearest even, as ggml_fp32_to_bf16 (no NaN here: the values are N(0, 1/cols))."""
+    u = np.asarray(x, np.float32).view(np.uint32)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype("<u2").tobytes()
+
+
+QUANTIZE = {"Q8_0": G.quantize_q8_0, "Q4_K": G.quantize_q4_K, "Q6_K": G.quantize_q6_K,
+            "F16": lambda x: G.to_f16_bytes(x).tobytes(), "BF16": to_bf16_bytes}
 BOS, EOS = 128000, 128001
 
 
@@ -66,8 +76,8 @@ def more_bits(layer, layers):
 
 
 def tensor_type(variant, name, layer, layers):
-    if variant == "Q8_0":
-        return "Q8_0"
+    if variant in ("Q8_0", "F16", "BF16"):  # every matrix in that type (llama.cpp's converter's --outtype)
+        return variant
     if name == "token_embd.weight":  # the tied output head: Q6_K in Q4_K_M
         return "Q6_K"
     if ("attn_v" in name or "ffn_down" in name) and more_bits(layer, layers):

@@ -12,6 +12,8 @@
 //    window's long-text run); prints each one's wall and CPU time, the measures' cost as a
 //    ratio to the forward alone (target <= 1.25 at N = 8192 on the Llama-1B shape), the
 //    forward's GFLOP/s against a same-run GEMM ceiling, and peak RSS against the files.
+//  - `model_bench --model DIR --ceiling`: the same-run GEMM ceiling alone (gemmCeiling below) as
+//    one JSON line {"gemm_ceiling_gflops": ...}, for tests/bench/compare_forward.py.
 //  - otherwise Google Benchmark: a GPT-2-shaped model (random F32 weights written
 //    to a temporary folder; 4 layers, 12 heads, d 768) forward at N = 128, the
 //    GEMM of the MLP on its shapes, Eigen with column split vs a single call, GPT-2's
@@ -178,6 +180,18 @@ Result<StreamedTiming> timeStreamed(const Model& m, const Encoding& enc, bool me
   if (measures && run->streamedLayers.size() != static_cast<size_t>(m.info().layers))
     return Error{"the streamed run kept no measures"};
   return r;
+}
+
+int ceilingMain(const std::string& path) {
+  auto model = Model::open(path);
+  if (!model) {
+    std::fprintf(stderr, "%s\n", model.error().message.c_str());
+    return 1;
+  }
+  const ModelInfo& info = (*model)->info();
+  std::printf("{\"gemm_ceiling_gflops\": %.3f, \"rows\": 1024, \"in\": %d, \"out\": %d}\n", gemmCeiling(info),
+              info.dModel, std::max(info.intermediate, info.dModel));
+  return 0;
 }
 
 int streamedMain(const std::string& path, int tokens) {
@@ -454,7 +468,7 @@ BENCHMARK(BM_StreamedZoomedRect)
 int main(int argc, char** argv) {
   std::string model;
   int tokens = 128, runs = 5;
-  bool streamed = false;
+  bool streamed = false, ceiling = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--model" && i + 1 < argc) model = argv[++i];
@@ -462,7 +476,10 @@ int main(int argc, char** argv) {
     else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--streamed")
       streamed = true;
+    else if (a == "--ceiling")
+      ceiling = true;
   }
+  if (!model.empty() && ceiling) return ceilingMain(model);
   if (!model.empty() && streamed) return streamedMain(model, std::max(1, tokens));
   if (!model.empty()) return modelMain(model, std::max(1, tokens), runs);
   benchmark::Initialize(&argc, argv);
