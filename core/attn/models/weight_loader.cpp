@@ -11,6 +11,7 @@
 #include "attn/io/float_convert.h"
 #include "attn/io/quote.h"
 #include "attn/io/regular_file.h"
+#include "attn/models/finite_scan.h"
 #include "attn/models/model_paths.h"
 #include "attn/models/verified_weights.h"
 
@@ -34,70 +35,6 @@ void convertF16(const uint16_t* src, float* dst, int64_t n) {
     _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
 #endif
   for (; i < n; ++i) dst[i] = halfToFloat(src[i]);
-}
-
-// NaN or Inf by the exponent bits: the engine is built with fast-math flags, under which
-// std::isfinite may be folded to true. A narrow counter per block keeps the loops vectorized (an
-// int64 reduction of a comparison left them scalar: one value a cycle, 0.45 s of a Llama-1B
-// BF16 folder's open on two cores); the callers split the work over the threads.
-int64_t countNonFiniteF32(const float* p, int64_t n) {
-  int64_t bad = 0;
-  for (int64_t i0 = 0; i0 < n; i0 += 65536) {
-    const int64_t m = std::min<int64_t>(65536, n - i0);
-    uint32_t c = 0;
-    for (int64_t i = 0; i < m; ++i) {
-      uint32_t b;
-      std::memcpy(&b, p + i0 + i, 4);
-      c += (b & 0x7F800000u) == 0x7F800000u;
-    }
-    bad += c;
-  }
-  return bad;
-}
-
-int64_t countNonFiniteBf16(const char* p, int64_t n) {
-  int64_t bad = 0;
-  for (int64_t i0 = 0; i0 < n; i0 += 32768) {  // a 16-bit count cannot wrap within a block
-    const int64_t m = std::min<int64_t>(32768, n - i0);
-    uint16_t c = 0;
-    for (int64_t i = 0; i < m; ++i) {
-      uint16_t b;
-      std::memcpy(&b, p + 2 * (i0 + i), 2);  // the mapping may not be 2-byte aligned
-      c = static_cast<uint16_t>(c + ((b & 0x7F80u) == 0x7F80u));
-    }
-    bad += c;
-  }
-  return bad;
-}
-
-/// A tensor whose values are checked for NaN and Inf once every tensor is in place.
-struct FiniteCheck {
-  const float* f32 = nullptr;
-  const char* bf16 = nullptr;
-  int64_t n = 0;
-};
-
-/// Each tensor's count of non-finite values, from one OpenMP region over 16K-value chunks of every
-/// tensor: one region per tensor made ViT-B's ~200 tensors wait ~200 times for every thread to be
-/// scheduled, which on a loaded machine cost more than the scan.
-std::vector<int64_t> nonFiniteCounts(const std::vector<FiniteCheck>& checks) {
-  constexpr int64_t kChunk = int64_t{1} << 14;
-  std::vector<std::pair<size_t, int64_t>> chunks;  // (tensor, first value)
-  for (size_t t = 0; t < checks.size(); ++t)
-    for (int64_t i0 = 0; i0 < checks[t].n; i0 += kChunk) chunks.emplace_back(t, i0);
-  std::vector<int64_t> bad(checks.size(), 0);
-#pragma omp parallel for schedule(dynamic, 16) if (chunks.size() > 16)
-  for (size_t c = 0; c < chunks.size(); ++c) {
-    const auto [t, i0] = chunks[c];
-    const FiniteCheck& k = checks[t];
-    const int64_t m = std::min(kChunk, k.n - i0);
-    const int64_t b = k.bf16 ? countNonFiniteBf16(k.bf16 + 2 * i0, m) : countNonFiniteF32(k.f32 + i0, m);
-    if (b != 0) {
-#pragma omp atomic
-      bad[t] += b;
-    }
-  }
-  return bad;
 }
 
 struct Located {
@@ -200,7 +137,7 @@ class WeightLoader::Impl {
     for (const auto& p : pending_) total += p.at.entry->end - p.at.entry->begin;
     std::unordered_map<const SafetensorsEntry*, const WeightTensor*> seen;  // a tied tensor is loaded once
     std::set<std::string> dtypes;
-    std::vector<FiniteCheck> checks;
+    std::vector<FiniteSpan> checks;
     std::vector<const Pending*> checked;
     for (const auto& p : pending_) {
       const SafetensorsEntry& e = *p.at.entry;
@@ -250,7 +187,11 @@ class WeightLoader::Impl {
         p.dest->data = dst;
         out_.converted.push_back(std::move(buf));
       }
-      checks.push_back({p.dest->bf16 ? nullptr : p.dest->data, p.dest->bf16, n});
+      FiniteSpan span;
+      span.f32 = p.dest->bf16 ? nullptr : p.dest->data;
+      span.bf16 = p.dest->bf16;
+      span.n = n;
+      checks.push_back(span);
       checked.push_back(&p);
       seen.emplace(&e, p.dest);
       done += e.end - e.begin;
@@ -269,7 +210,7 @@ class WeightLoader::Impl {
   /// A NaN or Inf weight would spread through every later layer (or, clamped, look like a fully
   /// masked row): refused here, with the first such tensor named. Files scanned before and
   /// unchanged since are not read again (verified_weights.h).
-  Status checkFinite(const std::vector<FiniteCheck>& checks, const std::vector<const Pending*>& checked) {
+  Status checkFinite(const std::vector<FiniteSpan>& checks, const std::vector<const Pending*>& checked) {
     WeightsIdentity id;
     for (const auto& f : out_.mapped) id.files.push_back(f->stamp());
     uint64_t h = kDigestStart;

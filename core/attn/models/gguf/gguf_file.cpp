@@ -344,6 +344,8 @@ void GgufFile::mapAllPages() const {
 #endif
 }
 
+const FileStamp* GgufFile::stamp() const { return map_ ? &map_->stamp() : nullptr; }
+
 const MetaValue* GgufFile::find(std::string_view key) const {
   auto it = metaIndex_.find(std::string(key));
   return it == metaIndex_.end() ? nullptr : &metadata_[it->second].value;

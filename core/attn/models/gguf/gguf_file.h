@@ -18,7 +18,8 @@
 
 namespace attn::models {
 class MappedFile;
-}
+struct FileStamp;
+}  // namespace attn::models
 
 namespace attn::models::gguf {
 
@@ -101,6 +102,8 @@ class GgufFile {
   /// the products read every weight once, and faulting the pages in one at a time inside the
   /// kernels' row reads leaves the prefetchers nothing to fetch. A no-op where unsupported.
   void mapAllPages() const;
+  /// The file as it was when mapped (verified_weights.h); null for bytes parsed from memory.
+  const FileStamp* stamp() const;
 
  private:
   GgufFile() = default;

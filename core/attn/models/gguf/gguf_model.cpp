@@ -8,10 +8,12 @@
 #include <set>
 
 #include "attn/io/quote.h"
+#include "attn/models/finite_scan.h"
 #include "attn/models/gguf/dequantize.h"
 #include "attn/models/gguf/ggml_types.h"
 #include "attn/models/gguf/kquant_dot.h"
 #include "attn/models/gguf/quantized_dot.h"
+#include "attn/models/verified_weights.h"
 
 namespace attn::models::gguf {
 namespace {
@@ -173,9 +175,13 @@ class GgufLoader {
     if (packed) ++typeCounts_[t->type];  // the matrices' types name the file's (norms stay F32)
     if (t->type == static_cast<uint32_t>(GgmlType::F32) && aligned) {
       dest.data = reinterpret_cast<const float*>(bytes.data());
+      scanLater(name, *t, FiniteSpan{dest.data, nullptr, nullptr, t->elements});
     } else if (packed && t->type == static_cast<uint32_t>(GgmlType::BF16)) {
       dest.bf16 = bytes.data();
+      scanLater(name, *t, FiniteSpan{nullptr, dest.bf16, nullptr, t->elements});
     } else if (packed) {
+      if (t->type == static_cast<uint32_t>(GgmlType::F16))
+        scanLater(name, *t, FiniteSpan{nullptr, nullptr, bytes.data(), t->elements});
       dest.quant = bytes.data();
       dest.quantType = t->type;
       dest.quantRowBytes = static_cast<int64_t>(t->bytes) / dest.rows;
@@ -202,6 +208,27 @@ class GgufLoader {
     if (auto st = need(n.gamma, name + ".weight", 0, d, false); !st) return st;
     return bias ? need(n.beta, name + ".bias", 0, d, false) : okStatus();
   }
+  /// The tensors left in the mapping (F32, F16, BF16; a quantized block's scales are not
+  /// checked) scanned for NaN and Inf at once, unless this unchanged file's same tensors were
+  /// found finite before (verified_weights.h).
+  Status checkFinite() const {
+    WeightsIdentity id;
+    if (f_.stamp()) id.files.push_back(*f_.stamp());
+    id.tensors = digest_;
+    if (spans_.empty() || knownFinite(id)) {
+      countFiniteCheck(bytes_, true);
+      return okStatus();
+    }
+    const std::vector<int64_t> bad = nonFiniteCounts(spans_);
+    countFiniteCheck(bytes_, false);
+    for (size_t i = 0; i < bad.size(); ++i)
+      if (bad[i] != 0)
+        return Error{fmt::format("{}: tensor {} has {} non-finite values (NaN or Inf) among its {}",
+                                 f_.path(), quoteForMessage(names_[i]), bad[i], spans_[i].n)};
+    rememberFinite(id);
+    return okStatus();
+  }
+
   /// "Q4_K" when every matrix has that type, else "mixed".
   std::string dtype() const {
     return typeCounts_.size() == 1 ? ggmlTypeName(typeCounts_.begin()->first) : "mixed";
@@ -218,9 +245,22 @@ class GgufLoader {
     return bad;
   }
 
+  void scanLater(const std::string& name, const TensorInfo& t, FiniteSpan span) {
+    spans_.push_back(span);
+    names_.push_back(name);
+    const uint64_t range[3] = {t.type, t.offset, t.bytes};
+    digest_ = digestStep(digest_, name.data(), name.size() + 1);
+    digest_ = digestStep(digest_, range, sizeof range);
+    bytes_ += static_cast<int64_t>(t.bytes);
+  }
+
   const GgufFile& f_;
   ModelWeights& w_;
   std::map<uint32_t, int> typeCounts_;
+  std::vector<FiniteSpan> spans_;
+  std::vector<std::string> names_;
+  uint64_t digest_ = kDigestStart;
+  int64_t bytes_ = 0;
 };
 
 Status loadGgufLlamaLayers(GgufLoader& g, const ModelConfig& c, ModelWeights& w) {
@@ -273,9 +313,10 @@ Result<ModelWeights> loadGgufWeights(const std::shared_ptr<const GgufFile>& file
   if (st) st = g.norm(w.finalNorm, "output_norm", d, config.family == Family::Gpt2);
   if (st && !config.tieWordEmbeddings) st = g.need(w.lmHead, "output.weight", config.vocabSize, d, true);
   if (!st) return st.error();
+  f.mapAllPages();  // before the scan: mapped in the kernel at once rather than a fault at a time
+  if (st = g.checkFinite(); !st) return st.error();
   if (config.tieWordEmbeddings) w.lmHead = w.tokenEmbedding;
   w.dtype = g.dtype();
-  f.mapAllPages();
   w.files.push_back(f.path());
   w.keepAlive = file;
   return w;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "attn/models/gguf/gguf_file.h"
 #include "attn/models/model.h"
 #include "model_runs.h"
 
@@ -187,6 +188,45 @@ TEST(GgufModel, UnsupportedTensorTypeIsNamed) {
   EXPECT_NE(m.error().message.find(path + ": tensor 'blk.0.attn_norm.weight' has type I32"),
             std::string::npos)
       << m.error().message;
+}
+
+/// `bytes` written over the first values of tensor `name` in a GGUF file's bytes.
+void pokeGgufTensor(std::string& b, const std::string& name, int64_t index, const std::string& bytes) {
+  auto f = gguf::GgufFile::parse(b, "poke");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  const gguf::TensorInfo* t = (*f)->tensor(name);
+  ASSERT_NE(t, nullptr) << name;
+  const size_t at = (*f)->dataOffset() + t->offset + static_cast<size_t>(index) * bytes.size();
+  ASSERT_LE(at + bytes.size(), b.size());
+  b.replace(at, bytes.size(), bytes);
+}
+
+TEST(GgufModel, NonFiniteWeightsLeftInTheMappingAreNamed) {
+  // F32 matrices (and aligned F32 vectors) are read in place, F16 ones decoded inside the products:
+  // neither passes through a decoding step that would see a NaN, so both are scanned at open.
+  std::string b = readGgufBytes(kGgufDir + "llama-F32.gguf");
+  const uint32_t nan = 0x7FC00000u, inf = 0x7F800000u;
+  pokeGgufTensor(b, "blk.1.attn_q.weight", 7, std::string(reinterpret_cast<const char*>(&nan), 4));
+  pokeGgufTensor(b, "blk.1.attn_q.weight", 9, std::string(reinterpret_cast<const char*>(&inf), 4));
+  const std::string f32 = writeGgufTemp("attn_gguf_nan_f32.gguf", b);
+  auto m = Model::open(f32);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(
+      m.error().message.find(f32 + ": tensor 'blk.1.attn_q.weight' has 2 non-finite values (NaN or Inf)"),
+      std::string::npos)
+      << m.error().message;
+
+  std::string h = readGgufBytes(kGgufDir + "llama-F16.gguf");
+  const uint16_t inf16 = 0xFC00u;  // -Inf
+  pokeGgufTensor(h, "blk.0.ffn_down.weight", 0, std::string(reinterpret_cast<const char*>(&inf16), 2));
+  const std::string f16 = writeGgufTemp("attn_gguf_inf_f16.gguf", h);
+  auto n = Model::open(f16);
+  ASSERT_FALSE(n.ok());
+  EXPECT_NE(n.error().message.find("tensor 'blk.0.ffn_down.weight' has 1 non-finite values"),
+            std::string::npos)
+      << n.error().message;
+  std::filesystem::remove(f32);
+  std::filesystem::remove(f16);
 }
 
 TEST(GgufModel, UnknownArchitectureAndTruncationAreOneMessage) {
