@@ -73,7 +73,7 @@ def torch_rate(m, k, n, reps=3):
 
 def products_flop(model, n):
     """Multiply-adds x 2 of one causal forward on n tokens: the layers' projections and MLP, Q K^T
-    and P V over the causal half, and the output head at `head_rows` positions (n or 1)."""
+    and P V over the causal half (returned first), and the output head's per position (second)."""
     if model == "gpt2":
         d, layers, heads, hd, inner, vocab, mats = 768, 12, 12, 64, 3072, 50257, 2
         qkv = 3 * d
