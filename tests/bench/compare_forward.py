@@ -41,25 +41,20 @@ import sys
 import tempfile
 import time
 
-THREADS_DEFAULT = 2
-for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):  # before torch / numpy load OpenBLAS
-    os.environ.setdefault(var, str(THREADS_DEFAULT))
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "tests", "scripts"))
 sys.path.insert(0, os.path.join(REPO, "scripts", "bench"))
 sys.path.insert(0, HERE)
-import compare_models as CM  # noqa: E402
+import compare_models as CM  # noqa: E402  (first: it sets the BLAS thread count before torch loads)
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 import gguf_ref as G  # noqa: E402
 import gguf_vs_llamacpp as GV  # noqa: E402
 from gen_gguf_models import bpe_vocab, gpt2_tensors, read_safetensors  # noqa: E402
 from gen_model_fixtures import gpt2_forward, llama_forward, load_weights  # noqa: E402
 
-GPT2 = dict(n_embd=768, n_head=12, n_layer=12, n_inner=3072, vocab=50257, layer_norm_epsilon=1e-5)
+GPT2 = dict(n_embd=768, n_head=12, n_layer=12, layer_norm_epsilon=1e-5)  # what gpt2_forward reads
 
 
 def torch_rate(m, k, n, reps=3):
@@ -188,7 +183,7 @@ def main():
     ap.add_argument("--models", default="gpt2,llama1b")
     ap.add_argument("--tokens", type=int, default=128)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=THREADS_DEFAULT)
+    ap.add_argument("--threads", type=int, default=CM.THREADS_DEFAULT)
     ap.add_argument("--workdir", default="/work/bench/forward")
     ap.add_argument("--llamacpp", default="/work/bench/llamacpp", help="where npm i -E node-llama-cpp@3.21.1 ran")
     ap.add_argument("--refresh-page-cache", action="store_true",

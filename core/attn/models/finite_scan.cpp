@@ -68,4 +68,18 @@ std::vector<int64_t> nonFiniteCounts(const std::vector<FiniteSpan>& spans) {
   return bad;
 }
 
+std::optional<NonFinite> firstNonFinite(const std::vector<FiniteSpan>& spans, const WeightsIdentity& id,
+                                        int64_t bytes) {
+  if (spans.empty() || knownFinite(id)) {
+    countFiniteCheck(bytes, true);
+    return std::nullopt;
+  }
+  const std::vector<int64_t> bad = nonFiniteCounts(spans);
+  countFiniteCheck(bytes, false);
+  for (size_t i = 0; i < bad.size(); ++i)
+    if (bad[i] != 0) return NonFinite{i, bad[i]};
+  rememberFinite(id);
+  return std::nullopt;
+}
+
 }  // namespace attn::models

@@ -13,7 +13,6 @@
 #include "attn/io/regular_file.h"
 #include "attn/models/finite_scan.h"
 #include "attn/models/model_paths.h"
-#include "attn/models/verified_weights.h"
 
 #if defined(__F16C__) || defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
@@ -227,19 +226,12 @@ class WeightLoader::Impl {
       bytes += e.end - e.begin;
     }
     id.tensors = h;
-    if (knownFinite(id)) {
-      countFiniteCheck(bytes, true);
-      return okStatus();
-    }
-    const std::vector<int64_t> bad = nonFiniteCounts(checks);
-    countFiniteCheck(bytes, false);
-    for (size_t t = 0; t < bad.size(); ++t)
-      if (bad[t] != 0)
-        return Error{fmt::format("{}: tensor {} has {} non-finite values (NaN or Inf) among its {}",
-                                 checked[t]->at.file->path(), quoteForMessage(checked[t]->at.entry->name),
-                                 bad[t], checks[t].n)};
-    rememberFinite(id);
-    return okStatus();
+    const auto bad = firstNonFinite(checks, id, bytes);
+    if (!bad) return okStatus();
+    const Pending& p = *checked[bad->span];
+    return Error{fmt::format("{}: tensor {} has {} non-finite values (NaN or Inf) among its {}",
+                             p.at.file->path(), quoteForMessage(p.at.entry->name), bad->count,
+                             checks[bad->span].n)};
   }
 
   const ModelConfig& cfg_;

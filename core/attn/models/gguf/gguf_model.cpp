@@ -13,7 +13,6 @@
 #include "attn/models/gguf/ggml_types.h"
 #include "attn/models/gguf/kquant_dot.h"
 #include "attn/models/gguf/quantized_dot.h"
-#include "attn/models/verified_weights.h"
 
 namespace attn::models::gguf {
 namespace {
@@ -191,7 +190,7 @@ class GgufLoader {
         return Error{
             fmt::format("{}: tensor {}: out of memory decoding it", f_.path(), quoteForMessage(name))};
       dequantize(t->type, bytes.data(), buf.get(), t->elements);
-      if (countNonFinite(buf.get(), t->elements) > 0)
+      if (nonFiniteCounts({FiniteSpan{buf.get(), nullptr, nullptr, t->elements}})[0] > 0)
         return Error{fmt::format("{}: tensor {} has non-finite values (NaN or Inf)", f_.path(),
                                  quoteForMessage(name))};
       dest.data = buf.get();
@@ -215,18 +214,10 @@ class GgufLoader {
     WeightsIdentity id;
     if (f_.stamp()) id.files.push_back(*f_.stamp());
     id.tensors = digest_;
-    if (spans_.empty() || knownFinite(id)) {
-      countFiniteCheck(bytes_, true);
-      return okStatus();
-    }
-    const std::vector<int64_t> bad = nonFiniteCounts(spans_);
-    countFiniteCheck(bytes_, false);
-    for (size_t i = 0; i < bad.size(); ++i)
-      if (bad[i] != 0)
-        return Error{fmt::format("{}: tensor {} has {} non-finite values (NaN or Inf) among its {}",
-                                 f_.path(), quoteForMessage(names_[i]), bad[i], spans_[i].n)};
-    rememberFinite(id);
-    return okStatus();
+    const auto bad = firstNonFinite(spans_, id, bytes_);
+    if (!bad) return okStatus();
+    return Error{fmt::format("{}: tensor {} has {} non-finite values (NaN or Inf) among its {}", f_.path(),
+                             quoteForMessage(names_[bad->span]), bad->count, spans_[bad->span].n)};
   }
 
   /// "Q4_K" when every matrix has that type, else "mixed".
@@ -235,16 +226,6 @@ class GgufLoader {
   }
 
  private:
-  static int64_t countNonFinite(const float* p, int64_t n) {
-    int64_t bad = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      uint32_t b;
-      std::memcpy(&b, p + i, 4);  // by the bits: fast-math may fold std::isfinite to true
-      bad += (b & 0x7F800000u) == 0x7F800000u;
-    }
-    return bad;
-  }
-
   void scanLater(const std::string& name, const TensorInfo& t, FiniteSpan span) {
     spans_.push_back(span);
     names_.push_back(name);
